@@ -1,0 +1,136 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_init(Cli *cli, int argc, char **argv, const char *prog) {
+    cli->argc = argc;
+    cli->argv = argv;
+    cli->i = 0;
+    cli->val = NULL;
+    cli->prog = prog;
+}
+
+const char *cli_next(Cli *cli) {
+    if (cli->i + 1 >= cli->argc)
+        return NULL;
+    return cli->argv[++cli->i];
+}
+
+bool cli_flag(Cli *cli, const char *name) { return strcmp(cli->argv[cli->i], name) == 0; }
+
+bool cli_opt(Cli *cli, const char *name) {
+    const char *a = cli->argv[cli->i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return false;
+    if (a[n] == '=') {
+        cli->val = a + n + 1;
+        return true;
+    }
+    if (a[n] != '\0')
+        return false;
+    if (cli->i + 1 >= cli->argc)
+        cli_usage_error(cli, "option %s needs a value", name);
+    cli->val = cli->argv[++cli->i];
+    return true;
+}
+
+void cli_usage_error(const Cli *cli, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", cli->prog);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", cli->prog);
+    exit(2);
+}
+
+void cli_fail(const Cli *cli, const Err *e) {
+    fprintf(stderr, "%s: %s\n", cli->prog, e->msg);
+    exit(e->code ? e->code : 1);
+}
+
+size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*s == '\0' || *s == '-' || *s == '+' || *end != '\0' || errno == ERANGE || v < lo ||
+        v > hi)
+        cli_usage_error(cli, "%s wants a whole number from %zu to %zu, not '%s'", opt, lo, hi, s);
+    return (size_t)v;
+}
+
+uint64_t cli_u64(const Cli *cli, const char *opt, const char *s) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*s == '\0' || *s == '-' || *s == '+' || *end != '\0' || errno == ERANGE)
+        cli_usage_error(cli, "%s wants a whole number from 0 to 2^64-1, not '%s'", opt, s);
+    return (uint64_t)v;
+}
+
+double cli_double(const Cli *cli, const char *opt, const char *s, double lo, double hi) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
+        cli_usage_error(cli, "%s wants a number from %g to %g, not '%s'", opt, lo, hi, s);
+    return v;
+}
+
+bool cli_model_option(Cli *cli, Config *c) {
+    Err e;
+    if (cli_opt(cli, "--combine")) {
+        if (combine_parse(cli->val, &c->pe.combine, &e))
+            cli_usage_error(cli, "%s", e.msg);
+    } else if (cli_opt(cli, "--pe-dim")) {
+        c->pe.width = cli_size(cli, "--pe-dim", cli->val, 1, MAX_DIM);
+    } else if (cli_opt(cli, "--pairs")) {
+        c->pe.pairs = cli_size(cli, "--pairs", cli->val, 1, MAX_DIM / 2);
+    } else if (cli_opt(cli, "--layout")) {
+        if (strcmp(cli->val, "interleaved") == 0)
+            c->pe.layout = LAYOUT_INTERLEAVED;
+        else if (strcmp(cli->val, "split") == 0)
+            c->pe.layout = LAYOUT_SPLIT;
+        else
+            cli_usage_error(cli, "--layout is interleaved or split, not '%s'", cli->val);
+    } else if (cli_opt(cli, "--base")) {
+        c->pe.base = cli_double(cli, "--base", cli->val, 1.000001, 1e12);
+    } else if (cli_opt(cli, "--d-model")) {
+        c->d_model = cli_size(cli, "--d-model", cli->val, 1, MAX_DIM);
+    } else if (cli_opt(cli, "--heads")) {
+        c->n_heads = cli_size(cli, "--heads", cli->val, 1, MAX_DIM);
+    } else if (cli_opt(cli, "--layers")) {
+        c->n_layers = cli_size(cli, "--layers", cli->val, 1, MAX_LAYERS);
+    } else if (cli_opt(cli, "--d-ff")) {
+        c->d_ff = cli_size(cli, "--d-ff", cli->val, 1, MAX_DIM);
+    } else if (cli_opt(cli, "--norm")) {
+        if (strcmp(cli->val, "post") == 0)
+            c->norm = NORM_POST;
+        else if (strcmp(cli->val, "pre") == 0)
+            c->norm = NORM_PRE;
+        else
+            cli_usage_error(cli, "--norm is post or pre, not '%s'", cli->val);
+    } else if (cli_opt(cli, "--act")) {
+        if (strcmp(cli->val, "relu") == 0)
+            c->act = ACT_RELU;
+        else if (strcmp(cli->val, "gelu") == 0)
+            c->act = ACT_GELU;
+        else
+            cli_usage_error(cli, "--act is relu or gelu, not '%s'", cli->val);
+    } else if (cli_flag(cli, "--scale-embed")) {
+        c->scale_embed = true;
+    } else if (cli_opt(cli, "--max-len")) {
+        c->max_len = cli_size(cli, "--max-len", cli->val, 1, MAX_DIM);
+    } else if (cli_opt(cli, "--seed")) {
+        c->seed = cli_u64(cli, "--seed", cli->val);
+    } else {
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,71 @@
+/* What the programs share: strict option parsing, the model options, and
+ * the way they report errors (message on stderr, exit 2 for bad input). */
+#ifndef POSENC_CLI_H
+#define POSENC_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../src/model/encoder.h"
+
+/* Iterates over argv. An option's value comes as "--name value" or
+ * "--name=value". */
+typedef struct {
+    int argc;
+    char **argv;
+    int i;            /* index of the current argument */
+    const char *val;  /* value of the option just matched */
+    const char *prog; /* program name for messages */
+} Cli;
+
+void cli_init(Cli *cli, int argc, char **argv, const char *prog);
+/* The next argument, or NULL at the end. */
+const char *cli_next(Cli *cli);
+/* True if the current argument is the flag name. */
+bool cli_flag(Cli *cli, const char *name);
+/* True if the current argument is option name; its value goes to cli->val.
+ * A missing value is a usage error (exits 2). */
+bool cli_opt(Cli *cli, const char *name);
+
+/* Strict number parsers: the whole string, in range, or a usage error
+ * naming the option (exits 2). */
+size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi);
+uint64_t cli_u64(const Cli *cli, const char *opt, const char *s);
+double cli_double(const Cli *cli, const char *opt, const char *s, double lo, double hi);
+
+/* Prints "prog: msg" and a pointer to --help, and exits 2. */
+_Noreturn void cli_usage_error(const Cli *cli, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints "prog: msg" for an error from the library and exits with its code. */
+_Noreturn void cli_fail(const Cli *cli, const Err *e);
+
+/* Matches one of the options that shape a model (listed in
+ * CLI_MODEL_HELP) and stores it in c; returns false if the current
+ * argument is not one of them. --pe is left to each program. */
+bool cli_model_option(Cli *cli, Config *c);
+
+#define CLI_MODEL_HELP                                                                        \
+    "Model options:\n"                                                                          \
+    "  --combine add|concat  how the position code meets the embedding (default: the\n"        \
+    "                        scheme's own: concat for integer, normalized, sine and\n"         \
+    "                        sincos; add for sinusoidal and learned)\n"                        \
+    "  --pe-dim W            channels of sinusoidal/learned under concat (default d/2)\n"      \
+    "  --pairs K             sin/cos pairs of the sincos scheme (default 1)\n"                 \
+    "  --layout interleaved|split  sinusoid channel order (default interleaved)\n"             \
+    "  --base B              sinusoid wavelength base (default 10000)\n"                       \
+    "  --d-model C           model width\n"                                                    \
+    "  --heads H             attention heads (must divide C)\n"                                \
+    "  --layers L            encoder layers (1..16)\n"                                         \
+    "  --d-ff F              width of the feed-forward layer\n"                                \
+    "  --norm post|pre       LayerNorm after each sublayer (paper) or before it\n"             \
+    "  --act relu|gelu       feed-forward activation (default relu)\n"                         \
+    "  --scale-embed         multiply embeddings by sqrt(d_model) (paper 3.4)\n"               \
+    "  --max-len N           rows of the learned table (default 64)\n"                         \
+    "  --seed S              seed of the weights (default 42)\n"
+
+#endif

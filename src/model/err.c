@@ -1,0 +1,46 @@
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+int err_set(Err *e, int code, const char *fmt, ...) {
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        va_end(ap);
+        e->code = code;
+    }
+    return code;
+}
+
+void err_clear(Err *e) {
+    if (e) {
+        e->code = ERR_OK;
+        e->msg[0] = '\0';
+    }
+}
+
+void *xmalloc(size_t bytes, const char *what, Err *e) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        err_set(e, ERR_RUNTIME, "out of memory allocating %zu bytes for %s; "
+                "try a smaller batch, sequence length or model", bytes, what);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size, const char *what, Err *e) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        err_set(e, ERR_RUNTIME, "out of memory allocating %zu x %zu bytes for %s; "
+                "try a smaller batch, sequence length or model", count, size, what);
+    return p;
+}
+
+int size_mul(size_t *out, size_t a, size_t b, Err *e) {
+    if (a != 0 && b > SIZE_MAX / a)
+        return err_set(e, ERR_INPUT, "size %zu x %zu overflows; use smaller dimensions", a, b);
+    *out = a * b;
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* The layers of the encoder, each a function of plain arrays.
+ *
+ * Signature convention (llm.c's): outputs first, then values cached for the
+ * backward pass, then inputs and weights, then the dimensions. The first
+ * comment of each function gives the shapes. float32, row-major; B sentences
+ * of T positions (padded), C channels; BT = B*T rows. */
+#ifndef POSENC_LAYERS_H
+#define POSENC_LAYERS_H
+
+#include <stddef.h>
+
+typedef enum { ACT_RELU = 0, ACT_GELU = 1 } Activation;
+
+/* The LayerNorm epsilon of PyTorch's default, so fixtures made there agree. */
+#define LAYERNORM_EPS 1e-5f
+
+/* Writes the token embeddings, times scale, into the first E of C channels
+ * of each row; channels E..C-1 are left for a concatenated position code. */
+void embedding_forward(float *out, const int *ids, const float *wte, size_t BT, size_t E,
+                       size_t C, float scale);
+
+/* out = inp W^T + b, the layout of torch.nn.Linear. With accumulate set the
+ * product is added to what out holds (a residual); b may be NULL. */
+void linear_forward(float *out, const float *inp, const float *w, const float *b, size_t BT,
+                    size_t C, size_t OC, int accumulate);
+
+/* Per-row LayerNorm with weight w and bias b; keeps mean and 1/std. */
+void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
+                       const float *b, size_t BT, size_t C);
+
+/* out = act(inp) elementwise; GELU is the exact erf form (PyTorch's default). */
+void activation_forward(float *out, const float *inp, size_t n, Activation act);
+
+/* Mean over the real tokens of each sentence: pooled[b] = mean_{t<lens[b]} x[b,t]. */
+void meanpool_forward(float *pooled, const float *x, const size_t *lens, size_t B, size_t T,
+                      size_t C);
+
+#endif

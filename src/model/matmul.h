@@ -1,0 +1,29 @@
+/* The one matrix product of the project. Every matmul of the model goes
+ * through matmul(), a thin wrapper over OpenBLAS's cblas_sgemm; matmul_ref()
+ * is the same product in plain loops (double accumulators), kept as the test
+ * oracle.
+ *
+ *   C (M,N) = alpha * op(A) op(B) + beta * C
+ *
+ * Row-major; op(X) is X, or X^T when its trans flag is set. A is (M,K) as
+ * stored, or (K,M) when transposed; B is (K,N), or (N,K) when transposed.
+ * The leading dimensions (row strides) let a call read one head's columns
+ * out of a wider buffer without copying. */
+#ifndef POSENC_MATMUL_H
+#define POSENC_MATMUL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
+            const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
+            float alpha, float beta);
+
+void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
+                const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
+                float alpha, float beta);
+
+/* Threads OpenBLAS will use (it reads OPENBLAS_NUM_THREADS at start). */
+int matmul_threads(void);
+
+#endif

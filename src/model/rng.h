@@ -1,0 +1,28 @@
+/* The project's one random number generator: xoshiro256** seeded through
+ * splitmix64. The same seed gives the same numbers on every machine; nothing
+ * is ever seeded from the clock. */
+#ifndef POSENC_RNG_H
+#define POSENC_RNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint64_t s[4];
+} Rng;
+
+void rng_seed(Rng *r, uint64_t seed);
+uint64_t rng_u64(Rng *r);
+/* Uniform in [0, 1) with 53 random bits. */
+double rng_uniform(Rng *r);
+/* Uniform in [lo, hi). */
+float rng_range(Rng *r, float lo, float hi);
+/* Standard normal (Box-Muller; one draw per call so the stream never
+ * depends on a cached second value). */
+float rng_normal(Rng *r);
+/* Uniform integer in [0, n), unbiased; n > 0. */
+size_t rng_below(Rng *r, size_t n);
+/* Fisher-Yates shuffle of perm[0..n). */
+void rng_shuffle(Rng *r, size_t *perm, size_t n);
+
+#endif
