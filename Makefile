@@ -43,6 +43,8 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(BUILD)/run_tests
 
 .PHONY: all demo test sanitize clean help deps
+# Keep the objects of the programs: make would delete them as intermediates.
+.SECONDARY:
 
 all: $(LIB) $(PROG_BIN)
 
@@ -68,7 +70,7 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(DEP_LIBS) -lm
 
 demo: $(BUILD)/demo_order
-	$(BUILD)/demo_order
+	@$(BUILD)/demo_order
 
 # The suites find the programs through POSENC_BIN; Check forks every test,
 # and its timeout is raised for the sanitizer build.

@@ -8,6 +8,11 @@
 #include "err.h"
 #include "vocab.h"
 
+/* Aligned output rows further apart than this mean the model saw the order.
+ * Float32 summation order alone moves them by about 1e-7; a constant shift
+ * erased by LayerNorm leaves about 1e-6. */
+#define ORDER_BLIND_TOL 1e-4
+
 /* perm[i] = the position in a of the word at position i of b, so that
  * b[i] == a[perm[i]]. Repeated words are matched in order of occurrence:
  * the first "the" of b with the first "the" of a. Fails with ERR_INPUT when

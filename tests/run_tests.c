@@ -1,0 +1,53 @@
+/* Runs every suite; the exit status is the number of failed tests (capped),
+ * so make test fails when any test does. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+
+float *run_model(const Model *m, const int *ids, const size_t *lens, size_t B, size_t T,
+                 float **pooled) {
+    Acts a;
+    Err e;
+    ck_assert_msg(acts_create(&a, m, B, T, &e) == 0, "%s", e.msg);
+    ck_assert_msg(encoder_forward(m, &a, ids, lens, B, T, &e) == 0, "%s", e.msg);
+    size_t C = m->cfg.d_model;
+    float *out = malloc(B * T * C * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    memcpy(out, a.hidden, B * T * C * sizeof *out);
+    if (pooled) {
+        *pooled = malloc(B * C * sizeof **pooled);
+        ck_assert_ptr_nonnull(*pooled);
+        memcpy(*pooled, a.pooled, B * C * sizeof **pooled);
+    }
+    acts_free(&a);
+    return out;
+}
+
+void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, NormPlace norm,
+                Activation act, const char *pe, Combine combine, uint64_t seed) {
+    Config c;
+    config_default(&c, V, pe);
+    c.d_model = C;
+    c.n_heads = NH;
+    c.n_layers = L;
+    c.d_ff = F;
+    c.norm = norm;
+    c.act = act;
+    c.pe.combine = combine;
+    c.seed = seed;
+    Err e;
+    ck_assert_msg(model_create(m, &c, &e) == 0, "%s", e.msg);
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(suite_matmul());
+    srunner_add_suite(sr, suite_encoder());
+    srunner_add_suite(sr, suite_pe());
+    srunner_add_suite(sr, suite_vocab());
+    srunner_add_suite(sr, suite_cli());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed > 100 ? 100 : failed;
+}

@@ -1,0 +1,26 @@
+/* The Check suites, one per module, and helpers they share. */
+#ifndef POSENC_SUITES_H
+#define POSENC_SUITES_H
+
+#include <check.h>
+#include <stddef.h>
+
+#include "../src/model/encoder.h"
+
+Suite *suite_matmul(void);
+Suite *suite_encoder(void);
+Suite *suite_pe(void);
+Suite *suite_vocab(void);
+Suite *suite_cli(void);
+
+/* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
+ * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not
+ * NULL); fails the test on error. */
+float *run_model(const Model *m, const int *ids, const size_t *lens, size_t B, size_t T,
+                 float **pooled);
+
+/* A model with the given shape and scheme; fails the test on error. */
+void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, NormPlace norm,
+                Activation act, const char *pe, Combine combine, uint64_t seed);
+
+#endif
