@@ -16,7 +16,7 @@
  * large; the symmetry shows at any length. */
 #define MAX_WORDS 1024
 
-#define SHOW_CHANNELS 4
+#define SHOW_CHANNELS 3
 
 static const char *const USAGE =
     "Usage: demo_order [options] [SENTENCE [PERMUTED]]\n"
@@ -52,20 +52,30 @@ typedef struct {
     double cos;
 } Result;
 
-static void print_rows(const Words *w, const float *y, size_t C, const Words *other,
-                       const size_t *perm, const float *yother) {
+/* One line per position: the word of sentence 1 and its first channels,
+ * the word of sentence 2 and its first channels, and how far sentence 2's
+ * row is from the same word's row in sentence 1. */
+static void print_rows(const Words *a, const float *ya, const Words *b, const float *yb,
+                       const size_t *perm, size_t C) {
     size_t show = C < SHOW_CHANNELS ? C : SHOW_CHANNELS;
-    for (size_t i = 0; i < w->n; i++) {
-        printf("    %2zu %-10s [", i + 1, w->w[i]);
-        for (size_t c = 0; c < show; c++)
-            printf(" %7.3f", y[i * C + c]);
-        printf(" %s]", show < C ? "..." : "");
-        if (perm) {
-            size_t j = perm[i];
-            double d = max_aligned_diff(yother, y + i * C, &j, 1, C);
-            printf("  vs %s (word %zu of sentence 1): %.1e", other->w[j], j + 1, d);
+    int width = 4;
+    for (size_t i = 0; i < a->n; i++)
+        if ((int)strlen(a->w[i]) > width)
+            width = (int)strlen(a->w[i]) > 12 ? 12 : (int)strlen(a->w[i]);
+    int cell = 4 + width + 2 + 7 * (int)show + 2;
+    printf("  %-*s%-*s%s\n", cell, "sentence 1", cell, "sentence 2",
+           "same word in sentence 1");
+    for (size_t i = 0; i < a->n; i++) {
+        for (int s = 0; s < 2; s++) {
+            const Words *w = s ? b : a;
+            const float *row = (s ? yb : ya) + i * C;
+            printf("  %2zu %-*.*s [", i + 1, width, width, w->w[i]);
+            for (size_t c = 0; c < show; c++)
+                printf("%7.3f", row[c]);
+            printf("]");
         }
-        printf("\n");
+        size_t j = perm[i];
+        printf("  word %zu, |diff| %.1e\n", j + 1, max_aligned_diff(ya, yb + i * C, &j, 1, C));
     }
 }
 
@@ -75,11 +85,15 @@ static void print_note(const Model *m, const Result *r) {
     if (p->w == 0)
         return;
     if (p->rows)
-        printf("  an untrained table is small (std 0.02), so the rows move only a little; "
-               "training grows what it needs\n");
+        printf("  an untrained table is small (std 0.02): the rows move a little; training "
+               "grows them\n");
     if (p->combine == COMBINE_CONCAT) {
-        printf("  concat: the embedding fills channels 0..%zu, the code channels %zu..%zu\n",
-               p->E - 1, p->E, C - 1);
+        if (p->w == 1)
+            printf("  concat: the embedding fills channels 0..%zu, the code channel %zu\n",
+                   p->E - 1, p->E);
+        else
+            printf("  concat: the embedding fills channels 0..%zu, the code channels %zu..%zu\n",
+                   p->E - 1, p->E, C - 1);
     } else if (p->w == 1) {
         printf("  add: one number per word, added to all %zu channels (a constant shift)\n", C);
         if (r->max_diff <= ORDER_BLIND_TOL)
@@ -129,10 +143,7 @@ static Result run_scheme(const Cli *cli, const Config *base, const char *scheme,
                m.pe.w == 0 ? "nothing added"
                : m.pe.combine == COMBINE_CONCAT ? "concatenated" : "added",
                m.pe.scheme->about);
-        printf("  sentence 1, first channels of each word's output:\n");
-        print_rows(a, ya, C, NULL, NULL, NULL);
-        printf("  sentence 2, each row against the same word's row in sentence 1:\n");
-        print_rows(b, yb, C, a, perm, ya);
+        print_rows(a, ya, b, yb, perm, C);
         print_note(&m, &r);
         printf("  largest |difference| of aligned rows %.2e, pooled cosine %.6f -> %s\n",
                r.max_diff, r.cos, r.max_diff <= ORDER_BLIND_TOL ? "order-blind" : "order-sensitive");
@@ -233,7 +244,7 @@ int main(int argc, char **argv) {
     if (csv) {
         printf("scheme,max_abs_diff,pooled_cosine\n");
     } else {
-        printf("Without position, self-attention cannot tell these apart:\n");
+        printf("The same words in another order:\n");
         printf("  sentence 1: ");
         for (size_t i = 0; i < a.n; i++)
             printf("%s%s", a.w[i], i + 1 < a.n ? " " : "\n");
