@@ -52,3 +52,51 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
         }
     }
 }
+
+void attention_backward(float *dqkv, float *dscores, float *hook_grad, const float *dout,
+                        const float *qkv, const float *att, const AttnHook *hook, size_t B,
+                        size_t T, size_t C, size_t NH) {
+    /* dout is (B,T,C), qkv and dqkv are (B,T,3C), att is (B,NH,T,T) */
+    size_t HS = C / NH;
+    size_t C3 = 3 * C;
+    float scale = 1.0f / sqrtf((float)HS);
+    for (size_t b = 0; b < B; b++) {
+        for (size_t h = 0; h < NH; h++) {
+            const float *q = qkv + b * T * C3 + h * HS;
+            const float *k = q + C;
+            const float *v = q + 2 * C;
+            float *dq = dqkv + b * T * C3 + h * HS;
+            float *dk = dq + C;
+            float *dv = dq + 2 * C;
+            const float *a = att + (b * NH + h) * T * T;
+            const float *dy = dout + b * T * C + h * HS;
+            float *ds = dscores;
+            /* forward: out = att v */
+            /* datt (T,T) = dout (T,HS) v^T */
+            matmul(ds, T, dy, C, false, v, C3, true, T, T, HS, 1.0f, 0.0f);
+            /* dv (T,HS) = att^T (T,T) dout (T,HS) */
+            matmul(dv, C3, a, T, true, dy, C, false, T, HS, T, 1.0f, 0.0f);
+            /* forward: att = softmax(scores) row by row;
+             * dscores = att * (datt - sum_j att_j datt_j). Masked keys have
+             * att = 0, so their scores get no gradient. */
+            for (size_t i = 0; i < T; i++) {
+                const float *ai = a + i * T;
+                float *di = ds + i * T;
+                float dot = 0.0f;
+                for (size_t j = 0; j < T; j++)
+                    dot += ai[j] * di[j];
+                for (size_t j = 0; j < T; j++)
+                    di[j] = ai[j] * (di[j] - dot);
+            }
+            if (hook && hook->bias_backward)
+                hook->bias_backward(hook->ctx, hook_grad, ds, T, h, NH);
+            /* forward: scores = q k^T / sqrt(HS) */
+            /* dq (T,HS) = dscores (T,T) k (T,HS) / sqrt(HS) */
+            matmul(dq, C3, ds, T, false, k, C3, false, T, HS, T, scale, 0.0f);
+            /* dk (T,HS) = dscores^T (T,T) q (T,HS) / sqrt(HS) */
+            matmul(dk, C3, ds, T, true, q, C3, false, T, HS, T, scale, 0.0f);
+            if (hook && hook->rotate_backward)
+                hook->rotate_backward(hook->ctx, dq, dk, C3, T, HS);
+        }
+    }
+}

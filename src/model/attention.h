@@ -15,8 +15,15 @@
 typedef struct {
     /* q, k are (T,HS) with row stride ld; rotated in place. */
     void (*rotate)(const void *ctx, float *q, float *k, size_t ld, size_t T, size_t HS);
+    /* The transpose of rotate, applied to the gradients of q and k. */
+    void (*rotate_backward)(const void *ctx, float *dq, float *dk, size_t ld, size_t T,
+                            size_t HS);
     /* scores is (T,T) for head h of NH; adds the bias in place. */
     void (*bias)(const void *ctx, float *scores, size_t T, size_t h, size_t NH);
+    /* Adds the gradient of the bias's parameters, given the gradient of the
+     * scores (T,T) of head h, into the scheme's gradient buffer grad. */
+    void (*bias_backward)(const void *ctx, float *grad, const float *dscores, size_t T,
+                          size_t h, size_t NH);
     const void *ctx;
 } AttnHook;
 
@@ -28,5 +35,13 @@ typedef struct {
  * rotates them. */
 void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
                        const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH);
+
+/* Writes dqkv (B,T,3C) from dout (B,T,C), given the forward's qkv (with q
+ * and k as rotated) and att. dscores is scratch of T*T floats; hook_grad
+ * receives the gradient of a bias scheme's parameters (may be NULL when
+ * there is none). */
+void attention_backward(float *dqkv, float *dscores, float *hook_grad, const float *dout,
+                        const float *qkv, const float *att, const AttnHook *hook, size_t B,
+                        size_t T, size_t C, size_t NH);
 
 #endif

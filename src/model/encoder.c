@@ -1,258 +1,8 @@
+/* The forward and backward passes of the encoder. */
 #include "encoder.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "rng.h"
-
-void config_default(Config *c, size_t vocab_size, const char *pe_name) {
-    memset(c, 0, sizeof *c);
-    c->vocab_size = vocab_size;
-    c->d_model = 64;
-    c->n_heads = 4;
-    c->n_layers = 2;
-    c->d_ff = 256;
-    c->max_len = 64;
-    c->norm = NORM_POST;
-    c->act = ACT_RELU;
-    c->seed = 42;
-    pe_config_default(&c->pe, pe_name);
-}
-
-static int check_dim(const char *what, const char *option, size_t v, Err *e) {
-    if (v == 0 || v > MAX_DIM)
-        return err_set(e, ERR_INPUT, "%s must be between 1 and %d, not %zu; set %s", what,
-                       MAX_DIM, v, option);
-    return 0;
-}
-
-int config_check(const Config *c, Err *e) {
-    int rc;
-    if ((rc = check_dim("the vocabulary size", "a smaller vocabulary", c->vocab_size, e)) ||
-        (rc = check_dim("d_model", "--d-model", c->d_model, e)) ||
-        (rc = check_dim("the number of heads", "--heads", c->n_heads, e)) ||
-        (rc = check_dim("d_ff", "--d-ff", c->d_ff, e)) ||
-        (rc = check_dim("max_len", "--max-len", c->max_len, e)))
-        return rc;
-    if (c->n_layers < 1 || c->n_layers > MAX_LAYERS)
-        return err_set(e, ERR_INPUT, "the number of layers must be between 1 and %d, not %zu; "
-                       "set --layers", MAX_LAYERS, c->n_layers);
-    if (c->d_model % c->n_heads != 0)
-        return err_set(e, ERR_INPUT, "%zu heads do not divide d_model %zu: each head takes "
-                       "d_model/heads channels; choose --heads among the divisors of %zu",
-                       c->n_heads, c->d_model, c->d_model);
-    if (c->norm != NORM_POST && c->norm != NORM_PRE)
-        return err_set(e, ERR_INPUT, "norm must be post or pre");
-    if (c->act != ACT_RELU && c->act != ACT_GELU)
-        return err_set(e, ERR_INPUT, "activation must be relu or gelu");
-    if (c->n_classes > MAX_DIM)
-        return err_set(e, ERR_INPUT, "%zu classes is too many (at most %d)", c->n_classes,
-                       MAX_DIM);
-    PePlan plan;
-    return pe_plan(&plan, &c->pe, c->d_model, c->max_len, e);
-}
-
-/* Lays the parameters out, one tensor after another, in a fixed order: the
- * order of the checkpoint and of the random draws. With specs non-NULL it
- * records each tensor; with p and base non-NULL it points p's fields into
- * base. Returns the number of floats. */
-typedef struct {
-    Params *p;
-    float *base;
-    ParamSpec *specs;
-    size_t n, off;
-} Walk;
-
-static void take(Walk *w, float **slot, const char *name, size_t rows, size_t cols,
-                 InitKind init, float scale) {
-    if (w->specs) {
-        ParamSpec *s = &w->specs[w->n];
-        snprintf(s->name, sizeof s->name, "%s", name);
-        s->rows = rows;
-        s->cols = cols;
-        s->offset = w->off;
-        s->init = init;
-        s->scale = scale;
-    }
-    if (w->p && w->base)
-        *slot = w->base + w->off;
-    w->n++;
-    w->off += rows * cols;
-}
-
-static size_t params_walk(const Config *c, const PePlan *plan, Walk *w) {
-    size_t C = c->d_model, F = c->d_ff;
-    Params dummy, *p = w->p ? w->p : &dummy;
-    if (w->p)
-        memset(w->p, 0, sizeof *w->p);
-    /* nn.Embedding's init, N(0,1); torch's nn.Linear init bounds below. */
-    take(w, &p->tok_emb, "embedding.weight", c->vocab_size, plan->E, INIT_NORMAL, 1.0f);
-    if (plan->rows)
-        take(w, &p->pe, "pos_embedding.weight", plan->rows, plan->w, INIT_SCHEME, 0.0f);
-    float bound_c = 1.0f / sqrtf((float)C), bound_f = 1.0f / sqrtf((float)F);
-    /* in_proj is xavier-uniform in torch's MultiheadAttention */
-    float xavier = sqrtf(6.0f / (float)(C + 3 * C));
-    for (size_t l = 0; l < c->n_layers; l++) {
-        LayerParams *L = &p->layer[l];
-        char name[64];
-#define NAME(s) (snprintf(name, sizeof name, "layers.%u.%s", (unsigned)l, s), name)
-        take(w, &L->in_proj_w, NAME("self_attn.in_proj_weight"), 3 * C, C, INIT_UNIFORM, xavier);
-        take(w, &L->in_proj_b, NAME("self_attn.in_proj_bias"), 1, 3 * C, INIT_ZERO, 0.0f);
-        take(w, &L->out_proj_w, NAME("self_attn.out_proj.weight"), C, C, INIT_UNIFORM, bound_c);
-        take(w, &L->out_proj_b, NAME("self_attn.out_proj.bias"), 1, C, INIT_ZERO, 0.0f);
-        take(w, &L->ff1_w, NAME("linear1.weight"), F, C, INIT_UNIFORM, bound_c);
-        take(w, &L->ff1_b, NAME("linear1.bias"), 1, F, INIT_UNIFORM, bound_c);
-        take(w, &L->ff2_w, NAME("linear2.weight"), C, F, INIT_UNIFORM, bound_f);
-        take(w, &L->ff2_b, NAME("linear2.bias"), 1, C, INIT_UNIFORM, bound_f);
-        take(w, &L->ln1_w, NAME("norm1.weight"), 1, C, INIT_ONE, 0.0f);
-        take(w, &L->ln1_b, NAME("norm1.bias"), 1, C, INIT_ZERO, 0.0f);
-        take(w, &L->ln2_w, NAME("norm2.weight"), 1, C, INIT_ONE, 0.0f);
-        take(w, &L->ln2_b, NAME("norm2.bias"), 1, C, INIT_ZERO, 0.0f);
-#undef NAME
-    }
-    if (c->norm == NORM_PRE) {
-        take(w, &p->lnf_w, "norm.weight", 1, C, INIT_ONE, 0.0f);
-        take(w, &p->lnf_b, "norm.bias", 1, C, INIT_ZERO, 0.0f);
-    }
-    if (c->n_classes) {
-        take(w, &p->head_w, "head.weight", c->n_classes, C, INIT_UNIFORM, bound_c);
-        take(w, &p->head_b, "head.bias", 1, c->n_classes, INIT_UNIFORM, bound_c);
-    }
-    return w->off;
-}
-
-void params_carve(const Model *m, Params *p, float *base) {
-    Walk w = {.p = p, .base = base};
-    params_walk(&m->cfg, &m->pe, &w);
-}
-
-static void params_init(Model *m) {
-    Rng rng;
-    rng_seed(&rng, m->cfg.seed);
-    for (size_t i = 0; i < m->n_specs; i++) {
-        const ParamSpec *s = &m->specs[i];
-        float *x = m->mem + s->offset;
-        size_t n = s->rows * s->cols;
-        switch (s->init) {
-        case INIT_ZERO:
-            memset(x, 0, n * sizeof *x);
-            break;
-        case INIT_ONE:
-            for (size_t j = 0; j < n; j++)
-                x[j] = 1.0f;
-            break;
-        case INIT_NORMAL:
-            for (size_t j = 0; j < n; j++)
-                x[j] = s->scale * rng_normal(&rng);
-            break;
-        case INIT_UNIFORM:
-            for (size_t j = 0; j < n; j++)
-                x[j] = rng_range(&rng, -s->scale, s->scale);
-            break;
-        case INIT_SCHEME:
-            m->pe.scheme->init(x, n, &rng);
-            break;
-        }
-    }
-}
-
-int model_create(Model *m, const Config *c, Err *e) {
-    memset(m, 0, sizeof *m);
-    int rc = config_check(c, e);
-    if (rc)
-        return rc;
-    m->cfg = *c;
-    pe_plan(&m->pe, &c->pe, c->d_model, c->max_len, e);
-    Walk count = {0};
-    params_walk(c, &m->pe, &count);
-    m->n_specs = count.n;
-    m->specs = xcalloc(m->n_specs, sizeof *m->specs, "the parameter table", e);
-    if (!m->specs)
-        return e ? e->code : ERR_RUNTIME;
-    Walk w = {.p = &m->p, .specs = m->specs};
-    m->n_params = params_walk(c, &m->pe, &w);
-    m->mem = xmalloc(m->n_params * sizeof *m->mem, "the parameters", e);
-    if (!m->mem) {
-        model_free(m);
-        return ERR_RUNTIME;
-    }
-    params_carve(m, &m->p, m->mem);
-    params_init(m);
-    return 0;
-}
-
-void model_free(Model *m) {
-    free(m->mem);
-    free(m->specs);
-    memset(m, 0, sizeof *m);
-}
-
-size_t model_max_positions(const Model *m) { return m->pe.rows ? m->pe.rows : SIZE_MAX; }
-
-/* Carves the activations the same way: one pass to size, one to point. */
-static size_t acts_walk(Acts *a, float *base, const Model *m, size_t B, size_t T) {
-    const Config *c = &m->cfg;
-    size_t BT = B * T, C = c->d_model, F = c->d_ff, NH = c->n_heads;
-    size_t off = 0;
-#define CARVE(field, n) (a->field = base ? base + off : NULL, off += (n))
-    CARVE(x0, BT * C);
-    CARVE(pe, T * m->pe.w);
-    for (size_t l = 0; l < c->n_layers; l++) {
-        CARVE(layer[l].ln1, BT * C);
-        CARVE(layer[l].ln1_mean, BT);
-        CARVE(layer[l].ln1_rstd, BT);
-        CARVE(layer[l].qkv, BT * 3 * C);
-        CARVE(layer[l].att, B * NH * T * T);
-        CARVE(layer[l].atty, BT * C);
-        CARVE(layer[l].s, BT * C);
-        CARVE(layer[l].ln2, BT * C);
-        CARVE(layer[l].ln2_mean, BT);
-        CARVE(layer[l].ln2_rstd, BT);
-        CARVE(layer[l].ffh, BT * F);
-        CARVE(layer[l].ffa, BT * F);
-        CARVE(layer[l].u, BT * C);
-    }
-    if (c->norm == NORM_PRE) {
-        CARVE(lnf, BT * C);
-        CARVE(lnf_mean, BT);
-        CARVE(lnf_rstd, BT);
-    }
-    CARVE(pooled, B * C);
-    if (c->n_classes)
-        CARVE(logits, (c->per_token ? BT : B) * c->n_classes);
-#undef CARVE
-    return off;
-}
-
-int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e) {
-    memset(a, 0, sizeof *a);
-    if (B == 0 || T == 0 || B > MAX_DIM || T > MAX_DIM)
-        return err_set(e, ERR_INPUT, "batch %zu x length %zu: both must be between 1 and %d",
-                       B, T, MAX_DIM);
-    size_t n = acts_walk(a, NULL, m, B, T);
-    /* calloc: padded slots are read (never used) before anything writes them */
-    float *mem = xcalloc(n, sizeof *mem, "the activations", e);
-    if (!mem)
-        return ERR_RUNTIME;
-    acts_walk(a, mem, m, B, T);
-    a->mem = mem;
-    a->B = B;
-    a->T = T;
-    const Config *c = &m->cfg;
-    a->hidden = c->norm == NORM_PRE ? a->lnf : a->layer[c->n_layers - 1].ln2;
-    /* A fixed code depends on nothing but the position: compute it once. */
-    const PeScheme *s = m->pe.scheme;
-    if (m->pe.w && !s->length_dependent && !m->pe.rows)
-        s->fill(a->pe, &c->pe, NULL, T, T, m->pe.w);
-    return 0;
-}
-
-void acts_free(Acts *a) {
-    free(a->mem);
-    memset(a, 0, sizeof *a);
-}
 
 /* Adds or concatenates the position code into x0, sentence by sentence;
  * padded positions get none. */
@@ -360,4 +110,102 @@ int encoder_forward(const Model *m, Acts *a, const int *ids, const size_t *lens,
             linear_forward(a->logits, a->pooled, m->p.head_w, m->p.head_b, B, C, c->n_classes, 0);
     }
     return 0;
+}
+
+float encoder_loss(const Model *m, const Acts *a, GradActs *ga, const int *labels, size_t B,
+                   size_t T, size_t *correct, size_t *labelled) {
+    size_t N = m->cfg.per_token ? B * T : B;
+    return softmax_xent(ga ? ga->dlogits : NULL, correct, labelled, a->logits, labels, N,
+                        m->cfg.n_classes);
+}
+
+/* The backward of layer_forward: ga->dy (B,T,C) holds the gradient of
+ * the layer's output on entry and that of its input x on return. */
+static void layer_backward(const Model *m, const LayerParams *p, LayerParams *g,
+                           const LayerActs *la, GradActs *ga, const float *x, size_t B,
+                           size_t T) {
+    const Config *c = &m->cfg;
+    size_t C = c->d_model, F = c->d_ff, BT = B * T;
+    const AttnHook *hook = (m->hook.rotate || m->hook.bias) ? &m->hook : NULL;
+    float *dy = ga->dy, *du = ga->du, *ds = ga->ds;
+    if (c->norm == NORM_POST) {
+        /* y = LN2(u) */
+        layernorm_backward(du, g->ln2_w, g->ln2_b, dy, la->u, p->ln2_w, la->ln2_mean,
+                           la->ln2_rstd, BT, C, 0);
+        /* u = h + ffa W2^T + b2 */
+        linear_backward(ga->dffa, g->ff2_w, g->ff2_b, du, la->ffa, p->ff2_w, BT, F, C, 0);
+        /* ffa = act(ffh) */
+        activation_backward(ga->dffh, ga->dffa, la->ffh, BT * F, c->act);
+        /* ffh = h W1^T + b1; dh = du (residual) + this */
+        linear_backward(du, g->ff1_w, g->ff1_b, ga->dffh, la->ln1, p->ff1_w, BT, C, F, 1);
+        /* h = LN1(s) */
+        layernorm_backward(ds, g->ln1_w, g->ln1_b, du, la->s, p->ln1_w, la->ln1_mean,
+                           la->ln1_rstd, BT, C, 0);
+        /* s = x + atty Wo^T + bo; datty goes to du, now free */
+        linear_backward(du, g->out_proj_w, g->out_proj_b, ds, la->atty, p->out_proj_w, BT, C,
+                        C, 0);
+        attention_backward(ga->dqkv, ga->dscores, NULL, du, la->qkv, la->att, hook, B, T, C,
+                           c->n_heads);
+        /* qkv = x Win^T + bin; dx = ds (residual) + this */
+        linear_backward(ds, g->in_proj_w, g->in_proj_b, ga->dqkv, x, p->in_proj_w, BT, C,
+                        3 * C, 1);
+        /* the next layer down reads its dy from ds: swap the buffers */
+        ga->ds = dy;
+        ga->dy = ds;
+        return;
+    }
+    /* pre-norm: y = u = s + ffa W2^T + b2, so du = dy */
+    linear_backward(ga->dffa, g->ff2_w, g->ff2_b, dy, la->ffa, p->ff2_w, BT, F, C, 0);
+    activation_backward(ga->dffh, ga->dffa, la->ffh, BT * F, c->act);
+    /* ffh = LN2(s) W1^T + b1 */
+    linear_backward(du, g->ff1_w, g->ff1_b, ga->dffh, la->ln2, p->ff1_w, BT, C, F, 0);
+    /* ds = du (residual) + LN2's backward */
+    layernorm_backward(dy, g->ln2_w, g->ln2_b, du, la->s, p->ln2_w, la->ln2_mean, la->ln2_rstd,
+                       BT, C, 1);
+    /* s = x + atty Wo^T + bo */
+    linear_backward(du, g->out_proj_w, g->out_proj_b, dy, la->atty, p->out_proj_w, BT, C, C, 0);
+    attention_backward(ga->dqkv, ga->dscores, NULL, du, la->qkv, la->att, hook, B, T, C,
+                       c->n_heads);
+    /* qkv = LN1(x) Win^T + bin */
+    linear_backward(du, g->in_proj_w, g->in_proj_b, ga->dqkv, la->ln1, p->in_proj_w, BT, C,
+                    3 * C, 0);
+    /* dx = ds (residual) + LN1's backward */
+    layernorm_backward(dy, g->ln1_w, g->ln1_b, du, x, p->ln1_w, la->ln1_mean, la->ln1_rstd,
+                       BT, C, 1);
+}
+
+void encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, const int *ids,
+                      const size_t *lens, size_t B, size_t T) {
+    const Config *c = &m->cfg;
+    size_t C = c->d_model, BT = B * T, K = c->n_classes;
+    /* logits = pooled Wh^T + bh, or hidden Wh^T + bh per token */
+    if (c->per_token) {
+        linear_backward(ga->dy, g->head_w, g->head_b, ga->dlogits, a->hidden, m->p.head_w, BT,
+                        C, K, 0);
+    } else {
+        linear_backward(ga->dpooled, g->head_w, g->head_b, ga->dlogits, a->pooled, m->p.head_w,
+                        B, C, K, 0);
+        meanpool_backward(ga->dy, ga->dpooled, lens, B, T, C);
+    }
+    if (c->norm == NORM_PRE) {
+        /* hidden = LNf(x_L) */
+        const float *xl = a->layer[c->n_layers - 1].u;
+        layernorm_backward(ga->du, g->lnf_w, g->lnf_b, ga->dy, xl, m->p.lnf_w, a->lnf_mean,
+                           a->lnf_rstd, BT, C, 0);
+        float *t = ga->dy;
+        ga->dy = ga->du;
+        ga->du = t;
+    }
+    for (size_t l = c->n_layers; l-- > 0;) {
+        const float *x = l == 0 ? a->x0 : c->norm == NORM_PRE ? a->layer[l - 1].u
+                                                              : a->layer[l - 1].ln2;
+        layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], ga, x, B, T);
+    }
+    /* x0 = [embedding * scale | code] or embedding * scale + code */
+    const float *dx0 = ga->dy;
+    if (m->pe.rows)
+        for (size_t b = 0; b < B; b++)
+            pe_combine_backward(g->pe, dx0 + b * T * C, lens[b], m->pe.w, C, m->pe.combine);
+    float scale = c->scale_embed ? sqrtf((float)C) : 1.0f;
+    embedding_backward(g->tok_emb, dx0, ids, BT, m->pe.E, C, scale);
 }

@@ -116,6 +116,19 @@ typedef struct {
     float *mem;
 } Acts;
 
+/* Gradients of the activations for the backward pass, sized for B x T.
+ * The layers run one at a time, so one set of buffers serves them all. */
+typedef struct {
+    size_t B, T;
+    float *dy, *du, *ds;  /* (B,T,C) each: the residual stream and scratch */
+    float *dqkv;          /* (B,T,3C) */
+    float *dffh, *dffa;   /* (B,T,F) */
+    float *dscores;       /* (T,T) one head at a time */
+    float *dpooled;       /* (B,C) */
+    float *dlogits;       /* (B,K) or (B,T,K): the loss writes it */
+    float *mem;
+} GradActs;
+
 /* A small model (C = 64, 4 heads, 2 layers, F = 256, post-norm, ReLU) with
  * the given vocabulary size and scheme; the caller adjusts fields. */
 void config_default(Config *c, size_t vocab_size, const char *pe_name);
@@ -133,6 +146,8 @@ void params_carve(const Model *m, Params *p, float *base);
 
 int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e);
 void acts_free(Acts *a);
+int gradacts_create(GradActs *g, const Model *m, size_t B, size_t T, Err *e);
+void gradacts_free(GradActs *g);
 
 /* Runs the model on B sentences padded to T (B <= a->B, T <= a->T): ids is
  * (B,T) with any valid id in padded slots, lens[b] the real tokens of
@@ -141,6 +156,19 @@ void acts_free(Acts *a);
  * learned table. */
 int encoder_forward(const Model *m, Acts *a, const int *ids, const size_t *lens, size_t B,
                     size_t T, Err *e);
+
+/* The loss of the model's head on the batch that encoder_forward just ran:
+ * labels is (B) for a sentence head or (B,T) for a per-token head, -1 to
+ * ignore a slot. Writes ga->dlogits for encoder_backward and returns the
+ * mean cross-entropy; counts labelled slots and correct predictions. */
+float encoder_loss(const Model *m, const Acts *a, GradActs *ga, const int *labels, size_t B,
+                   size_t T, size_t *correct, size_t *labelled);
+
+/* Adds the gradients of the loss with respect to every parameter into g
+ * (laid out by params_carve), from ga->dlogits and the activations of the
+ * forward pass on the same batch. */
+void encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, const int *ids,
+                      const size_t *lens, size_t B, size_t T);
 
 /* Longest sentence the model can encode: max_len for a learned table,
  * SIZE_MAX for schemes defined at every position. */

@@ -88,3 +88,125 @@ void meanpool_forward(float *pooled, const float *x, const size_t *lens, size_t 
             p[c] *= inv;
     }
 }
+
+void embedding_backward(float *dwte, const float *dout, const int *ids, size_t BT, size_t E,
+                        size_t C, float scale) {
+    /* dout is (BT,C), dwte is (V,E) */
+    for (size_t i = 0; i < BT; i++) {
+        float *row = dwte + (size_t)ids[i] * E;
+        const float *d = dout + i * C;
+        for (size_t c = 0; c < E; c++)
+            row[c] += scale * d[c];
+    }
+}
+
+void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                     const float *w, size_t BT, size_t C, size_t OC, int accumulate) {
+    /* dout is (BT,OC), inp is (BT,C), w is (OC,C) */
+    /* dinp (BT,C) = dout (BT,OC) W (OC,C) */
+    matmul(dinp, C, dout, OC, false, w, C, false, BT, C, OC, 1.0f, accumulate ? 1.0f : 0.0f);
+    /* dW (OC,C) += dout^T (OC,BT) inp (BT,C) */
+    matmul(dw, C, dout, OC, true, inp, C, false, OC, C, BT, 1.0f, 1.0f);
+    if (db)
+        for (size_t i = 0; i < BT; i++)
+            for (size_t j = 0; j < OC; j++)
+                db[j] += dout[i * OC + j];
+}
+
+void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                        const float *w, const float *mean, const float *rstd, size_t BT,
+                        size_t C, int accumulate) {
+    /* dout, inp, dinp are (BT,C); w, dw, db are (C); mean, rstd are (BT) */
+    for (size_t i = 0; i < BT; i++) {
+        const float *dy = dout + i * C, *x = inp + i * C;
+        float *dx = dinp + i * C;
+        float m = mean[i], s = rstd[i];
+        /* with xhat = (x - m) s and g = dy * w:
+         * dx = s * (g - mean(g) - xhat * mean(g * xhat)) */
+        float g_mean = 0.0f, gx_mean = 0.0f;
+        for (size_t c = 0; c < C; c++) {
+            float xhat = (x[c] - m) * s;
+            float g = dy[c] * w[c];
+            g_mean += g;
+            gx_mean += g * xhat;
+            dw[c] += dy[c] * xhat;
+            db[c] += dy[c];
+        }
+        g_mean /= (float)C;
+        gx_mean /= (float)C;
+        for (size_t c = 0; c < C; c++) {
+            float xhat = (x[c] - m) * s;
+            float d = s * (dy[c] * w[c] - g_mean - xhat * gx_mean);
+            dx[c] = accumulate ? dx[c] + d : d;
+        }
+    }
+}
+
+void activation_backward(float *dinp, const float *dout, const float *inp, size_t n,
+                         Activation act) {
+    if (act == ACT_RELU) {
+        for (size_t i = 0; i < n; i++)
+            dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
+    } else {
+        /* d/dx x Phi(x) = Phi(x) + x phi(x) */
+        const float inv_sqrt_2pi = 0.39894228040143268f;
+        for (size_t i = 0; i < n; i++) {
+            float x = inp[i];
+            float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
+            float pdf = inv_sqrt_2pi * expf(-0.5f * x * x);
+            dinp[i] = dout[i] * (cdf + x * pdf);
+        }
+    }
+}
+
+void meanpool_backward(float *dx, const float *dpooled, const size_t *lens, size_t B, size_t T,
+                       size_t C) {
+    /* dpooled is (B,C), dx is (B,T,C) */
+    for (size_t b = 0; b < B; b++) {
+        float inv = 1.0f / (float)lens[b];
+        for (size_t t = 0; t < T; t++) {
+            float *row = dx + (b * T + t) * C;
+            for (size_t c = 0; c < C; c++)
+                row[c] = t < lens[b] ? dpooled[b * C + c] * inv : 0.0f;
+        }
+    }
+}
+
+float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const float *logits,
+                   const int *labels, size_t N, size_t K) {
+    /* logits, dlogits are (N,K); labels is (N) */
+    size_t n = 0, right = 0;
+    for (size_t i = 0; i < N; i++)
+        n += labels[i] >= 0;
+    double loss = 0.0;
+    float inv_n = n ? 1.0f / (float)n : 0.0f;
+    for (size_t i = 0; i < N; i++) {
+        const float *z = logits + i * K;
+        float *dz = dlogits ? dlogits + i * K : NULL;
+        if (labels[i] < 0) {
+            if (dz)
+                memset(dz, 0, K * sizeof *dz);
+            continue;
+        }
+        size_t arg = 0;
+        for (size_t k = 1; k < K; k++)
+            if (z[k] > z[arg])
+                arg = k;
+        right += arg == (size_t)labels[i];
+        /* log-sum-exp about the row's own maximum: no overflow */
+        float sum = 0.0f;
+        for (size_t k = 0; k < K; k++)
+            sum += expf(z[k] - z[arg]);
+        loss += (double)logf(sum) - (double)(z[labels[i]] - z[arg]);
+        if (dz) {
+            for (size_t k = 0; k < K; k++)
+                dz[k] = expf(z[k] - z[arg]) / sum * inv_n;
+            dz[labels[i]] -= inv_n;
+        }
+    }
+    if (correct)
+        *correct = right;
+    if (labelled)
+        *labelled = n;
+    return n ? (float)(loss / (double)n) : 0.0f;
+}

@@ -14,25 +14,54 @@ typedef enum { ACT_RELU = 0, ACT_GELU = 1 } Activation;
 /* The LayerNorm epsilon of PyTorch's default, so fixtures made there agree. */
 #define LAYERNORM_EPS 1e-5f
 
+/* Each backward function differentiates the forward function above it.
+ * Parameter gradients are always added (+=), so one zeroing clears a whole
+ * step; a gradient with respect to an input is written (=) or, where the
+ * flag says so, added to what the buffer holds (a residual branch). */
+
 /* Writes the token embeddings, times scale, into the first E of C channels
  * of each row; channels E..C-1 are left for a concatenated position code. */
 void embedding_forward(float *out, const int *ids, const float *wte, size_t BT, size_t E,
                        size_t C, float scale);
+/* dwte[ids[i]] += scale * dout[i, 0..E) */
+void embedding_backward(float *dwte, const float *dout, const int *ids, size_t BT, size_t E,
+                        size_t C, float scale);
 
 /* out = inp W^T + b, the layout of torch.nn.Linear. With accumulate set the
  * product is added to what out holds (a residual); b may be NULL. */
 void linear_forward(float *out, const float *inp, const float *w, const float *b, size_t BT,
                     size_t C, size_t OC, int accumulate);
+/* dinp (=, or += with accumulate) dout W; dw += dout^T inp; db += column
+ * sums of dout (db may be NULL). */
+void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                     const float *w, size_t BT, size_t C, size_t OC, int accumulate);
 
 /* Per-row LayerNorm with weight w and bias b; keeps mean and 1/std. */
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, size_t BT, size_t C);
+void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                        const float *w, const float *mean, const float *rstd, size_t BT,
+                        size_t C, int accumulate);
 
 /* out = act(inp) elementwise; GELU is the exact erf form (PyTorch's default). */
 void activation_forward(float *out, const float *inp, size_t n, Activation act);
+/* dinp = act'(inp) * dout */
+void activation_backward(float *dinp, const float *dout, const float *inp, size_t n,
+                         Activation act);
 
 /* Mean over the real tokens of each sentence: pooled[b] = mean_{t<lens[b]} x[b,t]. */
 void meanpool_forward(float *pooled, const float *x, const size_t *lens, size_t B, size_t T,
                       size_t C);
+/* dx = dpooled[b] / lens[b] on real tokens, 0 on padding */
+void meanpool_backward(float *dx, const float *dpooled, const size_t *lens, size_t B, size_t T,
+                       size_t C);
+
+/* Softmax cross-entropy over K classes for N rows, fused with its
+ * gradient. labels[i] < 0 marks a row to ignore (padding). Returns the
+ * mean loss over the labelled rows and, if dlogits is not NULL, writes
+ * dlogits = (softmax - onehot) / labelled (0 on ignored rows). Counts the
+ * labelled rows and those whose largest logit is the label. */
+float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const float *logits,
+                   const int *labels, size_t N, size_t K);
 
 #endif

@@ -109,3 +109,19 @@ void pe_combine(float *x, const float *P, size_t n, size_t w, size_t C, Combine 
         }
     }
 }
+
+void pe_combine_backward(float *dP, const float *dx, size_t n, size_t w, size_t C,
+                         Combine combine) {
+    /* dx is (n,C), dP is (n,w) */
+    for (size_t t = 0; t < n; t++) {
+        const float *row = dx + t * C;
+        float *d = dP + t * w;
+        if (combine == COMBINE_CONCAT) {
+            for (size_t j = 0; j < w; j++)
+                d[j] += row[C - w + j];
+        } else {
+            for (size_t c = 0; c < C; c++)
+                d[c % w] += row[c];
+        }
+    }
+}

@@ -89,6 +89,9 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t max_len, Err *e);
 /* Puts P (n,w) into the first n rows of x (rows of C channels), by the
  * plan's combine mode. */
 void pe_combine(float *x, const float *P, size_t n, size_t w, size_t C, Combine combine);
+/* Its backward: dP (n,w) += the part of dx (n,C) that reached P. */
+void pe_combine_backward(float *dP, const float *dx, size_t n, size_t w, size_t C,
+                         Combine combine);
 
 /* Width of the schemes as wide as the model (sinusoidal, learned): C under
  * add; under concat pc->width, or C/2 when that is 0. */

@@ -1,0 +1,172 @@
+#include "ref_model.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* offset of a parameter tensor of m, found through its float pointer */
+#define OFF(ptr) ((size_t)((ptr) - m->mem))
+
+static double *dalloc(size_t n) {
+    double *x = calloc(n ? n : 1, sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    return x;
+}
+
+/* y (N,O) = x (N,I) W^T + b, W (O,I) at P + w */
+static void ref_linear(double *y, const double *x, const double *W, const double *b, size_t N,
+                       size_t I, size_t O) {
+    for (size_t n = 0; n < N; n++)
+        for (size_t o = 0; o < O; o++) {
+            double s = b ? b[o] : 0.0;
+            for (size_t i = 0; i < I; i++)
+                s += x[n * I + i] * W[o * I + i];
+            y[n * O + o] = s;
+        }
+}
+
+static void ref_layernorm(double *y, const double *x, const double *w, const double *b,
+                          size_t N, size_t C) {
+    for (size_t n = 0; n < N; n++) {
+        double m = 0.0, v = 0.0;
+        for (size_t c = 0; c < C; c++)
+            m += x[n * C + c];
+        m /= (double)C;
+        for (size_t c = 0; c < C; c++)
+            v += (x[n * C + c] - m) * (x[n * C + c] - m);
+        v /= (double)C;
+        double s = 1.0 / sqrt(v + LAYERNORM_EPS);
+        for (size_t c = 0; c < C; c++)
+            y[n * C + c] = (x[n * C + c] - m) * s * w[c] + b[c];
+    }
+}
+
+/* out (B,T,C) from qkv (B,T,3C), masked softmax over the real keys */
+static void ref_attention(double *out, const double *qkv, const size_t *lens, size_t B,
+                          size_t T, size_t C, size_t NH) {
+    size_t HS = C / NH;
+    double *w = dalloc(T);
+    for (size_t b = 0; b < B; b++)
+        for (size_t h = 0; h < NH; h++)
+            for (size_t i = 0; i < T; i++) {
+                const double *q = qkv + (b * T + i) * 3 * C + h * HS;
+                double max = -INFINITY, sum = 0.0;
+                for (size_t j = 0; j < lens[b]; j++) {
+                    const double *k = qkv + (b * T + j) * 3 * C + C + h * HS;
+                    double s = 0.0;
+                    for (size_t d = 0; d < HS; d++)
+                        s += q[d] * k[d];
+                    w[j] = s / sqrt((double)HS);
+                    max = fmax(max, w[j]);
+                }
+                for (size_t j = 0; j < lens[b]; j++)
+                    sum += (w[j] = exp(w[j] - max));
+                for (size_t d = 0; d < HS; d++) {
+                    double s = 0.0;
+                    for (size_t j = 0; j < lens[b]; j++)
+                        s += w[j] / sum * qkv[(b * T + j) * 3 * C + 2 * C + h * HS + d];
+                    out[(b * T + i) * C + h * HS + d] = s;
+                }
+            }
+    free(w);
+}
+
+double ref_forward(const Model *m, const double *P, const int *ids, const size_t *lens,
+                   const int *labels, size_t B, size_t T, double *hidden) {
+    const Config *c = &m->cfg;
+    size_t C = c->d_model, F = c->d_ff, BT = B * T, E = m->pe.E, w = m->pe.w;
+    double *x = dalloc(BT * C), *a = dalloc(BT * C), *qkv = dalloc(BT * 3 * C);
+    double *att = dalloc(BT * C), *s = dalloc(BT * C), *h = dalloc(BT * C);
+    double *f1 = dalloc(BT * F), *f2 = dalloc(BT * C);
+    float *code = malloc((T * w + 1) * sizeof *code);
+    ck_assert_ptr_nonnull(code);
+    double scale = c->scale_embed ? sqrt((double)C) : 1.0;
+    /* embedding and position */
+    for (size_t b = 0; b < B; b++) {
+        if (w && !m->pe.rows)
+            m->pe.scheme->fill(code, &c->pe, NULL, T, lens[b], w);
+        for (size_t t = 0; t < T; t++) {
+            double *row = x + (b * T + t) * C;
+            const double *emb = P + OFF(m->p.tok_emb) + (size_t)ids[b * T + t] * E;
+            for (size_t k = 0; k < E; k++)
+                row[k] = emb[k] * scale;
+            if (t >= lens[b] || w == 0)
+                continue;
+            for (size_t k = 0; k < (m->pe.combine == COMBINE_CONCAT ? w : C); k++) {
+                size_t j = m->pe.combine == COMBINE_CONCAT ? k : k % w;
+                double p = m->pe.rows ? P[OFF(m->p.pe) + t * w + j] : (double)code[t * w + j];
+                if (m->pe.combine == COMBINE_CONCAT)
+                    row[E + k] = p;
+                else
+                    row[k] += p;
+            }
+        }
+    }
+    bool pre = c->norm == NORM_PRE;
+    for (size_t l = 0; l < c->n_layers; l++) {
+        const LayerParams *L = &m->p.layer[l];
+#define W(f) (P + OFF(L->f))
+        if (pre)
+            ref_layernorm(a, x, W(ln1_w), W(ln1_b), BT, C);
+        else
+            memcpy(a, x, BT * C * sizeof *a);
+        ref_linear(qkv, a, W(in_proj_w), W(in_proj_b), BT, C, 3 * C);
+        ref_attention(att, qkv, lens, B, T, C, c->n_heads);
+        ref_linear(s, att, W(out_proj_w), W(out_proj_b), BT, C, C);
+        for (size_t i = 0; i < BT * C; i++)
+            s[i] += x[i];
+        /* the FFN reads h and adds to it */
+        if (pre)
+            ref_layernorm(h, s, W(ln2_w), W(ln2_b), BT, C);
+        else
+            ref_layernorm(h, s, W(ln1_w), W(ln1_b), BT, C);
+        ref_linear(f1, h, W(ff1_w), W(ff1_b), BT, C, F);
+        for (size_t i = 0; i < BT * F; i++)
+            f1[i] = c->act == ACT_RELU ? fmax(f1[i], 0.0) : 0.5 * f1[i] * (1.0 + erf(f1[i] / sqrt(2.0)));
+        ref_linear(f2, f1, W(ff2_w), W(ff2_b), BT, F, C);
+        for (size_t i = 0; i < BT * C; i++)
+            f2[i] += pre ? s[i] : h[i];
+        if (pre)
+            memcpy(x, f2, BT * C * sizeof *x);
+        else
+            ref_layernorm(x, f2, W(ln2_w), W(ln2_b), BT, C);
+#undef W
+    }
+    if (pre) {
+        ref_layernorm(a, x, P + OFF(m->p.lnf_w), P + OFF(m->p.lnf_b), BT, C);
+        memcpy(x, a, BT * C * sizeof *x);
+    }
+    if (hidden)
+        memcpy(hidden, x, BT * C * sizeof *x);
+    double loss = 0.0;
+    size_t K = c->n_classes, counted = 0;
+    if (K && labels) {
+        size_t N = c->per_token ? BT : B;
+        double *in = c->per_token ? x : a, *logits = dalloc(N * K);
+        if (!c->per_token) /* mean over real tokens */
+            for (size_t b = 0; b < B; b++)
+                for (size_t k = 0; k < C; k++) {
+                    double sum = 0.0;
+                    for (size_t t = 0; t < lens[b]; t++)
+                        sum += x[(b * T + t) * C + k];
+                    a[b * C + k] = sum / (double)lens[b];
+                }
+        ref_linear(logits, in, P + OFF(m->p.head_w), P + OFF(m->p.head_b), N, C, K);
+        for (size_t i = 0; i < N; i++) {
+            if (labels[i] < 0)
+                continue;
+            double max = -INFINITY, sum = 0.0;
+            for (size_t k = 0; k < K; k++)
+                max = fmax(max, logits[i * K + k]);
+            for (size_t k = 0; k < K; k++)
+                sum += exp(logits[i * K + k] - max);
+            loss += log(sum) + max - logits[i * K + (size_t)labels[i]];
+            counted++;
+        }
+        free(logits);
+        loss = counted ? loss / (double)counted : 0.0;
+    }
+    free(x), free(a), free(qkv), free(att), free(s), free(h), free(f1), free(f2), free(code);
+    return loss;
+}

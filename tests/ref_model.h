@@ -1,0 +1,16 @@
+/* A second implementation of the encoder's forward pass, in double and
+ * plain loops: the oracle for the float model and, through finite
+ * differences accurate to about 1e-9, for its backward pass. */
+#ifndef POSENC_REF_MODEL_H
+#define POSENC_REF_MODEL_H
+
+#include "../src/model/encoder.h"
+
+/* Runs m's architecture with the parameters P (m->n_params doubles, laid
+ * out as m->mem) on ids (B,T) with lengths lens. Writes hidden (B,T,C)
+ * when not NULL; with a head and labels, returns the mean cross-entropy
+ * over labelled slots (labels < 0 ignored), else 0. */
+double ref_forward(const Model *m, const double *P, const int *ids, const size_t *lens,
+                   const int *labels, size_t B, size_t T, double *hidden);
+
+#endif
