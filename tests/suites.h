@@ -14,6 +14,7 @@ Suite *suite_vocab(void);
 Suite *suite_cli(void);
 Suite *suite_docs(void);
 Suite *suite_grad(void);
+Suite *suite_parity(void);
 
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not

@@ -136,6 +136,10 @@ void config_default(Config *c, size_t vocab_size, const char *pe_name);
 /* Checks every field; the message names the option to change. */
 int config_check(const Config *c, Err *e);
 
+/* Number of parameters (floats) of a model built from c, computed without
+ * allocating; 0 if c does not pass config_check. */
+size_t config_param_count(const Config *c);
+
 /* Allocates and initializes a model from c (weights drawn from c->seed). */
 int model_create(Model *m, const Config *c, Err *e);
 void model_free(Model *m);

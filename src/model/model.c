@@ -125,6 +125,14 @@ static size_t params_walk(const Config *c, const PePlan *plan, Walk *w) {
     return w->off;
 }
 
+size_t config_param_count(const Config *c) {
+    PePlan plan;
+    if (config_check(c, NULL) || pe_plan(&plan, &c->pe, c->d_model, c->max_len, NULL))
+        return 0;
+    Walk count = {0};
+    return params_walk(c, &plan, &count);
+}
+
 void params_carve(const Model *m, Params *p, float *base) {
     Walk w = {.p = p, .base = base};
     params_walk(&m->cfg, &m->pe, &w);

@@ -1,0 +1,138 @@
+#include "train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void opt_default(OptConfig *o) {
+    memset(o, 0, sizeof *o);
+    o->lr = 1e-3f;
+    o->beta1 = 0.9f;
+    o->beta2 = 0.98f;
+    o->eps = 1e-9f;
+    o->weight_decay = 0.01f;
+    o->clip = 1.0f;
+    o->schedule = SCHEDULE_CONSTANT;
+    o->warmup = 100;
+}
+
+int opt_check(const OptConfig *o, Err *e) {
+    if (!(o->lr > 0.0f && o->lr <= 10.0f))
+        return err_set(e, ERR_INPUT, "the learning rate must be in (0, 10], not %g; set --lr",
+                       (double)o->lr);
+    if (!(o->beta1 >= 0.0f && o->beta1 < 1.0f && o->beta2 >= 0.0f && o->beta2 < 1.0f))
+        return err_set(e, ERR_INPUT, "Adam's betas must be in [0, 1)");
+    if (!(o->eps > 0.0f) || !(o->weight_decay >= 0.0f) || !(o->clip >= 0.0f))
+        return err_set(e, ERR_INPUT, "eps must be positive, weight decay and clip not negative");
+    if (o->schedule != SCHEDULE_CONSTANT && o->schedule != SCHEDULE_NOAM)
+        return err_set(e, ERR_INPUT, "the schedule is constant or noam");
+    if (o->schedule == SCHEDULE_NOAM && o->warmup == 0)
+        return err_set(e, ERR_INPUT, "the noam schedule needs --warmup of at least 1 step");
+    return 0;
+}
+
+float opt_lr(const OptConfig *o, size_t s) {
+    double step = (double)(s ? s : 1), w = (double)o->warmup;
+    if (o->schedule == SCHEDULE_NOAM)
+        /* d^-0.5 min(s^-0.5, s w^-1.5) divided by its value at s = w */
+        return (float)(o->lr * fmin(sqrt(w / step), step / w));
+    if (o->warmup && step < w)
+        return (float)(o->lr * step / w);
+    return o->lr;
+}
+
+int trainer_create(Trainer *t, const Model *m, const OptConfig *o, size_t B, size_t T, Err *e) {
+    memset(t, 0, sizeof *t);
+    int rc = opt_check(o, e);
+    if (rc)
+        return rc;
+    if (!m->cfg.n_classes)
+        return err_set(e, ERR_INPUT, "the model has no output head to train");
+    t->opt = *o;
+    t->n = m->n_params;
+    size_t n3;
+    if ((rc = size_mul(&n3, t->n, 3, e)))
+        return rc;
+    t->mem = xcalloc(n3, sizeof *t->mem, "the gradients and optimizer state", e);
+    if (!t->mem)
+        return ERR_RUNTIME;
+    t->grad = t->mem;
+    t->m = t->mem + t->n;
+    t->v = t->mem + 2 * t->n;
+    params_carve(m, &t->g, t->grad);
+    if ((rc = gradacts_create(&t->ga, m, B, T, e))) {
+        trainer_free(t);
+        return rc;
+    }
+    return 0;
+}
+
+void trainer_free(Trainer *t) {
+    gradacts_free(&t->ga);
+    free(t->mem);
+    memset(t, 0, sizeof *t);
+}
+
+/* Weight matrices decay; biases, LayerNorm and the embedding tables do
+ * not (the usual AdamW practice: decaying them only hurts). */
+static int decays(const ParamSpec *s) {
+    return s->rows > 1 && s->init == INIT_UNIFORM;
+}
+
+static void adamw(Trainer *t, Model *m, float lr, float clip_scale) {
+    const OptConfig *o = &t->opt;
+    double step = (double)t->step;
+    float c1 = (float)(1.0 / (1.0 - pow(o->beta1, step)));
+    float c2 = (float)(1.0 / (1.0 - pow(o->beta2, step)));
+    for (size_t s = 0; s < m->n_specs; s++) {
+        const ParamSpec *spec = &m->specs[s];
+        float wd = decays(spec) ? o->weight_decay : 0.0f;
+        size_t end = spec->offset + spec->rows * spec->cols;
+        for (size_t i = spec->offset; i < end; i++) {
+            float g = t->grad[i] * clip_scale;
+            t->m[i] = o->beta1 * t->m[i] + (1.0f - o->beta1) * g;
+            t->v[i] = o->beta2 * t->v[i] + (1.0f - o->beta2) * g * g;
+            float mhat = t->m[i] * c1, vhat = t->v[i] * c2;
+            m->mem[i] -= lr * (mhat / (sqrtf(vhat) + o->eps) + wd * m->mem[i]);
+        }
+    }
+}
+
+int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens,
+               const int *labels, size_t B, size_t T, StepStats *st, Err *e) {
+    int rc = encoder_forward(m, a, ids, lens, B, T, e);
+    if (rc)
+        return rc;
+    memset(st, 0, sizeof *st);
+    st->loss = encoder_loss(m, a, &t->ga, labels, B, T, &st->correct, &st->labelled);
+    size_t next = t->step + 1;
+    if (!isfinite(st->loss))
+        return err_set(e, ERR_RUNTIME, "the loss is %g at step %zu: training diverged; lower "
+                       "--lr or use --warmup", (double)st->loss, next);
+    memset(t->grad, 0, t->n * sizeof *t->grad);
+    encoder_backward(m, &t->g, a, &t->ga, ids, lens, B, T);
+    double norm2 = 0.0;
+    for (size_t i = 0; i < t->n; i++)
+        norm2 += (double)t->grad[i] * t->grad[i];
+    st->grad_norm = (float)sqrt(norm2);
+    if (!isfinite(st->grad_norm))
+        return err_set(e, ERR_RUNTIME, "the gradient is not finite at step %zu: training "
+                       "diverged; lower --lr or use --warmup", next);
+    float scale = 1.0f;
+    if (t->opt.clip > 0.0f && st->grad_norm > t->opt.clip)
+        scale = t->opt.clip / st->grad_norm;
+    t->step = next;
+    st->lr = opt_lr(&t->opt, t->step);
+    adamw(t, m, st->lr, scale);
+    return 0;
+}
+
+int eval_batch(const Model *m, Acts *a, const int *ids, const size_t *lens, const int *labels,
+               size_t B, size_t T, StepStats *st, Err *e) {
+    int rc = encoder_forward(m, a, ids, lens, B, T, e);
+    if (rc)
+        return rc;
+    memset(st, 0, sizeof *st);
+    st->loss = encoder_loss(m, a, NULL, labels, B, T, &st->correct, &st->labelled);
+    return 0;
+}

@@ -1,0 +1,78 @@
+/* Training: AdamW with gradient clipping and an optional warm-up
+ * schedule, one step at a time. */
+#ifndef POSENC_TRAIN_H
+#define POSENC_TRAIN_H
+
+#include <stddef.h>
+
+#include "data.h"
+#include "encoder.h"
+#include "err.h"
+#include "rng.h"
+
+typedef enum { SCHEDULE_CONSTANT = 0, SCHEDULE_NOAM = 1 } Schedule;
+
+typedef struct {
+    float lr;           /* peak learning rate, e.g. 1e-3 */
+    float beta1, beta2; /* e.g. 0.9 and 0.98, the paper's */
+    float eps;          /* e.g. 1e-9, the paper's */
+    float weight_decay; /* decoupled (AdamW), on weight matrices only, e.g. 0.01 */
+    float clip;         /* largest global gradient norm, e.g. 1.0; 0 = no clipping */
+    Schedule schedule;  /* constant (after warm-up) or the paper's (section 5.3) */
+    size_t warmup;      /* steps of warm-up, e.g. 100; 0 = none */
+} OptConfig;
+
+typedef struct {
+    OptConfig opt;
+    size_t n;       /* parameters */
+    size_t step;    /* steps taken */
+    float *grad;    /* (n) gradients, laid out as the parameters */
+    float *m, *v;   /* (n) AdamW's moments */
+    Params g;       /* named views into grad */
+    GradActs ga;
+    float *mem;
+} Trainer;
+
+typedef struct {
+    float loss;         /* mean cross-entropy of the batch */
+    size_t correct;     /* predictions equal to their label */
+    size_t labelled;    /* labelled slots */
+    float grad_norm;    /* before clipping */
+    float lr;           /* the learning rate this step used */
+} StepStats;
+
+/* What the train program needs, besides the model and the optimizer, to
+ * resume a run exactly where it stopped. */
+typedef struct {
+    char task[32];        /* built-in task, e.g. "agent"; "" when trained on a file */
+    char data[256];       /* the training file when task is "" */
+    char valid[256];      /* the validation file, or "" */
+    TaskOptions task_opt; /* the task's options, its seed included */
+    size_t batch;         /* sentences per step, e.g. 32 */
+    size_t steps;         /* steps the run was asked for, e.g. 2000 */
+    size_t eval_every;    /* steps between evaluations, e.g. 100 */
+    uint64_t seed;        /* seed of the data order */
+    Rng rng;              /* the data-order generator as it stands after `step` steps */
+} TrainMeta;
+
+void opt_default(OptConfig *o);
+int opt_check(const OptConfig *o, Err *e);
+/* The learning rate of step s (counted from 1). Constant: lr after a
+ * linear warm-up. Noam: the paper's d^-0.5 min(s^-0.5, s w^-1.5), scaled
+ * so that its peak, at s = warmup, is lr. */
+float opt_lr(const OptConfig *o, size_t s);
+
+int trainer_create(Trainer *t, const Model *m, const OptConfig *o, size_t B, size_t T, Err *e);
+void trainer_free(Trainer *t);
+
+/* One step on a batch: forward, loss, backward, clipping, AdamW. A loss
+ * or gradient that is NaN or infinite leaves the model untouched and
+ * fails with ERR_RUNTIME naming the step. */
+int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens,
+               const int *labels, size_t B, size_t T, StepStats *st, Err *e);
+
+/* Forward and loss only (no gradients): for evaluation. */
+int eval_batch(const Model *m, Acts *a, const int *ids, const size_t *lens, const int *labels,
+               size_t B, size_t T, StepStats *st, Err *e);
+
+#endif
