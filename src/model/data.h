@@ -18,6 +18,14 @@
 
 typedef enum { LABELS_SENTENCE = 0, LABELS_TOKEN = 1 } LabelKind;
 
+/* Limits that keep any input, however wrong, to bounded memory and time. */
+#define DATA_MAX_LINE 8192            /* bytes on one line of a data file */
+#define DATA_MAX_FILE (64u << 20)     /* bytes in one data file */
+#define DATA_MAX_LABELS 4096          /* classes in one LabelSet */
+#define TASK_MAX_LEN 512              /* longest generated sequence */
+#define TASK_MAX_EXAMPLES 1000000     /* examples in one generated split */
+#define TASK_MAX_TOKENS 10000000      /* n x max_len in one generated split */
+
 /* Examples as text. Example i has words word[start[i]] .. word[start[i+1]-1]
  * and labels label[i] (sentence kind) or label[start[i]] .. (token kind). */
 typedef struct {
@@ -46,7 +54,19 @@ typedef struct {
     size_t max_len;   /* longest example */
 } Dataset;
 
-/* Options of the built-in tasks; 0 means the task's default. */
+/* Options of the built-in tasks; 0 means the task's default (the seed
+ * excepted: it is used as given, 0 included).
+ *
+ * Defaults of the sequence tasks (direction, reverse, sort, contains):
+ * min_len 4, max_len 12, max_train_len = max_len, n_train 8000, n_valid
+ * 500, n_test 1000; tokens are the digits 0..9. Lengths are uniform in
+ * min_len..max_train_len in train and in min_len..max_len in valid and
+ * test. direction needs min_len >= 2.
+ *
+ * agent ignores the three lengths (its sentences have 4 or 5 words); its
+ * defaults are n_train 4000, n_valid 300, n_test 600, and n_valid and
+ * n_test are rounded up to even numbers (each sentence comes with its
+ * mirror). data/README.md describes every task. */
 typedef struct {
     size_t min_len;       /* shortest sequence, e.g. 4 */
     size_t max_len;       /* longest sequence in valid and test, e.g. 12 */
@@ -58,16 +78,22 @@ typedef struct {
 
 void textdata_init(TextData *d, LabelKind kind);
 void textdata_free(TextData *d);
-/* Appends one example: n words and 1 (sentence) or n (token) labels. */
+/* Appends one example: n words and 1 (sentence) or n (token) labels.
+ * Words and labels must be valid UTF-8 of 1..VOCAB_MAX_WORD bytes without
+ * whitespace, and the example must fit on one line of a data file, so that
+ * whatever is added can be written and read back; otherwise ERR_INPUT. */
 int textdata_add(TextData *d, const char *const *words, size_t n, const char *const *labels,
                  Err *e);
 
 /* Reads a data file (docs/formats.md). A malformed line fails with
- * ERR_INPUT and a message "FILE:LINE: what is wrong". */
+ * ERR_INPUT and a message "FILE:LINE: what is wrong". data_read and
+ * data_parse initialize *out; on error it is left empty. */
 int data_read(TextData *out, const char *path, Err *e);
 /* The same parser on text in memory; name is used in messages. */
 int data_parse(TextData *out, const char *text, size_t len, const char *name, Err *e);
-/* Writes d in the file format (data_read reads it back unchanged). */
+/* Writes d in the file format (data_read reads it back unchanged); a
+ * TextData without examples is an ERR_INPUT error, as a file without
+ * examples is. */
 int data_write(const TextData *d, const char *path, Err *e);
 
 /* Task names: "agent, direction, reverse, sort, contains". */
@@ -75,7 +101,12 @@ const char *task_names(void);
 bool task_exists(const char *name);
 /* A one-line description of the task, or NULL. */
 const char *task_about(const char *name);
-/* Generates the three splits of a task, reproducibly from o->seed. */
+/* Copies in to out with every 0 replaced by the task's default, and checks
+ * the result (ERR_INPUT naming the option to change). A program calls it
+ * to learn the lengths, e.g. to size a learned position table. */
+int task_options_resolve(TaskOptions *out, const TaskOptions *in, const char *task, Err *e);
+/* Generates the three splits of a task, reproducibly from o->seed. The
+ * three are initialized here; on error they are left empty. */
 int task_make(TextData *train, TextData *valid, TextData *test, const char *task,
               const TaskOptions *o, Err *e);
 
@@ -95,7 +126,8 @@ void dataset_free(Dataset *d);
 
 /* Fills a batch of B examples idx[0..B) padded to T (>= their lengths):
  * ids (B,T) with VOCAB_PAD in padding, lens (B), labels (B) or (B,T) with
- * -1 in padding. */
+ * -1 in padding. An example longer than T is cut to T rather than written
+ * past the buffers; size T from d->max_len. */
 void dataset_batch(const Dataset *d, const size_t *idx, size_t B, size_t T, int *ids,
                    size_t *lens, int *labels);
 

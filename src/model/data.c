@@ -1,0 +1,512 @@
+/* Examples as text and as ids: the data-file parser and writer, the label
+ * set, encoding through a vocabulary, and batching. The file format is in
+ * docs/formats.md; the built-in tasks are in tasks.c. */
+#include "data.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *kind_word(LabelKind k) { return k == LABELS_TOKEN ? "token" : "sentence"; }
+
+void textdata_init(TextData *d, LabelKind kind) {
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+}
+
+/* start stays NULL until the first example, so an empty TextData needs no
+ * allocation (and textdata_init cannot fail). */
+static size_t text_words(const TextData *d) { return d->start ? d->start[d->n] : 0; }
+
+static size_t text_labels(const TextData *d) {
+    return d->kind == LABELS_TOKEN ? text_words(d) : d->n;
+}
+
+void textdata_free(TextData *d) {
+    size_t nw = text_words(d), nl = text_labels(d);
+    for (size_t i = 0; i < nw; i++)
+        free(d->word[i]);
+    for (size_t i = 0; i < nl; i++)
+        free(d->label[i]);
+    free(d->start);
+    free(d->word);
+    free(d->label);
+    textdata_init(d, d->kind);
+}
+
+/* Grows *p (elements of elem bytes) to hold at least need, doubling. */
+static int reserve(void **p, size_t *cap, size_t need, size_t elem, const char *what, Err *e) {
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / elem)
+            return err_set(e, ERR_RUNTIME, "too many %s to hold in memory", what);
+        c *= 2;
+    }
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return err_set(e, ERR_RUNTIME, "out of memory growing the %s; use a smaller data set",
+                       what);
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static char *dup_str(const char *s, Err *e) {
+    size_t len = strlen(s);
+    char *c = xmalloc(len + 1, "a word", e);
+    if (c)
+        memcpy(c, s, len + 1);
+    return c;
+}
+
+/* The length of the UTF-8 character at s, or 0 if it is malformed.
+ * Overlong forms, surrogates and code points past U+10FFFF count as
+ * malformed, as in RFC 3629; a NUL inside a sequence stops it. */
+static size_t utf8_char(const unsigned char *s) {
+    unsigned c = s[0], cp, min;
+    size_t n;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xE0) == 0xC0) {
+        n = 2, cp = c & 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 3, cp = c & 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+        n = 4, cp = c & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* Whether s can stand as one word or label of a data file. */
+static int check_token(const char *s, const char *what, Err *e) {
+    size_t len = strlen(s);
+    if (len == 0)
+        return err_set(e, ERR_INPUT, "a %s is empty; give it at least one character", what);
+    if (len > VOCAB_MAX_WORD)
+        return err_set(e, ERR_INPUT, "the %s '%.32s...' has %zu bytes, more than %d; shorten it",
+                       what, s, len, VOCAB_MAX_WORD);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        if (isspace(*p))
+            return err_set(e, ERR_INPUT, "the %s '%s' contains whitespace; words and labels "
+                           "are split on whitespace", what, s);
+        size_t k = utf8_char(p);
+        if (!k)
+            return err_set(e, ERR_INPUT, "the %s '%s' is not valid UTF-8 (at its byte %zu); "
+                           "save the file as UTF-8", what, s,
+                           (size_t)(p - (const unsigned char *)s) + 1);
+        p += k;
+    }
+    return 0;
+}
+
+int textdata_add(TextData *d, const char *const *words, size_t n, const char *const *labels,
+                 Err *e) {
+    if (n == 0)
+        return err_set(e, ERR_INPUT, "an example needs at least one word");
+    size_t nl = d->kind == LABELS_TOKEN ? n : 1;
+    /* the bytes data_write will put on the line: spaces, the tab, and a
+     * space before a first word that starts with '#' */
+    size_t line = n + nl - 1;
+    for (size_t i = 0; i < n; i++) {
+        int rc = check_token(words[i], "word", e);
+        if (rc)
+            return rc;
+        line += strlen(words[i]);
+    }
+    for (size_t i = 0; i < nl; i++) {
+        int rc = check_token(labels[i], "label", e);
+        if (rc)
+            return rc;
+        line += strlen(labels[i]);
+    }
+    const char *first = d->kind == LABELS_TOKEN ? words[0] : labels[0];
+    line += first[0] == '#';
+    if (line > DATA_MAX_LINE)
+        return err_set(e, ERR_INPUT, "the example takes %zu bytes on a line, more than the %d "
+                       "a data file allows; use shorter sentences", line, DATA_MAX_LINE);
+
+    size_t w0 = text_words(d), l0 = text_labels(d);
+    int rc = reserve((void **)&d->start, &d->cap_ex, d->n + 2, sizeof *d->start, "examples", e);
+    if (rc)
+        return rc;
+    if (d->n == 0)
+        d->start[0] = 0;
+    rc = reserve((void **)&d->word, &d->cap_words, w0 + n, sizeof *d->word, "words", e);
+    if (!rc)
+        rc = reserve((void **)&d->label, &d->cap_labels, l0 + nl, sizeof *d->label, "labels", e);
+    if (rc)
+        return rc;
+    size_t nw_done = 0, nl_done = 0;
+    for (; nw_done < n; nw_done++)
+        if (!(d->word[w0 + nw_done] = dup_str(words[nw_done], e)))
+            goto fail;
+    for (; nl_done < nl; nl_done++)
+        if (!(d->label[l0 + nl_done] = dup_str(labels[nl_done], e)))
+            goto fail;
+    d->start[d->n + 1] = w0 + n;
+    d->n++;
+    return 0;
+fail:
+    for (size_t i = 0; i < nw_done; i++)
+        free(d->word[w0 + i]);
+    for (size_t i = 0; i < nl_done; i++)
+        free(d->label[l0 + i]);
+    return ERR_RUNTIME;
+}
+
+/* An ERR_INPUT error at name:line. */
+POSENC_PRINTF(4, 5)
+static int bad_line(Err *e, const char *name, size_t line, const char *fmt, ...) {
+    char msg[sizeof e->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return err_set(e, ERR_INPUT, "%s:%zu: %s", name, line, msg);
+}
+
+/* Puts name:line in front of the message already in e. */
+static int at_line(Err *e, int rc, const char *name, size_t line) {
+    if (e) {
+        char msg[sizeof e->msg];
+        memcpy(msg, e->msg, sizeof msg);
+        err_set(e, rc, "%s:%zu: %s", name, line, msg);
+    }
+    return rc;
+}
+
+static int parse_header(TextData *out, const char *line, const char *name, size_t lineno,
+                        Err *e) {
+    Words w;
+    int rc = words_split(&w, line, e);
+    if (rc)
+        return at_line(e, rc, name, lineno);
+    bool ok = w.n == 2 && strcmp(w.w[0], "labels:") == 0;
+    if (ok && strcmp(w.w[1], "sentence") == 0)
+        out->kind = LABELS_SENTENCE;
+    else if (ok && strcmp(w.w[1], "token") == 0)
+        out->kind = LABELS_TOKEN;
+    else
+        rc = bad_line(e, name, lineno, "the first line must say which labels the file holds: "
+                      "'labels: sentence' or 'labels: token', not '%.60s'", line);
+    words_free(&w);
+    return rc;
+}
+
+/* One example line: LABEL<TAB>SENTENCE or SENTENCE<TAB>LABELS. */
+static int parse_example(TextData *out, char *line, const char *name, size_t lineno, Err *e) {
+    bool token = out->kind == LABELS_TOKEN;
+    const char *shape = token ? "SENTENCE<TAB>LABELS, one label per word"
+                              : "LABEL<TAB>SENTENCE";
+    char *tab = strchr(line, '\t');
+    if (!tab) {
+        const char *p = line + strspn(line, " ");
+        return bad_line(e, name, lineno, "no tab: each line is %s%s", shape,
+                        *p == '#' ? " (a comment has # in the first column)" : "");
+    }
+    if (strchr(tab + 1, '\t'))
+        return bad_line(e, name, lineno, "more than one tab: each line is %s, with one tab",
+                        shape);
+    *tab = '\0';
+    Words ws, wl;
+    int rc = words_split(&ws, token ? line : tab + 1, e);
+    if (rc)
+        return at_line(e, rc, name, lineno);
+    rc = words_split(&wl, token ? tab + 1 : line, e);
+    if (rc) {
+        words_free(&ws);
+        return at_line(e, rc, name, lineno);
+    }
+    if (ws.n == 0)
+        rc = bad_line(e, name, lineno, "the sentence is empty: each line is %s", shape);
+    else if (!token && wl.n == 0)
+        rc = bad_line(e, name, lineno, "the label before the tab is missing: each line is %s",
+                      shape);
+    else if (!token && wl.n > 1)
+        rc = bad_line(e, name, lineno, "the label '%.60s' has %zu words, but a label is one "
+                      "word; is the sentence on the wrong side of the tab?", line, wl.n);
+    else if (token && wl.n != ws.n)
+        rc = bad_line(e, name, lineno, "%zu words but %zu labels: give one label per word, "
+                      "separated by spaces", ws.n, wl.n);
+    else if ((rc = textdata_add(out, (const char *const *)ws.w, ws.n,
+                                (const char *const *)wl.w, e)) != 0)
+        at_line(e, rc, name, lineno);
+    words_free(&ws);
+    words_free(&wl);
+    return rc;
+}
+
+static bool blank(const char *s) {
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s))
+            return false;
+    return true;
+}
+
+int data_parse(TextData *out, const char *text, size_t len, const char *name, Err *e) {
+    textdata_init(out, LABELS_SENTENCE);
+    if (!name)
+        name = "(data)";
+    /* one line at a time through a buffer of fixed size: memory stays
+     * bounded by the line limit plus what the examples themselves hold */
+    char *buf = xmalloc(DATA_MAX_LINE + 1, "a line of data", e);
+    if (!buf)
+        return ERR_RUNTIME;
+    size_t pos = 0, lineno = 0;
+    bool header = false;
+    int rc = 0;
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        pos = 3; /* a byte-order mark, as some editors write */
+    while (!rc && pos < len) {
+        const char *p = text + pos;
+        const char *nl = memchr(p, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - p) : len - pos;
+        pos += n + (nl != NULL);
+        lineno++;
+        if (n > DATA_MAX_LINE) {
+            rc = bad_line(e, name, lineno, "the line has %zu bytes, more than the %d allowed; "
+                          "use shorter sentences, one example per line", n, DATA_MAX_LINE);
+            break;
+        }
+        if (memchr(p, '\0', n)) {
+            rc = bad_line(e, name, lineno, "the line holds a NUL byte; a data file is UTF-8 "
+                          "text (is this a binary file?)");
+            break;
+        }
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        if (buf[0] == '#' || blank(buf))
+            continue;
+        if (!header) {
+            rc = parse_header(out, buf, name, lineno, e);
+            header = true;
+        } else {
+            rc = parse_example(out, buf, name, lineno, e);
+        }
+    }
+    if (!rc && !header)
+        rc = bad_line(e, name, lineno ? lineno : 1, "no header: the file must start with "
+                      "'labels: sentence' or 'labels: token', then one example per line");
+    else if (!rc && out->n == 0)
+        rc = bad_line(e, name, lineno, "no examples after the header; add lines of %s",
+                      out->kind == LABELS_TOKEN ? "SENTENCE<TAB>LABELS" : "LABEL<TAB>SENTENCE");
+    free(buf);
+    if (rc)
+        textdata_free(out);
+    return rc;
+}
+
+int data_read(TextData *out, const char *path, Err *e) {
+    textdata_init(out, LABELS_SENTENCE);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return err_set(e, ERR_INPUT, "cannot open the data file %s; check the path", path);
+    /* one byte past the limit tells a file at the limit from a larger one */
+    size_t cap = 1 << 16, n = 0, limit = (size_t)DATA_MAX_FILE + 1;
+    char *buf = xmalloc(cap, "a data file", e);
+    int rc = buf ? 0 : ERR_RUNTIME;
+    while (!rc && n < limit) {
+        if (n == cap) {
+            cap = cap * 2 < limit ? cap * 2 : limit;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                rc = err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
+                break;
+            }
+            buf = b;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (!rc && ferror(f))
+        rc = err_set(e, ERR_INPUT, "cannot read %s; is it a directory or unreadable?", path);
+    else if (!rc && n > DATA_MAX_FILE)
+        rc = err_set(e, ERR_INPUT, "%s is larger than %u MiB, more than a toy data set needs; "
+                     "use a smaller file", path, (unsigned)(DATA_MAX_FILE >> 20));
+    fclose(f);
+    if (!rc)
+        rc = data_parse(out, buf, n, path, e);
+    free(buf);
+    return rc;
+}
+
+static void put_words(FILE *f, char *const *w, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputc(' ', f);
+        fputs(w[i], f);
+    }
+}
+
+int data_write(const TextData *d, const char *path, Err *e) {
+    if (d->n == 0)
+        return err_set(e, ERR_INPUT, "no examples to write to %s; a data file holds at least "
+                       "one", path);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return err_set(e, ERR_RUNTIME, "cannot write %s; check that the directory exists and "
+                       "is writable", path);
+    fprintf(f, "labels: %s\n", kind_word(d->kind));
+    bool token = d->kind == LABELS_TOKEN;
+    for (size_t i = 0; i < d->n; i++) {
+        size_t a = d->start[i], n = d->start[i + 1] - a;
+        const char *first = token ? d->word[a] : d->label[i];
+        if (first[0] == '#')
+            fputc(' ', f); /* '#' in the first column would make a comment */
+        if (token) {
+            put_words(f, d->word + a, n);
+            fputc('\t', f);
+            put_words(f, d->label + a, n);
+        } else {
+            fputs(d->label[i], f);
+            fputc('\t', f);
+            put_words(f, d->word + a, n);
+        }
+        fputc('\n', f);
+    }
+    int failed = ferror(f);
+    if (fclose(f) != 0 || failed)
+        return err_set(e, ERR_RUNTIME, "error writing %s (disk full?)", path);
+    return 0;
+}
+
+void labelset_init(LabelSet *s) { memset(s, 0, sizeof *s); }
+
+void labelset_free(LabelSet *s) {
+    for (size_t i = 0; i < s->n; i++)
+        free(s->names[i]);
+    free(s->names);
+    memset(s, 0, sizeof *s);
+}
+
+/* A linear search: DATA_MAX_LABELS keeps it short. */
+int labelset_find(const LabelSet *s, const char *name) {
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int labelset_add(LabelSet *s, const char *name, int *id, Err *e) {
+    int found = labelset_find(s, name);
+    if (found < 0) {
+        if (name[0] == '\0')
+            return err_set(e, ERR_INPUT, "a label is empty; give it at least one character");
+        if (s->n >= DATA_MAX_LABELS)
+            return err_set(e, ERR_INPUT, "more than %d different labels, too many classes for "
+                           "a toy model; check that the labels are in the right column",
+                           DATA_MAX_LABELS);
+        int rc = reserve((void **)&s->names, &s->cap, s->n + 1, sizeof *s->names, "labels", e);
+        if (rc)
+            return rc;
+        if (!(s->names[s->n] = dup_str(name, e)))
+            return ERR_RUNTIME;
+        found = (int)s->n++;
+    }
+    if (id)
+        *id = found;
+    return 0;
+}
+
+static int unknown_label(const LabelSet *s, const char *label, size_t example, Err *e) {
+    char known[160] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < s->n && used + 1 < sizeof known; i++) {
+        int k = snprintf(known + used, sizeof known - used, "%s%s", i ? " " : "", s->names[i]);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+    if (used >= sizeof known - 1)
+        memcpy(known + sizeof known - 4, "...", 4);
+    return err_set(e, ERR_INPUT, "example %zu has the label '%s', which is not one of the %zu "
+                   "the model was trained on (%s); evaluate on data with the training labels",
+                   example + 1, label, s->n, known);
+}
+
+int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool grow,
+                size_t *n_unknown, Err *e) {
+    memset(out, 0, sizeof *out);
+    out->kind = in->kind;
+    if (n_unknown)
+        *n_unknown = 0;
+    size_t nw = text_words(in), nl = text_labels(in);
+    out->start = xmalloc((in->n + 1) * sizeof *out->start, "example offsets", e);
+    out->ids = xmalloc(nw * sizeof *out->ids, "token ids", e);
+    out->labels = xmalloc(nl * sizeof *out->labels, "labels", e);
+    if (!out->start || !out->ids || !out->labels) {
+        dataset_free(out);
+        return ERR_RUNTIME;
+    }
+    out->n = in->n;
+    out->start[0] = 0;
+    int rc = 0;
+    bool token = in->kind == LABELS_TOKEN;
+    for (size_t i = 0; !rc && i < in->n; i++) {
+        size_t a = in->start[i], b = in->start[i + 1];
+        out->start[i + 1] = b;
+        if (b - a > out->max_len)
+            out->max_len = b - a;
+        for (size_t j = a; !rc && j < b; j++) {
+            int id = -1;
+            if (grow)
+                rc = vocab_add(v, in->word[j], &id, e);
+            else if ((id = vocab_find(v, in->word[j])) < 0 && n_unknown)
+                ++*n_unknown;
+            out->ids[j] = id < 0 ? VOCAB_UNK : id;
+        }
+        size_t la = token ? a : i, lb = token ? b : i + 1;
+        for (size_t j = la; !rc && j < lb; j++) {
+            int id = -1;
+            if (grow)
+                rc = labelset_add(s, in->label[j], &id, e);
+            else if ((id = labelset_find(s, in->label[j])) < 0)
+                rc = unknown_label(s, in->label[j], i, e);
+            out->labels[j] = id;
+        }
+    }
+    if (rc)
+        dataset_free(out);
+    return rc;
+}
+
+void dataset_free(Dataset *d) {
+    free(d->start);
+    free(d->ids);
+    free(d->labels);
+    memset(d, 0, sizeof *d);
+}
+
+void dataset_batch(const Dataset *d, const size_t *idx, size_t B, size_t T, int *ids,
+                   size_t *lens, int *labels) {
+    /* ids (B,T), lens (B), labels (B) or (B,T) */
+    bool token = d->kind == LABELS_TOKEN;
+    for (size_t b = 0; b < B; b++) {
+        size_t i = idx[b], a = d->start[i], len = d->start[i + 1] - a;
+        if (len > T)
+            len = T;
+        lens[b] = len;
+        for (size_t t = 0; t < T; t++) {
+            ids[b * T + t] = t < len ? d->ids[a + t] : VOCAB_PAD;
+            if (token)
+                labels[b * T + t] = t < len ? d->labels[a + t] : -1;
+        }
+        if (!token)
+            labels[b] = d->labels[i];
+    }
+}
