@@ -134,3 +134,46 @@ bool cli_model_option(Cli *cli, Config *c) {
     }
     return true;
 }
+
+bool cli_task_option(Cli *cli, TaskOptions *o) {
+    if (cli_opt(cli, "--min-len"))
+        o->min_len = cli_size(cli, "--min-len", cli->val, 1, TASK_MAX_LEN);
+    else if (cli_opt(cli, "--max-len"))
+        o->max_len = cli_size(cli, "--max-len", cli->val, 1, TASK_MAX_LEN);
+    else if (cli_opt(cli, "--max-train-len"))
+        o->max_train_len = cli_size(cli, "--max-train-len", cli->val, 1, TASK_MAX_LEN);
+    else if (cli_opt(cli, "--train-examples"))
+        o->n_train = cli_size(cli, "--train-examples", cli->val, 1, TASK_MAX_EXAMPLES);
+    else if (cli_opt(cli, "--data-seed"))
+        o->seed = cli_u64(cli, "--data-seed", cli->val);
+    else
+        return false;
+    return true;
+}
+
+bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
+    if (cli_opt(cli, "--steps"))
+        mt->steps = cli_size(cli, "--steps", cli->val, 1, 100000000);
+    else if (cli_opt(cli, "--batch"))
+        mt->batch = cli_size(cli, "--batch", cli->val, 1, 4096);
+    else if (cli_opt(cli, "--eval-every"))
+        mt->eval_every = cli_size(cli, "--eval-every", cli->val, 1, 100000000);
+    else if (cli_opt(cli, "--lr"))
+        o->lr = (float)cli_double(cli, "--lr", cli->val, 1e-8, 10.0);
+    else if (cli_opt(cli, "--warmup"))
+        o->warmup = cli_size(cli, "--warmup", cli->val, 0, 100000000);
+    else if (cli_opt(cli, "--weight-decay"))
+        o->weight_decay = (float)cli_double(cli, "--weight-decay", cli->val, 0.0, 10.0);
+    else if (cli_opt(cli, "--clip"))
+        o->clip = (float)cli_double(cli, "--clip", cli->val, 0.0, 1e6);
+    else if (cli_opt(cli, "--schedule")) {
+        if (strcmp(cli->val, "constant") == 0)
+            o->schedule = SCHEDULE_CONSTANT;
+        else if (strcmp(cli->val, "noam") == 0)
+            o->schedule = SCHEDULE_NOAM;
+        else
+            cli_usage_error(cli, "--schedule is constant or noam, not '%s'", cli->val);
+    } else
+        return false;
+    return true;
+}

@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../src/model/data.h"
 #include "../src/model/encoder.h"
+#include "../src/model/train.h"
 
 /* Iterates over argv. An option's value comes as "--name value" or
  * "--name=value". */
@@ -48,6 +50,34 @@ _Noreturn void cli_fail(const Cli *cli, const Err *e);
  * CLI_MODEL_HELP) and stores it in c; returns false if the current
  * argument is not one of them. --pe is left to each program. */
 bool cli_model_option(Cli *cli, Config *c);
+
+/* The options of the built-in tasks' data (lengths, sizes, seed). Parse
+ * them before cli_model_option: here --max-len is the task's. */
+bool cli_task_option(Cli *cli, TaskOptions *o);
+
+/* The options of a training run: steps, batch, optimizer. */
+bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o);
+
+#define CLI_TASK_HELP                                                                         \
+    "Task options (built-in tasks; data/README.md describes them):\n"                          \
+    "  --min-len N           shortest sequence (default 4)\n"                                  \
+    "  --max-len N           longest sequence in the valid and test splits (default 12)\n"     \
+    "  --max-train-len N     longest sequence in the training split (default --max-len);\n"    \
+    "                        longer test sequences probe length generalization\n"              \
+    "  --train-examples N    size of the training split (default: the task's)\n"               \
+    "  --data-seed S         seed of the task's data (default 1)\n"
+
+#define CLI_TRAIN_HELP                                                                        \
+    "Training options:\n"                                                                      \
+    "  --steps N             optimizer steps (default 1500)\n"                                 \
+    "  --batch B             sentences per step (default 32)\n"                                \
+    "  --lr X                peak learning rate of AdamW (default 1e-3)\n"                     \
+    "  --warmup N            steps of linear warm-up (default 100)\n"                          \
+    "  --schedule constant|noam  constant after the warm-up, or the paper's inverse\n"         \
+    "                        square root (section 5.3) peaking at --lr (default constant)\n"   \
+    "  --weight-decay X      AdamW's decoupled decay of weight matrices (default 0.01)\n"      \
+    "  --clip X              largest gradient norm, 0 for none (default 1.0)\n"                \
+    "  --eval-every N        steps between evaluations (default 100)\n"
 
 #define CLI_MODEL_HELP                                                                        \
     "Model options:\n"                                                                          \

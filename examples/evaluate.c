@@ -1,0 +1,146 @@
+/* evaluate: the accuracy of a trained model, overall and per sentence
+ * length, on a built-in task or on a data file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/model/session.h"
+#include "cli.h"
+
+static const char *const USAGE =
+    "Usage: evaluate --model MODEL (--task NAME | --data FILE) [options]\n"
+    "\n"
+    "Runs a model saved by train on the test split of a built-in task (the same\n"
+    "held-out split it was trained beside, unless the options change it) or on\n"
+    "a data file, and prints the accuracy for each sentence length, then overall.\n"
+    "For per-token tasks accuracy counts tokens, and a second column counts whole\n"
+    "sentences with every token right.\n"
+    "\n"
+    "Sentences longer than the model can encode (past a learned table's last row)\n"
+    "are reported as such and count as wrong in the overall accuracy.\n"
+    "\n"
+    "Options:\n"
+    "  --model MODEL         a model written by train --out\n"
+    "  --task NAME           agent, direction, reverse, sort or contains\n"
+    "  --data FILE           your own labelled data (docs/formats.md)\n"
+    "  --split test|valid    which split of the task (default test)\n"
+    "  --min-len N, --max-len N, --data-seed S   change the task's lengths or data,\n"
+    "                        e.g. --max-len 24 to test sentences longer than training\n"
+    "  --examples N          sentences in the split (default: the task's)\n"
+    "  --csv                 print only length,examples,accuracy rows (accuracy is\n"
+    "                        empty for lengths the model cannot encode)\n"
+    "  --help                show this help\n"
+    "\n"
+    "The last line of the normal output is 'accuracy: X', X between 0 and 1.\n"
+    "Exit status: 0 on success, 2 for bad options, model or data, 1 on failure.\n";
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "evaluate");
+    const char *model = NULL, *task = NULL, *data = NULL, *split = "test";
+    TaskOptions over = {.seed = 1};
+    bool csv = false;
+    for (const char *arg; (arg = cli_next(&cli));) {
+        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (cli_flag(&cli, "--csv")) {
+            csv = true;
+        } else if (cli_opt(&cli, "--model")) {
+            model = cli.val;
+        } else if (cli_opt(&cli, "--task")) {
+            if (!task_exists(cli.val))
+                cli_usage_error(&cli, "unknown task '%s': choose one of %s", cli.val,
+                                task_names());
+            task = cli.val;
+        } else if (cli_opt(&cli, "--data")) {
+            data = cli.val;
+        } else if (cli_opt(&cli, "--split")) {
+            if (strcmp(cli.val, "test") != 0 && strcmp(cli.val, "valid") != 0)
+                cli_usage_error(&cli, "--split is test or valid, not '%s'", cli.val);
+            split = cli.val;
+        } else if (cli_opt(&cli, "--examples")) {
+            over.n_test = over.n_valid = cli_size(&cli, "--examples", cli.val, 1,
+                                                  TASK_MAX_EXAMPLES);
+        } else if (cli_opt(&cli, "--min-len")) {
+            over.min_len = cli_size(&cli, "--min-len", cli.val, 1, TASK_MAX_LEN);
+        } else if (cli_opt(&cli, "--max-len")) {
+            over.max_len = cli_size(&cli, "--max-len", cli.val, 1, TASK_MAX_LEN);
+        } else if (cli_opt(&cli, "--data-seed")) {
+            over.seed = cli_u64(&cli, "--data-seed", cli.val);
+        } else {
+            cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
+        }
+    }
+    if (!model)
+        cli_usage_error(&cli, "give the model to evaluate: --model MODEL");
+    if (!task == !data)
+        cli_usage_error(&cli, "give a task (--task NAME) or a data file (--data FILE)");
+
+    Checkpoint ck;
+    Err e;
+    if (checkpoint_load(&ck, model, &e))
+        cli_fail(&cli, &e);
+    Dataset d;
+    size_t unknown = 0;
+    if (session_eval_data(&d, &ck, task, data, &over, split, &unknown, &e)) {
+        checkpoint_free(&ck);
+        cli_fail(&cli, &e);
+    }
+    if (unknown)
+        fprintf(stderr, "evaluate: %zu word%s not in the model's vocabulary became <unk>\n",
+                unknown, unknown == 1 ? "" : "s");
+    EvalStats *per = calloc(d.max_len + 1, sizeof *per), total;
+    if (!per) {
+        err_set(&e, ERR_RUNTIME, "out of memory");
+        cli_fail(&cli, &e);
+    }
+    if (evaluate_dataset(&ck.model, &d, 64, per, &total, &e))
+        cli_fail(&cli, &e);
+    bool token = d.kind == LABELS_TOKEN;
+    size_t limit = model_max_positions(&ck.model);
+    if (csv) {
+        printf("length,examples,accuracy\n");
+        for (size_t len = 1; len <= d.max_len; len++) {
+            if (!per[len].examples)
+                continue;
+            if (per[len].skipped)
+                printf("%zu,%zu,\n", len, per[len].examples);
+            else
+                printf("%zu,%zu,%.4f\n", len, per[len].examples, eval_accuracy(&per[len]));
+        }
+    } else {
+        const Config *c = &ck.model.cfg;
+        printf("model: %s (%s, %s%s%s)\n", model, c->pe.name,
+               ck.model.pe.w ? combine_name(ck.model.pe.combine) : "nothing added",
+               ck.has_train && ck.meta.task[0] ? "; trained on " : "",
+               ck.has_train ? ck.meta.task : "");
+        printf("data: %s%s%s, %zu sentences\n", task ? task : data, task ? " " : "",
+               task ? split : "", d.n);
+        printf("length  examples  accuracy%s\n", token ? "  sentences right" : "");
+        for (size_t len = 1; len <= d.max_len; len++) {
+            const EvalStats *p = &per[len];
+            if (!p->examples)
+                continue;
+            if (p->skipped)
+                printf("%6zu  %8zu  not encodable: the %s table has rows up to length %zu\n", len,
+                       p->examples, c->pe.name, limit);
+            else if (token)
+                printf("%6zu  %8zu  %8.4f  %15.4f\n", len, p->examples, eval_accuracy(p),
+                       (double)p->exact / (double)p->examples);
+            else
+                printf("%6zu  %8zu  %8.4f\n", len, p->examples, eval_accuracy(p));
+        }
+        if (total.skipped)
+            printf("%zu of %zu sentences cannot be encoded; they count as wrong below\n",
+                   total.skipped, d.n);
+        if (token)
+            printf("sentences with every token right: %.4f\n",
+                   (double)total.exact / (double)d.n);
+        printf("accuracy: %.4f\n", eval_accuracy_all(&total));
+    }
+    free(per);
+    dataset_free(&d);
+    checkpoint_free(&ck);
+    return 0;
+}

@@ -1,0 +1,206 @@
+/* train: trains an encoder on a built-in task or on a data file, with one
+ * position scheme, and saves it. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../src/model/matmul.h"
+#include "../src/model/session.h"
+#include "cli.h"
+
+static const char *const USAGE =
+    "Usage: train (--task NAME | --data FILE [--valid FILE]) [options]\n"
+    "       train --resume MODEL [--steps N] [--out MODEL] [--log CSV]\n"
+    "\n"
+    "Trains an encoder with one positional-encoding scheme on a built-in task\n"
+    "(agent, direction, reverse, sort, contains; see data/README.md) or on your\n"
+    "own data (docs/formats.md), evaluating on the validation split as it goes.\n"
+    "Progress goes to stderr; the final accuracies to stdout.\n"
+    "\n"
+    "Options:\n"
+    "  --task NAME           a built-in task\n"
+    "  --data FILE           training data; --valid FILE for validation data\n"
+    "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
+    "                        learned (default sinusoidal)\n"
+    "  --out MODEL           write the model here, at every evaluation and at the end\n"
+    "                        (to a temporary file, then renamed: never half-written)\n"
+    "  --log CSV             write step,loss,accuracy,valid_loss,valid_accuracy,\n"
+    "                        seconds,lr at every evaluation (appended on --resume)\n"
+    "  --resume MODEL        continue a run saved with --out; the model, data and\n"
+    "                        options come from it, --steps may extend it\n"
+    "  --help                show this help\n"
+    "\n" CLI_TRAIN_HELP "\n" CLI_TASK_HELP "\n" CLI_MODEL_HELP
+    "\n"
+    "In train, --max-len is the task's longest sequence; a learned table gets one\n"
+    "row per position of the longest training sentence. --seed sets the weights\n"
+    "and the order of the batches.\n"
+    "\n"
+    "Exit status: 0 on success, 2 for bad options or data, 1 when training fails\n"
+    "(a loss that turns NaN stops the run; the last saved model stays intact).\n";
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void describe(const Session *s) {
+    const Config *c = &s->model.cfg;
+    const TrainMeta *mt = &s->meta;
+    fprintf(stderr, "train: %s, %s (%s), d_model %zu, %zu heads, %zu layers, d_ff %zu, "
+            "%s-norm, %zu parameters\n", mt->task[0] ? mt->task : mt->data, c->pe.name,
+            s->model.pe.w ? combine_name(s->model.pe.combine) : "nothing added", c->d_model,
+            c->n_heads, c->n_layers, c->d_ff, c->norm == NORM_PRE ? "pre" : "post",
+            s->model.n_params);
+    fprintf(stderr, "train: %zu training, %zu validation examples; %zu words, %zu classes; "
+            "batch %zu; OpenBLAS threads: %d\n", s->train.n, s->valid.n, s->vocab.n,
+            s->labels.n, mt->batch, matmul_threads());
+}
+
+static void fail(const Cli *cli, Session *s, const Err *e) {
+    session_free(s);
+    cli_fail(cli, e);
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "train");
+    TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1}};
+    OptConfig opt;
+    opt_default(&opt);
+    Config cfg;
+    config_default(&cfg, 0, "sinusoidal");
+    const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL;
+    bool steps_given = false;
+    for (const char *arg; (arg = cli_next(&cli));) {
+        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (cli_opt(&cli, "--task")) {
+            if (!task_exists(cli.val))
+                cli_usage_error(&cli, "unknown task '%s': choose one of %s", cli.val,
+                                task_names());
+            snprintf(mt.task, sizeof mt.task, "%s", cli.val);
+            shaping = arg;
+        } else if (cli_opt(&cli, "--data") || cli_opt(&cli, "--valid")) {
+            char *dst = strcmp(arg, "--valid") == 0 || strncmp(arg, "--valid=", 8) == 0
+                            ? mt.valid : mt.data;
+            if (strlen(cli.val) >= sizeof mt.data)
+                cli_usage_error(&cli, "the path '%s' is too long", cli.val);
+            snprintf(dst, sizeof mt.data, "%s", cli.val);
+            shaping = arg;
+        } else if (cli_opt(&cli, "--pe")) {
+            if (!pe_find(cli.val))
+                cli_usage_error(&cli, "unknown scheme '%s' for --pe: choose one of %s", cli.val,
+                                pe_names());
+            snprintf(cfg.pe.name, sizeof cfg.pe.name, "%s", cli.val);
+            shaping = arg;
+        } else if (cli_opt(&cli, "--out")) {
+            out = cli.val;
+        } else if (cli_opt(&cli, "--log")) {
+            logpath = cli.val;
+        } else if (cli_opt(&cli, "--resume")) {
+            resume = cli.val;
+        } else if (cli_task_option(&cli, &mt.task_opt) || cli_model_option(&cli, &cfg)) {
+            shaping = arg;
+        } else if (cli_train_option(&cli, &mt, &opt)) {
+            if (strncmp(arg, "--steps", 7) == 0)
+                steps_given = true;
+            else
+                shaping = arg;
+        } else {
+            cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
+        }
+    }
+    if (resume && shaping)
+        cli_usage_error(&cli, "with --resume the model, data and options come from the "
+                        "checkpoint; drop %s (only --steps, --out and --log apply)", shaping);
+    if (!resume && !mt.task[0] && !mt.data[0])
+        cli_usage_error(&cli, "give a task (--task agent) or a data file (--data FILE)");
+    if (mt.task[0] && mt.data[0])
+        cli_usage_error(&cli, "give --task or --data, not both");
+    if (mt.valid[0] && !mt.data[0])
+        cli_usage_error(&cli, "--valid goes with --data");
+    mt.seed = cfg.seed;
+
+    Session s;
+    Err e;
+    int rc = resume ? session_resume(&s, resume, steps_given ? mt.steps : 0, &e)
+                    : session_create(&s, &mt, &cfg, &opt, &e);
+    if (rc)
+        cli_fail(&cli, &e);
+    describe(&s);
+    FILE *log = NULL;
+    if (logpath) {
+        log = fopen(logpath, resume ? "a" : "w");
+        if (!log) {
+            err_set(&e, ERR_INPUT, "cannot write the log %s; check the directory", logpath);
+            fail(&cli, &s, &e);
+        }
+        if (ftell(log) == 0)
+            fprintf(log, "step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr\n");
+    }
+    if (s.trainer.step >= s.meta.steps)
+        fprintf(stderr, "train: the run is already at step %zu of %zu; give --steps to go on\n",
+                s.trainer.step, s.meta.steps);
+
+    double start = now(), loss_sum = 0.0;
+    size_t correct = 0, labelled = 0, tokens = 0, first = s.trainer.step, since = 0;
+    EvalStats valid = {0};
+    while (s.trainer.step < s.meta.steps) {
+        StepStats st;
+        if (session_step(&s, &st, &e)) {
+            if (log)
+                fclose(log);
+            if (out)
+                fprintf(stderr, "train: %s still holds the model of the last evaluation\n", out);
+            fail(&cli, &s, &e);
+        }
+        loss_sum += st.loss;
+        correct += st.correct;
+        labelled += st.labelled;
+        since++;
+        for (size_t b = 0; b < s.meta.batch; b++)
+            tokens += s.lens[b];
+        size_t step = s.trainer.step;
+        if (step % s.meta.eval_every != 0 && step != s.meta.steps)
+            continue;
+        if (evaluate_dataset(&s.model, &s.valid, 64, NULL, &valid, &e))
+            fail(&cli, &s, &e);
+        double t = now() - start, left = t / (double)(step - first) * (double)(s.meta.steps - step);
+        double acc = labelled ? (double)correct / (double)labelled : 0.0;
+        double vloss = valid.labelled ? valid.loss_sum / (double)valid.labelled : 0.0;
+        fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%  valid loss %.4f  acc %5.1f%%  "
+                "%6.0f tok/s  %4.0fs left\n", step, s.meta.steps, loss_sum / (double)since,
+                100.0 * acc, vloss, 100.0 * eval_accuracy(&valid), (double)tokens / t, left);
+        if (log) {
+            fprintf(log, "%zu,%.6f,%.6f,%.6f,%.6f,%.3f,%.6g\n", step, loss_sum / (double)since,
+                    acc, vloss, eval_accuracy(&valid), t, (double)st.lr);
+            fflush(log);
+        }
+        if (out && session_save(&s, out, &e))
+            fail(&cli, &s, &e);
+        loss_sum = 0.0;
+        correct = labelled = since = 0;
+    }
+    if (log)
+        fclose(log);
+    if (evaluate_dataset(&s.model, &s.valid, 64, NULL, &valid, &e))
+        fail(&cli, &s, &e);
+    printf("valid accuracy: %.4f\n", eval_accuracy_all(&valid));
+    if (s.test.n) {
+        EvalStats test;
+        if (evaluate_dataset(&s.model, &s.test, 64, NULL, &test, &e))
+            fail(&cli, &s, &e);
+        printf("test accuracy: %.4f\n", eval_accuracy_all(&test));
+        if (test.skipped)
+            printf("(%zu test sentences are longer than the learned table and count as wrong)\n",
+                   test.skipped);
+    }
+    if (out)
+        fprintf(stderr, "train: saved %s\n", out);
+    session_free(&s);
+    return 0;
+}
