@@ -48,6 +48,7 @@ int main(void) {
     srunner_add_suite(sr, suite_cli());
     srunner_add_suite(sr, suite_grad());
     srunner_add_suite(sr, suite_parity());
+    srunner_add_suite(sr, suite_train());
     srunner_add_suite(sr, suite_docs());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

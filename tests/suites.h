@@ -15,6 +15,7 @@ Suite *suite_cli(void);
 Suite *suite_docs(void);
 Suite *suite_grad(void);
 Suite *suite_parity(void);
+Suite *suite_train(void);
 
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not
