@@ -49,6 +49,11 @@ _Noreturn void cli_fail(const Cli *cli, const Err *e);
  * argument is not one of them. --pe is left to each program. */
 bool cli_model_option(Cli *cli, Config *c);
 
+/* Matches only the model options that shape a position code (--combine,
+ * --pe-dim, --pairs, --layout, --base, --d-model, --seed), for programs
+ * that draw or measure a scheme without a model. */
+bool cli_scheme_option(Cli *cli, Config *c);
+
 #define CLI_MODEL_HELP                                                                        \
     "Model options:\n"                                                                          \
     "  --combine add|concat  how the position code meets the embedding (default: the\n"        \

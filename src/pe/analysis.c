@@ -97,22 +97,25 @@ double symmetry_error(const double *S, size_t N) { return frobenius_ratio(S, N, 
 
 double reflection_error(const double *S, size_t N) { return frobenius_ratio(S, N, true); }
 
-static double diagonal_mean(const double *S, size_t N, size_t k) {
+/* mean over p < H of S[p][p+k]: the same positions for every k, so that a
+ * diagonal is not made smaller just by losing its largest entries. */
+static double diagonal_mean(const double *S, size_t N, size_t H, size_t k) {
     double s = 0.0;
-    for (size_t p = 0; p + k < N; p++)
+    for (size_t p = 0; p < H; p++)
         s += S[p * N + p + k];
-    return s / (double)(N - k);
+    return s / (double)H;
 }
 
 size_t monotone_radius(const double *S, size_t N) {
-    double prev = diagonal_mean(S, N, 0);
-    for (size_t k = 1; k < N; k++) {
-        double m = diagonal_mean(S, N, k);
+    size_t H = N / 2, K = N - H;
+    double prev = diagonal_mean(S, N, H, 0);
+    for (size_t k = 1; k <= K; k++) {
+        double m = diagonal_mean(S, N, H, k);
         if (m >= prev)
             return k;
         prev = m;
     }
-    return N - 1;
+    return K;
 }
 
 double uniqueness(size_t *a, size_t *b, const float *X, size_t N, size_t C) {
@@ -284,16 +287,16 @@ static double max_diff(const float *a, const float *b, size_t n) {
     return m;
 }
 
-/* How far rows N.. of P (T,w) leave, channel by channel, the range rows
- * 0..N-1 span. */
-static double excursion(const float *P, size_t N, size_t T, size_t w) {
+/* How far rows N..T-1 of P4 (T,w) leave, channel by channel, the range
+ * that P (N,w) spans. */
+static double excursion(const float *P, const float *P4, size_t N, size_t T, size_t w) {
     double worst = 0.0;
     for (size_t c = 0; c < w; c++) {
         double lo = INFINITY, hi = -INFINITY;
         for (size_t t = 0; t < N; t++)
             lo = fmin(lo, P[t * w + c]), hi = fmax(hi, P[t * w + c]);
         for (size_t t = N; t < T; t++)
-            worst = fmax(worst, fmax(P[t * w + c] - hi, lo - P[t * w + c]));
+            worst = fmax(worst, fmax(P4[t * w + c] - hi, lo - P4[t * w + c]));
     }
     return worst;
 }
@@ -371,7 +374,7 @@ int pe_properties(PeProps *o, const PeConfig *pc, uint64_t seed, size_t C, size_
     if (o->defined_past) {
         double m4 = max_abs(P4, 4 * N * w);
         o->growth = o->max_abs > 0.0 ? m4 / o->max_abs : 1.0;
-        o->range_excursion = excursion(P4, N, 4 * N, w);
+        o->range_excursion = excursion(P, P4, N, 4 * N, w);
     } else {
         o->growth = o->range_excursion = NAN;
     }

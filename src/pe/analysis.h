@@ -57,8 +57,8 @@ double symmetry_error(const double *S, size_t N);
 /* ||S - J S J||_F / ||S||_F, J reversing positions; 0 for S = 0. */
 double reflection_error(const double *S, size_t N);
 
-/* The first k >= 1 where m(k) = mean_p S[p][p+k] stops falling, m(k) >=
- * m(k-1); N-1 if it falls over the whole range. */
+/* The first k >= 1 where m(k) = mean over p < N/2 of S[p][p+k] stops
+ * falling, m(k) >= m(k-1); N - N/2 if it falls over the whole range. */
 size_t monotone_radius(const double *S, size_t N);
 
 /* min over p != q of ||X_p - X_q|| / mean_p ||X_p||, with the closest pair
@@ -90,7 +90,8 @@ typedef struct {
     double length_inconsistency;   /* max |P_p(length N) - P_p(length 2N)| */
     double seed_sensitivity;       /* max |P(seed) - P(seed+1)| */
     bool defined_past;             /* P exists for positions >= N without new parameters */
-    double range_excursion;        /* how far positions N..4N-1 leave each channel's range at < N */
+    double range_excursion;        /* how far positions N..4N-1 (of a 4N sentence) leave each
+                                    * channel's range at length N */
     double translation_invariance;
     double symmetry;
     size_t monotone_radius;
