@@ -210,9 +210,7 @@ double shift_residual(const float *P, size_t N, size_t w, size_t k, Err *e) {
     return tot > 0.0 ? sqrt(res / tot) : 0.0;
 }
 
-/* Channel c of a sinusoid of width d: frequency index and sin or cos, in
- * either layout (as sinusoid_value lays them out). */
-static void sinusoid_channel(size_t *i, bool *is_cos, size_t c, size_t d, SinLayout layout) {
+void sinusoid_channel(size_t *i, bool *is_cos, size_t c, size_t d, SinLayout layout) {
     if (layout == LAYOUT_INTERLEAVED) {
         *i = c / 2;
         *is_cos = c % 2;

@@ -44,6 +44,11 @@ void pe_embed(float *X, const float *P, const PePlan *plan, size_t C, size_t T);
  * normalized, sine, sincos, none), 0 for the paper's sinusoid and tables. */
 size_t pe_first_position(const char *name);
 
+/* Channel c of a sinusoid of width d: its frequency index i (angle pos /
+ * base^(2i/d)) and whether it is the cos, in either layout, as
+ * sinusoid_value lays them out. */
+void sinusoid_channel(size_t *i, bool *is_cos, size_t c, size_t d, SinLayout layout);
+
 /* S (N,N) = X X^T for X (N,C). */
 void position_similarity(double *S, const float *X, size_t N, size_t C);
 

@@ -293,8 +293,6 @@ static int legend_width(const LineChart *lc) {
     for (size_t s = 0; s < lc->n_series; s++)
         if (lc->series[s].label)
             w = imax(w, SWATCH + GAP + text_width(lc->series[s].label, TEXT_SCALE));
-    for (size_t i = 0; i < lc->n_notes; i++)
-        w = imax(w, text_width(lc->notes[i], TEXT_SCALE));
     return w;
 }
 
@@ -309,6 +307,8 @@ static LineLayout line_layout(const LineChart *lc) {
      * y: rounded out to ticks, so every point sits inside the frame. */
     double a = L.xmin, b = L.xmax;
     L.xstep = nice_range(&a, &b, 6);
+    if (lc->x_integer && L.xstep < 1.0)
+        L.xstep = 1.0;
     if (!(L.xmax > L.xmin))
         L.xmin = a, L.xmax = b;
     if (lc->fixed_y) {
@@ -448,10 +448,6 @@ void linechart_draw(Canvas *cv, int x, int y, const LineChart *lc, Box *area) {
         if (sr->markers || sr->no_line)
             canvas_line(cv, lx + SWATCH / 2.0, my, lx + SWATCH / 2.0, my, 8.0, sr->color, 0.0, 0.0);
         canvas_text(cv, lx + SWATCH + GAP, ly, sr->label, TEXT_SCALE, RGB_BLACK, ALIGN_LEFT, false);
-        ly += th() + GAP;
-    }
-    for (size_t i = 0; i < lc->n_notes; i++) {
-        canvas_text(cv, lx, ly, lc->notes[i], TEXT_SCALE, RGB_GREY, ALIGN_LEFT, false);
         ly += th() + GAP;
     }
 }

@@ -63,7 +63,7 @@ void colorbar_draw(Canvas *cv, int x, int y, int h, double vmin, double vmax, bo
 
 typedef struct {
     const double *x, *y; /* n points; a NaN y leaves a gap in the line */
-    size_t n;
+    size_t n;            /* 0: a legend entry only (what dashes mean) */
     const char *label;   /* legend entry, or NULL for none */
     Rgb color;
     bool dashed;
@@ -78,9 +78,8 @@ typedef struct {
     int plot_w, plot_h;       /* the data area, e.g. 700 x 320 */
     bool fixed_x, fixed_y;    /* take the ranges below as they are */
     double xmin, xmax, ymin, ymax;
+    bool x_integer;           /* x ticks on whole numbers only (positions, steps) */
     bool legend;              /* a legend to the right of the data area */
-    const char *const *notes; /* extra legend lines in grey (what dashes mean), or NULL */
-    size_t n_notes;
 } LineChart;
 
 /* The ten colours lines take in turn. */
