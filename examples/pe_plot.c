@@ -123,7 +123,7 @@ static int draw_attention(Canvas *cv, Config *cfg, const char *sentence, size_t 
     snprintf(about, sizeof about, "untrained, %s, seed %llu", cfg->pe.name,
              (unsigned long long)cfg->seed);
     if (!(rc = config_check(cfg, e)) && !(rc = model_create(&m, cfg, e))) {
-        rc = fig_attention(cv, &m, &v, sentence, layer, about, e);
+        rc = fig_attention(cv, NULL, &m, &v, sentence, layer, about, e);
         model_free(&m);
     }
     vocab_free(&v);

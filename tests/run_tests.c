@@ -46,6 +46,8 @@ int main(void) {
     srunner_add_suite(sr, suite_pe());
     srunner_add_suite(sr, suite_vocab());
     srunner_add_suite(sr, suite_cli());
+    srunner_add_suite(sr, suite_plot());
+    srunner_add_suite(sr, suite_report());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

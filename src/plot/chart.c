@@ -125,7 +125,8 @@ static HeatLayout heat_layout(const Heatmap *hm) {
     int cw = (int)hm->cols * hm->cell_w, ch = (int)hm->rows * hm->cell_h;
     int right = PAD;
     if (hm->cbar_label)
-        right = 2 * GAP + colorbar_width(hm->vmin, hm->vmax, hm->diverging, hm->cbar_label) + PAD;
+        right = 2 * GAP + colorbar_width(ch, hm->vmin, hm->vmax, hm->diverging, hm->cbar_label) +
+                PAD;
     L.w = imax(L.left + cw + right, (hm->title ? text_width(hm->title, TEXT_SCALE) : 0) + 2 * PAD);
     L.h = L.top + ch + L.below;
     return L;
@@ -203,18 +204,19 @@ void heatmap_draw(Canvas *cv, int x, int y, const Heatmap *hm, Box *cells) {
 
 /* ---- colour bar ---- */
 
-static double cbar_ticks(double *t, size_t *n, double vmin, double vmax, bool diverging) {
+/* Ticks about every 50 pixels of an h-pixel bar. */
+static double cbar_ticks(double *t, size_t *n, double vmin, double vmax, bool diverging, int h) {
     double lo = diverging ? -vmax : vmin, hi = vmax;
     double a = lo, b = hi;
-    double step = nice_range(&a, &b, 4);
+    double step = nice_range(&a, &b, h < 100 ? 2 : h > 400 ? 8 : h / 50);
     *n = ticks_inside(t, lo, hi, step);
     return step;
 }
 
-int colorbar_width(double vmin, double vmax, bool diverging, const char *label) {
+int colorbar_width(int h, double vmin, double vmax, bool diverging, const char *label) {
     double t[MAX_TICKS];
     size_t n;
-    double step = cbar_ticks(t, &n, vmin, vmax, diverging);
+    double step = cbar_ticks(t, &n, vmin, vmax, diverging, h);
     int w = 0;
     for (size_t i = 0; i < n; i++) {
         char buf[32];
@@ -238,7 +240,7 @@ void colorbar_draw(Canvas *cv, int x, int y, int h, double vmin, double vmax, bo
     canvas_frame(cv, (Box){x - 1, y - 1, CBAR_W + 2, h + 2}, RGB_GREY);
     double t[MAX_TICKS];
     size_t n;
-    double step = cbar_ticks(t, &n, vmin, vmax, diverging);
+    double step = cbar_ticks(t, &n, vmin, vmax, diverging, h);
     int lw = 0;
     for (size_t i = 0; i < n; i++) {
         int ky = y + (int)lround((hi - t[i]) / (hi - lo) * (h - 1));

@@ -57,7 +57,7 @@ void heatmap_draw(Canvas *cv, int x, int y, const Heatmap *hm, Box *cells);
 
 /* A colour bar on its own, for several heatmaps sharing one range: the
  * strip is h pixels tall with its top-left at (x,y). */
-int colorbar_width(double vmin, double vmax, bool diverging, const char *label);
+int colorbar_width(int h, double vmin, double vmax, bool diverging, const char *label);
 void colorbar_draw(Canvas *cv, int x, int y, int h, double vmin, double vmax, bool diverging,
                    const char *label);
 

@@ -19,8 +19,8 @@ static int imax(int a, int b) { return a > b ? a : b; }
 static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* The heads' maps, HEADS_PER_ROW to a row, with one colour bar for all. */
-static int draw_heads(Canvas *out, const float *att, const char *const *tok, size_t T, size_t NH,
-                      const char *title, Err *e) {
+static int draw_heads(Canvas *out, Box *cells, const float *att, const char *const *tok,
+                      size_t T, size_t NH, const char *title, Err *e) {
     double vmax = 0.0;
     for (size_t i = 0; i < NH * T * T; i++)
         vmax = fmax(vmax, att[i]);
@@ -43,7 +43,7 @@ static int draw_heads(Canvas *out, const float *att, const char *const *tok, siz
     }
     size_t shown = NH < 16 ? NH : 16, cols = shown < HEADS_PER_ROW ? shown : HEADS_PER_ROW;
     size_t rows = (shown + cols - 1) / cols;
-    int cbw = colorbar_width(0.0, vmax, false, "attention weight");
+    int cbw = colorbar_width((int)T * cell, 0.0, vmax, false, "attention weight");
     int th = text_height(TEXT_SCALE) + 2 * BETWEEN;
     int W = imax((int)cols * hw + BETWEEN + cbw, text_width(title, TEXT_SCALE));
     int rc = canvas_init(out, W + 2 * MARGIN, th + (int)rows * hh + 2 * MARGIN, e);
@@ -51,17 +51,19 @@ static int draw_heads(Canvas *out, const float *att, const char *const *tok, siz
         return rc;
     canvas_text(out, MARGIN + W / 2, MARGIN + BETWEEN / 2, title, TEXT_SCALE, RGB_BLACK,
                 ALIGN_CENTER, false);
-    Box cells = {0, 0, 0, 0};
+    Box first = {0, 0, 0, 0};
     for (size_t h = 0; h < shown; h++)
         heatmap_draw(out, MARGIN + (int)(h % cols) * hw, MARGIN + th + (int)(h / cols) * hh,
-                     &hm[h], h == 0 ? &cells : NULL);
-    colorbar_draw(out, MARGIN + (int)cols * hw + BETWEEN, cells.y, cells.h, 0.0, vmax, false,
+                     &hm[h], h == 0 ? &first : NULL);
+    colorbar_draw(out, MARGIN + (int)cols * hw + BETWEEN, first.y, first.h, 0.0, vmax, false,
                   "attention weight");
+    if (cells)
+        *cells = first;
     return 0;
 }
 
-int fig_attention(Canvas *out, const Model *m, const Vocab *v, const char *sentence, size_t layer,
-                  const char *about, Err *e) {
+int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const char *sentence,
+                  size_t layer, const char *about, Err *e) {
     if (layer >= m->cfg.n_layers)
         return err_set(e, ERR_INPUT, "--layer %zu is out of range: the model has layers 0..%zu",
                        layer, m->cfg.n_layers - 1);
@@ -86,8 +88,8 @@ int fig_attention(Canvas *out, const Model *m, const Vocab *v, const char *sente
     char title[200];
     snprintf(title, sizeof title, "attention weights, layer %zu of %zu: %s", layer,
              m->cfg.n_layers, about);
-    rc = draw_heads(out, a.layer[layer].att, (const char *const *)w.w, n, m->cfg.n_heads, title,
-                    e);
+    rc = draw_heads(out, cells, a.layer[layer].att, (const char *const *)w.w, n, m->cfg.n_heads,
+                    title, e);
 done:
     acts_free(&a);
     free(ids);

@@ -62,8 +62,8 @@ int fig_heatmap(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size
     if (rc)
         return rc;
     char title[160];
-    snprintf(title, sizeof title, "%s: %zu positions x %zu channels (d_model %zu, %s)",
-             plan.scheme->name, T, plan.w, C, combine_name(plan.combine));
+    snprintf(title, sizeof title, "%s: %zu positions x %zu channel%s (d_model %zu, %s)",
+             plan.scheme->name, T, plan.w, plan.w == 1 ? "" : "s", C, combine_name(plan.combine));
     /* About 800 x 400 pixels of cells, whole pixels per cell. */
     Heatmap hm = {
         .v = P, .rows = T, .cols = plan.w,

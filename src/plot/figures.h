@@ -35,10 +35,13 @@ int fig_dots(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size_t 
 int fig_naive(Canvas *out, size_t T, Err *e);
 
 /* attention: the weights of every head of layer `layer` of m for the
- * sentence (words looked up in v; unknown words become <unk>); about is a
- * line saying which model this is. */
-int fig_attention(Canvas *out, const Model *m, const Vocab *v, const char *sentence, size_t layer,
-                  const char *about, Err *e);
+ * sentence (words looked up in v; unknown words become <unk>), four heads
+ * to a row, queries down and keys across; about is a line saying which
+ * model this is. The colours run from 0 to the largest weight rounded up
+ * to a tenth; *cells (may be NULL) is where head 0's cells are. Heads past
+ * the 16th are not drawn. */
+int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const char *sentence,
+                  size_t layer, const char *about, Err *e);
 
 /* curves: loss and accuracy against step from n training logs (CSV, see
  * trainlog.h), one colour per log; labels[i] names log i (NULL: its file
