@@ -148,11 +148,23 @@ double uniqueness(size_t *a, size_t *b, const float *X, size_t N, size_t C) {
     return sqrt(best) / mean_norm;
 }
 
+/* Removes from v (m) its part along the r orthonormal columns of Q (r,m),
+ * twice: one pass leaves rounding error along nearly parallel columns. */
+static void project_out(double *v, const double *Q, size_t r, size_t m) {
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t l = 0; l < r; l++) {
+            double dot = 0.0;
+            for (size_t i = 0; i < m; i++)
+                dot += Q[l * m + i] * v[i];
+            for (size_t i = 0; i < m; i++)
+                v[i] -= dot * Q[l * m + i];
+        }
+}
+
 double shift_residual(const float *P, size_t N, size_t w, size_t k, Err *e) {
     /* P is (N,w); A = rows 0..m-1 and Y = rows k..k+m-1, m = N - k. The best
      * M leaves the part of each column of Y outside the span of A's
-     * columns: Gram-Schmidt on A (twice, for orthogonality in the presence
-     * of nearly parallel slow channels), then project Y out. */
+     * columns: Gram-Schmidt on A, then project Y out. */
     if (w == 0)
         return 0.0;
     if (k >= N || N - k < 2 * w)
@@ -167,14 +179,7 @@ double shift_residual(const float *P, size_t N, size_t w, size_t k, Err *e) {
             q[i] = P[i * w + j];
             before += q[i] * q[i];
         }
-        for (int pass = 0; pass < 2; pass++)
-            for (size_t l = 0; l < r; l++) {
-                double dot = 0.0;
-                for (size_t i = 0; i < m; i++)
-                    dot += Q[l * m + i] * q[i];
-                for (size_t i = 0; i < m; i++)
-                    q[i] -= dot * Q[l * m + i];
-            }
+        project_out(q, Q, r, m);
         for (size_t i = 0; i < m; i++)
             after += q[i] * q[i];
         /* A column already in the span adds nothing but rounding noise. */
@@ -194,14 +199,7 @@ double shift_residual(const float *P, size_t N, size_t w, size_t k, Err *e) {
             y[i] = P[(i + k) * w + j];
             tot += y[i] * y[i];
         }
-        for (int pass = 0; pass < 2; pass++)
-            for (size_t l = 0; l < r; l++) {
-                double dot = 0.0;
-                for (size_t i = 0; i < m; i++)
-                    dot += Q[l * m + i] * y[i];
-                for (size_t i = 0; i < m; i++)
-                    y[i] -= dot * Q[l * m + i];
-            }
+        project_out(y, Q, r, m);
         for (size_t i = 0; i < m; i++)
             res += y[i] * y[i];
     }

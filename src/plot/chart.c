@@ -76,6 +76,17 @@ static size_t ticks_inside(double *t, double lo, double hi, double step) {
     return n;
 }
 
+/* A chart's title, centred over its data area but never left of the
+ * chart's own edge (x), at the top (y). */
+static void draw_title(Canvas *cv, int x, int y, Box area, const char *title) {
+    if (!title)
+        return;
+    int cx = area.x + area.w / 2, tw = text_width(title, TEXT_SCALE);
+    if (cx - tw / 2 < x + PAD)
+        cx = x + PAD + tw / 2;
+    canvas_text(cv, cx, y + PAD, title, TEXT_SCALE, RGB_BLACK, ALIGN_CENTER, false);
+}
+
 /* ---- heatmaps ---- */
 
 /* Every how many rows (or columns) of `px` pixels a numbered tick fits
@@ -100,6 +111,19 @@ static int number_width(long first, size_t n) {
     snprintf(a, sizeof a, "%ld", first);
     snprintf(b, sizeof b, "%ld", first + (long)n - 1);
     return imax(text_width(a, TEXT_SCALE), text_width(b, TEXT_SCALE));
+}
+
+/* The label of row or column i: its name, or its number when the number
+ * falls on a tick (every `every`); NULL when it gets none. */
+static const char *cell_label(char *buf, size_t cap, const char *const *names, long first,
+                              size_t i, size_t every) {
+    if (names)
+        return names[i];
+    long num = first + (long)i;
+    if (num % (long)every != 0)
+        return NULL;
+    snprintf(buf, cap, "%ld", num);
+    return buf;
 }
 
 typedef struct {
@@ -144,12 +168,7 @@ void heatmap_draw(Canvas *cv, int x, int y, const Heatmap *hm, Box *cells) {
     Box b = {x + L.left, y + L.top, (int)hm->cols * cw, (int)hm->rows * ch};
     if (cells)
         *cells = b;
-    if (hm->title) {
-        int cx = b.x + b.w / 2, tw = text_width(hm->title, TEXT_SCALE);
-        if (cx - tw / 2 < x + PAD)
-            cx = x + PAD + tw / 2;
-        canvas_text(cv, cx, y + PAD, hm->title, TEXT_SCALE, RGB_BLACK, ALIGN_CENTER, false);
-    }
+    draw_title(cv, x, y, b, hm->title);
     for (size_t r = 0; r < hm->rows; r++)
         for (size_t c = 0; c < hm->cols; c++) {
             double t = colormap_position(hm->v[r * hm->cols + c], hm->vmin, hm->vmax,
@@ -161,34 +180,29 @@ void heatmap_draw(Canvas *cv, int x, int y, const Heatmap *hm, Box *cells) {
 
     /* rows: a name each, or numbers every few rows */
     size_t ey = hm->ynames ? 1 : tick_every(ch, th() + 6);
+    char buf[32];
     for (size_t r = 0; r < hm->rows; r++) {
-        long num = hm->yfirst + (long)r;
-        if (!hm->ynames && num % (long)ey != 0)
+        const char *lab = cell_label(buf, sizeof buf, hm->ynames, hm->yfirst, r, ey);
+        if (!lab)
             continue;
         int cy = b.y + (int)r * ch + ch / 2;
-        char buf[32];
-        snprintf(buf, sizeof buf, "%ld", num);
         canvas_fill(cv, b.x - 1 - TICK, cy, b.x - 1, cy + 1, RGB_BLACK);
-        canvas_text(cv, b.x - TICK - 4, cy - th() / 2 + 1, hm->ynames ? hm->ynames[r] : buf,
-                    TEXT_SCALE, RGB_BLACK, ALIGN_RIGHT, false);
+        canvas_text(cv, b.x - TICK - 4, cy - th() / 2 + 1, lab, TEXT_SCALE, RGB_BLACK,
+                    ALIGN_RIGHT, false);
     }
     /* columns */
     size_t ex = hm->xnames ? 1 : tick_every(cw, number_width(hm->xfirst, hm->cols) + 12);
     int ty = b.y + b.h + 1 + TICK + 4;
     for (size_t c = 0; c < hm->cols; c++) {
-        long num = hm->xfirst + (long)c;
-        if (!hm->xnames && num % (long)ex != 0)
+        const char *lab = cell_label(buf, sizeof buf, hm->xnames, hm->xfirst, c, ex);
+        if (!lab)
             continue;
         int cx = b.x + (int)c * cw + cw / 2;
-        char buf[32];
-        snprintf(buf, sizeof buf, "%ld", num);
         canvas_fill(cv, cx, b.y + b.h + 1, cx + 1, b.y + b.h + 1 + TICK, RGB_BLACK);
         if (L.x_vertical)
-            canvas_text(cv, cx - th() / 2, ty, hm->xnames[c], TEXT_SCALE, RGB_BLACK, ALIGN_RIGHT,
-                        true);
+            canvas_text(cv, cx - th() / 2, ty, lab, TEXT_SCALE, RGB_BLACK, ALIGN_RIGHT, true);
         else
-            canvas_text(cv, cx, ty, hm->xnames ? hm->xnames[c] : buf, TEXT_SCALE, RGB_BLACK,
-                        ALIGN_CENTER, false);
+            canvas_text(cv, cx, ty, lab, TEXT_SCALE, RGB_BLACK, ALIGN_CENTER, false);
     }
     int below_ticks = ty + (L.x_vertical ? names_width(hm->xnames, hm->cols) : th());
     if (hm->xlabel)
@@ -400,12 +414,7 @@ void linechart_draw(Canvas *cv, int x, int y, const LineChart *lc, Box *area) {
     Box a = {x + L.left, y + L.top, lc->plot_w, lc->plot_h};
     if (area)
         *area = a;
-    if (lc->title) {
-        int cx = a.x + a.w / 2, tw = text_width(lc->title, TEXT_SCALE);
-        if (cx - tw / 2 < x + PAD)
-            cx = x + PAD + tw / 2;
-        canvas_text(cv, cx, y + PAD, lc->title, TEXT_SCALE, RGB_BLACK, ALIGN_CENTER, false);
-    }
+    draw_title(cv, x, y, a, lc->title);
     double t[MAX_TICKS];
     /* y grid and labels */
     size_t n = ticks_inside(t, L.ymin, L.ymax, L.ystep);
