@@ -46,8 +46,10 @@ static const char *const USAGE =
     "                        file's name without .csv)\n"
     "  --help                show this help\n"
     "\n"
-    "Scheme options (every kind): --d-model, --combine, --pe-dim, --pairs, --layout,\n"
-    "--base, --seed, as below. Attention takes all the model options:\n"
+    "Scheme options, for heatmap, lines, dots and attention: --d-model (default 128\n"
+    "for heatmap and dots, 32 for lines, 64 for attention), --combine, --pe-dim,\n"
+    "--pairs, --layout, --base, --seed, as below (naive and curves draw fixed\n"
+    "things and ignore them). Attention takes all the model options:\n"
     "\n" CLI_MODEL_HELP
     "\n"
     "Exit status: 0 when the picture is written, 2 for bad options or input\n"
