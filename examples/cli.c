@@ -177,3 +177,15 @@ bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
         return false;
     return true;
 }
+
+bool cli_scheme_option(Cli *cli, Config *c) {
+    static const char *const names[] = {"--combine", "--pe-dim", "--pairs", "--layout",
+                                        "--base",    "--d-model", "--seed"};
+    const char *a = cli->argv[cli->i];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(a, names[i], n) == 0 && (a[n] == '\0' || a[n] == '='))
+            return cli_model_option(cli, c);
+    }
+    return false;
+}

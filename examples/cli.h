@@ -78,6 +78,10 @@ bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o);
     "  --weight-decay X      AdamW's decoupled decay of weight matrices (default 0.01)\n"      \
     "  --clip X              largest gradient norm, 0 for none (default 1.0)\n"                \
     "  --eval-every N        steps between evaluations (default 100)\n"
+/* Matches only the model options that shape a position code (--combine,
+ * --pe-dim, --pairs, --layout, --base, --d-model, --seed), for programs
+ * that draw or measure a scheme without a model. */
+bool cli_scheme_option(Cli *cli, Config *c);
 
 #define CLI_MODEL_HELP                                                                        \
     "Model options:\n"                                                                          \

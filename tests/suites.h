@@ -16,6 +16,8 @@ Suite *suite_docs(void);
 Suite *suite_grad(void);
 Suite *suite_parity(void);
 Suite *suite_train(void);
+Suite *suite_plot(void);
+Suite *suite_report(void);
 
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not
@@ -26,5 +28,24 @@ float *run_model(const Model *m, const int *ids, const size_t *lens, size_t B, s
 /* A model with the given shape and scheme; fails the test on error. */
 void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, NormPlace norm,
                 Activation act, const char *pe, Combine combine, uint64_t seed);
+
+/* A program's exit code (-1 if it did not exit normally), stdout and
+ * stderr. */
+typedef struct {
+    int status;
+    char *out, *err;
+} Run;
+
+/* Runs "$POSENC_BIN/prog args" through the shell (args are quoted by the
+ * caller) and captures what it printed. */
+Run run(const char *prog, const char *args);
+void run_free(Run *r);
+
+/* Runs prog and expects exit code `code`, nothing on stdout, and a
+ * message on stderr containing want. */
+void expect_exit(const char *prog, const char *args, int code, const char *want);
+
+/* The whole file as a string; fails the test if it cannot be read. */
+char *slurp(const char *path);
 
 #endif

@@ -9,53 +9,6 @@
 
 #include "suites.h"
 
-typedef struct {
-    int status; /* exit code, or -1 if it did not exit normally */
-    char *out, *err;
-} Run;
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    ck_assert_ptr_nonnull(buf);
-    for (size_t got; (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += got;
-        if (n + 1 == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* Runs "$POSENC_BIN/prog args" through the shell (args are quoted by the
- * caller) and captures its exit code, stdout and stderr. */
-static Run run(const char *prog, const char *args) {
-    const char *bin = getenv("POSENC_BIN");
-    char out[] = "/tmp/posenc_outXXXXXX", err[] = "/tmp/posenc_errXXXXXX";
-    int fo = mkstemp(out), fe = mkstemp(err);
-    ck_assert(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s/%s %s >%s 2>%s", bin ? bin : "build", prog, args, out, err);
-    int st = system(cmd);
-    Run r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp(out), .err = slurp(err)};
-    unlink(out);
-    unlink(err);
-    return r;
-}
-
-static void run_free(Run *r) {
-    free(r->out);
-    free(r->err);
-}
-
 /* Expects exit code 2, nothing on stdout, and a message naming want. */
 static void expect_usage_error(const char *args, const char *want) {
     Run r = run("demo_order", args);

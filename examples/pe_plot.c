@@ -1,0 +1,248 @@
+/* pe_plot: one picture of positional encoding per call, as a PNG.
+ *
+ * Parses the options, asks src/plot/figures.h for the picture, and writes
+ * it; the file appears only when it is complete. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/plot/figures.h"
+#include "cli.h"
+
+static const char *const USAGE =
+    "Usage: pe_plot --kind KIND --out FILE.png [options] [LOG.csv ...]\n"
+    "\n"
+    "Draws one picture. Every kind has defaults, so --kind and --out alone draw\n"
+    "the reference picture; docs/pictures.md shows each one.\n"
+    "\n"
+    "Kinds:\n"
+    "  heatmap    the code of a scheme, positions down and channels across\n"
+    "             (default: sinusoidal, 50 positions x 128 channels)\n"
+    "  lines      chosen channels over positions (default: the d2l.ai picture,\n"
+    "             d_model 32, 60 positions, channels 6-9; the Annotated\n"
+    "             Transformer's is --d-model 20 --positions 100 --channels 4-7)\n"
+    "  dots       dot products of all pairs of positions, beside one position's\n"
+    "             row (default: sinusoidal, d_model 128, 100 positions, position 50)\n"
+    "  naive      the notes' naive schemes failing: the count unbounded, pos/N\n"
+    "             inconsistent across lengths, sin(pos) colliding (60 positions)\n"
+    "  attention  the attention weights of every head of one layer of an\n"
+    "             untrained model for a sentence (default: \"Rohan killed the\n"
+    "             lion\", layer 0, sinusoidal)\n"
+    "  curves     loss and accuracy against step from training logs (CSV files\n"
+    "             with a header naming step, loss, accuracy, valid_loss,\n"
+    "             valid_accuracy), one colour per log\n"
+    "\n"
+    "Options:\n"
+    "  --kind KIND           the picture (required)\n"
+    "  --out FILE.png        where to write it (required)\n"
+    "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal or\n"
+    "                        learned (default sinusoidal)\n"
+    "  --positions N         positions drawn (heatmap, lines, dots, naive)\n"
+    "  --channels LIST       lines: channels such as 6-9 or 4,5,10 (at most 10)\n"
+    "  --position P          dots: the position compared with all others\n"
+    "  --sentence TEXT       attention: the sentence, words split on spaces\n"
+    "  --layer L             attention: the layer, 0 for the first (default 0)\n"
+    "  --labels A,B,...      curves: legend names, one per log (default: each\n"
+    "                        file's name without .csv)\n"
+    "  --help                show this help\n"
+    "\n"
+    "Scheme options, for heatmap, lines, dots and attention: --d-model (default 128\n"
+    "for heatmap and dots, 32 for lines, 64 for attention), --combine, --pe-dim,\n"
+    "--pairs, --layout, --base, --seed, as below (naive and curves draw fixed\n"
+    "things and ignore them). Attention takes all the model options:\n"
+    "\n" CLI_MODEL_HELP
+    "\n"
+    "Exit status: 0 when the picture is written, 2 for bad options or input\n"
+    "(nothing is written), 1 on failure.\n";
+
+typedef enum { K_HEATMAP, K_LINES, K_DOTS, K_NAIVE, K_ATTENTION, K_CURVES, K_COUNT } Kind;
+
+static const char *const KIND_NAMES[K_COUNT] = {"heatmap", "lines",     "dots",
+                                                "naive",   "attention", "curves"};
+/* Per kind: default positions and d_model (0: not used). */
+static const size_t DEF_T[K_COUNT] = {50, 60, 100, 60, 0, 0};
+static const size_t DEF_C[K_COUNT] = {128, 32, 128, 0, 0, 0};
+
+#define MAX_ITEMS 16
+
+/* "6-9" or "4,5,10" or "4-5,10" into out; returns the count. */
+static size_t parse_channels(const Cli *cli, const char *s, size_t *out) {
+    char buf[256];
+    size_t n = 0;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        char *dash = strchr(tok, '-');
+        size_t lo, hi;
+        if (dash) {
+            *dash = '\0';
+            lo = cli_size(cli, "--channels", tok, 0, FIG_MAX_CHANNELS - 1);
+            hi = cli_size(cli, "--channels", dash + 1, 0, FIG_MAX_CHANNELS - 1);
+            if (hi < lo)
+                cli_usage_error(cli, "--channels range %zu-%zu runs backwards", lo, hi);
+        } else {
+            lo = hi = cli_size(cli, "--channels", tok, 0, FIG_MAX_CHANNELS - 1);
+        }
+        for (size_t c = lo; c <= hi; c++) {
+            if (n == 10)
+                cli_usage_error(cli, "--channels lists more than 10 channels");
+            out[n++] = c;
+        }
+    }
+    if (n == 0)
+        cli_usage_error(cli, "--channels is empty: give channels such as 6-9");
+    return n;
+}
+
+/* "a,b,c" into pointers into a copy; returns the count. */
+static size_t split_labels(const Cli *cli, const char *s, char *buf, size_t cap,
+                           const char **out) {
+    size_t n = 0;
+    snprintf(buf, cap, "%s", s);
+    for (char *p = buf;; p++) {
+        if (n == MAX_ITEMS)
+            cli_usage_error(cli, "--labels names more than %d logs", MAX_ITEMS);
+        out[n++] = p;
+        p += strcspn(p, ",");
+        if (*p == '\0')
+            return n;
+        *p = '\0';
+    }
+}
+
+static int draw_attention(Canvas *cv, Config *cfg, const char *sentence, size_t layer, Err *e) {
+    /* TODO(issue 3): --model FILE loads a trained model and its vocabulary
+     * from a checkpoint and calls fig_attention with them. */
+    Vocab v;
+    Model m;
+    int rc = vocab_init(&v, e);
+    if (rc || (rc = vocab_add_text(&v, sentence, e))) {
+        if (!rc)
+            vocab_free(&v);
+        return rc;
+    }
+    cfg->vocab_size = v.n;
+    char about[128];
+    snprintf(about, sizeof about, "untrained, %s, seed %llu", cfg->pe.name,
+             (unsigned long long)cfg->seed);
+    if (!(rc = config_check(cfg, e)) && !(rc = model_create(&m, cfg, e))) {
+        rc = fig_attention(cv, NULL, &m, &v, sentence, layer, about, e);
+        model_free(&m);
+    }
+    vocab_free(&v);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "pe_plot");
+    Config cfg;
+    config_default(&cfg, 0, "sinusoidal");
+    size_t model_C = cfg.d_model;
+    cfg.d_model = 0; /* 0: the kind's default */
+    const char *kind_s = NULL, *out = NULL, *pe = "sinusoidal", *model_opt = NULL;
+    const char *sentence = "Rohan killed the lion", *labels_s = NULL, *logs[MAX_ITEMS];
+    size_t T = 0, layer = 0, ref = 50, channels[10] = {6, 7, 8, 9}, n_ch = 4, n_logs = 0;
+    bool ref_set = false;
+    for (const char *arg; (arg = cli_next(&cli));) {
+        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (cli_opt(&cli, "--kind")) {
+            kind_s = cli.val;
+        } else if (cli_opt(&cli, "--out")) {
+            out = cli.val;
+        } else if (cli_opt(&cli, "--pe")) {
+            pe = cli.val;
+        } else if (cli_opt(&cli, "--positions")) {
+            T = cli_size(&cli, "--positions", cli.val, 1, FIG_MAX_POSITIONS);
+        } else if (cli_opt(&cli, "--channels")) {
+            n_ch = parse_channels(&cli, cli.val, channels);
+        } else if (cli_opt(&cli, "--position")) {
+            ref = cli_size(&cli, "--position", cli.val, 0, FIG_MAX_POSITIONS);
+            ref_set = true;
+        } else if (cli_opt(&cli, "--sentence")) {
+            sentence = cli.val;
+        } else if (cli_opt(&cli, "--layer")) {
+            layer = cli_size(&cli, "--layer", cli.val, 0, MAX_LAYERS - 1);
+        } else if (cli_opt(&cli, "--labels")) {
+            labels_s = cli.val;
+        } else if (cli_scheme_option(&cli, &cfg)) {
+        } else if (cli_model_option(&cli, &cfg)) {
+            model_opt = arg;
+        } else if (arg[0] == '-' && arg[1] == '-') {
+            cli_usage_error(&cli, "unknown option '%s'", arg);
+        } else if (n_logs < MAX_ITEMS) {
+            logs[n_logs++] = arg;
+        } else {
+            cli_usage_error(&cli, "more than %d log files", MAX_ITEMS);
+        }
+    }
+    if (!kind_s)
+        cli_usage_error(&cli, "--kind is required: heatmap, lines, dots, naive, attention or "
+                        "curves");
+    Kind kind = K_COUNT;
+    for (int k = 0; k < K_COUNT; k++)
+        if (strcmp(kind_s, KIND_NAMES[k]) == 0)
+            kind = (Kind)k;
+    if (kind == K_COUNT)
+        cli_usage_error(&cli, "unknown kind '%s': choose heatmap, lines, dots, naive, attention "
+                        "or curves", kind_s);
+    if (!out)
+        cli_usage_error(&cli, "--out FILE.png is required");
+    size_t n_out = strlen(out);
+    if (n_out < 5 || strcmp(out + n_out - 4, ".png") != 0)
+        cli_usage_error(&cli, "--out '%s' must name a .png file", out);
+    if (!pe_find(pe))
+        cli_usage_error(&cli, "unknown scheme '%s' for --pe: choose one of %s", pe, pe_names());
+    snprintf(cfg.pe.name, sizeof cfg.pe.name, "%s", pe);
+    if (model_opt && kind != K_ATTENTION)
+        cli_usage_error(&cli, "%s shapes a model: it applies to --kind attention only", model_opt);
+    if (kind == K_CURVES ? n_logs == 0 : n_logs > 0)
+        cli_usage_error(&cli, kind == K_CURVES ? "curves needs one or more training logs (CSV "
+                        "files) after the options" : "unexpected argument '%s': only --kind "
+                        "curves takes files", logs[0]);
+    if (!T)
+        T = DEF_T[kind];
+    if (!cfg.d_model)
+        cfg.d_model = DEF_C[kind] ? DEF_C[kind] : model_C;
+    if (!ref_set && kind == K_DOTS && ref >= T)
+        ref = T / 2;
+
+    Err e;
+    Canvas cv = {0, 0, NULL};
+    int rc = 0;
+    switch (kind) {
+    case K_HEATMAP:
+        rc = fig_heatmap(&cv, NULL, &cfg.pe, cfg.seed, cfg.d_model, T, &e);
+        break;
+    case K_LINES:
+        rc = fig_lines(&cv, &cfg.pe, cfg.seed, channels, n_ch, cfg.d_model, T, &e);
+        break;
+    case K_DOTS:
+        rc = fig_dots(&cv, NULL, &cfg.pe, cfg.seed, ref, cfg.d_model, T, &e);
+        break;
+    case K_NAIVE:
+        rc = fig_naive(&cv, T, &e);
+        break;
+    case K_ATTENTION:
+        rc = draw_attention(&cv, &cfg, sentence, layer, &e);
+        break;
+    case K_CURVES: {
+        char buf[1024];
+        const char *labels[MAX_ITEMS];
+        if (labels_s && split_labels(&cli, labels_s, buf, sizeof buf, labels) != n_logs)
+            cli_usage_error(&cli, "--labels names %zu logs but %zu were given",
+                            split_labels(&cli, labels_s, buf, sizeof buf, labels), n_logs);
+        rc = fig_curves(&cv, logs, labels_s ? labels : NULL, n_logs, &e);
+        break;
+    }
+    default:
+        break;
+    }
+    if (!rc)
+        rc = canvas_write_png(&cv, out, &e);
+    canvas_free(&cv);
+    if (rc)
+        cli_fail(&cli, &e);
+    return 0;
+}

@@ -1,0 +1,357 @@
+/* pe_report: the properties of each position scheme, as numbers.
+ *
+ * Measures RESEARCH.md section 3 on each scheme's code (src/pe/analysis.h)
+ * and prints a Markdown table, or CSV; --worked-example prints the notes'
+ * "River Bank" example with the values the notes got wrong. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/pe/analysis.h"
+#include "cli.h"
+
+static const char *const USAGE =
+    "Usage: pe_report [options]\n"
+    "       pe_report --worked-example\n"
+    "\n"
+    "Measures the properties of each positional-encoding scheme on its code\n"
+    "alone (no model): uniqueness, boundedness, length consistency,\n"
+    "determinism, extrapolation, translation invariance, symmetry, monotone\n"
+    "radius, linear-shift residual, reflection, LayerNorm erasure and float32\n"
+    "fidelity, then the notes' four ideal criteria as yes/no. docs/properties.md\n"
+    "defines each one.\n"
+    "\n"
+    "Options:\n"
+    "  --pe LIST|all         schemes, comma-separated (default all): none, integer,\n"
+    "                        normalized, sine, sincos, sinusoidal, learned\n"
+    "  --d-model C           model width (default 64)\n"
+    "  --positions N         positions measured, 2..2048 (default 256)\n"
+    "  --far F               position where the float32 error is taken, 1024..10^9\n"
+    "                        (default 1000000)\n"
+    "  --combine add|concat  how the code meets the embedding (default: the scheme's)\n"
+    "  --pe-dim W            channels of sinusoidal/learned under concat (default d/2)\n"
+    "  --pairs K             sin/cos pairs of the sincos scheme (default 1)\n"
+    "  --layout interleaved|split  sinusoid channel order (default interleaved)\n"
+    "  --base B              sinusoid wavelength base (default 10000)\n"
+    "  --seed S              seed of the untrained learned table (default 42)\n"
+    "  --csv                 one CSV row per scheme, with a fixed header\n"
+    "  --worked-example      the notes' River Bank table (d_model 6) and their sin/cos\n"
+    "                        values, each checked against the exact value\n"
+    "  --help                show this help\n"
+    "\n"
+    "Exit status: 0 on success, 2 for bad options, 1 on failure.\n";
+
+#define MAX_SCHEMES 16
+#define CELL 48
+
+/* Prints rows x cols cells as a Markdown table, columns padded to line up;
+ * row 0 is the header. */
+static void print_table(char (*cell)[CELL], size_t rows, size_t cols) {
+    size_t width[MAX_SCHEMES + 2] = {0};
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) {
+            size_t n = strlen(cell[r * cols + c]);
+            width[c] = n > width[c] ? n : width[c];
+        }
+    for (size_t r = 0; r < rows; r++) {
+        for (size_t c = 0; c < cols; c++)
+            printf("| %-*s ", (int)width[c], cell[r * cols + c]);
+        printf("|\n");
+        if (r == 0) {
+            for (size_t c = 0; c < cols; c++) {
+                printf("|");
+                for (size_t k = 0; k < width[c] + 2; k++)
+                    putchar('-');
+            }
+            printf("|\n");
+        }
+    }
+}
+
+static void num(char *buf, double v, int digits) {
+    if (isnan(v))
+        snprintf(buf, CELL, "n/a");
+    else if (v == 0.0)
+        snprintf(buf, CELL, "0");
+    else
+        snprintf(buf, CELL, "%.*g", digits, v);
+}
+
+static const char *yes(bool b) { return b ? "yes" : "no"; }
+
+/* One row of the properties table: a label and one cell per scheme. */
+typedef void (*CellFn)(char *buf, const PeProps *p);
+
+static void c_combine(char *b, const PeProps *p) {
+    snprintf(b, CELL, "%s, %zu", combine_name(p->combine), p->w);
+}
+static void c_unique(char *b, const PeProps *p) { num(b, p->uniqueness, 3); }
+static void c_closest(char *b, const PeProps *p) {
+    snprintf(b, CELL, "%zu, %zu", p->closest_a, p->closest_b);
+}
+static void c_maxabs(char *b, const PeProps *p) { num(b, p->max_abs, 4); }
+static void c_norms(char *b, const PeProps *p) {
+    char x[CELL], y[CELL];
+    num(x, p->norm_first, 6);
+    num(y, p->norm_last, 6);
+    snprintf(b, CELL, "%.20s, %.20s", x, y);
+}
+static void c_growth(char *b, const PeProps *p) { num(b, p->growth, 4); }
+static void c_length(char *b, const PeProps *p) { num(b, p->length_inconsistency, 3); }
+static void c_seed(char *b, const PeProps *p) { num(b, p->seed_sensitivity, 3); }
+static void c_defined(char *b, const PeProps *p) { snprintf(b, CELL, "%s", yes(p->defined_past)); }
+static void c_excursion(char *b, const PeProps *p) { num(b, p->range_excursion, 3); }
+static void c_ti(char *b, const PeProps *p) { num(b, p->translation_invariance, 3); }
+static void c_sym(char *b, const PeProps *p) { num(b, p->symmetry, 3); }
+static void c_radius(char *b, const PeProps *p) { snprintf(b, CELL, "%zu", p->monotone_radius); }
+static void c_shift(char *b, const PeProps *p) { num(b, p->shift_residual, 3); }
+static void c_refl(char *b, const PeProps *p) { num(b, p->reflection, 3); }
+static void c_ln(char *b, const PeProps *p) { num(b, p->layernorm_erasure, 3); }
+static void c_f32(char *b, const PeProps *p) { num(b, p->float32_error, 3); }
+
+static void print_markdown(const PeProps *props, size_t n, size_t far, uint64_t seed) {
+    const struct {
+        const char *label;
+        CellFn fn;
+    } rows[] = {
+        {"combine, channels", c_combine},
+        {"uniqueness: min distance / mean norm", c_unique},
+        {"uniqueness: closest pair of positions", c_closest},
+        {"boundedness: max abs value up to N", c_maxabs},
+        {"boundedness: norm at first, last position", c_norms},
+        {"boundedness: growth of max abs to 4N", c_growth},
+        {"length inconsistency: N vs 2N", c_length},
+        {"determinism: seed sensitivity", c_seed},
+        {"extrapolation: defined past N", c_defined},
+        {"extrapolation: range excursion N..4N", c_excursion},
+        {"translation invariance", c_ti},
+        {"symmetry", c_sym},
+        {"monotone radius r*", c_radius},
+        {"linear-shift residual, k = 1..10", c_shift},
+        {"reflection", c_refl},
+        {"LayerNorm erasure", c_ln},
+        {"float32 error (float angles)", c_f32},
+    };
+    size_t R = sizeof rows / sizeof *rows + 1, K = n + 1;
+    char (*cell)[CELL] = calloc(R * K, sizeof *cell); /* R > 5: the criteria table fits too */
+    if (!cell) {
+        fprintf(stderr, "pe_report: out of memory\n");
+        exit(1);
+    }
+    printf("Properties of the position codes: d_model %zu, positions 0..%zu (the notes'\n"
+           "schemes count them 1..%zu), learned table drawn from seed %llu, float32 error\n"
+           "at positions %zu..%zu.\n\n", props[0].C, props[0].N - 1, props[0].N,
+           (unsigned long long)seed, far - (far < 1024 ? far : 1024), far - 1);
+    snprintf(cell[0], CELL, "property");
+    for (size_t s = 0; s < n; s++)
+        snprintf(cell[s + 1], CELL, "%s", props[s].scheme->name);
+    for (size_t r = 1; r < R; r++) {
+        snprintf(cell[r * K], CELL, "%s", rows[r - 1].label);
+        for (size_t s = 0; s < n; s++)
+            rows[r - 1].fn(cell[r * K + s + 1], &props[s]);
+    }
+    print_table(cell, R, K);
+
+    printf("\nThe notes' four ideal criteria:\n\n");
+    const char *head[5] = {"scheme", "unique", "consistent across lengths",
+                           "bounded, generalizes", "deterministic"};
+    for (size_t c = 0; c < 5; c++)
+        snprintf(cell[c], CELL, "%s", head[c]);
+    for (size_t s = 0; s < n; s++) {
+        char *row = cell[(s + 1) * 5];
+        snprintf(row, CELL, "%s", props[s].scheme->name);
+        snprintf(row + CELL, CELL, "%s", yes(props[s].unique));
+        snprintf(row + 2 * CELL, CELL, "%s", yes(props[s].consistent));
+        snprintf(row + 3 * CELL, CELL, "%s", yes(props[s].bounded));
+        snprintf(row + 4 * CELL, CELL, "%s", yes(props[s].deterministic));
+    }
+    print_table(cell, n + 1, 5);
+    printf("\nunique: uniqueness >= %g; consistent: length inconsistency <= %g;\n"
+           "bounded: defined past N and growth <= %g; deterministic: seed sensitivity = %g.\n",
+           CRIT_UNIQUE_MIN, CRIT_CONSISTENT_MAX, CRIT_GROWTH_MAX, CRIT_SEED_MAX);
+    free(cell);
+}
+
+/* ",value", or "," alone for n/a. */
+static void csv_num(double v) {
+    printf(",");
+    if (!isnan(v))
+        printf("%.9g", v);
+}
+
+static void print_csv(const PeProps *props, size_t n) {
+    printf("scheme,combine,channels,d_model,positions,uniqueness,closest_a,closest_b,max_abs,"
+           "norm_first,norm_last,growth,length_inconsistency,seed_sensitivity,defined_past,"
+           "range_excursion,translation_invariance,symmetry,monotone_radius,shift_residual,"
+           "reflection,layernorm_erasure,float32_error,float32_at,unique,consistent,bounded,"
+           "deterministic\n");
+    for (size_t s = 0; s < n; s++) {
+        const PeProps *p = &props[s];
+        printf("%s,%s,%zu,%zu,%zu", p->scheme->name, combine_name(p->combine), p->w, p->C, p->N);
+        csv_num(p->uniqueness);
+        printf(",%zu,%zu", p->closest_a, p->closest_b);
+        csv_num(p->max_abs);
+        csv_num(p->norm_first);
+        csv_num(p->norm_last);
+        csv_num(p->growth);
+        csv_num(p->length_inconsistency);
+        csv_num(p->seed_sensitivity);
+        printf(",%s", yes(p->defined_past));
+        csv_num(p->range_excursion);
+        csv_num(p->translation_invariance);
+        csv_num(p->symmetry);
+        printf(",%zu", p->monotone_radius);
+        csv_num(p->shift_residual);
+        csv_num(p->reflection);
+        csv_num(p->layernorm_erasure);
+        csv_num(p->float32_error);
+        printf(",%zu,%s,%s,%s,%s\n", p->far, yes(p->unique), yes(p->consistent), yes(p->bounded),
+               yes(p->deterministic));
+    }
+}
+
+/* ---- the worked example ---- */
+
+/* A value as the notes wrote it, to two decimals or fewer. */
+typedef struct {
+    const char *expr;  /* what it is, e.g. "sin(2)" */
+    double exact;
+    const char *note;  /* the notes' text, e.g. "0.87" */
+} Noted;
+
+/* The notes work to two decimals: a value is right when it is the exact
+ * one rounded to two decimals, i.e. no more than 0.005 away. */
+static void check_cell(char *buf, double exact, const char *note) {
+    if (fabs(atof(note) - exact) <= 0.005 + 1e-12)
+        snprintf(buf, CELL, "ok");
+    else
+        snprintf(buf, CELL, "wrong: %s, correct %.2f", note, exact + 0.0);
+}
+
+static void worked_example(void) {
+    const size_t d = 6;
+    /* The two vectors the notes end with: "River" [0|1|0|1|0|1] and
+     * "bank" [0.94|0.54|0.04|0.99|0.00|0.99]. */
+    const char *const notes[2][6] = {{"0", "1", "0", "1", "0", "1"},
+                                     {"0.94", "0.54", "0.04", "0.99", "0.00", "0.99"}};
+    const char *const words[2] = {"River", "bank"};
+    printf("River Bank, the notes' worked example: d_model = %zu, \"River\" at position 0,\n"
+           "\"bank\" at position 1.\n"
+           "PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d))\n\n",
+           d);
+    char cell[13 * 7][CELL];
+    const char *head[7] = {"word", "pos", "channel", "formula", "exact", "notes", "check"};
+    for (size_t c = 0; c < 7; c++)
+        snprintf(cell[c], CELL, "%s", head[c]);
+    for (size_t pos = 0; pos < 2; pos++)
+        for (size_t ch = 0; ch < d; ch++) {
+            char (*row)[CELL] = cell + (1 + pos * d + ch) * 7;
+            double v = sinusoid_value((double)pos, ch, d, LAYOUT_INTERLEAVED, 0.0);
+            snprintf(row[0], CELL, "%s", words[pos]);
+            snprintf(row[1], CELL, "%zu", pos);
+            snprintf(row[2], CELL, "%zu", ch);
+            snprintf(row[3], CELL, "%s(%zu / 10000^(%zu/%zu))", ch % 2 ? "cos" : "sin", pos,
+                     ch / 2 * 2, d);
+            snprintf(row[4], CELL, "%.6f", v + 0.0);
+            snprintf(row[5], CELL, "%s", notes[pos][ch]);
+            check_cell(row[6], v, notes[pos][ch]);
+        }
+    print_table(cell, 13, 7);
+
+    /* The steps before the formula, on "Rohan killed the lion": sin(pos)
+     * alone, then sin and cos (the notes give sin(2) twice, differently). */
+    const Noted steps[] = {
+        {"sin(1)", sin(1.0), "0.84"}, {"sin(2)", sin(2.0), "0.87"}, {"sin(3)", sin(3.0), "0.19"},
+        {"sin(4)", sin(4.0), "-0.90"}, {"sin(2)", sin(2.0), "0.71"}, {"cos(1)", cos(1.0), "0.5"},
+        {"cos(2)", cos(2.0), "-0.4"},
+    };
+    size_t ns = sizeof steps / sizeof *steps;
+    printf("\nThe notes' values of sin(pos) and cos(pos) for \"Rohan killed the lion\":\n\n");
+    const char *head2[4] = {"value", "exact", "notes", "check"};
+    for (size_t c = 0; c < 4; c++)
+        snprintf(cell[c], CELL, "%s", head2[c]);
+    for (size_t i = 0; i < ns; i++) {
+        char (*row)[CELL] = cell + (i + 1) * 4;
+        snprintf(row[0], CELL, "%s", steps[i].expr);
+        snprintf(row[1], CELL, "%.6f", steps[i].exact);
+        snprintf(row[2], CELL, "%s", steps[i].note);
+        check_cell(row[3], steps[i].exact, steps[i].note);
+    }
+    print_table(cell, ns + 1, 4);
+    printf("\nA value is ok when it is the exact value to two decimals (within 0.005).\n");
+}
+
+/* Splits "a,b,c" (or "all") into scheme names, checking each. */
+static size_t parse_schemes(const Cli *cli, const char *list, const char **out) {
+    size_t n = 0;
+    if (strcmp(list, "all") == 0) {
+        for (size_t i = 0; i < pe_count() && n < MAX_SCHEMES; i++)
+            out[n++] = pe_at(i)->name;
+        return n;
+    }
+    static char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (!pe_find(tok))
+            cli_usage_error(cli, "unknown scheme '%s' for --pe: choose from %s, or all", tok,
+                            pe_names());
+        if (n == MAX_SCHEMES)
+            cli_usage_error(cli, "--pe lists more than %d schemes", MAX_SCHEMES);
+        out[n++] = tok;
+    }
+    if (n == 0)
+        cli_usage_error(cli, "--pe is empty: give scheme names separated by commas, or all");
+    return n;
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "pe_report");
+    Config cfg;
+    config_default(&cfg, 0, "none");
+    const char *list = "all";
+    size_t N = 256, far = 1000000;
+    bool csv = false, example = false;
+    for (const char *arg; (arg = cli_next(&cli));) {
+        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
+            fputs(USAGE, stdout);
+            return 0;
+        } else if (cli_flag(&cli, "--csv")) {
+            csv = true;
+        } else if (cli_flag(&cli, "--worked-example")) {
+            example = true;
+        } else if (cli_opt(&cli, "--pe")) {
+            list = cli.val;
+        } else if (cli_opt(&cli, "--positions")) {
+            N = cli_size(&cli, "--positions", cli.val, 2, ANALYSIS_MAX_POSITIONS);
+        } else if (cli_opt(&cli, "--far")) {
+            far = cli_size(&cli, "--far", cli.val, 1024, 1000000000);
+        } else if (cli_scheme_option(&cli, &cfg)) {
+        } else {
+            cli_usage_error(&cli, "unknown option '%s'", arg);
+        }
+    }
+    if (example) {
+        worked_example();
+        return 0;
+    }
+    const char *names[MAX_SCHEMES];
+    size_t n = parse_schemes(&cli, list, names);
+    PeProps props[MAX_SCHEMES];
+    Err e;
+    for (size_t i = 0; i < n; i++) {
+        PeConfig pc = cfg.pe;
+        snprintf(pc.name, sizeof pc.name, "%s", names[i]);
+        int rc = pe_properties(&props[i], &pc, cfg.seed, cfg.d_model, N, far, &e);
+        if (rc == ERR_INPUT)
+            cli_usage_error(&cli, "%s", e.msg);
+        if (rc)
+            cli_fail(&cli, &e);
+    }
+    if (csv)
+        print_csv(props, n);
+    else
+        print_markdown(props, n, far, cfg.seed);
+    return 0;
+}

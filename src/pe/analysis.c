@@ -1,0 +1,406 @@
+#include "analysis.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t C, size_t T,
+             Err *e) {
+    *P = NULL;
+    int rc = pe_plan(plan, pc, C, T, e);
+    if (rc)
+        return rc;
+    size_t n;
+    if ((rc = size_mul(&n, T, plan->w ? plan->w : 1, e)))
+        return rc;
+    *P = xcalloc(n, sizeof **P, "the position code", e);
+    if (!*P)
+        return ERR_RUNTIME;
+    float *params = NULL;
+    if (plan->rows) {
+        params = xmalloc(plan->rows * plan->w * sizeof *params, "the position table", e);
+        if (!params) {
+            free(*P);
+            *P = NULL;
+            return ERR_RUNTIME;
+        }
+        Rng r;
+        rng_seed(&r, seed);
+        plan->scheme->init(params, plan->rows * plan->w, &r);
+    }
+    if (plan->w)
+        plan->scheme->fill(*P, pc, params, T, T, plan->w);
+    free(params);
+    return 0;
+}
+
+void pe_embed(float *X, const float *P, const PePlan *plan, size_t C, size_t T) {
+    /* P is (T,w), X is (T,C) */
+    memset(X, 0, T * C * sizeof *X);
+    pe_combine(X, P, T, plan->w, C, plan->combine);
+}
+
+size_t pe_first_position(const char *name) {
+    /* pe.h: the notes count words from 1 ("Rohan" is word 1 of 4). */
+    static const char *const from_one[] = {"none", "integer", "normalized", "sine", "sincos"};
+    for (size_t i = 0; i < sizeof from_one / sizeof *from_one; i++)
+        if (strcmp(name, from_one[i]) == 0)
+            return 1;
+    return 0;
+}
+
+void position_similarity(double *S, const float *X, size_t N, size_t C) {
+    /* X is (N,C), S is (N,N) */
+    for (size_t p = 0; p < N; p++)
+        for (size_t q = p; q < N; q++) {
+            double s = 0.0;
+            for (size_t c = 0; c < C; c++)
+                s += (double)X[p * C + c] * X[q * C + c];
+            S[p * N + q] = S[q * N + p] = s;
+        }
+}
+
+/* Population standard deviation of n values at stride. */
+static double stddev(const double *v, size_t n, size_t stride) {
+    double mean = 0.0, var = 0.0;
+    for (size_t i = 0; i < n; i++)
+        mean += v[i * stride];
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        var += (v[i * stride] - mean) * (v[i * stride] - mean);
+    return sqrt(var / (double)n);
+}
+
+double translation_invariance(const double *S, size_t N) {
+    /* S is (N,N); the diagonal k runs through S[p][p+k], stride N+1 */
+    double all = stddev(S, N * N, 1);
+    if (N < 2 || all == 0.0)
+        return 0.0;
+    double sum = 0.0;
+    for (size_t k = 0; k + 1 < N; k++)
+        sum += stddev(S + k, N - k, N + 1);
+    return sum / (double)(N - 1) / all;
+}
+
+static double frobenius_ratio(const double *S, size_t N, bool reflect) {
+    double num = 0.0, den = 0.0;
+    for (size_t p = 0; p < N; p++)
+        for (size_t q = 0; q < N; q++) {
+            double o = reflect ? S[(N - 1 - p) * N + (N - 1 - q)] : S[q * N + p];
+            num += (S[p * N + q] - o) * (S[p * N + q] - o);
+            den += S[p * N + q] * S[p * N + q];
+        }
+    return den > 0.0 ? sqrt(num / den) : 0.0;
+}
+
+double symmetry_error(const double *S, size_t N) { return frobenius_ratio(S, N, false); }
+
+double reflection_error(const double *S, size_t N) { return frobenius_ratio(S, N, true); }
+
+/* mean over p < H of S[p][p+k]: the same positions for every k, so that a
+ * diagonal is not made smaller just by losing its largest entries. */
+static double diagonal_mean(const double *S, size_t N, size_t H, size_t k) {
+    double s = 0.0;
+    for (size_t p = 0; p < H; p++)
+        s += S[p * N + p + k];
+    return s / (double)H;
+}
+
+size_t monotone_radius(const double *S, size_t N) {
+    size_t H = N / 2, K = N - H;
+    double prev = diagonal_mean(S, N, H, 0);
+    for (size_t k = 1; k <= K; k++) {
+        double m = diagonal_mean(S, N, H, k);
+        if (m >= prev)
+            return k;
+        prev = m;
+    }
+    return K;
+}
+
+double uniqueness(size_t *a, size_t *b, const float *X, size_t N, size_t C) {
+    /* X is (N,C) */
+    double mean_norm = 0.0, best = INFINITY;
+    *a = 0;
+    *b = N > 1 ? 1 : 0;
+    for (size_t p = 0; p < N; p++) {
+        double s = 0.0;
+        for (size_t c = 0; c < C; c++)
+            s += (double)X[p * C + c] * X[p * C + c];
+        mean_norm += sqrt(s);
+    }
+    mean_norm /= (double)N;
+    if (mean_norm == 0.0)
+        return 0.0;
+    for (size_t p = 0; p < N; p++)
+        for (size_t q = p + 1; q < N; q++) {
+            double s = 0.0;
+            for (size_t c = 0; c < C; c++) {
+                double d = (double)X[p * C + c] - X[q * C + c];
+                s += d * d;
+            }
+            if (s < best) {
+                best = s;
+                *a = p;
+                *b = q;
+            }
+        }
+    return sqrt(best) / mean_norm;
+}
+
+/* Removes from v (m) its part along the r orthonormal columns of Q (r,m),
+ * twice: one pass leaves rounding error along nearly parallel columns. */
+static void project_out(double *v, const double *Q, size_t r, size_t m) {
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t l = 0; l < r; l++) {
+            double dot = 0.0;
+            for (size_t i = 0; i < m; i++)
+                dot += Q[l * m + i] * v[i];
+            for (size_t i = 0; i < m; i++)
+                v[i] -= dot * Q[l * m + i];
+        }
+}
+
+double shift_residual(const float *P, size_t N, size_t w, size_t k, Err *e) {
+    /* P is (N,w); A = rows 0..m-1 and Y = rows k..k+m-1, m = N - k. The best
+     * M leaves the part of each column of Y outside the span of A's
+     * columns: Gram-Schmidt on A, then project Y out. */
+    if (w == 0)
+        return 0.0;
+    if (k >= N || N - k < 2 * w)
+        return NAN;
+    size_t m = N - k, r = 0;
+    double *Q = xmalloc(m * w * sizeof *Q, "the least-squares basis", e);
+    if (!Q)
+        return NAN;
+    for (size_t j = 0; j < w; j++) {
+        double *q = Q + r * m, before = 0.0, after = 0.0;
+        for (size_t i = 0; i < m; i++) {
+            q[i] = P[i * w + j];
+            before += q[i] * q[i];
+        }
+        project_out(q, Q, r, m);
+        for (size_t i = 0; i < m; i++)
+            after += q[i] * q[i];
+        /* A column already in the span adds nothing but rounding noise. */
+        if (after <= before * 1e-24 || after == 0.0)
+            continue;
+        for (size_t i = 0; i < m; i++)
+            q[i] /= sqrt(after);
+        r++;
+    }
+    double res = 0.0, tot = 0.0, *y = xmalloc(m * sizeof *y, "a column", e);
+    if (!y) {
+        free(Q);
+        return NAN;
+    }
+    for (size_t j = 0; j < w; j++) {
+        for (size_t i = 0; i < m; i++) {
+            y[i] = P[(i + k) * w + j];
+            tot += y[i] * y[i];
+        }
+        project_out(y, Q, r, m);
+        for (size_t i = 0; i < m; i++)
+            res += y[i] * y[i];
+    }
+    free(y);
+    free(Q);
+    return tot > 0.0 ? sqrt(res / tot) : 0.0;
+}
+
+void sinusoid_channel(size_t *i, bool *is_cos, size_t c, size_t d, SinLayout layout) {
+    if (layout == LAYOUT_INTERLEAVED) {
+        *i = c / 2;
+        *is_cos = c % 2;
+    } else {
+        size_t n_sin = (d + 1) / 2;
+        *is_cos = c >= n_sin;
+        *i = *is_cos ? c - n_sin : c;
+    }
+}
+
+/* One value of a closed-form scheme at row t, in double (*v64) and in
+ * float32 arithmetic (*v32); false if the scheme has no closed form. */
+static bool closed_form(double *v64, float *v32, const PeConfig *pc, size_t w, size_t t, size_t c,
+                        size_t n) {
+    const char *s = pc->name;
+    double pos = (double)(t + 1); /* the notes' count */
+    float pos32 = (float)(t + 1);
+    if (strcmp(s, "none") == 0) {
+        *v64 = 0.0, *v32 = 0.0f;
+    } else if (strcmp(s, "integer") == 0) {
+        *v64 = pos, *v32 = pos32;
+    } else if (strcmp(s, "normalized") == 0) {
+        *v64 = pos / (double)n, *v32 = pos32 / (float)n;
+    } else if (strcmp(s, "sine") == 0) {
+        *v64 = sin(pos), *v32 = sinf(pos32);
+    } else if (strcmp(s, "sincos") == 0) {
+        double k = (double)(c / 2 + 1);
+        *v64 = c % 2 ? cos(pos / k) : sin(pos / k);
+        float a = pos32 / (float)k;
+        *v32 = c % 2 ? cosf(a) : sinf(a);
+    } else if (strcmp(s, "sinusoidal") == 0) {
+        size_t i;
+        bool is_cos;
+        double base = pc->base > 0.0 ? pc->base : 10000.0;
+        sinusoid_channel(&i, &is_cos, c, w, pc->layout);
+        *v64 = sinusoid_value((double)t, c, w, pc->layout, base);
+        /* PyTorch's recipe: div_term = exp(2i * -ln(base)/d) in float32,
+         * angle = position * div_term in float32. */
+        float freq = expf((float)(2 * i) * (float)(-log(base) / (double)w));
+        float a = (float)t * freq;
+        *v32 = is_cos ? cosf(a) : sinf(a);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+double float32_error(const PeConfig *pc, size_t w, size_t first, size_t count, size_t n) {
+    double worst = 0.0;
+    for (size_t t = first; t < first + count; t++)
+        for (size_t c = 0; c < w; c++) {
+            double v64;
+            float v32;
+            if (!closed_form(&v64, &v32, pc, w, t, c, n))
+                return NAN;
+            worst = fmax(worst, fabs((double)v32 - v64));
+        }
+    return worst;
+}
+
+static double max_abs(const float *P, size_t n) {
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(P[i]));
+    return m;
+}
+
+static double max_diff(const float *a, const float *b, size_t n) {
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs((double)a[i] - b[i]));
+    return m;
+}
+
+/* How far rows N..T-1 of P4 (T,w) leave, channel by channel, the range
+ * that P (N,w) spans. */
+static double excursion(const float *P, const float *P4, size_t N, size_t T, size_t w) {
+    double worst = 0.0;
+    for (size_t c = 0; c < w; c++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t t = 0; t < N; t++)
+            lo = fmin(lo, P[t * w + c]), hi = fmax(hi, P[t * w + c]);
+        for (size_t t = N; t < T; t++)
+            worst = fmax(worst, fmax(P4[t * w + c] - hi, lo - P4[t * w + c]));
+    }
+    return worst;
+}
+
+static double layernorm_erasure(const float *X, size_t N, size_t C) {
+    double sum = 0.0;
+    size_t rows = 0;
+    for (size_t p = 0; p < N; p++) {
+        double mean = 0.0, sq = 0.0;
+        for (size_t c = 0; c < C; c++) {
+            mean += X[p * C + c];
+            sq += (double)X[p * C + c] * X[p * C + c];
+        }
+        if (sq == 0.0)
+            continue;
+        mean /= (double)C;
+        sum += mean * mean * (double)C / sq;
+        rows++;
+    }
+    return rows ? sum / (double)rows : 0.0;
+}
+
+/* The measurements on S and X (N positions). */
+static int measure_similarity(PeProps *o, const float *X, size_t N, size_t C, Err *e) {
+    double *S = xmalloc(N * N * sizeof *S, "the similarity matrix", e);
+    if (!S)
+        return ERR_RUNTIME;
+    position_similarity(S, X, N, C);
+    o->translation_invariance = translation_invariance(S, N);
+    o->symmetry = symmetry_error(S, N);
+    o->reflection = reflection_error(S, N);
+    o->monotone_radius = monotone_radius(S, N);
+    o->norm_first = sqrt(S[0]);
+    o->norm_last = sqrt(S[(N - 1) * N + N - 1]);
+    free(S);
+    return 0;
+}
+
+int pe_properties(PeProps *o, const PeConfig *pc, uint64_t seed, size_t C, size_t N, size_t far,
+                  Err *e) {
+    memset(o, 0, sizeof *o);
+    if (N < 2 || N > ANALYSIS_MAX_POSITIONS)
+        return err_set(e, ERR_INPUT, "the properties need 2 to %d positions, not %zu",
+                       ANALYSIS_MAX_POSITIONS, N);
+    PePlan plan;
+    float *P = NULL, *P2 = NULL, *Ps = NULL, *P4 = NULL, *X = NULL;
+    int rc = pe_table(&P, &plan, pc, seed, C, N, e);
+    if (rc)
+        return rc;
+    size_t w = plan.w;
+    o->scheme = plan.scheme;
+    o->combine = plan.combine;
+    o->w = w, o->C = C, o->N = N, o->far = far;
+    if ((rc = pe_table(&P2, &plan, pc, seed, C, 2 * N, e)) ||
+        (rc = pe_table(&Ps, &plan, pc, seed + 1, C, N, e)))
+        goto done;
+    o->defined_past = plan.rows == 0;
+    if (o->defined_past && (rc = pe_table(&P4, &plan, pc, seed, C, 4 * N, e)))
+        goto done;
+    if (!(X = xmalloc(N * C * sizeof *X, "the position rows", e))) {
+        rc = ERR_RUNTIME;
+        goto done;
+    }
+    pe_embed(X, P, &plan, C, N);
+    if ((rc = measure_similarity(o, X, N, C, e)))
+        goto done;
+
+    size_t a, b, first = pe_first_position(pc->name);
+    o->uniqueness = uniqueness(&a, &b, X, N, C);
+    o->closest_a = a + first;
+    o->closest_b = b + first;
+    o->max_abs = max_abs(P, N * w);
+    o->length_inconsistency = max_diff(P, P2, N * w);
+    o->seed_sensitivity = max_diff(P, Ps, N * w);
+    if (o->defined_past) {
+        double m4 = max_abs(P4, 4 * N * w);
+        o->growth = o->max_abs > 0.0 ? m4 / o->max_abs : 1.0;
+        o->range_excursion = excursion(P, P4, N, 4 * N, w);
+    } else {
+        o->growth = o->range_excursion = NAN;
+    }
+    o->shift_residual = 0.0;
+    for (size_t k = 1; k <= SHIFT_MAX_K; k++) {
+        err_clear(e);
+        double r = shift_residual(P, N, w, k, e);
+        if (e && e->code) {
+            rc = e->code;
+            goto done;
+        }
+        if (isnan(r)) {
+            o->shift_residual = NAN;
+            break;
+        }
+        o->shift_residual = fmax(o->shift_residual, r);
+    }
+    o->layernorm_erasure = layernorm_erasure(X, N, C);
+    size_t count = far < 1024 ? far : 1024;
+    o->float32_error = float32_error(pc, w, far - count, count, far);
+
+    o->unique = o->uniqueness >= CRIT_UNIQUE_MIN;
+    o->consistent = o->length_inconsistency <= CRIT_CONSISTENT_MAX;
+    o->bounded = o->defined_past && o->growth <= CRIT_GROWTH_MAX;
+    o->deterministic = o->seed_sensitivity <= CRIT_SEED_MAX;
+done:
+    free(P);
+    free(P2);
+    free(Ps);
+    free(P4);
+    free(X);
+    return rc;
+}

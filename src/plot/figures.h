@@ -1,0 +1,52 @@
+/* The pictures of build/pe_plot, one function per kind. Each makes a new
+ * canvas sized to fit (free it with canvas_free) and fails with ERR_INPUT,
+ * saying what to change, on options that cannot be drawn. */
+#ifndef POSENC_FIGURES_H
+#define POSENC_FIGURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../model/encoder.h"
+#include "../model/vocab.h"
+#include "canvas.h"
+
+/* Most positions and channels a picture draws. */
+#define FIG_MAX_POSITIONS 1024
+#define FIG_MAX_CHANNELS 1024
+
+/* heatmap: the code P (T,w) of scheme pc at model width C, positions down,
+ * channels across; *cells (may be NULL) is where the cells are (see
+ * heatmap_draw). Learned tables are drawn from seed. */
+int fig_heatmap(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size_t C, size_t T,
+                Err *e);
+
+/* lines: the given channels of P over positions 0..T-1. */
+int fig_lines(Canvas *out, const PeConfig *pc, uint64_t seed, const size_t *channels,
+              size_t n_channels, size_t C, size_t T, Err *e);
+
+/* dots: S = X X^T over T positions beside the row of S for position ref
+ * (counted as the scheme counts positions). */
+int fig_dots(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size_t ref, size_t C,
+             size_t T, Err *e);
+
+/* naive: the notes' three failures: the count unbounded over T positions,
+ * pos/N at lengths 2 and 4, and sin(pos) colliding over T positions. */
+int fig_naive(Canvas *out, size_t T, Err *e);
+
+/* attention: the weights of every head of layer `layer` of m for the
+ * sentence (words looked up in v; unknown words become <unk>), four heads
+ * to a row, queries down and keys across; about is a line saying which
+ * model this is. The colours run from 0 to the largest weight rounded up
+ * to a tenth; *cells (may be NULL) is where head 0's cells are. Heads past
+ * the 16th are not drawn. */
+int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const char *sentence,
+                  size_t layer, const char *about, Err *e);
+
+/* curves: loss and accuracy against step from n training logs (CSV, see
+ * trainlog.h), one colour per log; labels[i] names log i (NULL: its file
+ * name). Validation columns are dashed. */
+int fig_curves(Canvas *out, const char *const *paths, const char *const *labels, size_t n,
+               Err *e);
+
+#endif

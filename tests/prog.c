@@ -1,0 +1,59 @@
+/* Running the programs from the suites, as a user runs them. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "suites.h"
+
+char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    for (size_t got; (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+        n += got;
+        if (n + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            ck_assert_ptr_nonnull(buf);
+        }
+    }
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+Run run(const char *prog, const char *args) {
+    const char *bin = getenv("POSENC_BIN");
+    char out[] = "/tmp/posenc_outXXXXXX", err[] = "/tmp/posenc_errXXXXXX";
+    int fo = mkstemp(out), fe = mkstemp(err);
+    ck_assert(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s/%s %s >%s 2>%s", bin ? bin : "build", prog, args, out, err);
+    int st = system(cmd);
+    Run r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp(out), .err = slurp(err)};
+    unlink(out);
+    unlink(err);
+    return r;
+}
+
+void run_free(Run *r) {
+    free(r->out);
+    free(r->err);
+}
+
+void expect_exit(const char *prog, const char *args, int code, const char *want) {
+    Run r = run(prog, args);
+    ck_assert_msg(r.status == code, "%s %s: exit %d, want %d; stderr: %s", prog, args, r.status,
+                  code, r.err);
+    ck_assert_msg(strstr(r.err, want) != NULL, "%s %s: stderr lacks '%s': %s", prog, args, want,
+                  r.err);
+    ck_assert_msg(r.out[0] == '\0', "%s %s printed on stdout: %s", prog, args, r.out);
+    run_free(&r);
+}
