@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stddef.h>
 
+#include "../src/model/data.h"
 #include "../src/model/encoder.h"
 
 Suite *suite_matmul(void);
@@ -13,6 +14,8 @@ Suite *suite_pe(void);
 Suite *suite_vocab(void);
 Suite *suite_cli(void);
 Suite *suite_docs(void);
+Suite *suite_data(void);
+Suite *suite_tasks(void);
 
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not
@@ -23,5 +26,8 @@ float *run_model(const Model *m, const int *ids, const size_t *lens, size_t B, s
 /* A model with the given shape and scheme; fails the test on error. */
 void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, NormPlace norm,
                 Activation act, const char *pe, Combine combine, uint64_t seed);
+
+/* Example i's words, or its labels, joined by single spaces (free it). */
+char *example_joined(const TextData *d, size_t i, bool labels);
 
 #endif
