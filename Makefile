@@ -90,8 +90,9 @@ sanitize: $(CONFIG)
 # from the library's sources (not the gcc archive, so that every function
 # carries the coverage instrumentation the fuzzer steers by). `make fuzz`
 # runs each for FUZZ_SECONDS from a corpus seeded with data/*.txt and the
-# files in tests/fuzz/seeds/fuzz_NAME/ and tests/fuzz/regressions/fuzz_NAME/;
-# a crash stops make and leaves its input in build/fuzz/artifacts/.
+# files in tests/fuzz/seeds/fuzz_NAME/ and tests/fuzz/regressions/fuzz_NAME/,
+# with the dictionary tests/fuzz/fuzz_NAME.dict if there is one; a crash
+# stops make and leaves its input in build/fuzz/artifacts/.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -114,8 +115,9 @@ fuzz: $(FUZZ_BIN)
 		for dir in tests/fuzz/seeds/$$name tests/fuzz/regressions/$$name; do \
 			if [ -d $$dir ]; then find $$dir -type f -exec cp {} $$corpus/ \; ; fi; \
 		done; \
+		dict=; [ -f tests/fuzz/$$name.dict ] && dict=-dict=tests/fuzz/$$name.dict; \
 		echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
-		nice $$bin $(FUZZ_OPTIONS) -max_total_time=$(FUZZ_SECONDS) \
+		nice $$bin $(FUZZ_OPTIONS) $$dict -max_total_time=$(FUZZ_SECONDS) \
 			-artifact_prefix=build/fuzz/artifacts/$$name- $$corpus; \
 	done
 
