@@ -4,6 +4,7 @@
 #   make demo       run build/demo_order on its default sentences
 #   make test       build and run the Check suites (and the docs test)
 #   make sanitize   the whole test suite under AddressSanitizer + UBSan
+#   make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60) s
 #   make clean      remove build/
 #
 # The first run checks for OpenBLAS, Check and stb with pkg-config
@@ -42,7 +43,7 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test sanitize clean help deps
+.PHONY: all demo test sanitize fuzz clean help deps
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
@@ -83,6 +84,42 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recove
 sanitize: $(CONFIG)
 	$(MAKE) BUILD=build/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
 		TEST_TIMEOUT=600 test
+
+# Fuzzing with clang's libFuzzer: each tests/fuzz/fuzz_NAME.c defines
+# LLVMFuzzerTestOneInput and becomes build/fuzz/fuzz_NAME, compiled by clang
+# from the library's sources (not the gcc archive, so that every function
+# carries the coverage instrumentation the fuzzer steers by). `make fuzz`
+# runs each for FUZZ_SECONDS from a corpus seeded with data/*.txt and the
+# files in tests/fuzz/seeds/fuzz_NAME/ and tests/fuzz/regressions/fuzz_NAME/,
+# with the dictionary tests/fuzz/fuzz_NAME.dict if there is one; a crash
+# stops make and leaves its input in build/fuzz/artifacts/.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_CFLAGS  := -std=c11 -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer
+# -max_len above DATA_MAX_LINE, so the fuzzer reaches the over-long line
+FUZZ_OPTIONS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) $(CONFIG)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $< $(LIB_SRC) -o $@ \
+		$(filter-out $(CHECK_LIBS),$(DEP_LIBS)) -lm
+
+fuzz: $(FUZZ_BIN)
+	@set -e; for bin in $(FUZZ_BIN); do \
+		name=$${bin##*/}; corpus=build/fuzz/corpus/$$name; \
+		mkdir -p $$corpus build/fuzz/artifacts; \
+		cp data/*.txt $$corpus/; \
+		for dir in tests/fuzz/seeds/$$name tests/fuzz/regressions/$$name; do \
+			if [ -d $$dir ]; then find $$dir -type f -exec cp {} $$corpus/ \; ; fi; \
+		done; \
+		dict=; [ -f tests/fuzz/$$name.dict ] && dict=-dict=tests/fuzz/$$name.dict; \
+		echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
+		nice $$bin $(FUZZ_OPTIONS) $$dict -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=build/fuzz/artifacts/$$name- $$corpus; \
+	done
 
 clean:
 	rm -rf build

@@ -52,6 +52,8 @@ int main(void) {
     srunner_add_suite(sr, suite_docs());
     srunner_add_suite(sr, suite_plot());
     srunner_add_suite(sr, suite_report());
+    srunner_add_suite(sr, suite_data());
+    srunner_add_suite(sr, suite_tasks());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

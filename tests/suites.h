@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stddef.h>
 
+#include "../src/model/data.h"
 #include "../src/model/encoder.h"
 
 Suite *suite_matmul(void);
@@ -18,6 +19,8 @@ Suite *suite_parity(void);
 Suite *suite_train(void);
 Suite *suite_plot(void);
 Suite *suite_report(void);
+Suite *suite_data(void);
+Suite *suite_tasks(void);
 
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not
@@ -47,5 +50,7 @@ void expect_exit(const char *prog, const char *args, int code, const char *want)
 
 /* The whole file as a string; fails the test if it cannot be read. */
 char *slurp(const char *path);
+/* Example i's words, or its labels, joined by single spaces (free it). */
+char *example_joined(const TextData *d, size_t i, bool labels);
 
 #endif
