@@ -4,6 +4,7 @@
 #   make demo       run build/demo_order on its default sentences
 #   make test       build and run the Check suites (and the docs test)
 #   make sanitize   the whole test suite under AddressSanitizer + UBSan
+#   make bench      speed and memory against OpenBLAS sgemm (and PyTorch)
 #   make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60) s
 #   make clean      remove build/
 #
@@ -43,7 +44,7 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test sanitize fuzz clean help deps
+.PHONY: all demo test sanitize fuzz bench clean help deps
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
@@ -69,6 +70,16 @@ $(BUILD)/%: $(BUILD)/obj/examples/%.o $(CLI_OBJ) $(LIB)
 
 $(TEST_BIN): $(TEST_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(DEP_LIBS) -lm
+
+# The benchmark (bench/README.md): not part of make test.
+$(BUILD)/bench: $(BUILD)/obj/bench/bench.o $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(DEP_LIBS) -lm
+
+bench: $(BUILD)/bench
+	$(BUILD)/bench
+	@if /usr/bin/python3 -c 'import torch' 2>/dev/null; then \
+		/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench; \
+	else echo "bench: python3-torch is not installed; skipping the PyTorch comparison"; fi
 
 demo: $(BUILD)/demo_order
 	@$(BUILD)/demo_order

@@ -1,0 +1,180 @@
+/* bench: speed and memory of the encoder at two fixed shapes, against
+ * OpenBLAS's own sgemm measured in the same run.
+ *
+ * For each shape: tokens per second of the forward pass and of a training
+ * step (forward, backward, AdamW), the model's GFLOP/s from its matmul FLOP
+ * count, sgemm's GFLOP/s on the shape of the model's largest product (the
+ * roofline the model's matmuls run against), their ratio, and memory. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../src/model/matmul.h"
+#include "../src/model/rng.h"
+#include "../src/model/train.h"
+
+typedef struct {
+    const char *name;
+    size_t V, C, NH, F, L, T, B;
+} Shape;
+
+static const Shape shapes[] = {
+    {"toy", 32, 64, 4, 256, 2, 16, 32},
+    {"medium", 1000, 256, 8, 1024, 4, 128, 16},
+};
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Matmul FLOPs of one forward pass (multiply-adds count 2). */
+static double forward_flops(const Shape *s) {
+    double BT = (double)(s->B * s->T), C = (double)s->C, F = (double)s->F;
+    double T = (double)s->T;
+    double per_layer = 2.0 * BT * (3 * C * C + C * C + 2 * C * F) + 4.0 * BT * T * C;
+    return (double)s->L * per_layer + 2.0 * (double)s->B * C * 2;
+}
+
+/* Runs f until at least `seconds` have passed (after one warm-up call) and
+ * returns the seconds per call. */
+typedef int (*Bench)(void *ctx);
+static double time_it(Bench f, void *ctx, double seconds) {
+    if (f(ctx))
+        return -1.0;
+    size_t n = 0;
+    double t0 = now(), t;
+    do {
+        if (f(ctx))
+            return -1.0;
+        n++;
+        t = now() - t0;
+    } while (t < seconds);
+    return t / (double)n;
+}
+
+typedef struct {
+    Model m;
+    Acts a;
+    Trainer tr;
+    int *ids, *labels;
+    size_t *lens, B, T;
+    float *A, *Bm, *Cm; /* sgemm operands */
+    size_t M, N, K;
+} Ctx;
+
+static int fwd(void *p) {
+    Ctx *c = p;
+    Err e;
+    return encoder_forward(&c->m, &c->a, c->ids, c->lens, c->B, c->T, &e);
+}
+
+static int step(void *p) {
+    Ctx *c = p;
+    Err e;
+    StepStats st;
+    return train_step(&c->tr, &c->m, &c->a, c->ids, c->lens, c->labels, c->B, c->T, &st, &e);
+}
+
+static int gemm(void *p) {
+    Ctx *c = p;
+    matmul(c->Cm, c->N, c->A, c->K, false, c->Bm, c->K, true, c->M, c->N, c->K, 1.0f, 0.0f);
+    return 0;
+}
+
+static float *rand_buf(Rng *r, size_t n) {
+    float *x = malloc(n * sizeof *x);
+    if (!x)
+        exit(1);
+    for (size_t i = 0; i < n; i++)
+        x[i] = rng_range(r, -1.0f, 1.0f);
+    return x;
+}
+
+int main(int argc, char **argv) {
+    double seconds = 3.0;
+    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
+        printf("Usage: bench [SECONDS]\n\nTimes the forward pass, the training step and "
+               "OpenBLAS sgemm at the toy and medium shapes\nof bench/README.md, each for "
+               "about SECONDS (default 3). Prints a table, then\nthe same figures as CSV lines "
+               "starting with 'csv,' (bench/torch_ref.py reads them).\n");
+        return 0;
+    }
+    if (argc > 1)
+        seconds = atof(argv[1]);
+    if (!(seconds > 0.0) || seconds > 600.0) {
+        fprintf(stderr, "bench: SECONDS must be a number in (0, 600]\n");
+        return 2;
+    }
+    printf("OpenBLAS threads: %d (set OPENBLAS_NUM_THREADS to change)\n\n", matmul_threads());
+    printf("%-7s %12s %12s %10s %10s %10s %6s %10s %10s\n", "shape", "fwd tok/s", "train tok/s",
+           "fwd GF/s", "step GF/s", "sgemm GF/s", "ratio", "model MB", "peak RSS MB");
+    char csv[2][256];
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        const Shape *s = &shapes[k];
+        Ctx c = {.B = s->B, .T = s->T};
+        Config cfg;
+        config_default(&cfg, s->V, "sinusoidal");
+        cfg.d_model = s->C, cfg.n_heads = s->NH, cfg.d_ff = s->F, cfg.n_layers = s->L;
+        cfg.max_len = s->T, cfg.n_classes = 2;
+        OptConfig opt;
+        opt_default(&opt);
+        Err e;
+        if (model_create(&c.m, &cfg, &e) || acts_create(&c.a, &c.m, s->B, s->T, &e) ||
+            trainer_create(&c.tr, &c.m, &opt, s->B, s->T, &e)) {
+            fprintf(stderr, "bench: %s\n", e.msg);
+            return 1;
+        }
+        Rng r;
+        rng_seed(&r, 1);
+        c.ids = malloc(s->B * s->T * sizeof *c.ids);
+        c.labels = malloc(s->B * sizeof *c.labels);
+        c.lens = malloc(s->B * sizeof *c.lens);
+        if (!c.ids || !c.labels || !c.lens)
+            return 1;
+        for (size_t i = 0; i < s->B * s->T; i++)
+            c.ids[i] = 2 + (int)rng_below(&r, s->V - 2);
+        for (size_t b = 0; b < s->B; b++) {
+            c.lens[b] = s->T;
+            c.labels[b] = (int)rng_below(&r, 2);
+        }
+        /* the FFN's first product, (BT,C) x (C,F): the model's largest */
+        c.M = s->B * s->T, c.N = s->F, c.K = s->C;
+        c.A = rand_buf(&r, c.M * c.K), c.Bm = rand_buf(&r, c.N * c.K);
+        c.Cm = rand_buf(&r, c.M * c.N);
+        double t_fwd = time_it(fwd, &c, seconds), t_step = time_it(step, &c, seconds);
+        double t_gemm = time_it(gemm, &c, seconds);
+        if (t_fwd < 0 || t_step < 0)
+            return 1;
+        double tokens = (double)(s->B * s->T), flops = forward_flops(s);
+        double gf_fwd = flops / t_fwd * 1e-9, gf_step = 3.0 * flops / t_step * 1e-9;
+        double gf_gemm = 2.0 * (double)(c.M * c.N * c.K) / t_gemm * 1e-9;
+        size_t bytes = (c.m.n_params * 4 + (size_t)(c.a.B * 0)) * sizeof(float);
+        (void)bytes;
+        /* parameters, gradients and two moments, plus both activation sets */
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        double model_mb = (double)c.m.n_params * 4.0 * sizeof(float) / 1048576.0;
+        printf("%-7s %12.0f %12.0f %10.1f %10.1f %10.1f %6.2f %10.1f %10.1f\n", s->name,
+               tokens / t_fwd, tokens / t_step, gf_fwd, gf_step, gf_gemm, gf_step / gf_gemm,
+               model_mb, (double)ru.ru_maxrss / 1024.0);
+        snprintf(csv[k], sizeof csv[k], "csv,%s,%.1f,%.1f,%.2f,%.2f,%.2f,%.1f", s->name,
+                 tokens / t_fwd, tokens / t_step, gf_fwd, gf_step, gf_gemm,
+                 (double)ru.ru_maxrss / 1024.0);
+        free(c.ids), free(c.labels), free(c.lens), free(c.A), free(c.Bm), free(c.Cm);
+        trainer_free(&c.tr);
+        acts_free(&c.a);
+        model_free(&c.m);
+    }
+    printf("\nratio: the training step's GFLOP/s over sgemm's on the (BT,C)x(C,F) product.\n");
+    printf("model MB: parameters, gradients and AdamW's two moments; peak RSS includes the\n"
+           "activations of the shapes run so far.\n\n");
+    printf("csv,shape,fwd_tok_s,train_tok_s,fwd_gflops,step_gflops,sgemm_gflops,peak_rss_mb\n");
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
+        printf("%s\n", csv[k]);
+    return 0;
+}
