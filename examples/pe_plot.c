@@ -230,9 +230,9 @@ int main(int argc, char **argv) {
     case K_CURVES: {
         char buf[1024];
         const char *labels[MAX_ITEMS];
-        if (labels_s && split_labels(&cli, labels_s, buf, sizeof buf, labels) != n_logs)
-            cli_usage_error(&cli, "--labels names %zu logs but %zu were given",
-                            split_labels(&cli, labels_s, buf, sizeof buf, labels), n_logs);
+        size_t n_labels = labels_s ? split_labels(&cli, labels_s, buf, sizeof buf, labels) : 0;
+        if (labels_s && n_labels != n_logs)
+            cli_usage_error(&cli, "--labels names %zu logs but %zu were given", n_labels, n_logs);
         rc = fig_curves(&cv, logs, labels_s ? labels : NULL, n_logs, &e);
         break;
     }

@@ -498,6 +498,8 @@ START_TEST(pe_plot_bad_options_write_nothing) {
         {"--kind lines --channels 40", "channel 40 is out of range"},
         {"--kind lines --channels 9-6", "runs backwards"},
         {"--kind lines --channels 0-11", "more than 10"},
+        {"--kind lines --positions 1", "2 positions or more"},
+        {"--kind dots --positions 1", "2 positions or more"},
         {"--kind heatmap --pe none", "nothing to draw"},
         {"--kind heatmap --pe fourier", "unknown scheme 'fourier'"},
         {"--kind heatmap --positions 0", "--positions"},

@@ -18,6 +18,8 @@ typedef struct {
     unsigned char r, g, b;
 } Rgb;
 
+/* Pixel coordinates are int, not size_t: they go negative where a caller
+ * draws past the left or top edge (clipped), and stb takes int. */
 typedef struct {
     int w, h;          /* pixels, e.g. 1000 x 560 */
     unsigned char *px; /* (h,w,3) RGB, row-major */

@@ -398,7 +398,7 @@ static void draw_series(Canvas *cv, const Series *s, const LineLayout *L, Box a)
             canvas_line(cv, ax, ay, bx, by, 2.5, s->color, s->dashed ? 8.0 : 0.0, along);
         along += seg;
     }
-    if (!s->markers && !s->no_line)
+    if (!s->markers && !s->no_line && s->n != 1) /* a lone point has no line to show it */
         return;
     for (size_t i = 0; i < s->n; i++) {
         if (!isfinite(s->y[i]) || s->x[i] < L->xmin || s->x[i] > L->xmax || s->y[i] < L->ymin ||

@@ -13,6 +13,7 @@
 #define HEADS_PER_ROW 4
 #define MAX_TOKENS 64
 #define MAX_LOGS 10
+#define MAX_HEADS 16 /* drawn; a wider model's title says so */
 
 static int imax(int a, int b) { return a > b ? a : b; }
 
@@ -28,10 +29,10 @@ static int draw_heads(Canvas *out, Box *cells, const float *att, const char *con
     vmax = fmin(1.0, ceil(vmax * 10.0 - 1e-9) / 10.0);
     if (vmax <= 0.0)
         vmax = 1.0;
-    char names[16][16];
-    Heatmap hm[16];
+    char names[MAX_HEADS][16];
+    Heatmap hm[MAX_HEADS];
     int cell = clampi(240 / (int)T, 10, 60), hw = 0, hh = 0;
-    for (size_t h = 0; h < NH && h < 16; h++) {
+    for (size_t h = 0; h < NH && h < MAX_HEADS; h++) {
         snprintf(names[h], sizeof names[h], "head %zu", h);
         hm[h] = (Heatmap){.v = att + h * T * T, .rows = T, .cols = T, .cell_w = cell,
                           .cell_h = cell, .vmin = 0.0, .vmax = vmax, .title = names[h],
@@ -41,7 +42,7 @@ static int draw_heads(Canvas *out, Box *cells, const float *att, const char *con
         hw = imax(hw, w);
         hh = imax(hh, hgt);
     }
-    size_t shown = NH < 16 ? NH : 16, cols = shown < HEADS_PER_ROW ? shown : HEADS_PER_ROW;
+    size_t shown = NH < MAX_HEADS ? NH : MAX_HEADS, cols = shown < HEADS_PER_ROW ? shown : HEADS_PER_ROW;
     size_t rows = (shown + cols - 1) / cols;
     int cbw = colorbar_width((int)T * cell, 0.0, vmax, false, "attention weight");
     int th = text_height(TEXT_SCALE) + 2 * BETWEEN;
@@ -85,11 +86,11 @@ int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const
     if ((rc = tokenize(v, sentence, &ids, &n, NULL, e)) || (rc = acts_create(&a, m, 1, n, e)) ||
         (rc = encoder_forward(m, &a, ids, &n, 1, n, e)))
         goto done;
-    char title[200];
-    snprintf(title, sizeof title, "attention weights, layer %zu of %zu: %s", layer,
-             m->cfg.n_layers, about);
-    rc = draw_heads(out, cells, a.layer[layer].att, (const char *const *)w.w, n, m->cfg.n_heads,
-                    title, e);
+    char title[240];
+    size_t NH = m->cfg.n_heads;
+    snprintf(title, sizeof title, "attention weights, layer %zu of %zu: %s%s", layer,
+             m->cfg.n_layers, about, NH > MAX_HEADS ? " (the first 16 heads)" : "");
+    rc = draw_heads(out, cells, a.layer[layer].att, (const char *const *)w.w, n, NH, title, e);
 done:
     acts_free(&a);
     free(ids);

@@ -84,6 +84,8 @@ int fig_lines(Canvas *out, const PeConfig *pc, uint64_t seed, const size_t *chan
               size_t n_channels, size_t C, size_t T, Err *e) {
     if (n_channels == 0 || n_channels > 10)
         return err_set(e, ERR_INPUT, "draw 1 to 10 channels, not %zu", n_channels);
+    if (T < 2)
+        return err_set(e, ERR_INPUT, "a line needs 2 positions or more: raise --positions");
     float *P;
     PePlan plan;
     int rc = code(&P, &plan, pc, seed, C, T, e);
@@ -142,6 +144,8 @@ int fig_dots(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size_t 
     double *S = NULL, *x = NULL, *y = NULL;
     float *Sf = NULL;
     PePlan plan;
+    if (T < 2)
+        return err_set(e, ERR_INPUT, "dot products need 2 positions or more: raise --positions");
     int rc = code(&P, &plan, pc, seed, C, T, e);
     if (rc)
         return rc;
@@ -173,7 +177,7 @@ int fig_dots(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size_t 
     snprintf(t1, sizeof t1, "%s, d_model %zu: PE_p . PE_q", plan.scheme->name, C);
     snprintf(t2, sizeof t2, "position %zu against all positions", ref);
     snprintf(yl, sizeof yl, "PE_%zu . PE_q", ref);
-    int cell = clampi(400 / (int)T, 1, 40);
+    int cell = clampi(400 / (int)T, 1, 200);
     Heatmap hm = {.v = Sf, .rows = T, .cols = T, .cell_w = cell, .cell_h = cell,
                   .vmax = max_abs(Sf, T * T), .diverging = true, .title = t1, .xlabel = "q",
                   .ylabel = "p", .xfirst = (long)first, .yfirst = (long)first,
@@ -182,7 +186,7 @@ int fig_dots(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size_t 
     int hw, hh, lw, lh;
     heatmap_size(&hm, &hw, &hh);
     LineChart lc = {.series = &s, .n_series = 1, .title = t2, .xlabel = "position q",
-                    .ylabel = yl, .x_integer = true, .plot_w = 440, .plot_h = hh - 100};
+                    .ylabel = yl, .x_integer = true, .plot_w = 440, .plot_h = imax(hh - 100, 260)};
     linechart_size(&lc, &lw, &lh);
     if (!(rc = canvas_init(out, hw + BETWEEN + lw + 2 * MARGIN, imax(hh, lh) + 2 * MARGIN, e))) {
         heatmap_draw(out, MARGIN, MARGIN, &hm, cells);

@@ -39,7 +39,7 @@ int fig_naive(Canvas *out, size_t T, Err *e);
  * to a row, queries down and keys across; about is a line saying which
  * model this is. The colours run from 0 to the largest weight rounded up
  * to a tenth; *cells (may be NULL) is where head 0's cells are. Heads past
- * the 16th are not drawn. */
+ * the 16th are left out, and the title says so. */
 int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const char *sentence,
                   size_t layer, const char *about, Err *e);
 
