@@ -76,9 +76,9 @@ $(BUILD)/bench: $(BUILD)/obj/bench/bench.o $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(DEP_LIBS) -lm
 
 bench: $(BUILD)/bench
-	$(BUILD)/bench
+	$(BUILD)/bench | tee $(BUILD)/bench.txt
 	@if /usr/bin/python3 -c 'import torch' 2>/dev/null; then \
-		/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench; \
+		/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench.txt; \
 	else echo "bench: python3-torch is not installed; skipping the PyTorch comparison"; fi
 
 demo: $(BUILD)/demo_order

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/model/checkpoint.h"
 #include "../src/plot/figures.h"
 #include "cli.h"
 
@@ -42,6 +43,8 @@ static const char *const USAGE =
     "  --position P          dots: the position compared with all others\n"
     "  --sentence TEXT       attention: the sentence, words split on spaces\n"
     "  --layer L             attention: the layer, 0 for the first (default 0)\n"
+    "  --model MODEL         attention: a model saved by train instead of an\n"
+    "                        untrained one (its scheme and vocabulary)\n"
     "  --labels A,B,...      curves: legend names, one per log (default: each\n"
     "                        file's name without .csv)\n"
     "  --help                show this help\n"
@@ -49,7 +52,7 @@ static const char *const USAGE =
     "Scheme options, for heatmap, lines, dots and attention: --d-model (default 128\n"
     "for heatmap and dots, 32 for lines, 64 for attention), --combine, --pe-dim,\n"
     "--pairs, --layout, --base, --seed, as below (naive and curves draw fixed\n"
-    "things and ignore them). Attention takes all the model options:\n"
+    "things and refuse them). Attention takes all the model options:\n"
     "\n" CLI_MODEL_HELP
     "\n"
     "Exit status: 0 when the picture is written, 2 for bad options or input\n"
@@ -109,9 +112,21 @@ static size_t split_labels(const Cli *cli, const char *s, char *buf, size_t cap,
     }
 }
 
-static int draw_attention(Canvas *cv, Config *cfg, const char *sentence, size_t layer, Err *e) {
-    /* TODO(issue 3): --model FILE loads a trained model and its vocabulary
-     * from a checkpoint and calls fig_attention with them. */
+static int draw_attention(Canvas *cv, Config *cfg, const char *model, const char *sentence,
+                          size_t layer, Err *e) {
+    if (model) {
+        Checkpoint ck;
+        int rc = checkpoint_load(&ck, model, e);
+        if (rc)
+            return rc;
+        char about[320];
+        snprintf(about, sizeof about, "trained%s%s, %s", ck.has_train ? " on " : "",
+                 ck.has_train ? (ck.meta.task[0] ? ck.meta.task : ck.meta.data) : "",
+                 ck.model.cfg.pe.name);
+        rc = fig_attention(cv, NULL, &ck.model, &ck.vocab, sentence, layer, about, e);
+        checkpoint_free(&ck);
+        return rc;
+    }
     Vocab v;
     Model m;
     int rc = vocab_init(&v, e);
@@ -140,6 +155,7 @@ int main(int argc, char **argv) {
     size_t model_C = cfg.d_model;
     cfg.d_model = 0; /* 0: the kind's default */
     const char *kind_s = NULL, *out = NULL, *pe = "sinusoidal", *model_opt = NULL;
+    const char *scheme_opt = NULL, *model = NULL;
     const char *sentence = "Rohan killed the lion", *labels_s = NULL, *logs[MAX_ITEMS];
     size_t T = 0, layer = 0, ref = 50, channels[10] = {6, 7, 8, 9}, n_ch = 4, n_logs = 0;
     bool ref_set = false;
@@ -153,6 +169,9 @@ int main(int argc, char **argv) {
             out = cli.val;
         } else if (cli_opt(&cli, "--pe")) {
             pe = cli.val;
+            scheme_opt = arg;
+        } else if (cli_opt(&cli, "--model")) {
+            model = cli.val;
         } else if (cli_opt(&cli, "--positions")) {
             T = cli_size(&cli, "--positions", cli.val, 1, FIG_MAX_POSITIONS);
         } else if (cli_opt(&cli, "--channels")) {
@@ -167,6 +186,7 @@ int main(int argc, char **argv) {
         } else if (cli_opt(&cli, "--labels")) {
             labels_s = cli.val;
         } else if (cli_scheme_option(&cli, &cfg)) {
+            scheme_opt = arg;
         } else if (cli_model_option(&cli, &cfg)) {
             model_opt = arg;
         } else if (arg[0] == '-' && arg[1] == '-') {
@@ -197,6 +217,14 @@ int main(int argc, char **argv) {
     snprintf(cfg.pe.name, sizeof cfg.pe.name, "%s", pe);
     if (model_opt && kind != K_ATTENTION)
         cli_usage_error(&cli, "%s shapes a model: it applies to --kind attention only", model_opt);
+    if (scheme_opt && (kind == K_NAIVE || kind == K_CURVES))
+        cli_usage_error(&cli, "%s does not apply to --kind %s, which draws fixed things",
+                        scheme_opt, kind_s);
+    if (model && kind != K_ATTENTION)
+        cli_usage_error(&cli, "--model applies to --kind attention only");
+    if (model && (model_opt || scheme_opt))
+        cli_usage_error(&cli, "with --model the scheme and shape come from the model; drop %s",
+                        model_opt ? model_opt : scheme_opt);
     if (kind == K_CURVES ? n_logs == 0 : n_logs > 0)
         cli_usage_error(&cli, kind == K_CURVES ? "curves needs one or more training logs (CSV "
                         "files) after the options" : "unexpected argument '%s': only --kind "
@@ -225,7 +253,7 @@ int main(int argc, char **argv) {
         rc = fig_naive(&cv, T, &e);
         break;
     case K_ATTENTION:
-        rc = draw_attention(&cv, &cfg, sentence, layer, &e);
+        rc = draw_attention(&cv, &cfg, model, sentence, layer, &e);
         break;
     case K_CURVES: {
         char buf[1024];
