@@ -49,6 +49,7 @@ int main(void) {
     srunner_add_suite(sr, suite_grad());
     srunner_add_suite(sr, suite_parity());
     srunner_add_suite(sr, suite_train());
+    srunner_add_suite(sr, suite_programs());
     srunner_add_suite(sr, suite_docs());
     srunner_add_suite(sr, suite_plot());
     srunner_add_suite(sr, suite_report());

@@ -17,6 +17,7 @@ Suite *suite_docs(void);
 Suite *suite_grad(void);
 Suite *suite_parity(void);
 Suite *suite_train(void);
+Suite *suite_programs(void);
 Suite *suite_plot(void);
 Suite *suite_report(void);
 Suite *suite_data(void);

@@ -11,13 +11,7 @@
 
 /* Expects exit code 2, nothing on stdout, and a message naming want. */
 static void expect_usage_error(const char *args, const char *want) {
-    Run r = run("demo_order", args);
-    ck_assert_msg(r.status == 2, "demo_order %s: exit %d, want 2; stderr: %s", args, r.status,
-                  r.err);
-    ck_assert_msg(strstr(r.err, want) != NULL, "demo_order %s: stderr lacks '%s': %s", args,
-                  want, r.err);
-    ck_assert_msg(r.out[0] == '\0', "demo_order %s printed on stdout: %s", args, r.out);
-    run_free(&r);
+    expect_exit("demo_order", args, 2, want);
 }
 
 typedef struct {

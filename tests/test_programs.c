@@ -1,0 +1,244 @@
+/* train, evaluate, encode and compare_pe as a user runs them: their
+ * outputs, files, and refusals of bad input. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../src/model/checkpoint.h"
+#include "../src/model/npy.h"
+#include "suites.h"
+
+/* A fresh scratch directory under /tmp (removed by the caller with rm -r). */
+static char *scratch(void) {
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/posenc_progXXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    return dir;
+}
+
+static void remove_dir(const char *dir) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static bool exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* A short agent run: small, but long enough to learn the task. */
+#define SMALL "--task agent --d-model 32 --heads 2 --d-ff 64 --steps 300 --eval-every 100"
+
+START_TEST(train_writes_model_and_log) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, SMALL " --pe sinusoidal --out %s/m.bin --log %s/log.csv", dir,
+             dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    double valid, test;
+    ck_assert_msg(sscanf(r.out, "valid accuracy: %lf\ntest accuracy: %lf", &valid, &test) == 2,
+                  "%s", r.out);
+    ck_assert_msg(test >= 0.98, "agent with the sinusoid after 300 steps: %g", test);
+    ck_assert_ptr_nonnull(strstr(r.err, "OpenBLAS threads"));
+    ck_assert_ptr_nonnull(strstr(r.err, "tok/s"));
+    run_free(&r);
+    /* the log: a header and one line per evaluation */
+    char path[256];
+    snprintf(path, sizeof path, "%s/log.csv", dir);
+    char *log = slurp(path);
+    const char *header = "step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr\n";
+    ck_assert(strncmp(log, header, strlen(header)) == 0);
+    size_t lines = 0;
+    for (char *p = log; *p; p++)
+        lines += *p == '\n';
+    ck_assert_uint_eq(lines, 4);
+    free(log);
+    /* the model loads; evaluate agrees with train's test accuracy */
+    snprintf(args, sizeof args, "--model %s/m.bin --task agent", dir);
+    r = run("evaluate", args);
+    ck_assert_msg(r.status == 0, "evaluate: %s", r.err);
+    char want[64];
+    snprintf(want, sizeof want, "accuracy: %.4f\n", test);
+    size_t n = strlen(r.out), w = strlen(want);
+    ck_assert_msg(n >= w && strcmp(r.out + n - w, want) == 0, "evaluate ends with: %s", r.out);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --task agent --csv", dir);
+    r = run("evaluate", args);
+    ck_assert_msg(strncmp(r.out, "length,examples,accuracy\n4,", 26) == 0, "%s", r.out);
+    run_free(&r);
+    /* the trained model through demo_order: different, right predictions */
+    snprintf(args, sizeof args, "--model %s/m.bin", dir);
+    r = run("demo_order", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "prediction for sentence 1: Rohan"));
+    ck_assert_ptr_nonnull(strstr(r.out, "prediction for sentence 2: lion"));
+    run_free(&r);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(resume_extends_a_run) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, SMALL " --pe learned --steps 200 --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_int_eq(r.status, 0);
+    run_free(&r);
+    snprintf(args, sizeof args, "--resume %s/m.bin --steps 300 --out %s/m.bin", dir, dir);
+    r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "step    300/300"));
+    ck_assert_ptr_null(strstr(r.err, "step    100/"));
+    run_free(&r);
+    char path[256];
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    Checkpoint ck;
+    Err e;
+    ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(ck.step, 300);
+    checkpoint_free(&ck);
+    /* shaping options do not mix with --resume */
+    snprintf(args, sizeof args, "--resume %s/m.bin --pe sine", dir);
+    expect_exit("train", args, 2, "--pe");
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(learned_table_past_its_rows_is_reported) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, "--task reverse --pe learned --max-len 8 --max-train-len 6 "
+             "--d-model 32 --heads 2 --d-ff 64 --steps 50 --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "longer than the learned table"));
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse --max-len 10", dir);
+    r = run("evaluate", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "    10"));
+    ck_assert_ptr_nonnull(strstr(r.out, "not encodable"));
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse --max-len 10 --csv", dir);
+    r = run("evaluate", args);
+    ck_assert_ptr_nonnull(strstr(r.out, "\n10,")); /* no accuracy for length 10 */
+    ck_assert_ptr_nonnull(strstr(r.out, ",\n"));
+    run_free(&r);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(encode_exports_numpy_files) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, "--pe learned --norm pre --d-model 16 --heads 2 --npy %s/x "
+             "'the cat sat'", dir);
+    Run r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "hidden states (3 words x 16 channels)"));
+    run_free(&r);
+    const char *names[] = {"input_ids.npy", "input.npy", "output.npy", "pooled.npy",
+                           "vocab.txt", "config.json", "params/embedding.weight.npy",
+                           "params/pos_embedding.weight.npy",
+                           "params/layers.1.self_attn.in_proj_weight.npy",
+                           "params/layers.0.norm2.bias.npy", "params/norm.weight.npy"};
+    char path[256];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/x/%s", dir, names[i]);
+        ck_assert_msg(exists(path), "encode did not write %s", names[i]);
+    }
+    float *x;
+    size_t shape[4], nd;
+    Err e;
+    snprintf(path, sizeof path, "%s/x/params/layers.1.self_attn.in_proj_weight.npy", dir);
+    ck_assert(npy_read_f32(path, &x, shape, &nd, &e) == 0);
+    ck_assert(nd == 2 && shape[0] == 48 && shape[1] == 16);
+    free(x);
+    snprintf(path, sizeof path, "%s/x/params/layers.0.norm2.bias.npy", dir);
+    ck_assert(npy_read_f32(path, &x, shape, &nd, &e) == 0);
+    ck_assert(nd == 1 && shape[0] == 16); /* vectors are 1-D, as in torch */
+    free(x);
+    snprintf(path, sizeof path, "%s/x/output.npy", dir);
+    ck_assert(npy_read_f32(path, &x, shape, &nd, &e) == 0);
+    ck_assert(nd == 3 && shape[0] == 1 && shape[1] == 3 && shape[2] == 16);
+    free(x);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(compare_pe_table_and_csv) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, "--task agent --schemes none,sinusoidal --seeds 2 --steps 300 "
+             "--d-model 32 --heads 2 --d-ff 64 --out %s/c.csv", dir);
+    Run r = run("compare_pe", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "| scheme | combine | mean | std | min | max |"));
+    double none, sin;
+    const char *p = strstr(r.out, "| none | - | ");
+    ck_assert_ptr_nonnull(p);
+    ck_assert(sscanf(p, "| none | - | %lf", &none) == 1);
+    p = strstr(r.out, "| sinusoidal | add | ");
+    ck_assert_ptr_nonnull(p);
+    ck_assert(sscanf(p, "| sinusoidal | add | %lf", &sin) == 1);
+    ck_assert_msg(none >= 0.45 && none <= 0.55 && sin >= 0.98, "none %g, sinusoidal %g", none,
+                  sin);
+    run_free(&r);
+    char path[256];
+    snprintf(path, sizeof path, "%s/c.csv", dir);
+    char *csv = slurp(path);
+    const char *header = "scheme,combine,seed,test_accuracy,seconds\n";
+    ck_assert(strncmp(csv, header, strlen(header)) == 0);
+    size_t lines = 0;
+    for (char *q = csv; *q; q++)
+        lines += *q == '\n';
+    ck_assert_uint_eq(lines, 5);
+    free(csv);
+    remove_dir(dir);
+}
+END_TEST
+
+START_TEST(bad_input_exits_2) {
+    expect_exit("train", "", 2, "--task");
+    expect_exit("train", "--task tetris", 2, "unknown task 'tetris'");
+    expect_exit("train", "--task agent --data x.txt", 2, "not both");
+    expect_exit("train", "--task agent --pe fourier", 2, "unknown scheme");
+    expect_exit("train", "--task agent --heads 5", 2, "--heads");
+    expect_exit("train", "--task agent --steps 0", 2, "--steps");
+    expect_exit("train", "--task agent --lr -1", 2, "--lr");
+    expect_exit("train", "--task reverse --min-len 9 --max-len 4", 2, "--max-len");
+    expect_exit("train", "--data /nonexistent/data.txt", 2, "/nonexistent/data.txt");
+    expect_exit("train", "--resume /nonexistent/m.bin", 2, "/nonexistent/m.bin");
+    expect_exit("train", "--task agent --steps 1 --out /nonexistent/dir/m.bin", 2,
+                "/nonexistent/dir/m.bin");
+    expect_exit("evaluate", "--task agent", 2, "--model");
+    expect_exit("evaluate", "--model /nonexistent/m.bin --task agent", 2, "cannot open");
+    expect_exit("evaluate", "--model README.md --task agent", 2, "not a posenc checkpoint");
+    expect_exit("encode", "", 2, "sentence");
+    expect_exit("encode", "--pe learned --max-len 2 'a b c'", 2, "--max-len");
+    expect_exit("encode", "--model /nonexistent/m.bin 'a b'", 2, "cannot open");
+    expect_exit("compare_pe", "--schemes none,fourier", 2, "fourier");
+    expect_exit("compare_pe", "--seeds 0", 2, "--seeds");
+    expect_exit("compare_pe", "--task agent --out /nonexistent/dir/c.csv", 2, "/nonexistent");
+    const char *progs[] = {"train", "evaluate", "encode", "compare_pe", "pe_plot", "pe_report"};
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+        Run r = run(progs[i], "--help");
+        ck_assert_msg(r.status == 0 && strstr(r.out, "Usage: ") != NULL, "%s --help", progs[i]);
+        run_free(&r);
+    }
+}
+END_TEST
+
+Suite *suite_programs(void) {
+    Suite *s = suite_create("programs");
+    TCase *tc = tcase_create("training programs");
+    tcase_add_test(tc, train_writes_model_and_log);
+    tcase_add_test(tc, resume_extends_a_run);
+    tcase_add_test(tc, learned_table_past_its_rows_is_reported);
+    tcase_add_test(tc, encode_exports_numpy_files);
+    tcase_add_test(tc, compare_pe_table_and_csv);
+    tcase_add_test(tc, bad_input_exits_2);
+    tcase_set_timeout(tc, 900);
+    suite_add_tcase(s, tc);
+    return s;
+}
