@@ -40,15 +40,6 @@ void pe_embed(float *X, const float *P, const PePlan *plan, size_t C, size_t T) 
     pe_combine(X, P, T, plan->w, C, plan->combine);
 }
 
-size_t pe_first_position(const char *name) {
-    /* pe.h: the notes count words from 1 ("Rohan" is word 1 of 4). */
-    static const char *const from_one[] = {"none", "integer", "normalized", "sine", "sincos"};
-    for (size_t i = 0; i < sizeof from_one / sizeof *from_one; i++)
-        if (strcmp(name, from_one[i]) == 0)
-            return 1;
-    return 0;
-}
-
 void position_similarity(double *S, const float *X, size_t N, size_t C) {
     /* X is (N,C), S is (N,N) */
     for (size_t p = 0; p < N; p++)
@@ -360,7 +351,7 @@ int pe_properties(PeProps *o, const PeConfig *pc, uint64_t seed, size_t C, size_
     if ((rc = measure_similarity(o, X, N, C, e)))
         goto done;
 
-    size_t a, b, first = pe_first_position(pc->name);
+    size_t a, b, first = pe_find(pc->name)->first_position;
     o->uniqueness = uniqueness(&a, &b, X, N, C);
     o->closest_a = a + first;
     o->closest_b = b + first;

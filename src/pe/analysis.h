@@ -40,10 +40,6 @@ int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t 
 /* X (T,C) = zeros with P (T,w) combined into them by the plan. */
 void pe_embed(float *X, const float *P, const PePlan *plan, size_t C, size_t T);
 
-/* The number the scheme gives row 0: 1 for the notes' counts (integer,
- * normalized, sine, sincos, none), 0 for the paper's sinusoid and tables. */
-size_t pe_first_position(const char *name);
-
 /* Channel c of a sinusoid of width d: its frequency index i (angle pos /
  * base^(2i/d)) and whether it is the cos, in either layout, as
  * sinusoid_value lays them out. */

@@ -43,6 +43,8 @@ typedef struct PeScheme {
     const char *name;
     const char *about;       /* one line, for --help and the demo */
     Combine default_combine; /* concat for the one-channel counts, add for the wide ones */
+    size_t first_position;   /* the number of the first word: 1 for the notes' counts, 0 for
+                              * the paper's sinusoid and the learned table */
     bool length_dependent;   /* P depends on the sentence length (pos/N) */
     /* Channels P has, given the model width C and the resolved combine mode. */
     size_t (*width)(const PeConfig *pc, size_t C, Combine combine);

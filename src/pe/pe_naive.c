@@ -70,6 +70,7 @@ static void fill_sincos(float *P, const PeConfig *pc, const float *params, size_
 
 const PeScheme pe_none = {
     .name = "none",
+    .first_position = 1,
     .about = "no position: self-attention sees a bag of words",
     .default_combine = COMBINE_ADD,
     .width = width_zero,
@@ -78,6 +79,7 @@ const PeScheme pe_none = {
 
 const PeScheme pe_integer = {
     .name = "integer",
+    .first_position = 1,
     .about = "the count 1, 2, 3, ... in one channel (unbounded)",
     .default_combine = COMBINE_CONCAT,
     .width = width_one,
@@ -86,6 +88,7 @@ const PeScheme pe_integer = {
 
 const PeScheme pe_normalized = {
     .name = "normalized",
+    .first_position = 1,
     .about = "pos/N in one channel (bounded, but depends on the length N)",
     .default_combine = COMBINE_CONCAT,
     .length_dependent = true,
@@ -95,6 +98,7 @@ const PeScheme pe_normalized = {
 
 const PeScheme pe_sine = {
     .name = "sine",
+    .first_position = 1,
     .about = "sin(pos) in one channel (bounded, but periodic: positions collide)",
     .default_combine = COMBINE_CONCAT,
     .width = width_one,
@@ -103,6 +107,7 @@ const PeScheme pe_sine = {
 
 const PeScheme pe_sincos = {
     .name = "sincos",
+    .first_position = 1,
     .about = "K pairs sin(pos/k), cos(pos/k), k = 1..K (the notes' hand-built step)",
     .default_combine = COMBINE_CONCAT,
     .width = width_sincos,

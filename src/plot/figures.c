@@ -70,7 +70,7 @@ int fig_heatmap(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size
         .cell_w = clampi(800 / (int)plan.w, 1, 40), .cell_h = clampi(400 / (int)T, 1, 40),
         .vmax = max_abs(P, T * plan.w), .diverging = true,
         .title = title, .xlabel = layout_note(&plan, pc), .ylabel = "position",
-        .yfirst = (long)pe_first_position(plan.scheme->name), .cbar_label = "value",
+        .yfirst = (long)plan.scheme->first_position, .cbar_label = "value",
     };
     int w, h;
     heatmap_size(&hm, &w, &h);
@@ -91,7 +91,7 @@ int fig_lines(Canvas *out, const PeConfig *pc, uint64_t seed, const size_t *chan
     int rc = code(&P, &plan, pc, seed, C, T, e);
     if (rc)
         return rc;
-    size_t w = plan.w, first = pe_first_position(plan.scheme->name);
+    size_t w = plan.w, first = plan.scheme->first_position;
     for (size_t k = 0; k < n_channels; k++)
         if (channels[k] >= w) {
             free(P);
@@ -149,7 +149,7 @@ int fig_dots(Canvas *out, Box *cells, const PeConfig *pc, uint64_t seed, size_t 
     int rc = code(&P, &plan, pc, seed, C, T, e);
     if (rc)
         return rc;
-    size_t first = pe_first_position(plan.scheme->name);
+    size_t first = plan.scheme->first_position;
     if (ref < first || ref - first >= T) {
         rc = err_set(e, ERR_INPUT, "--position %zu is out of range: the picture has positions "
                      "%zu..%zu", ref, first, first + T - 1);
