@@ -1,4 +1,3 @@
-#define _POSIX_C_SOURCE 200809L
 #include "checkpoint.h"
 
 #include <math.h>
@@ -6,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "fileio.h"
 
 static const unsigned char MAGIC[8] = {'P', 'O', 'S', 'E', 'N', 'C', 'M', 'D'};
 #define HEADER_BYTES 24 /* magic, version, flags, file size */
@@ -137,32 +137,6 @@ static void put_train(Buf *b, const Trainer *t, const TrainMeta *mt) {
     put_floats(b, t->v, t->n);
 }
 
-/* Writes buf to a temporary file next to path, then renames it over path. */
-static int write_atomically(const char *path, const unsigned char *buf, size_t n, Err *e) {
-    size_t len = strlen(path);
-    char *tmp = xmalloc(len + 16, "a file name", e);
-    if (!tmp)
-        return ERR_RUNTIME;
-    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return err_set(e, ERR_INPUT, "cannot create a file next to %s; check that the directory "
-                       "exists and is writable", path);
-    }
-    FILE *f = fdopen(fd, "wb");
-    int ok = f && fwrite(buf, 1, n, f) == n && fflush(f) == 0 && fsync(fd) == 0;
-    ok = (f ? fclose(f) == 0 : (close(fd), 0)) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        free(tmp);
-        return err_set(e, ERR_RUNTIME, "error writing %s (disk full?); the previous file, if "
-                       "any, is unchanged", path);
-    }
-    free(tmp);
-    return 0;
-}
-
 int checkpoint_save(const char *path, const Model *m, const Vocab *v, const LabelSet *labels,
                     const Trainer *t, const TrainMeta *meta, Err *e) {
     Buf b = {0};
@@ -191,7 +165,7 @@ int checkpoint_save(const char *path, const Model *m, const Vocab *v, const Labe
     uint64_t sum = fnv1a(b.p, b.n - 8);
     for (int i = 0; i < 8; i++)
         b.p[b.n - 8 + i] = (unsigned char)(sum >> (8 * i));
-    int rc = write_atomically(path, b.p, b.n, e);
+    int rc = write_file_atomic(path, b.p, b.n, e);
     free(b.p);
     return rc;
 }

@@ -1,18 +1,15 @@
-/* open, getpid and unlink for the temporary file beside the picture. */
-#define _POSIX_C_SOURCE 200809L
 #include "canvas.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* libstb exports the image writer; the font is header-only and static. */
 #include <stb/stb_easy_font.h>
 #include <stb/stb_image_write.h>
+
+#include "../model/fileio.h"
 
 int canvas_init(Canvas *c, int w, int h, Err *e) {
     c->w = c->h = 0;
@@ -148,57 +145,40 @@ void canvas_text(Canvas *c, int x, int y, const char *s, int scale, Rgb col, Ali
     }
 }
 
+/* The encoder hands the PNG over in pieces; they gather in memory, so the
+ * file is written in one go, atomically. */
 typedef struct {
-    FILE *f;
+    unsigned char *p;
+    size_t n, cap;
     int failed;
 } Sink;
 
 static void sink_write(void *ctx, void *data, int size) {
     Sink *s = ctx;
-    if (!s->failed && fwrite(data, 1, (size_t)size, s->f) != (size_t)size)
-        s->failed = errno ? errno : EIO;
+    if (s->failed)
+        return;
+    if (s->n + (size_t)size > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 1 << 16;
+        while (cap < s->n + (size_t)size)
+            cap *= 2;
+        unsigned char *p = realloc(s->p, cap);
+        if (!p) {
+            s->failed = 1;
+            return;
+        }
+        s->p = p;
+        s->cap = cap;
+    }
+    memcpy(s->p + s->n, data, (size_t)size);
+    s->n += (size_t)size;
 }
 
 int canvas_write_png(const Canvas *c, const char *path, Err *e) {
-    size_t n = strlen(path);
-    char *tmp = xmalloc(n + 32, "a file name", e);
-    if (!tmp)
-        return ERR_RUNTIME;
-    /* O_EXCL: never write through someone else's file; the pid keeps two
-     * programs drawing the same picture apart. */
-    int fd = -1;
-    for (int k = 0; k < 100 && fd < 0; k++) {
-        snprintf(tmp, n + 32, "%s.%ld.%d.tmp", path, (long)getpid(), k);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        int rc = err_set(e, ERR_INPUT, "cannot write %s: %s; choose a file in a directory that "
-                         "exists and that you may write to", path, strerror(errno));
-        free(tmp);
-        return rc;
-    }
-    Sink s = {fdopen(fd, "wb"), 0};
-    if (!s.f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return err_set(e, ERR_RUNTIME, "cannot write %s: %s", path, strerror(errno));
-    }
-    errno = 0;
+    Sink s = {0};
     int ok = stbi_write_png_to_func(sink_write, &s, c->w, c->h, 3, c->px, c->w * 3);
-    int closed = fclose(s.f);
-    int rc = 0;
-    if (!ok || s.failed || closed != 0) {
-        rc = err_set(e, ERR_RUNTIME, "writing %s failed: %s", path,
-                     s.failed ? strerror(s.failed) : "the PNG encoder failed");
-    } else if (rename(tmp, path) != 0) {
-        rc = err_set(e, ERR_INPUT, "cannot write %s: %s; give a file name, not a directory",
-                     path, strerror(errno));
-    }
-    if (rc)
-        unlink(tmp);
-    free(tmp);
+    int rc = ok && !s.failed ? write_file_atomic(path, s.p, s.n, e)
+                             : err_set(e, ERR_RUNTIME, "out of memory encoding a %dx%d PNG",
+                                       c->w, c->h);
+    free(s.p);
     return rc;
 }

@@ -1,0 +1,17 @@
+/* Writing a file so that it is never half-written. */
+#ifndef POSENC_FILEIO_H
+#define POSENC_FILEIO_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/* Writes the n bytes at data to path through a temporary file beside it
+ * (created exclusively, with mode 0666 less the umask), flushed to disk,
+ * then renamed over path. On failure path is left as it was, the temporary
+ * is removed, and the message says what to do: ERR_INPUT when the path
+ * cannot be written (no such directory, no permission, a directory),
+ * ERR_RUNTIME when writing fails (disk full). */
+int write_file_atomic(const char *path, const void *data, size_t n, Err *e);
+
+#endif
