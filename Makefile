@@ -108,12 +108,21 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+# FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION lets the checkpoint loader skip
+# its checksum, which a fuzzer cannot forge, to reach the checks behind it.
 FUZZ_CFLAGS  := -std=c11 -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -fno-omit-frame-pointer
+		-fno-sanitize-recover=all -fno-omit-frame-pointer \
+		-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 # -max_len above DATA_MAX_LINE, so the fuzzer reaches the over-long line
 FUZZ_OPTIONS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) $(CONFIG)
+# clang and its fuzzer runtime are only needed here: checked on first use.
+build/fuzz/.deps: scripts/deps.sh
+	@mkdir -p $(@D)
+	scripts/deps.sh fuzz
+	@touch $@
+
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) $(CONFIG) build/fuzz/.deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $< $(LIB_SRC) -o $@ \
 		$(filter-out $(CHECK_LIBS),$(DEP_LIBS)) -lm

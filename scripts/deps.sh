@@ -1,46 +1,73 @@
 #!/bin/sh
-# Finds the libraries the build needs through pkg-config and installs the
-# Debian packages that are missing. On success it prints Makefile lines with
-# the compiler and linker flags (the Makefile includes them as build/config.mk).
+# Finds what the build needs and installs the Debian packages that are
+# missing (through sudo when not root; where it cannot, it prints the
+# command to run and stops).
+#
+#   scripts/deps.sh        OpenBLAS, Check and stb, found with pkg-config;
+#                          prints Makefile lines with their flags (the
+#                          Makefile keeps them as build/config.mk)
+#   scripts/deps.sh fuzz   clang with libFuzzer (for make fuzz)
+#
 # Everything meant for a person goes to stderr so stdout stays a makefile.
 set -eu
 
-# pkg-config module -> Debian package that provides it
-need="openblas:libopenblas-dev check:check stb:libstb-dev"
-
-missing=""
-command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
-for pair in $need; do
-    module=${pair%%:*}
-    package=${pair#*:}
-    if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$module"; then
-        missing="$missing $package"
-    fi
-done
-
-if [ -n "$missing" ]; then
-    echo "deps: missing Debian packages:$missing" >&2
-    cmd="apt-get install -y$missing"
+# install PACKAGE...: apt-get install, or say how and fail
+install() {
+    echo "deps: missing Debian packages: $*" >&2
     if [ "$(id -u)" -eq 0 ]; then
         sudo=""
     elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
         sudo="sudo "
     else
         echo "deps: cannot install them without root. Run:" >&2
-        echo "    sudo apt-get update && sudo $cmd" >&2
+        echo "    sudo apt-get update && sudo apt-get install -y $*" >&2
         echo "then run make again." >&2
         exit 1
     fi
     if ! command -v apt-get >/dev/null 2>&1; then
-        echo "deps: no apt-get on this machine; install OpenBLAS, Check and stb" >&2
-        echo "      with your package manager so that pkg-config finds" >&2
-        echo "      'openblas', 'check' and 'stb', then run make again." >&2
+        echo "deps: no apt-get on this machine; install $* (or your system's" >&2
+        echo "      equivalents) with your package manager, then run make again." >&2
         exit 1
     fi
-    echo "deps: running: ${sudo}apt-get update && ${sudo}$cmd" >&2
-    # apt's own progress goes to stderr so it cannot corrupt the makefile
+    echo "deps: running: ${sudo}apt-get update && ${sudo}apt-get install -y $*" >&2
+    # apt's own output goes to stderr so it cannot corrupt the makefile
     ${sudo}env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
-    ${sudo}env DEBIAN_FRONTEND=noninteractive $cmd >&2
+    ${sudo}env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2
+}
+
+# clang can build a libFuzzer target
+fuzzer_works() {
+    command -v clang >/dev/null 2>&1 || return 1
+    dir=$(mktemp -d)
+    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\n%s\n' \
+        'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
+        > "$dir/t.c"
+    ok=0
+    clang -fsanitize=fuzzer,address "$dir/t.c" -o "$dir/t" >/dev/null 2>&1 || ok=1
+    rm -rf "$dir"
+    return $ok
+}
+
+if [ "${1:-}" = fuzz ]; then
+    if ! fuzzer_works; then
+        install clang libclang-rt-14-dev
+        fuzzer_works || { echo "deps: clang still cannot build a libFuzzer target" >&2; exit 1; }
+    fi
+    exit 0
+fi
+
+# pkg-config module -> Debian package that provides it
+need="openblas:libopenblas-dev check:check stb:libstb-dev"
+missing=""
+command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
+for pair in $need; do
+    if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "${pair%%:*}"; then
+        missing="$missing ${pair#*:}"
+    fi
+done
+if [ -n "$missing" ]; then
+    # shellcheck disable=SC2086 # one word per package
+    install $missing
     for pair in $need; do
         if ! pkg-config --exists "${pair%%:*}"; then
             echo "deps: pkg-config still cannot find '${pair%%:*}' after installing ${pair#*:}" >&2

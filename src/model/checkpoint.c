@@ -395,12 +395,12 @@ int checkpoint_parse(Checkpoint *ck, const unsigned char *buf, size_t len, const
         return err_set(e, ERR_INPUT, "%s has %zu bytes but its header says %llu: the file was "
                        "truncated or damaged; save it again", name, len,
                        (unsigned long long)size);
-    uint64_t sum = 0;
-    for (int i = 0; i < 8; i++)
-        sum |= (uint64_t)buf[len - 8 + i] << (8 * i);
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
     /* The fuzzer cannot forge a checksum; it skips this check to reach
      * the field checks behind it. */
+    uint64_t sum = 0;
+    for (int i = 0; i < 8; i++)
+        sum |= (uint64_t)buf[len - 8 + i] << (8 * i);
     if (sum != fnv1a(buf, len - 8))
         return err_set(e, ERR_INPUT, "%s is corrupted: its checksum does not match its "
                        "contents; use another copy or train again", name);
