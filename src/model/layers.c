@@ -145,8 +145,10 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
 void activation_backward(float *dinp, const float *dout, const float *inp, size_t n,
                          Activation act) {
     if (act == ACT_RELU) {
-        for (size_t i = 0; i < n; i++)
-            dinp[i] = inp[i] > 0.0f ? dout[i] : 0.0f;
+        for (size_t i = 0; i < n; i++) {
+            float d = dout[i]; /* read unconditionally, so the loop vectorizes */
+            dinp[i] = inp[i] > 0.0f ? d : 0.0f;
+        }
     } else {
         /* d/dx x Phi(x) = Phi(x) + x phi(x) */
         const float inv_sqrt_2pi = 0.39894228040143268f;

@@ -104,8 +104,10 @@ void pe_combine(float *x, const float *P, size_t n, size_t w, size_t C, Combine 
             for (size_t j = 0; j < w; j++)
                 row[C - w + j] = p[j];
         } else {
-            for (size_t c = 0; c < C; c++)
-                row[c] += p[c % w];
+            /* tiled: channel c gets p[c % w], without a division per channel */
+            for (size_t c0 = 0; c0 < C; c0 += w)
+                for (size_t j = 0; j < w && c0 + j < C; j++)
+                    row[c0 + j] += p[j];
         }
     }
 }
@@ -120,8 +122,9 @@ void pe_combine_backward(float *dP, const float *dx, size_t n, size_t w, size_t 
             for (size_t j = 0; j < w; j++)
                 d[j] += row[C - w + j];
         } else {
-            for (size_t c = 0; c < C; c++)
-                d[c % w] += row[c];
+            for (size_t c0 = 0; c0 < C; c0 += w)
+                for (size_t j = 0; j < w && c0 + j < C; j++)
+                    d[j] += row[c0 + j];
         }
     }
 }
