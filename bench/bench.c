@@ -153,11 +153,9 @@ int main(int argc, char **argv) {
         double tokens = (double)(s->B * s->T), flops = forward_flops(s);
         double gf_fwd = flops / t_fwd * 1e-9, gf_step = 3.0 * flops / t_step * 1e-9;
         double gf_gemm = 2.0 * (double)(c.M * c.N * c.K) / t_gemm * 1e-9;
-        size_t bytes = (c.m.n_params * 4 + (size_t)(c.a.B * 0)) * sizeof(float);
-        (void)bytes;
-        /* parameters, gradients and two moments, plus both activation sets */
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
+        /* parameters, gradients and AdamW's two moments */
         double model_mb = (double)c.m.n_params * 4.0 * sizeof(float) / 1048576.0;
         printf("%-7s %12.0f %12.0f %10.1f %10.1f %10.1f %6.2f %10.1f %10.1f\n", s->name,
                tokens / t_fwd, tokens / t_step, gf_fwd, gf_step, gf_gemm, gf_step / gf_gemm,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,4 +57,32 @@ void expect_exit(const char *prog, const char *args, int code, const char *want)
                   r.err);
     ck_assert_msg(r.out[0] == '\0', "%s %s printed on stdout: %s", prog, args, r.out);
     run_free(&r);
+}
+
+size_t for_each_fuzz_input(const char *target,
+                           void (*fn)(const unsigned char *bytes, size_t n, const char *path)) {
+    const char *kinds[] = {"seeds", "regressions"};
+    size_t files = 0;
+    for (size_t k = 0; k < 2; k++) {
+        char dirpath[256];
+        snprintf(dirpath, sizeof dirpath, "tests/fuzz/%s/%s", kinds[k], target);
+        DIR *dir = opendir(dirpath);
+        if (!dir)
+            continue;
+        for (struct dirent *ent; (ent = readdir(dir));) {
+            if (ent->d_name[0] == '.')
+                continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dirpath, ent->d_name);
+            FILE *f = fopen(path, "rb");
+            ck_assert_ptr_nonnull(f);
+            static unsigned char buf[1 << 20];
+            size_t n = fread(buf, 1, sizeof buf, f);
+            fclose(f);
+            fn(buf, n, path);
+            files++;
+        }
+        closedir(dir);
+    }
+    return files;
 }

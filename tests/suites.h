@@ -51,6 +51,12 @@ void expect_exit(const char *prog, const char *args, int code, const char *want)
 
 /* The whole file as a string; fails the test if it cannot be read. */
 char *slurp(const char *path);
+
+/* Calls fn on every file of tests/fuzz/seeds/TARGET and
+ * tests/fuzz/regressions/TARGET (the inputs a fuzz target keeps: hand-made
+ * seeds and the inputs of crashes it found); returns how many. */
+size_t for_each_fuzz_input(const char *target,
+                           void (*fn)(const unsigned char *bytes, size_t n, const char *path));
 /* Example i's words, or its labels, joined by single spaces (free it). */
 char *example_joined(const TextData *d, size_t i, bool labels);
 

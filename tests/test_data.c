@@ -1,6 +1,5 @@
 /* Data files, the built-in tasks, encoding and batching. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,38 +364,21 @@ END_TEST
 /* Every input the fuzzer has been given to remember (hand-made seeds and
  * the inputs of crashes it found) parses or fails cleanly, and what parses
  * writes and reads back unchanged. */
+static void parse_cleanly(const unsigned char *bytes, size_t n, const char *path) {
+    TextData d;
+    Err e;
+    err_clear(&e);
+    int rc = data_parse(&d, (const char *)bytes, n, path, &e);
+    ck_assert_msg(rc == 0 || rc == ERR_INPUT, "%s: rc %d", path, rc);
+    if (rc == 0)
+        assert_round_trip(&d);
+    else
+        ck_assert_msg(strncmp(e.msg, path, strlen(path)) == 0, "%s", e.msg);
+    textdata_free(&d);
+}
+
 START_TEST(fuzz_inputs_parse_cleanly) {
-    const char *dirs[] = {"tests/fuzz/seeds/fuzz_data", "tests/fuzz/regressions/fuzz_data"};
-    size_t files = 0;
-    for (size_t k = 0; k < 2; k++) {
-        DIR *dir = opendir(dirs[k]);
-        if (!dir)
-            continue;
-        for (struct dirent *ent; (ent = readdir(dir));) {
-            if (ent->d_name[0] == '.')
-                continue;
-            char path[512];
-            snprintf(path, sizeof path, "%s/%s", dirs[k], ent->d_name);
-            FILE *f = fopen(path, "rb");
-            ck_assert_ptr_nonnull(f);
-            static char buf[1 << 20];
-            size_t n = fread(buf, 1, sizeof buf, f);
-            fclose(f);
-            TextData d;
-            Err e;
-            err_clear(&e);
-            int rc = data_parse(&d, buf, n, path, &e);
-            ck_assert_msg(rc == 0 || rc == ERR_INPUT, "%s: rc %d", path, rc);
-            if (rc == 0)
-                assert_round_trip(&d);
-            else
-                ck_assert_msg(strncmp(e.msg, path, strlen(path)) == 0, "%s", e.msg);
-            textdata_free(&d);
-            files++;
-        }
-        closedir(dir);
-    }
-    ck_assert_uint_gt(files, 0);
+    ck_assert_uint_gt(for_each_fuzz_input("fuzz_data", parse_cleanly), 0);
 }
 END_TEST
 

@@ -198,6 +198,22 @@ START_TEST(damaged_checkpoints_are_refused) {
 }
 END_TEST
 
+static void load_cleanly(const unsigned char *bytes, size_t n, const char *path) {
+    Checkpoint ck;
+    Err e;
+    int rc = checkpoint_parse(&ck, bytes, n, path, &e);
+    ck_assert_msg(rc == 0 || rc == ERR_INPUT, "%s: rc %d", path, rc);
+    if (rc == 0)
+        checkpoint_free(&ck);
+}
+
+START_TEST(fuzz_inputs_load_cleanly) {
+    /* the seed checkpoints load; any crash the fuzzer finds is kept in
+     * tests/fuzz/regressions/fuzz_checkpoint and replayed here */
+    ck_assert_uint_gt(for_each_fuzz_input("fuzz_checkpoint", load_cleanly), 0);
+}
+END_TEST
+
 START_TEST(divergence_stops_and_leaves_the_model) {
     TrainMeta mt;
     Config cfg;
@@ -328,6 +344,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, resume_continues_the_same_curve);
     tcase_add_test(tc, save_then_load_is_bit_identical);
     tcase_add_test(tc, damaged_checkpoints_are_refused);
+    tcase_add_test(tc, fuzz_inputs_load_cleanly);
     tcase_add_test(tc, divergence_stops_and_leaves_the_model);
     tcase_add_test(tc, learning_rate_schedules);
     tcase_add_test(tc, evaluation_per_length_skips_past_the_table);

@@ -123,6 +123,32 @@ START_TEST(alignment_of_permutations) {
 }
 END_TEST
 
+static void tokenize_cleanly(const unsigned char *bytes, size_t n, const char *path) {
+    /* as tests/fuzz/fuzz_tokenizer.c splits its input */
+    char *text = malloc(n + 1);
+    ck_assert_ptr_nonnull(text);
+    memcpy(text, bytes, n);
+    text[n] = '\0';
+    char *second = strchr(text, '\n');
+    second = second ? (*second = '\0', second + 1) : text + strlen(text);
+    Vocab v;
+    Err e;
+    int *ids;
+    size_t len;
+    ck_assert(vocab_init(&v, &e) == 0);
+    int rc = vocab_add_text(&v, text, &e);
+    if (rc == 0 && (rc = tokenize(&v, second, &ids, &len, NULL, &e)) == 0)
+        free(ids);
+    ck_assert_msg(rc == 0 || rc == ERR_INPUT, "%s: rc %d", path, rc);
+    vocab_free(&v);
+    free(text);
+}
+
+START_TEST(fuzz_inputs_tokenize_cleanly) {
+    ck_assert_uint_gt(for_each_fuzz_input("fuzz_tokenizer", tokenize_cleanly), 0);
+}
+END_TEST
+
 Suite *suite_vocab(void) {
     Suite *s = suite_create("vocab");
     TCase *tc = tcase_create("tokenizer");
@@ -130,6 +156,7 @@ Suite *suite_vocab(void) {
     tcase_add_test(tc, vocabulary_ids_and_unknown_words);
     tcase_add_test(tc, vocabulary_file_round_trip);
     tcase_add_test(tc, alignment_of_permutations);
+    tcase_add_test(tc, fuzz_inputs_tokenize_cleanly);
     suite_add_tcase(s, tc);
     return s;
 }
