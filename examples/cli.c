@@ -55,6 +55,23 @@ void cli_fail(const Cli *cli, const Err *e) {
     exit(e->code ? e->code : 1);
 }
 
+void cli_help(const Cli *cli, const char *usage) {
+    const char *a = cli->argv[cli->i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        fputs(usage, stdout);
+        exit(0);
+    }
+}
+
+bool cli_task(Cli *cli, char *dst, size_t cap) {
+    if (!cli_opt(cli, "--task"))
+        return false;
+    if (!task_exists(cli->val))
+        cli_usage_error(cli, "unknown task '%s': choose one of %s", cli->val, task_names());
+    snprintf(dst, cap, "%s", cli->val);
+    return true;
+}
+
 size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi) {
     char *end;
     errno = 0;

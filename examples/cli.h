@@ -30,6 +30,13 @@ bool cli_flag(Cli *cli, const char *name);
  * A missing value is a usage error (exits 2). */
 bool cli_opt(Cli *cli, const char *name);
 
+/* If the current argument is --help or -h, prints usage and exits 0. */
+void cli_help(const Cli *cli, const char *usage);
+
+/* Matches --task NAME, checks NAME is a built-in task (a usage error
+ * otherwise) and copies it into dst (cap bytes). */
+bool cli_task(Cli *cli, char *dst, size_t cap);
+
 /* Strict number parsers: the whole string, in range, or a usage error
  * naming the option (exits 2). */
 size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi);

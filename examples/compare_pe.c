@@ -106,14 +106,8 @@ int main(int argc, char **argv) {
     const char *schemes = "all", *out = "compare_pe.csv";
     size_t seeds = 3;
     for (const char *arg; (arg = cli_next(&cli));) {
-        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (cli_opt(&cli, "--task")) {
-            if (!task_exists(cli.val))
-                cli_usage_error(&cli, "unknown task '%s': choose one of %s", cli.val,
-                                task_names());
-            snprintf(mt.task, sizeof mt.task, "%s", cli.val);
+        cli_help(&cli, USAGE);
+        if (cli_task(&cli, mt.task, sizeof mt.task)) {
         } else if (cli_opt(&cli, "--schemes")) {
             schemes = cli.val;
         } else if (cli_opt(&cli, "--seeds")) {

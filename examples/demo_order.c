@@ -316,10 +316,8 @@ int main(int argc, char **argv) {
     size_t n_sent = 0;
     bool csv = false;
     for (const char *arg; (arg = cli_next(&cli));) {
-        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (cli_flag(&cli, "--csv")) {
+        cli_help(&cli, USAGE);
+        if (cli_flag(&cli, "--csv")) {
             csv = true;
         } else if (cli_opt(&cli, "--model")) {
             model = cli.val;

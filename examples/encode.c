@@ -116,10 +116,8 @@ int main(int argc, char **argv) {
     config_default(&cfg, 0, "sinusoidal");
     const char *model = NULL, *npy = NULL, *sentence = NULL, *shaping = NULL;
     for (const char *arg; (arg = cli_next(&cli));) {
-        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (cli_opt(&cli, "--model")) {
+        cli_help(&cli, USAGE);
+        if (cli_opt(&cli, "--model")) {
             model = cli.val;
         } else if (cli_opt(&cli, "--npy")) {
             npy = cli.val;

@@ -38,21 +38,17 @@ int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "evaluate");
     const char *model = NULL, *task = NULL, *data = NULL, *split = "test";
+    char task_buf[32];
     TaskOptions over = {.seed = 1};
     bool csv = false;
     for (const char *arg; (arg = cli_next(&cli));) {
-        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (cli_flag(&cli, "--csv")) {
+        cli_help(&cli, USAGE);
+        if (cli_flag(&cli, "--csv")) {
             csv = true;
         } else if (cli_opt(&cli, "--model")) {
             model = cli.val;
-        } else if (cli_opt(&cli, "--task")) {
-            if (!task_exists(cli.val))
-                cli_usage_error(&cli, "unknown task '%s': choose one of %s", cli.val,
-                                task_names());
-            task = cli.val;
+        } else if (cli_task(&cli, task_buf, sizeof task_buf)) {
+            task = task_buf;
         } else if (cli_opt(&cli, "--data")) {
             data = cli.val;
         } else if (cli_opt(&cli, "--split")) {

@@ -160,10 +160,8 @@ int main(int argc, char **argv) {
     size_t T = 0, layer = 0, ref = 50, channels[10] = {6, 7, 8, 9}, n_ch = 4, n_logs = 0;
     bool ref_set = false;
     for (const char *arg; (arg = cli_next(&cli));) {
-        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (cli_opt(&cli, "--kind")) {
+        cli_help(&cli, USAGE);
+        if (cli_opt(&cli, "--kind")) {
             kind_s = cli.val;
         } else if (cli_opt(&cli, "--out")) {
             out = cli.val;

@@ -75,14 +75,8 @@ int main(int argc, char **argv) {
     const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL;
     bool steps_given = false;
     for (const char *arg; (arg = cli_next(&cli));) {
-        if (cli_flag(&cli, "--help") || cli_flag(&cli, "-h")) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (cli_opt(&cli, "--task")) {
-            if (!task_exists(cli.val))
-                cli_usage_error(&cli, "unknown task '%s': choose one of %s", cli.val,
-                                task_names());
-            snprintf(mt.task, sizeof mt.task, "%s", cli.val);
+        cli_help(&cli, USAGE);
+        if (cli_task(&cli, mt.task, sizeof mt.task)) {
             shaping = arg;
         } else if (cli_opt(&cli, "--data") || cli_opt(&cli, "--valid")) {
             char *dst = strcmp(arg, "--valid") == 0 || strncmp(arg, "--valid=", 8) == 0
