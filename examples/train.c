@@ -59,6 +59,62 @@ static void describe(const Session *s) {
             s->labels.n, mt->batch, matmul_threads());
 }
 
+/* What happened since the last evaluation. */
+typedef struct {
+    double start, loss_sum;
+    size_t first, since, correct, labelled, tokens;
+} Progress;
+
+/* At an evaluation: a line of progress on stderr and a row of the log.
+ * Without validation data the validation fields are left out (empty). */
+static int report(Session *s, Progress *p, FILE *log, float lr, Err *e) {
+    EvalStats valid = {0};
+    int rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &valid, e);
+    if (rc)
+        return rc;
+    size_t step = s->trainer.step;
+    double t = now() - p->start;
+    double left = t / (double)(step - p->first) * (double)(s->meta.steps - step);
+    double loss = p->loss_sum / (double)p->since;
+    double acc = p->labelled ? (double)p->correct / (double)p->labelled : 0.0;
+    double vloss = valid.labelled ? valid.loss_sum / (double)valid.labelled : 0.0;
+    char vtext[64] = "", vcsv[64] = ",";
+    if (s->valid.n) {
+        snprintf(vtext, sizeof vtext, "  valid loss %.4f  acc %5.1f%%", vloss,
+                 100.0 * eval_accuracy(&valid));
+        snprintf(vcsv, sizeof vcsv, "%.6f,%.6f", vloss, eval_accuracy(&valid));
+    }
+    fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s  %4.0fs left\n", step,
+            s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t, left);
+    if (log) {
+        fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g\n", step, loss, acc, vcsv, t, (double)lr);
+        fflush(log);
+    }
+    p->loss_sum = 0.0;
+    p->since = p->correct = p->labelled = 0;
+    return 0;
+}
+
+/* The final accuracies on stdout: validation (or, without validation
+ * data, training) and test. */
+static int print_results(Session *s, Err *e) {
+    EvalStats st;
+    const Dataset *d = s->valid.n ? &s->valid : &s->train;
+    int rc = evaluate_dataset(&s->model, d, 64, NULL, &st, e);
+    if (rc)
+        return rc;
+    printf("%s accuracy: %.4f\n", s->valid.n ? "valid" : "train", eval_accuracy_all(&st));
+    if (!s->test.n)
+        return 0;
+    if ((rc = evaluate_dataset(&s->model, &s->test, 64, NULL, &st, e)))
+        return rc;
+    printf("test accuracy: %.4f\n", eval_accuracy_all(&st));
+    if (st.skipped)
+        printf("(%zu test sentences are longer than the learned table and count as wrong)\n",
+               st.skipped);
+    return 0;
+}
+
 static void fail(const Cli *cli, Session *s, const Err *e) {
     session_free(s);
     cli_fail(cli, e);
@@ -140,9 +196,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "train: the run is already at step %zu of %zu; give --steps to go on\n",
                 s.trainer.step, s.meta.steps);
 
-    double start = now(), loss_sum = 0.0;
-    size_t correct = 0, labelled = 0, tokens = 0, first = s.trainer.step, since = 0;
-    EvalStats valid = {0};
+    Progress p = {.start = now(), .first = s.trainer.step};
     while (s.trainer.step < s.meta.steps) {
         StepStats st;
         if (session_step(&s, &st, &e)) {
@@ -152,47 +206,21 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "train: %s still holds the model of the last evaluation\n", out);
             fail(&cli, &s, &e);
         }
-        loss_sum += st.loss;
-        correct += st.correct;
-        labelled += st.labelled;
-        since++;
+        p.loss_sum += st.loss;
+        p.correct += st.correct;
+        p.labelled += st.labelled;
+        p.since++;
         for (size_t b = 0; b < s.meta.batch; b++)
-            tokens += s.lens[b];
-        size_t step = s.trainer.step;
-        if (step % s.meta.eval_every != 0 && step != s.meta.steps)
+            p.tokens += s.lens[b];
+        if (s.trainer.step % s.meta.eval_every != 0 && s.trainer.step != s.meta.steps)
             continue;
-        if (evaluate_dataset(&s.model, &s.valid, 64, NULL, &valid, &e))
+        if (report(&s, &p, log, st.lr, &e) || (out && session_save(&s, out, &e)))
             fail(&cli, &s, &e);
-        double t = now() - start, left = t / (double)(step - first) * (double)(s.meta.steps - step);
-        double acc = labelled ? (double)correct / (double)labelled : 0.0;
-        double vloss = valid.labelled ? valid.loss_sum / (double)valid.labelled : 0.0;
-        fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%  valid loss %.4f  acc %5.1f%%  "
-                "%6.0f tok/s  %4.0fs left\n", step, s.meta.steps, loss_sum / (double)since,
-                100.0 * acc, vloss, 100.0 * eval_accuracy(&valid), (double)tokens / t, left);
-        if (log) {
-            fprintf(log, "%zu,%.6f,%.6f,%.6f,%.6f,%.3f,%.6g\n", step, loss_sum / (double)since,
-                    acc, vloss, eval_accuracy(&valid), t, (double)st.lr);
-            fflush(log);
-        }
-        if (out && session_save(&s, out, &e))
-            fail(&cli, &s, &e);
-        loss_sum = 0.0;
-        correct = labelled = since = 0;
     }
     if (log)
         fclose(log);
-    if (evaluate_dataset(&s.model, &s.valid, 64, NULL, &valid, &e))
+    if (print_results(&s, &e))
         fail(&cli, &s, &e);
-    printf("valid accuracy: %.4f\n", eval_accuracy_all(&valid));
-    if (s.test.n) {
-        EvalStats test;
-        if (evaluate_dataset(&s.model, &s.test, 64, NULL, &test, &e))
-            fail(&cli, &s, &e);
-        printf("test accuracy: %.4f\n", eval_accuracy_all(&test));
-        if (test.skipped)
-            printf("(%zu test sentences are longer than the learned table and count as wrong)\n",
-                   test.skipped);
-    }
     if (out)
         fprintf(stderr, "train: saved %s\n", out);
     session_free(&s);
