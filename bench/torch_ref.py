@@ -10,14 +10,24 @@ sinusoid added, nn.TransformerEncoder (post-norm, ReLU, dropout 0), mean
 pooling, a 2-class head and cross-entropy; the step is forward, backward,
 gradient clipping and AdamW, as in the C trainer. The forward pass runs
 under torch.no_grad() in eval mode, PyTorch's fastest inference path.
+
+Debian's PyTorch runs its own OpenMP threads and calls OpenBLAS, which
+starts threads of its own: on 2 cores the two pools fight, and PyTorch ran
+3 to 25 times slower in our runs. This script gives PyTorch its best
+setting, OPENBLAS_NUM_THREADS=1 with PyTorch's threads as many as the C
+model's, unless OPENBLAS_NUM_THREADS is already set.
 """
 import math
+import os
 import re
 import sys
 import time
 
-import torch
-from torch import nn
+if "OPENBLAS_NUM_THREADS" not in os.environ:
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"  # read when torch loads OpenBLAS
+
+import torch  # noqa: E402 (after the environment is set)
+from torch import nn  # noqa: E402
 
 SHAPES = {  # name: V, C, heads, d_ff, layers, T, B (bench/bench.c's)
     "toy": (32, 64, 4, 256, 2, 16, 32),
@@ -65,7 +75,8 @@ def main(path, seconds=3.0):
             c[f[1]] = (float(f[2]), float(f[3]))
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    print(f"PyTorch {torch.__version__}, {threads} threads (as OpenBLAS in build/bench)")
+    print(f"PyTorch {torch.__version__}, {threads} threads (as OpenBLAS in build/bench); "
+          f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']} inside PyTorch")
     print(f"{'shape':7} {'C fwd tok/s':>12} {'torch fwd':>12} {'ratio':>6} "
           f"{'C train tok/s':>14} {'torch train':>12} {'ratio':>6}")
     for name, (V, C, H, F, L, T, B) in SHAPES.items():
