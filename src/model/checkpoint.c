@@ -12,6 +12,7 @@ static const unsigned char MAGIC[8] = {'P', 'O', 'S', 'E', 'N', 'C', 'M', 'D'};
 #define HEADER_BYTES 24 /* magic, version, flags, file size */
 #define FLAG_TRAIN 1u
 #define MAX_STRING 4096
+#define MAX_FILE_BYTES ((uint64_t)16 << 30) /* no model here comes near; a header saying more is damaged */
 
 /* ---- writing: the whole file is built in memory, little-endian ---- */
 
@@ -468,29 +469,30 @@ int checkpoint_load(Checkpoint *ck, const char *path, Err *e) {
     if (!f)
         return err_set(e, ERR_INPUT, "cannot open the model %s; check the path (build/train "
                        "--out writes one)", path);
-    unsigned char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            unsigned char *p = realloc(buf, cap);
-            if (!p) {
-                rc = err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
-                break;
-            }
-            buf = p;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
+    /* The header says how long the file is: read that much and one byte
+     * more, so that /dev/zero or a huge foreign file costs nothing. */
+    unsigned char head[HEADER_BYTES];
+    size_t got = fread(head, 1, sizeof head, f), size = got;
+    if (got == sizeof head && memcmp(head, MAGIC, 8) == 0) {
+        uint64_t want = 0;
+        for (int i = 0; i < 8; i++)
+            want |= (uint64_t)head[16 + i] << (8 * i);
+        if (want >= HEADER_BYTES && want <= MAX_FILE_BYTES)
+            size = (size_t)want + 1;
     }
-    if (!rc && ferror(f))
-        rc = err_set(e, ERR_RUNTIME, "error reading %s", path);
+    unsigned char *buf = malloc(size);
+    int rc = 0;
+    if (!buf) {
+        rc = err_set(e, ERR_RUNTIME, "out of memory reading %s (%zu bytes)", path, size);
+    } else {
+        memcpy(buf, head, got);
+        size_t n = got + (size > got ? fread(buf + got, 1, size - got, f) : 0);
+        if (ferror(f))
+            rc = err_set(e, ERR_RUNTIME, "error reading %s", path);
+        else
+            rc = checkpoint_parse(ck, buf, n, path, e);
+    }
     fclose(f);
-    if (!rc)
-        rc = checkpoint_parse(ck, buf, n, path, e);
     free(buf);
     return rc;
 }
