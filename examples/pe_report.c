@@ -1,6 +1,7 @@
 /* pe_report: the properties of each position scheme, as numbers.
  *
- * Measures RESEARCH.md section 3 on each scheme's code (src/pe/analysis.h)
+ * Measures the properties of docs/properties.md on each scheme's code
+ * (src/pe/analysis.h)
  * and prints a Markdown table, or CSV; --worked-example prints the notes'
  * "River Bank" example with the values the notes got wrong. */
 #include <math.h>

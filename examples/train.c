@@ -61,7 +61,9 @@ static void describe(const Session *s) {
 
 /* What happened since the last evaluation. */
 typedef struct {
-    double start, loss_sum;
+    double start;    /* when this run started */
+    double before;   /* seconds of training before it (a resumed run) */
+    double loss_sum;
     size_t first, since, correct, labelled, tokens;
 } Progress;
 
@@ -74,6 +76,7 @@ static int report(Session *s, Progress *p, FILE *log, float lr, Err *e) {
         return rc;
     size_t step = s->trainer.step;
     double t = now() - p->start;
+    s->meta.seconds = p->before + t; /* saved with the checkpoint */
     double left = t / (double)(step - p->first) * (double)(s->meta.steps - step);
     double loss = p->loss_sum / (double)p->since;
     double acc = p->labelled ? (double)p->correct / (double)p->labelled : 0.0;
@@ -87,7 +90,8 @@ static int report(Session *s, Progress *p, FILE *log, float lr, Err *e) {
     fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s  %4.0fs left\n", step,
             s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t, left);
     if (log) {
-        fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g\n", step, loss, acc, vcsv, t, (double)lr);
+        fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g\n", step, loss, acc, vcsv, s->meta.seconds,
+                (double)lr);
         fflush(log);
     }
     p->loss_sum = 0.0;
@@ -196,7 +200,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "train: the run is already at step %zu of %zu; give --steps to go on\n",
                 s.trainer.step, s.meta.steps);
 
-    Progress p = {.start = now(), .first = s.trainer.step};
+    Progress p = {.start = now(), .before = s.meta.seconds, .first = s.trainer.step};
     while (s.trainer.step < s.meta.steps) {
         StepStats st;
         if (session_step(&s, &st, &e)) {

@@ -9,7 +9,7 @@
 #include "../src/model/rng.h"
 #include "suites.h"
 
-/* RESEARCH.md 2: in float32 f(PX) and P f(X) agree to about 1e-7. */
+/* In float32 f(PX) and P f(X) agree to about 1e-7 (summation order). */
 #define EQUIV_TOL 1e-5
 
 /* Fills ids (B,T) with random ids in [2, V): every real word, none <pad>. */

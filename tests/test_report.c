@@ -1,5 +1,6 @@
-/* The properties of the schemes (src/pe/analysis.h) pinned to the figures
- * of RESEARCH.md section 3 that were checked, and pe_report's output. */
+/* The properties of the schemes (src/pe/analysis.h) pinned to published
+ * figures after checking them (docs/properties.md, "Figures checked"), and
+ * pe_report's output. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +63,7 @@ START_TEST(sinusoid_d64_known_numbers) {
 END_TEST
 
 START_TEST(sinusoid_monotone_radius) {
-    /* RESEARCH.md 3.8, checked: r* = 4, 5, 6, 12, 44 at d = 16, 32, 64, 128, 512 */
+    /* checked: r* = 4, 5, 6, 12, 44 at d = 16, 32, 64, 128, 512 */
     const size_t d[5] = {16, 32, 64, 128, 512}, want[5] = {4, 5, 6, 12, 44};
     for (int i = 0; i < 5; i++) {
         PeProps p = props("sinusoidal", d[i], 128);
@@ -112,7 +113,8 @@ START_TEST(naive_schemes_fail_as_the_notes_say) {
     p = props("normalized", 64, 64);
     ck_assert_double_eq_tol(p.length_inconsistency, 0.5, 1e-7);
     ck_assert(!p.consistent && p.bounded);
-    /* sin(pos): the aliasing pairs of RESEARCH.md (positions count from 1) */
+    /* sin(pos): the aliasing pairs |sin 8 - sin 14|, |sin 11 - sin 55| (positions
+     * count from 1) */
     float *sine = rows(&X, "sine", 8, 64);
     ck_assert_double_eq_tol(fabs(sine[7] - sine[13]), 0.001249, 2e-6);   /* sin 8, sin 14 */
     ck_assert_double_eq_tol(fabs(sine[10] - sine[54]), 0.000235, 2e-6);  /* sin 11, sin 55 */
@@ -136,7 +138,7 @@ START_TEST(naive_schemes_fail_as_the_notes_say) {
 END_TEST
 
 START_TEST(small_d_is_weak) {
-    /* RESEARCH.md, checked: at d = 8, ||P(t+63) - P(t)||^2 = 0.42 is below
+    /* checked: at d = 8, ||P(t+63) - P(t)||^2 = 0.42 is below
      * ||P(t+1) - P(t)||^2 = 0.93 */
     float *X, *P = rows(&X, "sinusoidal", 8, 80);
     double far = 0.0, near = 0.0;
@@ -166,7 +168,7 @@ END_TEST
 
 START_TEST(float32_error_of_float_angles) {
     /* PyTorch's float32 recipe against double, at single positions p, d =
-     * 64. RESEARCH.md 3.12 gives 2.0e-4, 1.9e-3, 3.0e-2, 0.24 at 1e4..1e7;
+     * 64. The figures often quoted are 2.0e-4, 1.9e-3, 3.0e-2, 0.24 at 1e4..1e7;
      * measured: 1.99e-4, 2.25e-3, 3.04e-2, 0.241 (1e5 differs). */
     PeConfig pc;
     pe_config_default(&pc, "sinusoidal");

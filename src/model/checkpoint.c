@@ -134,6 +134,7 @@ static void put_train(Buf *b, const Trainer *t, const TrainMeta *mt) {
     put_u64(b, mt->seed);
     for (int i = 0; i < 4; i++)
         put_u64(b, mt->rng.s[i]);
+    put_f64(b, mt->seconds);
     put_floats(b, t->m, t->n);
     put_floats(b, t->v, t->n);
 }
@@ -347,6 +348,9 @@ static void get_train(Rd *r, Checkpoint *ck) {
         any |= mt->rng.s[i] = get_u64(r);
     if (!r->rc && any == 0)
         bad(r, "the random generator's state is all zero");
+    mt->seconds = get_f64(r);
+    if (!r->rc && !(mt->seconds >= 0.0 && mt->seconds < 1e12))
+        bad(r, "the training time is not a sensible number of seconds");
     size_t n = ck->model.n_params;
     ck->m = malloc(n * sizeof *ck->m);
     ck->v = malloc(n * sizeof *ck->v);

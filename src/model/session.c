@@ -272,8 +272,10 @@ int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, cons
             o.n_test = overrides->n_test;
         if (overrides->n_valid)
             o.n_valid = overrides->n_valid;
-        if (o.max_train_len > o.max_len && overrides->max_len)
-            o.max_train_len = o.max_len;
+        /* Only valid and test are read here; their lengths run from
+         * min_len to max_len whatever the training split's were, so the
+         * training lengths must not stand in the way of new ones. */
+        o.max_train_len = 0;
         rc = task_options_resolve(&r, &o, task, e);
         if (!rc)
             rc = task_make(&txt[0], &txt[1], &txt[2], task, &r, e);

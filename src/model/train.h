@@ -53,6 +53,7 @@ typedef struct {
     size_t eval_every;    /* steps between evaluations, e.g. 100 */
     uint64_t seed;        /* seed of the data order */
     Rng rng;              /* the data-order generator as it stands after `step` steps */
+    double seconds;       /* time spent training so far, resumed runs included */
 } TrainMeta;
 
 void opt_default(OptConfig *o);

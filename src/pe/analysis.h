@@ -1,4 +1,4 @@
-/* The properties of a position scheme (RESEARCH.md section 3), measured on
+/* The properties of a position scheme (docs/properties.md), measured on
  * the code itself, without a model.
  *
  * Positions are the rows 0..N-1 of the code of an N-token sentence. The
