@@ -3,25 +3,31 @@
 #include <math.h>
 #include <string.h>
 
+#include "layers.h"
 #include "matmul.h"
 
 /* Softmax over the first n entries of row[0..T); the rest become 0. The
  * maximum is the row's own, never a sentinel, so no logit can underflow the
- * whole row. */
+ * whole row. Like the sum, it is taken in lanes (layers.h, sum_lanes). */
 static void softmax_row(float *row, size_t n, size_t T) {
-    float max = row[0];
-    for (size_t j = 1; j < n; j++)
-        if (row[j] > max)
-            max = row[j];
-    float sum = 0.0f;
-    for (size_t j = 0; j < n; j++) {
+    float lane[SUM_LANES];
+    for (size_t k = 0; k < SUM_LANES; k++)
+        lane[k] = row[0];
+    size_t j = 0;
+    for (; j + SUM_LANES <= n; j += SUM_LANES)
+        for (size_t k = 0; k < SUM_LANES; k++)
+            lane[k] = row[j + k] > lane[k] ? row[j + k] : lane[k];
+    float max = lane[0];
+    for (size_t k = 1; k < SUM_LANES; k++)
+        max = lane[k] > max ? lane[k] : max;
+    for (; j < n; j++)
+        max = row[j] > max ? row[j] : max;
+    for (j = 0; j < n; j++)
         row[j] = expf(row[j] - max);
-        sum += row[j];
-    }
-    float inv = 1.0f / sum;
-    for (size_t j = 0; j < n; j++)
+    float inv = 1.0f / sum_lanes(row, n);
+    for (j = 0; j < n; j++)
         row[j] *= inv;
-    for (size_t j = n; j < T; j++)
+    for (j = n; j < T; j++)
         row[j] = 0.0f;
 }
 

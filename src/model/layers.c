@@ -5,6 +5,20 @@
 
 #include "matmul.h"
 
+float sum_lanes(const float *x, size_t n) {
+    float lane[SUM_LANES] = {0};
+    size_t j = 0;
+    for (; j + SUM_LANES <= n; j += SUM_LANES)
+        for (size_t k = 0; k < SUM_LANES; k++)
+            lane[k] += x[j + k];
+    float sum = 0.0f;
+    for (size_t k = 0; k < SUM_LANES; k++)
+        sum += lane[k];
+    for (; j < n; j++)
+        sum += x[j];
+    return sum;
+}
+
 void embedding_forward(float *out, const int *ids, const float *wte, size_t BT, size_t E,
                        size_t C, float scale) {
     /* ids is (BT), wte is (V,E), out is (BT,C) */
@@ -43,18 +57,15 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
     /* inp, out are (BT,C); w, b are (C); mean, rstd are (BT) */
     for (size_t i = 0; i < BT; i++) {
         const float *x = inp + i * C;
-        /* Two passes (mean, then variance about it) rather than E[x^2] - m^2,
-         * which cancels badly when a row carries a large constant shift. */
-        float m = 0.0f;
-        for (size_t c = 0; c < C; c++)
-            m += x[c];
-        m /= (float)C;
-        float v = 0.0f;
-        for (size_t c = 0; c < C; c++)
-            v += (x[c] - m) * (x[c] - m);
-        v /= (float)C;
-        float s = 1.0f / sqrtf(v + LAYERNORM_EPS);
         float *o = out + i * C;
+        /* Two passes (mean, then variance about it) rather than E[x^2] - m^2,
+         * which cancels badly when a row carries a large constant shift.
+         * The squared deviations wait in o, which the last loop overwrites. */
+        float m = sum_lanes(x, C) / (float)C;
+        for (size_t c = 0; c < C; c++)
+            o[c] = (x[c] - m) * (x[c] - m);
+        float v = sum_lanes(o, C) / (float)C;
+        float s = 1.0f / sqrtf(v + LAYERNORM_EPS);
         for (size_t c = 0; c < C; c++)
             o[c] = (x[c] - m) * s * w[c] + b[c];
         mean[i] = m;

@@ -19,6 +19,14 @@ typedef enum { ACT_RELU = 0, ACT_GELU = 1 } Activation;
  * step; a gradient with respect to an input is written (=) or, where the
  * flag says so, added to what the buffer holds (a residual branch). */
 
+/* The sum of x[0..n), added in SUM_LANES interleaved lanes and then
+ * across them: one running sum would make every addition wait for the
+ * last, while lanes vectorize at -O3 (-ffast-math, which would let the
+ * compiler reorder a sum itself, is not used). The order is fixed, so the
+ * result is the same on every run. */
+#define SUM_LANES 8
+float sum_lanes(const float *x, size_t n);
+
 /* Writes the token embeddings, times scale, into the first E of C channels
  * of each row; channels E..C-1 are left for a concatenated position code. */
 void embedding_forward(float *out, const int *ids, const float *wte, size_t BT, size_t E,
