@@ -30,6 +30,19 @@ static bool exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
+/* Checks that DIR/name begins with header and has `lines` lines in all. */
+static void expect_csv(const char *dir, const char *name, const char *header, size_t lines) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = slurp(path);
+    ck_assert_msg(strncmp(text, header, strlen(header)) == 0, "%s begins: %.80s", path, text);
+    size_t n = 0;
+    for (char *p = text; *p; p++)
+        n += *p == '\n';
+    ck_assert_msg(n == lines, "%s has %zu lines, want %zu", path, n, lines);
+    free(text);
+}
+
 /* A short agent run: small, but long enough to learn the task. */
 #define SMALL "--task agent --d-model 32 --heads 2 --d-ff 64 --steps 300 --eval-every 100"
 
@@ -47,16 +60,7 @@ START_TEST(train_writes_model_and_log) {
     ck_assert_ptr_nonnull(strstr(r.err, "tok/s"));
     run_free(&r);
     /* the log: a header and one line per evaluation */
-    char path[256];
-    snprintf(path, sizeof path, "%s/log.csv", dir);
-    char *log = slurp(path);
-    const char *header = "step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr\n";
-    ck_assert(strncmp(log, header, strlen(header)) == 0);
-    size_t lines = 0;
-    for (char *p = log; *p; p++)
-        lines += *p == '\n';
-    ck_assert_uint_eq(lines, 4);
-    free(log);
+    expect_csv(dir, "log.csv", "step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr\n", 4);
     /* the model loads; evaluate agrees with train's test accuracy */
     snprintf(args, sizeof args, "--model %s/m.bin --task agent", dir);
     r = run("evaluate", args);
@@ -184,16 +188,7 @@ START_TEST(compare_pe_table_and_csv) {
     ck_assert_msg(none >= 0.45 && none <= 0.55 && sin >= 0.98, "none %g, sinusoidal %g", none,
                   sin);
     run_free(&r);
-    char path[256];
-    snprintf(path, sizeof path, "%s/c.csv", dir);
-    char *csv = slurp(path);
-    const char *header = "scheme,combine,seed,test_accuracy,seconds\n";
-    ck_assert(strncmp(csv, header, strlen(header)) == 0);
-    size_t lines = 0;
-    for (char *q = csv; *q; q++)
-        lines += *q == '\n';
-    ck_assert_uint_eq(lines, 5);
-    free(csv);
+    expect_csv(dir, "c.csv", "scheme,combine,seed,test_accuracy,seconds\n", 5);
     remove_dir(dir);
 }
 END_TEST
