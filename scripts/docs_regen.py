@@ -86,8 +86,9 @@ def regen(page):
 
 
 if __name__ == "__main__":
-    # the kernels the docs test uses (see the Makefile's BLAS_CORE)
+    # the kernels and threads the docs test uses (see the Makefile's BLAS_ENV)
     os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     for page in sys.argv[1:] or ["README.md"] + sorted(glob.glob("docs/*.md")):
         regen(page)

@@ -8,7 +8,10 @@
  * 1e-5 for noise near zero), so a page shows real output of this code on
  * any CPU. "build/" in a command becomes $POSENC_BIN/ (the sanitizer build
  * runs the same pages); "make demo" runs the demo; other make commands are
- * not run here, since this test runs inside make. */
+ * not run here, since this test runs inside make. Trained models' numbers
+ * depend on OpenBLAS's kernels and thread count, which `make test` pins
+ * (the Makefile's BLAS_ENV); scripts/docs_regen.py rewrites the pages'
+ * outputs after a change that moves them. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
