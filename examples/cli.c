@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "cli.h"
 
 #include <errno.h>
@@ -70,6 +71,30 @@ bool cli_task(Cli *cli, char *dst, size_t cap) {
         cli_usage_error(cli, "unknown task '%s': choose one of %s", cli->val, task_names());
     snprintf(dst, cap, "%s", cli->val);
     return true;
+}
+
+size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const char **names,
+                       size_t cap) {
+    size_t n = 0;
+    if (strcmp(list, "all") == 0) {
+        for (size_t i = 0; i < pe_count() && n < cap; i++)
+            names[n++] = pe_at(i)->name;
+        return n;
+    }
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const PeScheme *s = pe_find(tok);
+        if (!s)
+            cli_usage_error(cli, "unknown scheme '%s' for %s: choose from %s, or all", tok, opt,
+                            pe_names());
+        if (n == cap)
+            cli_usage_error(cli, "%s lists more than %zu schemes", opt, cap);
+        names[n++] = s->name; /* the registry's string outlives buf */
+    }
+    if (n == 0)
+        cli_usage_error(cli, "%s is empty: give scheme names separated by commas, or all", opt);
+    return n;
 }
 
 size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi) {

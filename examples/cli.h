@@ -37,6 +37,12 @@ void cli_help(const Cli *cli, const char *usage);
  * otherwise) and copies it into dst (cap bytes). */
 bool cli_task(Cli *cli, char *dst, size_t cap);
 
+/* Splits a comma-separated list of schemes ("none,sinusoidal"), or "all",
+ * into the registry's names (at most cap); an unknown or empty list is a
+ * usage error naming opt. */
+size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const char **names,
+                       size_t cap);
+
 /* Strict number parsers: the whole string, in range, or a usage error
  * naming the option (exits 2). */
 size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi);

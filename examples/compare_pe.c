@@ -70,30 +70,6 @@ static double run_one(const Cli *cli, const TrainMeta *mt, const Config *cfg,
     return eval_accuracy_all(&test);
 }
 
-/* Splits "a,b,c" (or "all") into scheme names, checking each. */
-static size_t parse_schemes(const Cli *cli, const char *list, const char **names, size_t cap) {
-    size_t n = 0;
-    if (strcmp(list, "all") == 0) {
-        for (size_t i = 0; i < pe_count() && n < cap; i++)
-            names[n++] = pe_at(i)->name;
-        return n;
-    }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        const PeScheme *s = pe_find(tok);
-        if (!s)
-            cli_usage_error(cli, "unknown scheme '%s' in --schemes: choose from %s, or all", tok,
-                            pe_names());
-        if (n == cap)
-            cli_usage_error(cli, "too many schemes in --schemes");
-        names[n++] = s->name;
-    }
-    if (n == 0)
-        cli_usage_error(cli, "--schemes is empty");
-    return n;
-}
-
 int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "compare_pe");
@@ -121,7 +97,7 @@ int main(int argc, char **argv) {
         }
     }
     const char *names[16];
-    size_t n = parse_schemes(&cli, schemes, names, 16);
+    size_t n = cli_scheme_list(&cli, "--schemes", schemes, names, 16);
     /* check the options against every scheme before hours of training */
     Err e;
     for (size_t i = 0; i < n; i++) {

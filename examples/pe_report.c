@@ -283,29 +283,6 @@ static void worked_example(void) {
     printf("\nA value is ok when it is the exact value to two decimals (within 0.005).\n");
 }
 
-/* Splits "a,b,c" (or "all") into scheme names, checking each. */
-static size_t parse_schemes(const Cli *cli, const char *list, const char **out) {
-    size_t n = 0;
-    if (strcmp(list, "all") == 0) {
-        for (size_t i = 0; i < pe_count() && n < MAX_SCHEMES; i++)
-            out[n++] = pe_at(i)->name;
-        return n;
-    }
-    static char buf[512];
-    snprintf(buf, sizeof buf, "%s", list);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (!pe_find(tok))
-            cli_usage_error(cli, "unknown scheme '%s' for --pe: choose from %s, or all", tok,
-                            pe_names());
-        if (n == MAX_SCHEMES)
-            cli_usage_error(cli, "--pe lists more than %d schemes", MAX_SCHEMES);
-        out[n++] = tok;
-    }
-    if (n == 0)
-        cli_usage_error(cli, "--pe is empty: give scheme names separated by commas, or all");
-    return n;
-}
-
 int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "pe_report");
@@ -336,7 +313,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     const char *names[MAX_SCHEMES];
-    size_t n = parse_schemes(&cli, list, names);
+    size_t n = cli_scheme_list(&cli, "--pe", list, names, MAX_SCHEMES);
     PeProps props[MAX_SCHEMES];
     Err e;
     for (size_t i = 0; i < n; i++) {

@@ -86,3 +86,12 @@ size_t for_each_fuzz_input(const char *target,
     }
     return files;
 }
+
+char *temp_file(void) {
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/posenc_testXXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    return path;
+}

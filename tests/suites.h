@@ -52,6 +52,10 @@ void expect_exit(const char *prog, const char *args, int code, const char *want)
 /* The whole file as a string; fails the test if it cannot be read. */
 char *slurp(const char *path);
 
+/* An empty file under /tmp, newly made; the path lives until the next
+ * call. The caller unlinks it. */
+char *temp_file(void);
+
 /* Calls fn on every file of tests/fuzz/seeds/TARGET and
  * tests/fuzz/regressions/TARGET (the inputs a fuzz target keeps: hand-made
  * seeds and the inputs of crashes it found); returns how many. */

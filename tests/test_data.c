@@ -47,18 +47,9 @@ static void assert_same(const TextData *a, const TextData *b) {
     }
 }
 
-static char *temp_path(void) {
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/posenc_dataXXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    return path;
-}
-
 /* Writes d, reads it back and compares. */
 static void assert_round_trip(const TextData *d) {
-    char *path = temp_path();
+    char *path = temp_file();
     Err e;
     TextData back;
     ck_assert_msg(data_write(d, path, &e) == 0, "%s", e.msg);

@@ -38,15 +38,6 @@ static void run_steps(Session *s, size_t n, float *losses) {
     }
 }
 
-static char *temp_path(void) {
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/posenc_ckXXXXXX");
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    return path;
-}
-
 START_TEST(same_seed_same_loss_curve) {
     TrainMeta mt;
     Config cfg;
@@ -83,7 +74,7 @@ START_TEST(resume_continues_the_same_curve) {
     run_steps(&whole, 40, lw);
     ck_assert(session_create(&half, &mt, &cfg, &opt, &e) == 0);
     run_steps(&half, 20, lh);
-    char *path = temp_path();
+    char *path = temp_file();
     ck_assert_msg(session_save(&half, path, &e) == 0, "%s", e.msg);
     session_free(&half);
     ck_assert_msg(session_resume(&rest, path, 0, &e) == 0, "%s", e.msg);
@@ -109,7 +100,7 @@ START_TEST(save_then_load_is_bit_identical) {
     float l[10];
     ck_assert(session_create(&s, &mt, &cfg, &opt, &e) == 0);
     run_steps(&s, 10, l);
-    char *path = temp_path();
+    char *path = temp_file();
     ck_assert(checkpoint_save(path, &s.model, &s.vocab, &s.labels, NULL, NULL, &e) == 0);
     Checkpoint ck;
     ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
@@ -157,7 +148,7 @@ START_TEST(damaged_checkpoints_are_refused) {
     Session s;
     Err e;
     ck_assert(session_create(&s, &mt, &cfg, &opt, &e) == 0);
-    char *path = temp_path();
+    char *path = temp_file();
     ck_assert(session_save(&s, path, &e) == 0);
     session_free(&s);
     size_t n;

@@ -62,10 +62,7 @@ START_TEST(vocabulary_ids_and_unknown_words) {
 END_TEST
 
 START_TEST(vocabulary_file_round_trip) {
-    char path[] = "/tmp/posenc_vocabXXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    char *path = temp_file();
     Vocab v, w;
     Err e;
     ck_assert_int_eq(vocab_init(&v, &e), 0);
