@@ -1,21 +1,14 @@
 # posenc: a transformer encoder in C that teaches positional encoding.
-#
-#   make            build the library and every program into build/
-#   make demo       run build/demo_order on its default sentences
-#   make test       build and run the Check suites (and the docs test)
-#   make sanitize   the whole test suite under AddressSanitizer + UBSan
-#   make bench      speed and memory against OpenBLAS sgemm (and PyTorch)
-#   make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60) s
-#   make clean      remove build/
+# `make help` lists the targets (the lines marked ## below).
 #
 # The first run checks for OpenBLAS, Check and stb with pkg-config
 # (scripts/deps.sh) and installs the missing Debian packages; the flags it
 # finds are kept in build/config.mk.
 
+# The compiler is make's default, cc; `make CC=clang` picks another.
 # -O3 (it vectorizes the elementwise loops -O2 leaves scalar), never -Ofast
 # or -ffast-math: those allow the compiler to break
 # IEEE semantics (erf-based GELU and NaN checks among the casualties).
-CC      ?= cc
 WARN    := -Wall -Wextra -Wpedantic -Werror
 CFLAGS  := -std=c11 -O3 -g $(WARN) -MMD -MP $(EXTRA_CFLAGS)
 LDFLAGS := $(EXTRA_LDFLAGS)
@@ -25,7 +18,10 @@ LDFLAGS := $(EXTRA_LDFLAGS)
 BUILD   ?= build
 CONFIG  := build/config.mk
 
-ifeq ($(filter clean help,$(MAKECMDGOALS)),)
+# `make web` alone needs none of them (it has its own check, below).
+ifeq ($(MAKECMDGOALS),)
+include $(CONFIG)
+else ifneq ($(filter-out clean help web,$(MAKECMDGOALS)),)
 include $(CONFIG)
 endif
 
@@ -33,7 +29,9 @@ endif
 # them): as system headers their own warnings do not trip -Werror.
 CPPFLAGS := $(filter-out -I/usr/include/stb,$(DEP_CFLAGS))
 
-LIB_SRC  := $(sort $(wildcard src/model/*.c src/pe/*.c src/plot/*.c))
+# The library, folder by folder from the bottom up (docs/architecture.md):
+# core, pe, model, text, run, plot, figures.
+LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB      := $(BUILD)/libposenc.a
 
@@ -45,18 +43,22 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test sanitize fuzz bench clean help deps
+.PHONY: all demo test sanitize fuzz bench clean help deps experiments web webtest
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
-all: $(LIB) $(PROG_BIN)
+# The library and the programs need OpenBLAS and stb; only the tests link Check.
+PROG_LIBS := $(BLAS_LIBS) $(STB_LIBS) -lm
+TEST_LIBS := $(PROG_LIBS) $(CHECK_LIBS)
+
+all: $(LIB) $(PROG_BIN) ## build the library and every program into build/
 
 $(CONFIG): scripts/deps.sh
 	@mkdir -p $(@D)
 	scripts/deps.sh > $@.tmp
 	@mv $@.tmp $@
 
-deps: $(CONFIG)
+deps: $(CONFIG) ## check for (and install) the Debian packages the build needs
 
 $(BUILD)/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(@D)
@@ -67,23 +69,31 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/%: $(BUILD)/obj/examples/%.o $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(DEP_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
 $(TEST_BIN): $(TEST_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(DEP_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(TEST_LIBS)
 
 # The benchmark (bench/README.md): not part of make test.
 $(BUILD)/bench: $(BUILD)/obj/bench/bench.o $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(DEP_LIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
-bench: $(BUILD)/bench
+bench: $(BUILD)/bench ## speed and memory against OpenBLAS sgemm (and PyTorch, if installed)
 	$(BUILD)/bench | tee $(BUILD)/bench.txt
 	@if /usr/bin/python3 -c 'import torch' 2>/dev/null; then \
 		/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench.txt; \
 	else echo "bench: python3-torch is not installed; skipping the PyTorch comparison"; fi
 
-demo: $(BUILD)/demo_order
+demo: $(BUILD)/demo_order ## run build/demo_order on its default sentences
 	@$(BUILD)/demo_order
+
+# The experiments of docs/results.md, with the kernels the docs are made
+# with (BLAS_ENV, below). QUICK=1 runs the same pipeline on tiny settings
+# into build/experiments-quick/ (what CI runs); the full run rewrites
+# docs/results.md, docs/results/ and docs/img/results/.
+EXP_ARGS = $(if $(QUICK),--quick --out $(BUILD)/experiments-quick,--out docs)
+experiments: $(BUILD)/experiments ## run the experiments of docs/results.md (QUICK=1: tiny, into build/)
+	$(BLAS_ENV) $(BUILD)/experiments $(EXP_ARGS)
 
 # The suites find the programs through POSENC_BIN; Check forks every test,
 # and its timeout is raised for the sanitizer build. OpenBLAS picks its
@@ -94,13 +104,13 @@ demo: $(BUILD)/demo_order
 # wherever the CPU has AVX2.
 BLAS_ENV := OPENBLAS_NUM_THREADS=2 \
 	$(if $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo y),OPENBLAS_CORETYPE=Haswell)
-test: $(TEST_BIN) $(PROG_BIN)
+test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites (and the docs test)
 	$(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
 
 TEST_TIMEOUT ?= 60
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-sanitize: $(CONFIG)
+sanitize: $(CONFIG) ## the whole test suite under AddressSanitizer + UBSan
 	$(MAKE) BUILD=build/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
 		TEST_TIMEOUT=600 test
 
@@ -133,9 +143,9 @@ build/fuzz/.deps: scripts/deps.sh
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) $(CONFIG) build/fuzz/.deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $< $(LIB_SRC) -o $@ \
-		$(filter-out $(CHECK_LIBS),$(DEP_LIBS)) -lm
+		$(PROG_LIBS)
 
-fuzz: $(FUZZ_BIN)
+fuzz: $(FUZZ_BIN) ## run each libFuzzer target FUZZ_SECONDS (default 60) s
 	@set -e; for bin in $(FUZZ_BIN); do \
 		name=$${bin##*/}; corpus=build/fuzz/corpus/$$name; \
 		mkdir -p $$corpus build/fuzz/artifacts; \
@@ -149,10 +159,58 @@ fuzz: $(FUZZ_BIN)
 			-artifact_prefix=build/fuzz/artifacts/$$name- $$corpus; \
 	done
 
-clean:
+# The web page (web/README.md): the library and web/posenc_web.c built to
+# WebAssembly by Debian's Emscripten into build/web/, beside web/index.html
+# and web/app.js. OpenBLAS has no WebAssembly build: -DPOSENC_NO_BLAS makes
+# matmul() the plain loops of matmul_ref. Only what the page runs is built:
+# core, pe, model, and from text, run the order demo's part (no files, no
+# PNG). -O2 and never -ffast-math, as above. MODULARIZE + EXPORT_ES6 make
+# posenc.js an ES module that app.js imports; it fetches posenc.wasm beside
+# it over HTTP (a page opened as a file:// cannot fetch it: serve build/web).
+# Debian's emcc runs its JavaScript tools with the node on PATH; Debian's
+# node finds Debian's node-acorn in /usr/share/nodejs by itself, a node from
+# elsewhere needs NODE_PATH.
+WEB       := build/web
+WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c)) src/text/vocab.c \
+	src/text/order.c src/run/orderdemo.c web/posenc_web.c
+WEB_PAGE  := $(WEB)/index.html $(WEB)/app.js
+EMCC      := env NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH} emcc
+EM_FLAGS  := -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS
+EM_LINK   := -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createPosenc -sENVIRONMENT=web \
+	-sALLOW_MEMORY_GROWTH=1 -sEXPORTED_FUNCTIONS=_malloc,_free \
+	-sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString
+
+build/web-deps.ok: scripts/deps.sh
+	@mkdir -p $(@D)
+	scripts/deps.sh web
+	@touch $@
+
+$(WEB)/posenc.js: $(WEB_SRC) $(wildcard src/*/*.h) build/web-deps.ok
+	@mkdir -p $(@D)
+	$(EMCC) $(EM_FLAGS) $(WEB_SRC) -o $@ $(EM_LINK)
+
+$(WEB)/%: web/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 -m http.server -d build/web)
+
+# The page in headless Chromium against build/demo_order (web/webtest.py
+# says how, and why Python's standard library drives it); it saves a
+# screenshot of each section in build/web-shots/.
+build/webtest-deps.ok: scripts/deps.sh
+	@mkdir -p $(@D)
+	scripts/deps.sh webtest
+	@touch $@
+
+webtest: web $(BUILD)/demo_order build/webtest-deps.ok ## the page in headless Chromium, against demo_order
+	$(BLAS_ENV) python3 web/webtest.py --page $(WEB) --demo $(BUILD)/demo_order \
+		--shots build/web-shots
+
+clean: ## remove build/
 	rm -rf build
 
-help:
-	@sed -n '3,9p' Makefile
+help: ## list the targets
+	@awk -F ':.*## ' '/^[a-z]+:.*## / { printf "  make %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "../src/model/matmul.h"
-#include "../src/model/rng.h"
+#include "../src/core/clock.h"
+#include "../src/core/rng.h"
 #include "../src/model/train.h"
 
 typedef struct {
@@ -25,12 +25,6 @@ static const Shape shapes[] = {
     {"toy", 32, 64, 4, 256, 2, 16, 32},
     {"medium", 1000, 256, 8, 1024, 4, 128, 16},
 };
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Matmul FLOPs of one forward pass (multiply-adds count 2). */
 static double forward_flops(const Shape *s) {
@@ -47,12 +41,12 @@ static double time_it(Bench f, void *ctx, double seconds) {
     if (f(ctx))
         return -1.0;
     size_t n = 0;
-    double t0 = now(), t;
+    double t0 = clock_seconds(), t;
     do {
         if (f(ctx))
             return -1.0;
         n++;
-        t = now() - t0;
+        t = clock_seconds() - t0;
     } while (t < seconds);
     return t / (double)n;
 }
@@ -83,7 +77,8 @@ static int step(void *p) {
      * floats that slow everything down, which real training does not do. */
     for (size_t b = 0; b < c->B; b++)
         c->labels[b] = (int)rng_below(&c->rng, 2);
-    return train_step(&c->tr, &c->m, &c->a, c->ids, c->lens, c->labels, c->B, c->T, &st, &e);
+    return train_step(&c->tr, &c->m, &c->a, c->ids, c->lens, NULL, c->labels, c->B, c->T, &st,
+                      &e);
 }
 
 static int gemm(void *p) {

@@ -56,10 +56,11 @@ void cli_fail(const Cli *cli, const Err *e) {
     exit(e->code ? e->code : 1);
 }
 
-void cli_help(const Cli *cli, const char *usage) {
+void cli_help(const Cli *cli, const char *const *usage) {
     const char *a = cli->argv[cli->i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-        fputs(usage, stdout);
+        for (; *usage; usage++)
+            fputs(*usage, stdout);
         exit(0);
     }
 }
@@ -73,12 +74,31 @@ bool cli_task(Cli *cli, char *dst, size_t cap) {
     return true;
 }
 
-size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const char **names,
-                       size_t cap) {
+bool cli_pe(Cli *cli, PeConfig *pc) {
+    if (!cli_opt(cli, "--pe"))
+        return false;
+    if (!pe_find(cli->val))
+        cli_usage_error(cli, "unknown scheme '%s' for --pe: choose one of %s", cli->val,
+                        pe_names());
+    snprintf(pc->name, sizeof pc->name, "%s", cli->val);
+    return true;
+}
+
+void *cli_alloc(const Cli *cli, size_t count, size_t size, const char *what) {
+    Err e;
+    void *p = xcalloc(count, size, what, &e);
+    if (!p)
+        cli_fail(cli, &e);
+    return p;
+}
+
+size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const char ***names) {
+    const char **out = cli_alloc(cli, pe_count(), sizeof *out, "the list of schemes");
     size_t n = 0;
+    *names = out;
     if (strcmp(list, "all") == 0) {
-        for (size_t i = 0; i < pe_count() && n < cap; i++)
-            names[n++] = pe_at(i)->name;
+        for (; n < pe_count(); n++)
+            out[n] = pe_at(n)->name;
         return n;
     }
     char buf[512];
@@ -88,9 +108,10 @@ size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const 
         if (!s)
             cli_usage_error(cli, "unknown scheme '%s' for %s: choose from %s, or all", tok, opt,
                             pe_names());
-        if (n == cap)
-            cli_usage_error(cli, "%s lists more than %zu schemes", opt, cap);
-        names[n++] = s->name; /* the registry's string outlives buf */
+        for (size_t i = 0; i < n; i++)
+            if (out[i] == s->name)
+                cli_usage_error(cli, "%s lists %s twice", opt, s->name);
+        out[n++] = s->name; /* the registry's string outlives buf */
     }
     if (n == 0)
         cli_usage_error(cli, "%s is empty: give scheme names separated by commas, or all", opt);
@@ -143,6 +164,12 @@ bool cli_model_option(Cli *cli, Config *c) {
             cli_usage_error(cli, "--layout is interleaved or split, not '%s'", cli->val);
     } else if (cli_opt(cli, "--base")) {
         c->pe.base = cli_double(cli, "--base", cli->val, 1.000001, 1e12);
+    } else if (cli_opt(cli, "--buckets")) {
+        c->pe.buckets = cli_size(cli, "--buckets", cli->val, 4, 4096);
+    } else if (cli_opt(cli, "--max-distance")) {
+        c->pe.max_distance = cli_size(cli, "--max-distance", cli->val, 2, 1000000);
+    } else if (cli_opt(cli, "--pe-init-std")) {
+        c->pe.init_std = cli_double(cli, "--pe-init-std", cli->val, 1e-6, 100.0);
     } else if (cli_opt(cli, "--d-model")) {
         c->d_model = cli_size(cli, "--d-model", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--heads")) {
@@ -196,6 +223,8 @@ bool cli_task_option(Cli *cli, TaskOptions *o) {
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
     if (cli_opt(cli, "--steps"))
         mt->steps = cli_size(cli, "--steps", cli->val, 1, 100000000);
+    else if (cli_opt(cli, "--random-positions"))
+        mt->random_positions = cli_size(cli, "--random-positions", cli->val, 1, MAX_DIM);
     else if (cli_opt(cli, "--batch"))
         mt->batch = cli_size(cli, "--batch", cli->val, 1, 4096);
     else if (cli_opt(cli, "--eval-every"))
@@ -221,8 +250,10 @@ bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
 }
 
 bool cli_scheme_option(Cli *cli, Config *c) {
-    static const char *const names[] = {"--combine", "--pe-dim", "--pairs", "--layout",
-                                        "--base",    "--d-model", "--seed"};
+    static const char *const names[] = {"--combine", "--pe-dim",       "--pairs",
+                                        "--layout",  "--base",         "--buckets",
+                                        "--max-distance", "--pe-init-std", "--d-model",
+                                        "--heads",   "--seed"};
     const char *a = cli->argv[cli->i];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         size_t n = strlen(names[i]);

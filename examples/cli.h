@@ -7,9 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/model/data.h"
-#include "../src/model/encoder.h"
+#include "../src/model/model.h"
 #include "../src/model/train.h"
+#include "../src/run/checkpoint.h"
+#include "../src/text/tasks.h"
 
 /* Iterates over argv. An option's value comes as "--name value" or
  * "--name=value". */
@@ -30,18 +31,25 @@ bool cli_flag(Cli *cli, const char *name);
  * A missing value is a usage error (exits 2). */
 bool cli_opt(Cli *cli, const char *name);
 
-/* If the current argument is --help or -h, prints usage and exits 0. */
-void cli_help(const Cli *cli, const char *usage);
+/* If the current argument is --help or -h, prints usage (pieces, ending
+ * with NULL) and exits 0. */
+void cli_help(const Cli *cli, const char *const *usage);
 
 /* Matches --task NAME, checks NAME is a built-in task (a usage error
  * otherwise) and copies it into dst (cap bytes). */
 bool cli_task(Cli *cli, char *dst, size_t cap);
 
+/* Matches --pe NAME, checks NAME is a scheme (a usage error otherwise) and
+ * sets pc->name. */
+bool cli_pe(Cli *cli, PeConfig *pc);
+
 /* Splits a comma-separated list of schemes ("none,sinusoidal"), or "all",
- * into the registry's names (at most cap); an unknown or empty list is a
- * usage error naming opt. */
-size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const char **names,
-                       size_t cap);
+ * into the registry's names, in *names (allocated; free it); returns the
+ * count. An unknown, repeated or empty entry is a usage error naming opt. */
+size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const char ***names);
+
+/* calloc, or a message naming what was being allocated and exit 1. */
+void *cli_alloc(const Cli *cli, size_t count, size_t size, const char *what);
 
 /* Strict number parsers: the whole string, in range, or a usage error
  * naming the option (exits 2). */
@@ -90,21 +98,33 @@ bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o);
     "                        square root (section 5.3) peaking at --lr (default constant)\n"   \
     "  --weight-decay X      AdamW's decoupled decay of weight matrices (default 0.01)\n"      \
     "  --clip X              largest gradient norm, 0 for none (default 1.0)\n"                \
-    "  --eval-every N        steps between evaluations (default 100)\n"
+    "  --eval-every N        steps between evaluations (default 100)\n"                        \
+    "  --random-positions N  give each training sentence sorted positions drawn from\n"        \
+    "                        0..N-1 instead of 0..T-1 (Ruoss et al. 2023), so that\n"          \
+    "                        positions past the training lengths are seen; N at least\n"       \
+    "                        the longest training sentence (evaluation uses 0..T-1)\n"
+
 /* Matches only the model options that shape a position code (--combine,
- * --pe-dim, --pairs, --layout, --base, --d-model, --seed), for programs
- * that draw or measure a scheme without a model. */
+ * --pe-dim, --pairs, --layout, --base, --buckets, --max-distance,
+ * --pe-init-std, --d-model, --heads, --seed), for programs that draw or
+ * measure a scheme without a model. */
 bool cli_scheme_option(Cli *cli, Config *c);
 
 #define CLI_MODEL_HELP                                                                        \
-    "Model options:\n"                                                                          \
+    "Model options:\n"                                                                         \
     "  --combine add|concat  how the position code meets the embedding (default: the\n"        \
     "                        scheme's own: concat for integer, normalized, sine and\n"         \
-    "                        sincos; add for sinusoidal and learned)\n"                        \
+    "                        sincos; add for sinusoidal and learned; rope, alibi and\n"        \
+    "                        t5 add nothing to the input and take none)\n"                     \
     "  --pe-dim W            channels of sinusoidal/learned under concat (default d/2)\n"      \
     "  --pairs K             sin/cos pairs of the sincos scheme (default 1)\n"                 \
-    "  --layout interleaved|split  sinusoid channel order (default interleaved)\n"             \
-    "  --base B              sinusoid wavelength base (default 10000)\n"                       \
+    "  --layout interleaved|split  sinusoid channel order, and rope's pairs: (2i, 2i+1)\n"     \
+    "                        as in the paper, or (i, i+d/2) as in GPT-NeoX and LLaMA\n"        \
+    "                        (default interleaved)\n"                                          \
+    "  --base B              sinusoid and rope wavelength base (default 10000)\n"              \
+    "  --buckets N           t5: buckets of the offset, half each way (default 32)\n"          \
+    "  --max-distance D      t5: offsets from D on share the last bucket (default 128)\n"      \
+    "  --pe-init-std X       learned: std of the table's first draw (default 0.02)\n"          \
     "  --d-model C           model width\n"                                                    \
     "  --heads H             attention heads (must divide C)\n"                                \
     "  --layers L            encoder layers (1..16)\n"                                         \

@@ -5,15 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../src/model/matmul.h"
-#include "../src/model/session.h"
+#include "../src/run/trial.h"
 #include "cli.h"
 
 #define MAX_SEEDS 100
 
-static const char *const USAGE =
+/* Pieces, each under the 4095 characters C guarantees for one literal. */
+static const char *const USAGE[] = {
     "Usage: compare_pe [--task NAME] [--schemes LIST|all] [--seeds N] [options]\n"
     "\n"
     "Trains a model for every scheme and seed on a built-in task, evaluates each\n"
@@ -23,52 +23,28 @@ static const char *const USAGE =
     "the weights and the batch order; the data stays the same (--data-seed).\n"
     "\n"
     "Options:\n"
-    "  --task NAME           agent, direction, reverse, sort or contains (default agent)\n"
+    "  --task NAME           agent, direction, reverse, sort, previous or contains\n"
+    "                        (default agent)\n"
     "  --schemes LIST|all    comma-separated schemes (default all: none, integer,\n"
-    "                        normalized, sine, sincos, sinusoidal, learned)\n"
+    "                        normalized, sine, sincos, sinusoidal, learned, rope,\n"
+    "                        alibi, t5)\n"
     "  --seeds N             runs per scheme, seeds S, S+1, ... from --seed (default 3)\n"
     "  --out FILE            the CSV of every run (default compare_pe.csv)\n"
     "  --help                show this help\n"
-    "\n" CLI_TRAIN_HELP "\n" CLI_TASK_HELP "\n" CLI_MODEL_HELP
+    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
     "\n"
     "As in train, --max-len is the task's longest sequence. With the defaults\n"
     "(agent, 7 schemes, 3 seeds, 1500 steps) it takes about a minute on 2 cores.\n"
     "\n"
-    "Exit status: 0 on success, 2 for bad options, 1 when a run fails.\n";
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+    "Exit status: 0 on success, 2 for bad options, 1 when a run fails.\n",
+    NULL};
 
 typedef struct {
     double acc[MAX_SEEDS];
     double seconds;
-    Combine combine;
+    Combine combine; /* how the code met the embeddings */
+    size_t w;        /* channels of the code: 0 when the scheme adds none */
 } SchemeResult;
-
-/* Trains one model and returns its test accuracy (sentences it cannot
- * encode count as wrong). */
-static double run_one(const Cli *cli, const TrainMeta *mt, const Config *cfg,
-                      const OptConfig *opt, Combine *combine) {
-    Session s;
-    Err e;
-    if (session_create(&s, mt, cfg, opt, &e))
-        cli_fail(cli, &e);
-    *combine = s.model.pe.combine;
-    StepStats st;
-    while (s.trainer.step < s.meta.steps)
-        if (session_step(&s, &st, &e)) {
-            session_free(&s);
-            cli_fail(cli, &e);
-        }
-    EvalStats test;
-    if (evaluate_dataset(&s.model, &s.test, 64, NULL, &test, &e))
-        cli_fail(cli, &e);
-    session_free(&s);
-    return eval_accuracy_all(&test);
-}
 
 int main(int argc, char **argv) {
     Cli cli;
@@ -96,8 +72,8 @@ int main(int argc, char **argv) {
             cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
         }
     }
-    const char *names[16];
-    size_t n = cli_scheme_list(&cli, "--schemes", schemes, names, 16);
+    const char **names;
+    size_t n = cli_scheme_list(&cli, "--schemes", schemes, &names);
     /* check the options against every scheme before hours of training */
     Err e;
     for (size_t i = 0; i < n; i++) {
@@ -119,19 +95,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; OpenBLAS threads: "
             "%d\n", mt.task, n, seeds, mt.steps, matmul_threads());
 
-    SchemeResult *res = calloc(n, sizeof *res);
-    if (!res)
-        return 1;
+    SchemeResult *res = cli_alloc(&cli, n, sizeof *res, "the results");
     uint64_t base = cfg.seed;
     for (size_t i = 0; i < n; i++) {
         Config c = cfg;
         snprintf(c.pe.name, sizeof c.pe.name, "%s", names[i]);
         for (size_t k = 0; k < seeds; k++) {
             c.seed = mt.seed = base + k;
-            double t0 = now();
-            res[i].acc[k] = run_one(&cli, &mt, &c, &opt, &res[i].combine);
-            double dt = now() - t0;
+            Trial t;
+            if (trial_run(&t, &mt, &c, &opt, &e))
+                cli_fail(&cli, &e);
+            double dt = t.seconds;
+            res[i].acc[k] = t.accuracy;
+            res[i].combine = t.combine;
+            res[i].w = t.w;
             res[i].seconds += dt;
+            trial_free(&t);
             fprintf(stderr, "compare_pe: %-10s seed %llu: test accuracy %.4f (%.1f s)\n",
                     names[i], (unsigned long long)c.seed, res[i].acc[k], dt);
             fprintf(csv, "%s,%s,%llu,%.6f,%.3f\n", names[i], combine_name(res[i].combine),
@@ -158,10 +137,11 @@ int main(int argc, char **argv) {
             var += (res[i].acc[k] - mean) * (res[i].acc[k] - mean);
         double sd = seeds > 1 ? sqrt(var / (double)(seeds - 1)) : 0.0;
         printf("| %s | %s | %.4f | %.4f | %.4f | %.4f | %.1f |\n", names[i],
-               strcmp(names[i], "none") == 0 ? "-" : combine_name(res[i].combine), mean, sd, lo,
+               res[i].w == 0 ? "-" : combine_name(res[i].combine), mean, sd, lo,
                hi, res[i].seconds / (double)seeds);
     }
     printf("\nEvery run is in %s.\n", out);
     free(res);
+    free(names);
     return 0;
 }

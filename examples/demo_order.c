@@ -8,19 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/model/checkpoint.h"
 #include "../src/model/encoder.h"
-#include "../src/model/order.h"
-#include "../src/model/vocab.h"
+#include "../src/run/checkpoint.h"
+#include "../src/run/orderdemo.h"
+#include "../src/text/order.h"
+#include "../src/text/vocab.h"
 #include "cli.h"
-
-/* Longer sentences would only make the attention maps (T x T per head)
- * large; the symmetry shows at any length. */
-#define MAX_WORDS 1024
 
 #define SHOW_CHANNELS 3
 
-static const char *const USAGE =
+/* Pieces, each under the 4095 characters C guarantees for one literal. */
+static const char *const USAGE[] = {
     "Usage: demo_order [options] [SENTENCE [PERMUTED]]\n"
     "\n"
     "Runs an untrained encoder on SENTENCE and on PERMUTED, the same words in\n"
@@ -34,13 +32,14 @@ static const char *const USAGE =
     "words are matched in order of occurrence.\n"
     "\n"
     "Options:\n"
-    "  --pe SCHEME|all       scheme to run (default all): none, integer, normalized,\n"
-    "                        sine, sincos, sinusoidal, learned\n"
+    "  --pe LIST|all         schemes to run, comma-separated (default all): none,\n"
+    "                        integer, normalized, sine, sincos, sinusoidal, learned,\n"
+    "                        rope, alibi, t5\n"
     "  --model MODEL         a model trained by train (agent task, say): its scheme\n"
     "                        alone, with what it predicts for each sentence\n"
     "  --csv                 print only scheme,max_abs_diff,pooled_cosine rows\n"
     "  --help                show this help\n"
-    "\n" CLI_MODEL_HELP
+    "\n", CLI_MODEL_HELP,
     "\n"
     "Defaults here: --d-model 16 --heads 2 --layers 2 --d-ff 64 --norm post.\n"
     "\n"
@@ -49,12 +48,12 @@ static const char *const USAGE =
     "in SENTENCE (max_abs_diff), the cosine of the two pooled sentence vectors, and\n"
     "a verdict: order-blind when max_abs_diff <= 1e-4.\n"
     "\n"
-    "Exit status: 0 on success, 2 for bad options or sentences, 1 on failure.\n";
+    "Exit status: 0 on success, 2 for bad options or sentences, 1 on failure.\n",
+    NULL};
 
-typedef struct {
-    double max_diff;
-    double cos;
-} Result;
+/* The running and the measuring are the library's (src/run/orderdemo.h),
+ * shared with the web page; this program prints. */
+typedef OrderResult Result;
 
 /* One line per position: the word of sentence 1 and its first channels,
  * the word of sentence 2 and its first channels, and how far sentence 2's
@@ -83,14 +82,32 @@ static void print_rows(const Words *a, const float *ya, const Words *b, const fl
     }
 }
 
+/* text in lines of at most 88 columns, indented by two */
+static void print_wrapped(const char *text) {
+    const char *p = text;
+    while (*p) {
+        size_t n = strlen(p), cut = n;
+        if (n > 86) {
+            cut = 86;
+            while (cut > 0 && p[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                cut = 86;
+        }
+        printf("  %.*s\n", (int)cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+    }
+}
+
 static void print_note(const Model *m, const Result *r) {
     const PePlan *p = &m->pe;
     size_t C = m->cfg.d_model;
+    if (p->scheme->note)
+        print_wrapped(p->scheme->note);
     if (p->w == 0)
         return;
-    if (p->rows)
-        printf("  an untrained table is small (std 0.02): the rows move a little; training "
-               "grows them\n");
     if (p->combine == COMBINE_CONCAT) {
         if (p->w == 1)
             printf("  concat: the embedding fills channels 0..%zu, the code channel %zu\n",
@@ -141,41 +158,27 @@ static Result run_model(const Cli *cli, const Model *m, const LabelSet *labels,
                         bool csv) {
     Err e;
     size_t n = a->n, C = m->cfg.d_model;
-    int *ids = malloc(2 * n * sizeof *ids);
-    size_t lens[2] = {n, n};
-    if (!ids) {
-        err_set(&e, ERR_RUNTIME, "out of memory");
-        cli_fail(cli, &e);
-    }
-    for (size_t i = 0; i < n; i++) {
-        int ia = vocab_find(v, a->w[i]), ib = vocab_find(v, b->w[i]);
-        ids[i] = ia < 0 ? VOCAB_UNK : ia;
-        ids[n + i] = ib < 0 ? VOCAB_UNK : ib;
-    }
     Acts acts;
-    if (acts_create(&acts, m, 2, n, &e) || encoder_forward(m, &acts, ids, lens, 2, n, &e))
+    Result r;
+    if (order_run(&r, &acts, m, v, a, b, perm, &e))
         cli_fail(cli, &e);
     const float *ya = acts.hidden, *yb = acts.hidden + n * C;
-    Result r = {
-        .max_diff = max_aligned_diff(ya, yb, perm, n, C),
-        .cos = cosine(acts.pooled, acts.pooled + C, C),
-    };
     if (!csv) {
         printf("\n== %s (%s): %s ==\n", m->cfg.pe.name,
-               m->pe.w == 0 ? "nothing added"
+               pe_in_attention(m->pe.scheme) ? "inside attention"
+               : m->pe.w == 0                ? "nothing added"
                : m->pe.combine == COMBINE_CONCAT ? "concatenated" : "added",
                m->pe.scheme->about);
         print_rows(a, ya, b, yb, perm, C);
         if (!labels)
             print_note(m, &r);
         printf("  largest |difference| of aligned rows %.2e, pooled cosine %.6f -> %s\n",
-               r.max_diff, r.cos, r.max_diff <= ORDER_BLIND_TOL ? "order-blind" : "order-sensitive");
+               r.max_diff, r.cos, order_verdict(r.max_diff));
         if (labels && m->cfg.n_classes)
             for (size_t s = 0; s < 2; s++)
                 print_prediction(m, &acts, labels, s, n);
     }
     acts_free(&acts);
-    free(ids);
     return r;
 }
 
@@ -184,9 +187,7 @@ static Result run_scheme(const Cli *cli, const Config *base, const char *scheme,
                          bool csv) {
     Err e;
     Config c = *base;
-    snprintf(c.pe.name, sizeof c.pe.name, "%s", scheme);
-    if (strcmp(scheme, "none") == 0)
-        c.pe.combine = COMBINE_DEFAULT;
+    order_config_scheme(&c, scheme);
     Model m;
     if (model_create(&m, &c, &e))
         cli_fail(cli, &e);
@@ -200,53 +201,25 @@ static Result run_scheme(const Cli *cli, const Config *base, const char *scheme,
 static size_t *read_sentences(const Cli *cli, const char *const sent[2], size_t n_sent,
                               Words *a, Words *b) {
     Err e;
-    if (words_split(a, sent[0], &e))
-        cli_fail(cli, &e);
-    if (a->n == 0)
-        cli_usage_error(cli, "SENTENCE is empty: give at least two words, in quotes");
-    if (a->n > MAX_WORDS)
-        cli_usage_error(cli, "SENTENCE has %zu words; the demo takes at most %d", a->n,
-                        MAX_WORDS);
-    if (n_sent == 1) {
-        char *rev = malloc(strlen(sent[0]) + a->n + 1);
-        if (!rev)
-            exit(1);
-        rev[0] = '\0';
-        for (size_t i = a->n; i-- > 0;)
-            strcat(strcat(rev, a->w[i]), i ? " " : "");
-        int rc = words_split(b, rev, &e);
-        free(rev);
-        if (rc)
-            cli_fail(cli, &e);
-    } else if (words_split(b, sent[1], &e)) {
+    OrderPair pair;
+    if (order_pair_init(&pair, sent[0], n_sent == 1 ? NULL : sent[1], &e)) {
+        if (e.code == ERR_INPUT)
+            cli_usage_error(cli, "%s", e.msg);
         cli_fail(cli, &e);
     }
-    size_t *perm = malloc(a->n * sizeof *perm);
-    if (!perm)
-        exit(1);
-    if (align_permutation(perm, a, b, &e))
-        cli_usage_error(cli, "PERMUTED is not a reordering of SENTENCE: %s", e.msg);
-    return perm;
+    *a = pair.a;
+    *b = pair.b;
+    return pair.perm;
 }
 
 /* Checks every scheme's shape before any runs, so that a bad option fails
  * with nothing printed. */
-static void check_schemes(const Cli *cli, const Config *cfg, const char *pe, size_t n) {
-    Config probe = *cfg;
+static void check_schemes(const Cli *cli, const Config *cfg, const char *const *names,
+                          size_t n_names, size_t n) {
     Err e;
-    for (size_t i = 0; i < pe_count(); i++) {
-        const char *name = pe_at(i)->name;
-        if (strcmp(pe, "all") != 0 && strcmp(pe, name) != 0)
-            continue;
-        snprintf(probe.pe.name, sizeof probe.pe.name, "%s", name);
-        PePlan plan;
-        if (config_check(&probe, &e) || pe_plan(&plan, &probe.pe, cfg->d_model, cfg->max_len, &e))
+    for (size_t i = 0; i < n_names; i++)
+        if (order_check_scheme(cfg, names[i], n, &e))
             cli_usage_error(cli, "%s", e.msg);
-        if (plan.rows && n > plan.rows)
-            cli_usage_error(cli, "the sentence has %zu words but the %s table has rows for "
-                            "positions 0..%zu only; use --max-len %zu or more, or a shorter "
-                            "sentence", n, name, plan.rows - 1, n);
-    }
 }
 
 static void print_header(const Words *a, const Words *b, const Config *cfg, const char *model,
@@ -271,7 +244,7 @@ static void print_summary(const char *const *names, const Result *res, size_t n)
     printf("\nscheme       max_abs_diff  pooled_cosine  verdict\n");
     for (size_t i = 0; i < n; i++)
         printf("%-12s %12.2e  %13.6f  %s\n", names[i], res[i].max_diff, res[i].cos,
-               res[i].max_diff <= ORDER_BLIND_TOL ? "order-blind" : "order-sensitive");
+               order_verdict(res[i].max_diff));
     printf("\nmax_abs_diff: largest |difference| between a word's output row in sentence 2\n"
            "and the same word's row in sentence 1; order-blind when <= %.0e.\n", ORDER_BLIND_TOL);
 }
@@ -307,10 +280,7 @@ int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "demo_order");
     Config cfg;
-    config_default(&cfg, 0, "none");
-    cfg.d_model = 16;
-    cfg.n_heads = 2;
-    cfg.d_ff = 64;
+    order_config_default(&cfg);
     const char *pe = "all", *sent[2] = {"Rohan killed the lion", "lion killed the Rohan"};
     const char *model = NULL, *shaping = NULL;
     size_t n_sent = 0;
@@ -334,9 +304,8 @@ int main(int argc, char **argv) {
             cli_usage_error(&cli, "too many sentences: give SENTENCE and PERMUTED, each in quotes");
         }
     }
-    if (strcmp(pe, "all") != 0 && !pe_find(pe))
-        cli_usage_error(&cli, "unknown scheme '%s' for --pe: choose one of %s, or all", pe,
-                        pe_names());
+    const char **names;
+    size_t n_names = cli_scheme_list(&cli, "--pe", pe, &names);
     if (model && shaping)
         cli_usage_error(&cli, "with --model the scheme and shape come from the model; drop %s",
                         shaping);
@@ -350,28 +319,23 @@ int main(int argc, char **argv) {
         if (vocab_init(&v, &e) || vocab_add_text(&v, sent[0], &e))
             cli_fail(&cli, &e);
         cfg.vocab_size = v.n;
-        check_schemes(&cli, &cfg, pe, a.n);
+        check_schemes(&cli, &cfg, names, n_names, a.n);
         if (csv)
             printf("scheme,max_abs_diff,pooled_cosine\n");
         else
             print_header(&a, &b, &cfg, NULL, NULL);
-        Result res[16];
-        const char *names[16];
-        size_t n_res = 0;
-        for (size_t i = 0; i < pe_count(); i++) {
-            const char *name = pe_at(i)->name;
-            if (strcmp(pe, "all") != 0 && strcmp(pe, name) != 0)
-                continue;
-            names[n_res] = name;
-            res[n_res] = run_scheme(&cli, &cfg, name, &v, &a, &b, perm, csv);
+        Result *res = cli_alloc(&cli, n_names, sizeof *res, "the results");
+        for (size_t i = 0; i < n_names; i++) {
+            res[i] = run_scheme(&cli, &cfg, names[i], &v, &a, &b, perm, csv);
             if (csv)
-                printf("%s,%.6e,%.9f\n", name, res[n_res].max_diff, res[n_res].cos);
-            n_res++;
+                printf("%s,%.6e,%.9f\n", names[i], res[i].max_diff, res[i].cos);
         }
         if (!csv)
-            print_summary(names, res, n_res);
+            print_summary(names, res, n_names);
+        free(res);
         vocab_free(&v);
     }
+    free(names);
     free(perm);
     words_free(&a);
     words_free(&b);

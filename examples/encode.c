@@ -8,17 +8,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../src/model/checkpoint.h"
-#include "../src/model/npy.h"
+#include "../src/model/encoder.h"
+#include "../src/run/checkpoint.h"
+#include "../src/run/npy.h"
 #include "cli.h"
 
-static const char *const USAGE =
+/* Pieces, each under the 4095 characters C guarantees for one literal. */
+static const char *const USAGE[] = {
     "Usage: encode [--model MODEL | model options] [--npy DIR] SENTENCE\n"
     "\n"
     "Runs an encoder on SENTENCE and prints each word's output row (the hidden\n"
-    "state after the last layer) and the mean-pooled sentence vector. The model\n"
-    "is one saved by train, or a fresh one built from the options (as in\n"
-    "demo_order, with one --pe scheme).\n"
+    "state after the last layer; words numbered from 1, as demo_order numbers\n"
+    "them, so word t is row t-1 of output.npy) and the mean-pooled sentence\n"
+    "vector. The model is one saved by train, or a fresh one built from the\n"
+    "options (as in demo_order, with one --pe scheme).\n"
     "\n"
     "With --npy DIR it also writes NumPy files: DIR/input_ids.npy (1,T) int64,\n"
     "DIR/input.npy (1,T,C) the embedding with its position code, DIR/output.npy\n"
@@ -33,9 +36,10 @@ static const char *const USAGE =
     "  --pe SCHEME           scheme of a fresh model (default sinusoidal)\n"
     "  --npy DIR             write the NumPy files into DIR (created if missing)\n"
     "  --help                show this help\n"
-    "\n" CLI_MODEL_HELP
+    "\n", CLI_MODEL_HELP,
     "\n"
-    "Exit status: 0 on success, 2 for bad options or input, 1 on failure.\n";
+    "Exit status: 0 on success, 2 for bad options or input, 1 on failure.\n",
+    NULL};
 
 static void make_dir(const Cli *cli, const char *path) {
     if (mkdir(path, 0777) != 0 && errno != EEXIST) {
@@ -56,14 +60,20 @@ static void write_config(const Cli *cli, const char *dir, const Model *m) {
         cli_fail(cli, &e);
     }
     const Config *c = &m->cfg;
+    PeConfig pc = pe_resolved(&c->pe);
     fprintf(f, "{\n  \"vocab_size\": %zu,\n  \"d_model\": %zu,\n  \"nhead\": %zu,\n"
             "  \"num_layers\": %zu,\n  \"dim_feedforward\": %zu,\n  \"norm_first\": %s,\n"
             "  \"activation\": \"%s\",\n  \"layer_norm_eps\": 1e-05,\n  \"pe\": \"%s\",\n"
-            "  \"combine\": \"%s\",\n  \"pe_width\": %zu,\n  \"embedding_width\": %zu,\n"
-            "  \"scale_embed\": %s,\n  \"n_classes\": %zu,\n  \"per_token\": %s\n}\n",
+            "  \"pe_in_attention\": %s,\n  \"combine\": \"%s\",\n  \"pe_width\": %zu,\n"
+            "  \"embedding_width\": %zu,\n  \"pe_layout\": \"%s\",\n  \"pe_base\": %.17g,\n"
+            "  \"t5_buckets\": %zu,\n  \"t5_max_distance\": %zu,\n  \"scale_embed\": %s,\n"
+            "  \"n_classes\": %zu,\n  \"per_token\": %s\n}\n",
             c->vocab_size, c->d_model, c->n_heads, c->n_layers, c->d_ff,
             c->norm == NORM_PRE ? "true" : "false", c->act == ACT_GELU ? "gelu" : "relu",
-            c->pe.name, combine_name(m->pe.combine), m->pe.w, m->pe.E,
+            pc.name, pe_in_attention(m->pe.scheme) ? "true" : "false",
+            combine_name(m->pe.combine), m->pe.w, m->pe.E,
+            pc.layout == LAYOUT_SPLIT ? "split" : "interleaved", pc.base, pc.buckets,
+            pc.max_distance,
             c->scale_embed ? "true" : "false", c->n_classes, c->per_token ? "true" : "false");
     if (fclose(f) != 0) {
         err_set(&e, ERR_RUNTIME, "error writing %s", path);
@@ -79,9 +89,7 @@ static void write_npy(const Cli *cli, const char *dir, const Model *m, const Voc
     make_dir(cli, dir);
     snprintf(path, sizeof path, "%s/params", dir);
     make_dir(cli, path);
-    int64_t *ids64 = malloc(T * sizeof *ids64);
-    if (!ids64)
-        exit(1);
+    int64_t *ids64 = cli_alloc(cli, T, sizeof *ids64, "the ids");
     for (size_t t = 0; t < T; t++)
         ids64[t] = ids[t];
     size_t s_ids[2] = {1, T}, s_out[3] = {1, T, C}, s_pool[2] = {1, C};
@@ -121,11 +129,7 @@ int main(int argc, char **argv) {
             model = cli.val;
         } else if (cli_opt(&cli, "--npy")) {
             npy = cli.val;
-        } else if (cli_opt(&cli, "--pe")) {
-            if (!pe_find(cli.val))
-                cli_usage_error(&cli, "unknown scheme '%s' for --pe: choose one of %s", cli.val,
-                                pe_names());
-            snprintf(cfg.pe.name, sizeof cfg.pe.name, "%s", cli.val);
+        } else if (cli_pe(&cli, &cfg.pe)) {
             shaping = arg;
         } else if (cli_model_option(&cli, &cfg)) {
             shaping = arg;
@@ -166,12 +170,12 @@ int main(int argc, char **argv) {
         cli_fail(&cli, &e);
     size_t C = m->cfg.d_model;
     printf("hidden states (%zu words x %zu channels), %s (%s):\n", T, C, m->cfg.pe.name,
-           m->pe.w ? combine_name(m->pe.combine) : "nothing added");
+           pe_meets(&m->pe));
     Words w;
     if (words_split(&w, sentence, &e))
         cli_fail(&cli, &e);
     for (size_t t = 0; t < T; t++) {
-        printf("%3zu %s\n", t, w.w[t]);
+        printf("%3zu %s\n", t + 1, w.w[t]); /* words count from 1, as in demo_order */
         for (size_t c = 0; c < C; c++)
             printf("%s%9.5f%s", c % 8 ? "" : "   ", a.hidden[t * C + c],
                    c % 8 == 7 || c + 1 == C ? "\n" : "");

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/model/session.h"
+#include "../src/run/session.h"
 #include "cli.h"
 
-static const char *const USAGE =
+/* Pieces, each under the 4095 characters C guarantees for one literal. */
+static const char *const USAGE[] = {
     "Usage: evaluate --model MODEL (--task NAME | --data FILE) [options]\n"
     "\n"
     "Runs a model saved by train on the test split of a built-in task (the same\n"
@@ -21,7 +22,7 @@ static const char *const USAGE =
     "\n"
     "Options:\n"
     "  --model MODEL         a model written by train --out\n"
-    "  --task NAME           agent, direction, reverse, sort or contains\n"
+    "  --task NAME           agent, direction, reverse, sort, previous or contains\n"
     "  --data FILE           your own labelled data (docs/formats.md)\n"
     "  --split test|valid    which split of the task (default test)\n"
     "  --min-len N, --max-len N, --data-seed S   change the task's lengths or data,\n"
@@ -32,7 +33,8 @@ static const char *const USAGE =
     "  --help                show this help\n"
     "\n"
     "The last line of the normal output is 'accuracy: X', X between 0 and 1.\n"
-    "Exit status: 0 on success, 2 for bad options, model or data, 1 on failure.\n";
+    "Exit status: 0 on success, 2 for bad options, model or data, 1 on failure.\n",
+    NULL};
 
 int main(int argc, char **argv) {
     Cli cli;
@@ -108,7 +110,7 @@ int main(int argc, char **argv) {
     } else {
         const Config *c = &ck.model.cfg;
         printf("model: %s (%s, %s%s%s)\n", model, c->pe.name,
-               ck.model.pe.w ? combine_name(ck.model.pe.combine) : "nothing added",
+               pe_meets(&ck.model.pe),
                ck.has_train && ck.meta.task[0] ? "; trained on " : "",
                ck.has_train ? ck.meta.task : "");
         printf("data: %s%s%s, %zu sentences\n", task ? task : data, task ? " " : "",

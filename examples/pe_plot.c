@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/model/checkpoint.h"
-#include "../src/plot/figures.h"
+#include "../src/figures/figures.h"
+#include "../src/run/checkpoint.h"
 #include "cli.h"
 
-static const char *const USAGE =
+/* Pieces, each under the 4095 characters C guarantees for one literal. */
+static const char *const USAGE[] = {
     "Usage: pe_plot --kind KIND --out FILE.png [options] [LOG.csv ...]\n"
     "\n"
     "Draws one picture. Every kind has defaults, so --kind and --out alone draw\n"
@@ -24,6 +25,9 @@ static const char *const USAGE =
     "             Transformer's is --d-model 20 --positions 100 --channels 4-7)\n"
     "  dots       dot products of all pairs of positions, beside one position's\n"
     "             row (default: sinusoidal, d_model 128, 100 positions, position 50)\n"
+    "  bits       the sign of the code beside the position in binary: the fast\n"
+    "             channels flip like the low bits of a counter, the slow ones\n"
+    "             like the high bits (default: sinusoidal, d_model 32, 64 positions)\n"
     "  naive      the notes' naive schemes failing: the count unbounded, pos/N\n"
     "             inconsistent across lengths, sin(pos) colliding (60 positions)\n"
     "  attention  the attention weights of every head of one layer of an\n"
@@ -36,9 +40,9 @@ static const char *const USAGE =
     "Options:\n"
     "  --kind KIND           the picture (required)\n"
     "  --out FILE.png        where to write it (required)\n"
-    "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal or\n"
-    "                        learned (default sinusoidal)\n"
-    "  --positions N         positions drawn (heatmap, lines, dots, naive)\n"
+    "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
+    "                        learned, rope, alibi or t5 (default sinusoidal)\n"
+    "  --positions N         positions drawn (heatmap, lines, dots, bits, naive)\n"
     "  --channels LIST       lines: channels such as 6-9 or 4,5,10 (at most 10)\n"
     "  --position P          dots: the position compared with all others\n"
     "  --sentence TEXT       attention: the sentence, words split on spaces\n"
@@ -49,22 +53,26 @@ static const char *const USAGE =
     "                        file's name without .csv)\n"
     "  --help                show this help\n"
     "\n"
-    "Scheme options, for heatmap, lines, dots and attention: --d-model (default 128\n"
-    "for heatmap and dots, 32 for lines, 64 for attention), --combine, --pe-dim,\n"
-    "--pairs, --layout, --base, --seed, as below (naive and curves draw fixed\n"
-    "things and refuse them). Attention takes all the model options:\n"
-    "\n" CLI_MODEL_HELP
+    "Scheme options, for heatmap, lines, dots, bits and attention: --d-model\n"
+    "(default 128 for heatmap and dots, 32 for lines and bits, 64 for attention),\n"
+    "--combine, --pe-dim, --pairs, --layout, --base, --seed, as below (naive and\n"
+    "curves draw fixed things and refuse them). Attention takes all the model\n"
+    "options:\n"
+    "\n", CLI_MODEL_HELP,
     "\n"
     "Exit status: 0 when the picture is written, 2 for bad options or input\n"
-    "(nothing is written), 1 on failure.\n";
+    "(nothing is written), 1 on failure.\n",
+    NULL};
 
-typedef enum { K_HEATMAP, K_LINES, K_DOTS, K_NAIVE, K_ATTENTION, K_CURVES, K_COUNT } Kind;
+typedef enum { K_HEATMAP, K_LINES, K_DOTS, K_BITS, K_NAIVE, K_ATTENTION, K_CURVES, K_COUNT } Kind;
 
-static const char *const KIND_NAMES[K_COUNT] = {"heatmap", "lines",     "dots",
+static const char *const KIND_NAMES[K_COUNT] = {"heatmap", "lines",     "dots",  "bits",
                                                 "naive",   "attention", "curves"};
-/* Per kind: default positions and d_model (0: not used). */
-static const size_t DEF_T[K_COUNT] = {50, 60, 100, 60, 0, 0};
-static const size_t DEF_C[K_COUNT] = {128, 32, 128, 0, 0, 0};
+/* Per kind: default positions and d_model (0: not used). d_model 32 for
+ * bits: its pairs slow down by 10000^(2/32) = 1.78 each, close to the
+ * factor 2 from one bit to the next. */
+static const size_t DEF_T[K_COUNT] = {50, 60, 100, 64, 60, 0, 0};
+static const size_t DEF_C[K_COUNT] = {128, 32, 128, 32, 0, 0, 0};
 
 #define MAX_ITEMS 16
 
@@ -154,7 +162,7 @@ int main(int argc, char **argv) {
     config_default(&cfg, 0, "sinusoidal");
     size_t model_C = cfg.d_model;
     cfg.d_model = 0; /* 0: the kind's default */
-    const char *kind_s = NULL, *out = NULL, *pe = "sinusoidal", *model_opt = NULL;
+    const char *kind_s = NULL, *out = NULL, *model_opt = NULL;
     const char *scheme_opt = NULL, *model = NULL;
     const char *sentence = "Rohan killed the lion", *labels_s = NULL, *logs[MAX_ITEMS];
     size_t T = 0, layer = 0, ref = 50, channels[10] = {6, 7, 8, 9}, n_ch = 4, n_logs = 0;
@@ -165,8 +173,7 @@ int main(int argc, char **argv) {
             kind_s = cli.val;
         } else if (cli_opt(&cli, "--out")) {
             out = cli.val;
-        } else if (cli_opt(&cli, "--pe")) {
-            pe = cli.val;
+        } else if (cli_pe(&cli, &cfg.pe)) {
             scheme_opt = arg;
         } else if (cli_opt(&cli, "--model")) {
             model = cli.val;
@@ -196,23 +203,20 @@ int main(int argc, char **argv) {
         }
     }
     if (!kind_s)
-        cli_usage_error(&cli, "--kind is required: heatmap, lines, dots, naive, attention or "
-                        "curves");
+        cli_usage_error(&cli, "--kind is required: heatmap, lines, dots, bits, naive, attention "
+                        "or curves");
     Kind kind = K_COUNT;
     for (int k = 0; k < K_COUNT; k++)
         if (strcmp(kind_s, KIND_NAMES[k]) == 0)
             kind = (Kind)k;
     if (kind == K_COUNT)
-        cli_usage_error(&cli, "unknown kind '%s': choose heatmap, lines, dots, naive, attention "
-                        "or curves", kind_s);
+        cli_usage_error(&cli, "unknown kind '%s': choose heatmap, lines, dots, bits, naive, "
+                        "attention or curves", kind_s);
     if (!out)
         cli_usage_error(&cli, "--out FILE.png is required");
     size_t n_out = strlen(out);
     if (n_out < 5 || strcmp(out + n_out - 4, ".png") != 0)
         cli_usage_error(&cli, "--out '%s' must name a .png file", out);
-    if (!pe_find(pe))
-        cli_usage_error(&cli, "unknown scheme '%s' for --pe: choose one of %s", pe, pe_names());
-    snprintf(cfg.pe.name, sizeof cfg.pe.name, "%s", pe);
     if (model_opt && kind != K_ATTENTION)
         cli_usage_error(&cli, "%s shapes a model: it applies to --kind attention only", model_opt);
     if (scheme_opt && (kind == K_NAIVE || kind == K_CURVES))
@@ -239,13 +243,16 @@ int main(int argc, char **argv) {
     int rc = 0;
     switch (kind) {
     case K_HEATMAP:
-        rc = fig_heatmap(&cv, NULL, &cfg.pe, cfg.seed, cfg.d_model, T, &e);
+        rc = fig_heatmap(&cv, NULL, &cfg, T, &e);
         break;
     case K_LINES:
-        rc = fig_lines(&cv, &cfg.pe, cfg.seed, channels, n_ch, cfg.d_model, T, &e);
+        rc = fig_lines(&cv, &cfg, channels, n_ch, T, &e);
         break;
     case K_DOTS:
-        rc = fig_dots(&cv, NULL, &cfg.pe, cfg.seed, ref, cfg.d_model, T, &e);
+        rc = fig_dots(&cv, NULL, &cfg, ref, T, &e);
+        break;
+    case K_BITS:
+        rc = fig_bits(&cv, NULL, &cfg, T, &e);
         break;
     case K_NAIVE:
         rc = fig_naive(&cv, T, &e);

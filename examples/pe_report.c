@@ -9,12 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/core/rng.h"
 #include "../src/pe/analysis.h"
 #include "cli.h"
 
-static const char *const USAGE =
+/* Pieces, each under the 4095 characters C guarantees for one literal. */
+static const char *const USAGE[] = {
     "Usage: pe_report [options]\n"
     "       pe_report --worked-example\n"
+    "       pe_report --relative K [--d-model C] [--heads H] [--seed S]\n"
     "\n"
     "Measures the properties of each positional-encoding scheme on its code\n"
     "alone (no model): uniqueness, boundedness, length consistency,\n"
@@ -25,44 +28,55 @@ static const char *const USAGE =
     "\n"
     "Options:\n"
     "  --pe LIST|all         schemes, comma-separated (default all): none, integer,\n"
-    "                        normalized, sine, sincos, sinusoidal, learned\n"
+    "                        normalized, sine, sincos, sinusoidal, learned, rope,\n"
+    "                        alibi, t5\n"
     "  --d-model C           model width (default 64)\n"
+    "  --heads H             heads: rope, alibi and t5 act per head (default 4)\n"
     "  --positions N         positions measured, 2..2048 (default 256)\n"
     "  --far F               position where the float32 error is taken, 1024..10^9\n"
     "                        (default 1000000)\n"
     "  --combine add|concat  how the code meets the embedding (default: the scheme's)\n"
     "  --pe-dim W            channels of sinusoidal/learned under concat (default d/2)\n"
     "  --pairs K             sin/cos pairs of the sincos scheme (default 1)\n"
-    "  --layout interleaved|split  sinusoid channel order (default interleaved)\n"
-    "  --base B              sinusoid wavelength base (default 10000)\n"
-    "  --seed S              seed of the untrained learned table (default 42)\n"
+    "  --layout interleaved|split  sinusoid channel order, rope's pairs (default\n"
+    "                        interleaved)\n"
+    "  --base B              sinusoid and rope wavelength base (default 10000)\n"
+    "  --buckets N, --max-distance D  t5's buckets (default 32, 128)\n"
+    "  --pe-init-std X       std of the untrained learned table (default 0.02)\n"
+    "  --seed S              seed of the untrained learned and t5 tables (default 42)\n"
     "  --csv                 one CSV row per scheme, with a fixed header\n"
+    "  --relative K          what the schemes make of an offset of K: the sinusoid's\n"
+    "                        dot product PE(p).PE(p+K), the same through a random\n"
+    "                        matrix, rope's logit, at positions p = 0 to 200; ALiBi's\n"
+    "                        slopes; T5's buckets\n"
     "  --worked-example      the notes' River Bank table (d_model 6) and their sin/cos\n"
     "                        values, each checked against the exact value\n"
     "  --help                show this help\n"
     "\n"
-    "Exit status: 0 on success, 2 for bad options, 1 on failure.\n";
+    "Exit status: 0 on success, 2 for bad options, 1 on failure.\n",
+    NULL};
 
-#define MAX_SCHEMES 16
 #define CELL 48
+
+/* The widest cell of column c. */
+static size_t column_width(char (*cell)[CELL], size_t rows, size_t cols, size_t c) {
+    size_t w = 0;
+    for (size_t r = 0; r < rows; r++)
+        w = strlen(cell[r * cols + c]) > w ? strlen(cell[r * cols + c]) : w;
+    return w;
+}
 
 /* Prints rows x cols cells as a Markdown table, columns padded to line up;
  * row 0 is the header. */
 static void print_table(char (*cell)[CELL], size_t rows, size_t cols) {
-    size_t width[MAX_SCHEMES + 2] = {0};
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < cols; c++) {
-            size_t n = strlen(cell[r * cols + c]);
-            width[c] = n > width[c] ? n : width[c];
-        }
     for (size_t r = 0; r < rows; r++) {
         for (size_t c = 0; c < cols; c++)
-            printf("| %-*s ", (int)width[c], cell[r * cols + c]);
+            printf("| %-*s ", (int)column_width(cell, rows, cols, c), cell[r * cols + c]);
         printf("|\n");
         if (r == 0) {
             for (size_t c = 0; c < cols; c++) {
                 printf("|");
-                for (size_t k = 0; k < width[c] + 2; k++)
+                for (size_t k = 0; k < column_width(cell, rows, cols, c) + 2; k++)
                     putchar('-');
             }
             printf("|\n");
@@ -84,9 +98,12 @@ static const char *yes(bool b) { return b ? "yes" : "no"; }
 /* One row of the properties table: a label and one cell per scheme. */
 typedef void (*CellFn)(char *buf, const PeProps *p);
 
-static void c_combine(char *b, const PeProps *p) {
-    snprintf(b, CELL, "%s, %zu", combine_name(p->combine), p->w);
+/* How the code meets the input, or "attention" for a scheme with none. */
+static const char *meets(const PeProps *p) {
+    return p->in_attention ? "attention" : combine_name(p->combine);
 }
+
+static void c_combine(char *b, const PeProps *p) { snprintf(b, CELL, "%s, %zu", meets(p), p->w); }
 static void c_unique(char *b, const PeProps *p) { num(b, p->uniqueness, 3); }
 static void c_closest(char *b, const PeProps *p) {
     snprintf(b, CELL, "%zu, %zu", p->closest_a, p->closest_b);
@@ -144,6 +161,14 @@ static void print_markdown(const PeProps *props, size_t n, size_t far, uint64_t 
            "schemes count them 1..%zu), learned table drawn from seed %llu, float32 error\n"
            "at positions %zu..%zu.\n\n", props[0].C, props[0].N - 1, props[0].N,
            (unsigned long long)seed, far - (far < 1024 ? far : 1024), far - 1);
+    for (size_t s = 0; s < n; s++)
+        if (props[s].in_attention) {
+            printf("The schemes inside attention add no code: their columns measure S, the part\n"
+                   "of head 0's attention logit that the two positions decide (%zu heads of %zu\n"
+                   "channels; rope's for one fixed query and key), and a position's row of S\n"
+                   "stands for its code.\n\n", props[s].heads, props[s].head_size);
+            break;
+        }
     snprintf(cell[0], CELL, "property");
     for (size_t s = 0; s < n; s++)
         snprintf(cell[s + 1], CELL, "%s", props[s].scheme->name);
@@ -189,7 +214,7 @@ static void print_csv(const PeProps *props, size_t n) {
            "deterministic\n");
     for (size_t s = 0; s < n; s++) {
         const PeProps *p = &props[s];
-        printf("%s,%s,%zu,%zu,%zu", p->scheme->name, combine_name(p->combine), p->w, p->C, p->N);
+        printf("%s,%s,%zu,%zu,%zu", p->scheme->name, meets(p), p->w, p->C, p->N);
         csv_num(p->uniqueness);
         printf(",%zu,%zu", p->closest_a, p->closest_b);
         csv_num(p->max_abs);
@@ -221,11 +246,23 @@ typedef struct {
     const char *note;  /* the notes' text, e.g. "0.87" */
 } Noted;
 
-/* The notes work to two decimals: a value is right when it is the exact
- * one rounded to two decimals, i.e. no more than 0.005 away. */
+/* The notes mostly work to two decimals. A value is ok when it is the
+ * exact one rounded to two decimals (no more than 0.005 away); rounded when
+ * it shows fewer decimals and is right to those; truncated when it drops
+ * the digits instead of rounding them; otherwise wrong. */
 static void check_cell(char *buf, double exact, const char *note) {
-    if (fabs(atof(note) - exact) <= 0.005 + 1e-12)
+    const char *dot = strchr(note, '.');
+    int dec = dot ? (int)strlen(dot + 1) : 0;
+    double v = atof(note), unit = pow(10.0, -dec);
+    if (fabs(v - exact) <= 1e-12)
         snprintf(buf, CELL, "ok");
+    else if (dec < 2 && fabs(v - exact) <= unit / 2 + 1e-12)
+        snprintf(buf, CELL, "rounded to %d decimal%s: %.2f", dec, dec == 1 ? "" : "s",
+                 exact + 0.0);
+    else if (fabs(v - exact) <= 0.005 + 1e-12)
+        snprintf(buf, CELL, "ok");
+    else if (fabs(v - trunc(exact / unit) * unit) <= 1e-12)
+        snprintf(buf, CELL, "truncated: %s, correct %.2f", note, exact + 0.0);
     else
         snprintf(buf, CELL, "wrong: %s, correct %.2f", note, exact + 0.0);
 }
@@ -280,7 +317,65 @@ static void worked_example(void) {
         check_cell(row[3], steps[i].exact, steps[i].note);
     }
     print_table(cell, ns + 1, 4);
-    printf("\nA value is ok when it is the exact value to two decimals (within 0.005).\n");
+    printf("\nA value is ok when it is the exact value to two decimals (within 0.005);\n"
+           "rounded, when it shows fewer decimals and is right to those; truncated, when\n"
+           "its last digit is cut instead of rounded.\n");
+}
+
+/* --relative K: what the sinusoid, a learned product of it, RoPE, ALiBi
+ * and T5 make of an offset of K, at several positions. */
+static void relative(const Cli *cli, const Config *cfg, size_t K) {
+    static const size_t ps[] = {0, 10, 50, 100, 200};
+    size_t d = cfg->d_model, N = 200 + K + 1;
+    Err e;
+    PeConfig rope;
+    PePlan plan;
+    pe_config_default(&rope, "rope");
+    rope.base = cfg->pe.base, rope.layout = cfg->pe.layout;
+    float *P = cli_alloc(cli, N * d, sizeof *P, "the sinusoid");
+    float *A = cli_alloc(cli, d * d, sizeof *A, "a random matrix");
+    double *S = cli_alloc(cli, N * N, sizeof *S, "rope's logits");
+    sinusoid_table(P, 0, N, d, cfg->pe.layout, cfg->pe.base);
+    Rng r;
+    rng_seed(&r, cfg->seed);
+    for (size_t i = 0; i < d * d; i++)
+        A[i] = rng_normal(&r) / sqrtf((float)d);
+    if (pe_plan(&plan, &rope, d, cfg->n_heads, N, &e) ||
+        attention_logits(S, &plan, &rope, cfg->seed, N, &e))
+        cli_usage_error(cli, "%s", e.msg);
+    printf("What the schemes make of an offset of %zu (d_model %zu, %zu heads):\n\n", K, d,
+           cfg->n_heads);
+    printf("%6s  %16s  %20s  %16s\n", "p", "PE(p).PE(p+k)", "PE(p)^T A PE(p+k)",
+           "rope S(p, p+k)");
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
+        const float *x = P + ps[i] * d, *y = P + (ps[i] + K) * d;
+        double dot = 0.0, bil = 0.0;
+        for (size_t a = 0; a < d; a++) {
+            dot += (double)x[a] * y[a];
+            for (size_t b = 0; b < d; b++)
+                bil += (double)x[a] * A[a * d + b] * y[b];
+        }
+        printf("%6zu  %16.6f  %20.6f  %16.6f\n", ps[i], dot, bil, S[ps[i] * N + ps[i] + K]);
+    }
+    printf("\nk = %zu. A is a random %zu x %zu matrix (entries N(0, 1/%zu), seed %llu), standing\n"
+           "in for a trained W_q^T W_k; rope's S is the logit of one fixed query and key\n"
+           "turned to positions p and p+k (head size %zu).\n\n", K, d, d, d,
+           (unsigned long long)cfg->seed, plan.head_size);
+    printf("ALiBi's slopes m for %zu heads (the bias is -m|i-j|):", cfg->n_heads);
+    for (size_t h = 0; h < cfg->n_heads; h++)
+        printf(" %g", alibi_slope(h, cfg->n_heads));
+    PeConfig t5 = pe_resolved(&cfg->pe);
+    static const long offs[] = {-200, -128, -64, -16, -8, -7, -1, 0, 1, 7, 8, 16, 64, 128, 200};
+    printf("\n\nT5's buckets (%zu buckets, max distance %zu) of the offset key - query:\n",
+           t5.buckets, t5.max_distance);
+    printf("  offset");
+    for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
+        printf(" %5ld", offs[i]);
+    printf("\n  bucket");
+    for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
+        printf(" %5zu", t5_bucket(offs[i], t5.buckets, t5.max_distance));
+    printf("\n");
+    free(P), free(A), free(S);
 }
 
 int main(int argc, char **argv) {
@@ -291,12 +386,15 @@ int main(int argc, char **argv) {
     const char *list = "all";
     size_t N = 256, far = 1000000;
     bool csv = false, example = false;
+    size_t offset = 0;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
         if (cli_flag(&cli, "--csv")) {
             csv = true;
         } else if (cli_flag(&cli, "--worked-example")) {
             example = true;
+        } else if (cli_opt(&cli, "--relative")) {
+            offset = cli_size(&cli, "--relative", cli.val, 1, 1000);
         } else if (cli_opt(&cli, "--pe")) {
             list = cli.val;
         } else if (cli_opt(&cli, "--positions")) {
@@ -312,14 +410,18 @@ int main(int argc, char **argv) {
         worked_example();
         return 0;
     }
-    const char *names[MAX_SCHEMES];
-    size_t n = cli_scheme_list(&cli, "--pe", list, names, MAX_SCHEMES);
-    PeProps props[MAX_SCHEMES];
+    if (offset) {
+        relative(&cli, &cfg, offset);
+        return 0;
+    }
+    const char **names;
+    size_t n = cli_scheme_list(&cli, "--pe", list, &names);
+    PeProps *props = cli_alloc(&cli, n, sizeof *props, "the properties");
     Err e;
     for (size_t i = 0; i < n; i++) {
         PeConfig pc = cfg.pe;
         snprintf(pc.name, sizeof pc.name, "%s", names[i]);
-        int rc = pe_properties(&props[i], &pc, cfg.seed, cfg.d_model, N, far, &e);
+        int rc = pe_properties(&props[i], &pc, cfg.seed, cfg.d_model, cfg.n_heads, N, far, &e);
         if (rc == ERR_INPUT)
             cli_usage_error(&cli, "%s", e.msg);
         if (rc)
@@ -329,5 +431,7 @@ int main(int argc, char **argv) {
         print_csv(props, n);
     else
         print_markdown(props, n, far, cfg.seed);
+    free(props);
+    free(names);
     return 0;
 }

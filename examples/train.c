@@ -4,26 +4,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../src/core/clock.h"
 #include "../src/model/matmul.h"
-#include "../src/model/session.h"
+#include "../src/run/session.h"
 #include "cli.h"
 
-static const char *const USAGE =
+/* Pieces, each under the 4095 characters C guarantees for one literal. */
+static const char *const USAGE[] = {
     "Usage: train (--task NAME | --data FILE [--valid FILE]) [options]\n"
     "       train --resume MODEL [--steps N] [--out MODEL] [--log CSV]\n"
     "\n"
     "Trains an encoder with one positional-encoding scheme on a built-in task\n"
-    "(agent, direction, reverse, sort, contains; see data/README.md) or on your\n"
-    "own data (docs/formats.md), evaluating on the validation split as it goes.\n"
+    "(agent, direction, reverse, sort, previous, contains; see data/README.md) or on\n"
+    "your own data (docs/formats.md), evaluating on the validation split as it goes.\n"
     "Progress goes to stderr; the final accuracies to stdout.\n"
     "\n"
     "Options:\n"
     "  --task NAME           a built-in task\n"
     "  --data FILE           training data; --valid FILE for validation data\n"
     "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
-    "                        learned (default sinusoidal)\n"
+    "                        learned, rope, alibi, t5 (default sinusoidal)\n"
     "  --out MODEL           write the model here, at every evaluation and at the end\n"
     "                        (to a temporary file, then renamed: never half-written)\n"
     "  --log CSV             write step,loss,accuracy,valid_loss,valid_accuracy,\n"
@@ -31,27 +32,22 @@ static const char *const USAGE =
     "  --resume MODEL        continue a run saved with --out; the model, data and\n"
     "                        options come from it, --steps may extend it\n"
     "  --help                show this help\n"
-    "\n" CLI_TRAIN_HELP "\n" CLI_TASK_HELP "\n" CLI_MODEL_HELP
+    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
     "\n"
     "In train, --max-len is the task's longest sequence; a learned table gets one\n"
     "row per position of the longest training sentence. --seed sets the weights\n"
     "and the order of the batches.\n"
     "\n"
     "Exit status: 0 on success, 2 for bad options or data, 1 when training fails\n"
-    "(a loss that turns NaN stops the run; the last saved model stays intact).\n";
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+    "(a loss that turns NaN stops the run; the last saved model stays intact).\n",
+    NULL};
 
 static void describe(const Session *s) {
     const Config *c = &s->model.cfg;
     const TrainMeta *mt = &s->meta;
     fprintf(stderr, "train: %s, %s (%s), d_model %zu, %zu heads, %zu layers, d_ff %zu, "
             "%s-norm, %zu parameters\n", mt->task[0] ? mt->task : mt->data, c->pe.name,
-            s->model.pe.w ? combine_name(s->model.pe.combine) : "nothing added", c->d_model,
+            pe_meets(&s->model.pe), c->d_model,
             c->n_heads, c->n_layers, c->d_ff, c->norm == NORM_PRE ? "pre" : "post",
             s->model.n_params);
     fprintf(stderr, "train: %zu training, %zu validation examples; %zu words, %zu classes; "
@@ -75,7 +71,7 @@ static int report(Session *s, Progress *p, FILE *log, float lr, Err *e) {
     if (rc)
         return rc;
     size_t step = s->trainer.step;
-    double t = now() - p->start;
+    double t = clock_seconds() - p->start;
     s->meta.seconds = p->before + t; /* saved with the checkpoint */
     double left = t / (double)(step - p->first) * (double)(s->meta.steps - step);
     double loss = p->loss_sum / (double)p->since;
@@ -145,11 +141,7 @@ int main(int argc, char **argv) {
                 cli_usage_error(&cli, "the path '%s' is too long", cli.val);
             snprintf(dst, sizeof mt.data, "%s", cli.val);
             shaping = arg;
-        } else if (cli_opt(&cli, "--pe")) {
-            if (!pe_find(cli.val))
-                cli_usage_error(&cli, "unknown scheme '%s' for --pe: choose one of %s", cli.val,
-                                pe_names());
-            snprintf(cfg.pe.name, sizeof cfg.pe.name, "%s", cli.val);
+        } else if (cli_pe(&cli, &cfg.pe)) {
             shaping = arg;
         } else if (cli_opt(&cli, "--out")) {
             out = cli.val;
@@ -200,7 +192,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "train: the run is already at step %zu of %zu; give --steps to go on\n",
                 s.trainer.step, s.meta.steps);
 
-    Progress p = {.start = now(), .before = s.meta.seconds, .first = s.trainer.step};
+    Progress p = {.start = clock_seconds(), .before = s.meta.seconds, .first = s.trainer.step};
     while (s.trainer.step < s.meta.steps) {
         StepStats st;
         if (session_step(&s, &st, &e)) {

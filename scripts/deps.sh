@@ -7,6 +7,8 @@
 #                          prints Makefile lines with their flags (the
 #                          Makefile keeps them as build/config.mk)
 #   scripts/deps.sh fuzz   clang with libFuzzer (for make fuzz)
+#   scripts/deps.sh web    Emscripten (for make web only)
+#   scripts/deps.sh webtest  Chromium and python3 (for make webtest only)
 #
 # Everything meant for a person goes to stderr so stdout stays a makefile.
 set -eu
@@ -48,6 +50,39 @@ fuzzer_works() {
     return $ok
 }
 
+# emcc can build a C file to WebAssembly. Debian's emcc runs its tools
+# with the node on PATH, which may not look in /usr/share/nodejs where
+# Debian keeps node-acorn (see the Makefile's EMCC).
+emcc_works() {
+    command -v emcc >/dev/null 2>&1 || return 1
+    dir=$(mktemp -d)
+    printf 'int twice(int x);\nint twice(int x) { return 2 * x; }\n' > "$dir/t.c"
+    ok=0
+    NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH} emcc -O2 "$dir/t.c" -o "$dir/t.js" \
+        -sEXPORTED_FUNCTIONS=_twice >/dev/null 2>&1 || ok=1
+    rm -rf "$dir"
+    return $ok
+}
+
+if [ "${1:-}" = web ]; then
+    if ! emcc_works; then
+        install emscripten
+        emcc_works || { echo "deps: emcc still cannot build WebAssembly" >&2; exit 1; }
+    fi
+    exit 0
+fi
+
+if [ "${1:-}" = webtest ]; then
+    missing=""
+    command -v chromium >/dev/null 2>&1 || missing="chromium"
+    command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+    if [ -n "$missing" ]; then
+        # shellcheck disable=SC2086 # one word per package
+        install $missing
+    fi
+    exit 0
+fi
+
 if [ "${1:-}" = fuzz ]; then
     if ! fuzzer_works; then
         install clang libclang-rt-14-dev
@@ -78,6 +113,6 @@ fi
 
 echo "# written by scripts/deps.sh; delete it to check the packages again"
 echo "DEP_CFLAGS := $(pkg-config --cflags openblas check stb)"
-echo "DEP_LIBS := $(pkg-config --libs openblas check stb)"
 echo "BLAS_LIBS := $(pkg-config --libs openblas)"
+echo "STB_LIBS := $(pkg-config --libs stb)"
 echo "CHECK_LIBS := $(pkg-config --libs check)"

@@ -11,6 +11,14 @@ around it are refreshed from the output lines of the same shape (the same
 words, numbers aside). `make demo` runs build/demo_order; other make
 commands are left alone, as the docs test leaves them. Read the diff
 before committing: a changed conclusion needs new prose, not just numbers.
+
+Numbers the prose quotes from a named block (`<!-- from #NAME: 0.9945@sinusoidal
+-->` after the paragraph; tests/test_docs.c describes the markers) are
+checked afterwards on every page: where a number no longer matches its
+block and the block's line kept its shape, the number is rewritten to the
+new value at the digits the prose shows (in the paragraph and the marker)
+and listed; the rest are listed for a human to fix. `--check` only lists
+them, running nothing.
 """
 import glob
 import os
@@ -18,6 +26,10 @@ import re
 import subprocess
 import sys
 
+LABEL = re.compile(r"^<!-- block: (\S+) -->$")
+MARK = re.compile(r"^( {0,3})<!-- from ([^#]*)#([^:]+):(.*) -->$")
+# a number as the docs test reads one (as_number in tests/test_docs.c)
+TOK = re.compile(r"^-?\d+(\.(\d*))?([eE]([-+]?\d+))?[,;:)\]%]*$")
 NUM = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[,;:)\]%]*$")
 
 
@@ -51,6 +63,130 @@ def refresh(want, got):
         new.append(got[k])
         j = k + 1
     return new
+
+
+def number(tok):
+    """(value, one unit in the last digit shown), or None."""
+    m = TOK.match(tok)
+    if not m:
+        return None
+    body = tok.rstrip(",;:)]%")
+    unit = 10.0 ** ((int(m.group(4)) if m.group(4) else 0) - len(m.group(2) or ""))
+    return float(body), unit
+
+
+def close(a, b):
+    # both are rounded: the true value lies within half a unit of each
+    return abs(a[0] - b[0]) <= 0.5 * (a[1] + b[1]) * (1 + 1e-9)
+
+
+def blocks(pages):
+    """{(page, name): output lines} of every named console block."""
+    found = {}
+    for page in pages:
+        lines = open(page).read().split("\n")
+        for i, line in enumerate(lines):
+            m = LABEL.match(line)
+            if m and i + 1 < len(lines) and lines[i + 1] == "```console":
+                j = i + 2
+                while j < len(lines) and not lines[j].startswith("```"):
+                    j += 1
+                found[(page, m.group(1))] = lines[i + 2:j]
+    return found
+
+
+def where(block, num, word):
+    """(line, token) of each number in block that num rounds from."""
+    want, hits = number(num), []
+    for i, line in enumerate(block):
+        if line.startswith("$ ") or (word and not set(word.split("@")) <= set(re.split(r"[ \t,|]+", line))):
+            continue
+        for k, t in enumerate(re.split(r"[ \t,]+", line.strip())):
+            got = number(t.lstrip("([|"))
+            if want and got and close(want, got):
+                hits.append((i, k))
+    return hits
+
+
+def at_digits(value, like):
+    """value written with the digits and form of the prose's number like."""
+    body = like.rstrip(",;:)]%")
+    m = TOK.match(body)
+    decimals = len(m.group(2) or "")
+    if not m.group(3):
+        return f"{value:.{decimals}f}"
+    mant, ex = f"{value:.{decimals}e}".split("e")
+    sign = "-" if ex.startswith("-") else ("+" if "+" in m.group(4) else "")
+    digits = ex.lstrip("+-")
+    if not re.match(r"[-+]?0\d", m.group(4)):
+        digits = digits.lstrip("0") or "0"
+    return f"{mant}{m.group(3)[0]}{sign}{digits}"
+
+
+def in_prose(line, num):
+    """The span of num as a word of its own in line, or None."""
+    for m in re.finditer(re.escape(num), line):
+        a, b = m.start(), m.end()
+        before = line[a - 1] if a else " "
+        after = line[b] if b < len(line) else " "
+        if before.isalnum() or before in "._" or (before == "-" and num[0] != "-"):
+            continue
+        if after.isalnum() or after == "_" or (after == "." and line[b + 1:b + 2].isdigit()):
+            continue
+        return a, b
+    return None
+
+
+def check_prose(pages, old, fix):
+    """Checks every marker against the blocks; with fix, rewrites numbers
+    whose block line kept its shape. Returns the number left wrong."""
+    new, wrong = blocks(pages), 0
+    for page in pages:
+        lines = open(page).read().split("\n")
+        changed = False
+        for i, line in enumerate(lines):
+            m = MARK.match(line)
+            if not m:
+                if re.match(r"^ {0,3}<!-- (from|block)", line) and not LABEL.match(line):
+                    print(f"{page}:{i + 1}: malformed marker: {line}")
+                    wrong += 1
+                continue
+            indent, where_to, name, listed = m.groups()
+            ref = os.path.normpath(os.path.join(os.path.dirname(page), where_to)) if where_to else page
+            key = (ref, name)
+            if key not in new:
+                print(f"{page}:{i + 1}: no console block '{name}' in {ref}")
+                wrong += 1
+                continue
+            top = i
+            while top > 0 and lines[top - 1] and not lines[top - 1].startswith("```"):
+                top -= 1
+            tokens = listed.split()
+            for n, tok in enumerate(tokens):
+                num, _, word = tok.partition("@")
+                if where(new[key], num, word):
+                    continue
+                hits = where(old.get(key, []), num, word) if fix else []
+                values = set()
+                for li, ti in hits:
+                    o, nw = old[key][li], new[key][li] if li < len(new[key]) else ""
+                    if shape(o) == shape(nw):
+                        values.add(number(re.split(r"[ \t,]+", nw.strip())[ti].lstrip("([|"))[0])
+                rows = [k for k in range(top, i) if not lines[k].lstrip().startswith("<!--") and in_prose(lines[k], num)]
+                if len(values) == 1 and rows:
+                    value = at_digits(values.pop(), num)
+                    a, b = in_prose(lines[rows[0]], num)
+                    lines[rows[0]] = lines[rows[0]][:a] + value + lines[rows[0]][b:]
+                    tokens[n] = value + (f"@{word}" if word else "")
+                    print(f"{page}:{rows[0] + 1}: {num} -> {value} (from {ref}#{name}): read the sentence again")
+                    changed = True
+                else:
+                    print(f"{page}:{i + 1}: {num}{' on a line with ' + word if word else ''} is not in {ref}#{name}: fix the prose by hand")
+                    wrong += 1
+            lines[i] = f"{indent}<!-- from {where_to}#{name}: {' '.join(tokens)} -->"
+        if changed:
+            open(page, "w").write("\n".join(lines))
+    return wrong
 
 
 def regen(page):
@@ -90,5 +226,12 @@ if __name__ == "__main__":
     os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    for page in sys.argv[1:] or ["README.md"] + sorted(glob.glob("docs/*.md")):
-        regen(page)
+    every = ["README.md"] + sorted(glob.glob("docs/*.md"))
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    old = blocks(every)
+    if "--check" not in sys.argv:
+        for page in args or every:
+            regen(page)
+    wrong = check_prose(every, old, "--check" not in sys.argv)
+    print(f"prose numbers: {wrong} left wrong" if wrong else "prose numbers: all match their blocks")
+    sys.exit(1 if wrong else 0)

@@ -42,11 +42,45 @@ static void ref_layernorm(double *y, const double *x, const double *w, const dou
     }
 }
 
-/* out (B,T,C) from qkv (B,T,3C), masked softmax over the real keys */
-static void ref_attention(double *out, const double *qkv, const size_t *lens, size_t B,
-                          size_t T, size_t C, size_t NH) {
-    size_t HS = C / NH;
+/* RoPE on one head's row x (HS) at position p, in double: pairs (2i, 2i+1)
+ * or (i, i+HS/2) turned by p / base^(2i/HS). */
+static void ref_rotate(double *x, size_t HS, size_t p, const PeConfig *pc) {
+    size_t half = HS / 2;
+    for (size_t i = 0; i < half; i++) {
+        size_t a = pc->layout == LAYOUT_SPLIT ? i : 2 * i;
+        size_t b = pc->layout == LAYOUT_SPLIT ? i + half : 2 * i + 1;
+        double angle = (double)p / pow(pe_base(pc), (double)(2 * i) / (double)HS);
+        double xa = x[a], xb = x[b];
+        x[a] = xa * cos(angle) - xb * sin(angle);
+        x[b] = xa * sin(angle) + xb * cos(angle);
+    }
+}
+
+/* The attention scheme's bias on the score of query position pi and key
+ * position pj in head h, in double; T5's table is at P + off. */
+static double ref_bias(const Model *m, const double *P, size_t pi, size_t pj, size_t h) {
+    const PeScheme *s = m->pe.scheme;
+    size_t NH = m->cfg.n_heads;
+    if (!s->bias)
+        return 0.0;
+    if (!s->param_shape) /* alibi */
+        return -alibi_slope(h, NH) * fabs((double)pi - (double)pj);
+    PeConfig r = pe_resolved(&m->cfg.pe);
+    size_t bucket = t5_bucket((long)pj - (long)pi, r.buckets, r.max_distance);
+    return P[OFF(m->p.pe) + bucket * NH + h];
+}
+
+/* out (B,T,C) from qkv (B,T,3C), masked softmax over the real keys, with
+ * the model's attention scheme at positions pos (B,T) */
+static void ref_attention(double *out, double *qkv, const Model *m, const double *P,
+                          const size_t *lens, const size_t *pos, size_t B, size_t T) {
+    size_t C = m->cfg.d_model, NH = m->cfg.n_heads, HS = C / NH;
     double *w = dalloc(T);
+    if (m->pe.scheme->rotate)
+        for (size_t r = 0; r < B * T; r++)
+            for (size_t h = 0; h < NH; h++)
+                for (size_t part = 0; part < 2; part++)
+                    ref_rotate(qkv + r * 3 * C + part * C + h * HS, HS, pos[r], &m->cfg.pe);
     for (size_t b = 0; b < B; b++)
         for (size_t h = 0; h < NH; h++)
             for (size_t i = 0; i < T; i++) {
@@ -57,7 +91,7 @@ static void ref_attention(double *out, const double *qkv, const size_t *lens, si
                     double s = 0.0;
                     for (size_t d = 0; d < HS; d++)
                         s += q[d] * k[d];
-                    w[j] = s / sqrt((double)HS);
+                    w[j] = s / sqrt((double)HS) + ref_bias(m, P, pos[b * T + i], pos[b * T + j], h);
                     max = fmax(max, w[j]);
                 }
                 for (size_t j = 0; j < lens[b]; j++)
@@ -73,9 +107,14 @@ static void ref_attention(double *out, const double *qkv, const size_t *lens, si
 }
 
 double ref_forward(const Model *m, const double *P, const int *ids, const size_t *lens,
-                   const int *labels, size_t B, size_t T, double *hidden) {
+                   const size_t *positions, const int *labels, size_t B, size_t T,
+                   double *hidden) {
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T, E = m->pe.E, w = m->pe.w;
+    size_t *pos = malloc(BT * sizeof *pos);
+    ck_assert_ptr_nonnull(pos);
+    for (size_t i = 0; i < BT; i++)
+        pos[i] = positions ? positions[i] : i % T;
     double *x = dalloc(BT * C), *a = dalloc(BT * C), *qkv = dalloc(BT * 3 * C);
     double *att = dalloc(BT * C), *s = dalloc(BT * C), *h = dalloc(BT * C);
     double *f1 = dalloc(BT * F), *f2 = dalloc(BT * C);
@@ -84,8 +123,8 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
     double scale = c->scale_embed ? sqrt((double)C) : 1.0;
     /* embedding and position */
     for (size_t b = 0; b < B; b++) {
-        if (w && !m->pe.rows)
-            m->pe.scheme->fill(code, &c->pe, NULL, T, lens[b], w);
+        if (!m->pe.rows)
+            pe_fill_at(code, &m->pe, &c->pe, NULL, pos + b * T, T, lens[b]);
         for (size_t t = 0; t < T; t++) {
             double *row = x + (b * T + t) * C;
             const double *emb = P + OFF(m->p.tok_emb) + (size_t)ids[b * T + t] * E;
@@ -95,7 +134,8 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
                 continue;
             for (size_t k = 0; k < (m->pe.combine == COMBINE_CONCAT ? w : C); k++) {
                 size_t j = m->pe.combine == COMBINE_CONCAT ? k : k % w;
-                double p = m->pe.rows ? P[OFF(m->p.pe) + t * w + j] : (double)code[t * w + j];
+                double p = m->pe.rows ? P[OFF(m->p.pe) + pos[b * T + t] * w + j]
+                                      : (double)code[t * w + j];
                 if (m->pe.combine == COMBINE_CONCAT)
                     row[E + k] = p;
                 else
@@ -112,7 +152,7 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
         else
             memcpy(a, x, BT * C * sizeof *a);
         ref_linear(qkv, a, W(in_proj_w), W(in_proj_b), BT, C, 3 * C);
-        ref_attention(att, qkv, lens, B, T, C, c->n_heads);
+        ref_attention(att, qkv, m, P, lens, pos, B, T);
         ref_linear(s, att, W(out_proj_w), W(out_proj_b), BT, C, C);
         for (size_t i = 0; i < BT * C; i++)
             s[i] += x[i];
@@ -168,5 +208,6 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
         loss = counted ? loss / (double)counted : 0.0;
     }
     free(x), free(a), free(qkv), free(att), free(s), free(h), free(f1), free(f2), free(code);
+    free(pos);
     return loss;
 }

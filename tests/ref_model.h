@@ -7,10 +7,14 @@
 #include "../src/model/encoder.h"
 
 /* Runs m's architecture with the parameters P (m->n_params doubles, laid
- * out as m->mem) on ids (B,T) with lengths lens. Writes hidden (B,T,C)
- * when not NULL; with a head and labels, returns the mean cross-entropy
- * over labelled slots (labels < 0 ignored), else 0. */
+ * out as m->mem) on ids (B,T) with lengths lens, the tokens at positions
+ * pos (B,T), or 0..T-1 when pos is NULL. Writes hidden (B,T,C) when not
+ * NULL; with a head and labels, returns the mean cross-entropy over
+ * labelled slots (labels < 0 ignored), else 0. The attention schemes are
+ * applied here in double (RoPE's rotation written out again); ALiBi's
+ * slopes and T5's buckets come from src/pe, whose tests pin them to
+ * hand-computed values. */
 double ref_forward(const Model *m, const double *P, const int *ids, const size_t *lens,
-                   const int *labels, size_t B, size_t T, double *hidden);
+                   const size_t *pos, const int *labels, size_t B, size_t T, double *hidden);
 
 #endif

@@ -44,6 +44,7 @@ int main(void) {
     SRunner *sr = srunner_create(suite_matmul());
     srunner_add_suite(sr, suite_encoder());
     srunner_add_suite(sr, suite_pe());
+    srunner_add_suite(sr, suite_attn());
     srunner_add_suite(sr, suite_vocab());
     srunner_add_suite(sr, suite_cli());
     srunner_add_suite(sr, suite_grad());
@@ -52,9 +53,12 @@ int main(void) {
     srunner_add_suite(sr, suite_programs());
     srunner_add_suite(sr, suite_docs());
     srunner_add_suite(sr, suite_plot());
+    srunner_add_suite(sr, suite_figures());
+    srunner_add_suite(sr, suite_probe());
     srunner_add_suite(sr, suite_report());
     srunner_add_suite(sr, suite_data());
     srunner_add_suite(sr, suite_tasks());
+    srunner_add_suite(sr, suite_orderdemo());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

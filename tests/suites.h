@@ -5,12 +5,13 @@
 #include <check.h>
 #include <stddef.h>
 
-#include "../src/model/data.h"
 #include "../src/model/encoder.h"
+#include "../src/text/data.h"
 
 Suite *suite_matmul(void);
 Suite *suite_encoder(void);
 Suite *suite_pe(void);
+Suite *suite_attn(void);
 Suite *suite_vocab(void);
 Suite *suite_cli(void);
 Suite *suite_docs(void);
@@ -19,9 +20,12 @@ Suite *suite_parity(void);
 Suite *suite_train(void);
 Suite *suite_programs(void);
 Suite *suite_plot(void);
+Suite *suite_figures(void);
+Suite *suite_probe(void);
 Suite *suite_report(void);
 Suite *suite_data(void);
 Suite *suite_tasks(void);
+Suite *suite_orderdemo(void);
 
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/model/data.h"
+#include "../src/text/data.h"
 #include "suites.h"
 
 static int parse(TextData *d, const char *text, Err *e) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "../src/model/matmul.h"
-#include "../src/model/rng.h"
+#include "../src/core/rng.h"
 #include "suites.h"
 
 static float *random_buf(Rng *r, size_t n) {

@@ -1,6 +1,7 @@
 /* Parity with PyTorch: the fixtures under tests/reference/fixtures, made by
- * make_fixtures.py from torch's nn.TransformerEncoder, loaded into the C
- * model. Forward within 1e-5; every parameter gradient within 1e-4 of the
+ * make_fixtures.py from torch's nn.TransformerEncoder (or, for RoPE and
+ * ALiBi, the same layers with an explicit attention in PyTorch), loaded
+ * into the C model. Forward within 1e-5; every parameter gradient within 1e-4 of the
  * tensor's largest gradient. The largest difference of each tensor is
  * printed. */
 #define _POSIX_C_SOURCE 200809L
@@ -9,14 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/model/npy.h"
+#include "../src/run/npy.h"
 #include "suites.h"
 
 #define FIXTURES "tests/reference/fixtures"
 #define FORWARD_TOL 1e-5
 #define GRAD_TOL 1e-4
 
-static const char *const cases[] = {"post_relu_sinusoidal", "pre_gelu_learned"};
+static const char *const cases[] = {"post_relu_sinusoidal", "pre_gelu_learned", "post_relu_rope",
+                                    "pre_gelu_rope_split", "pre_gelu_alibi"};
 
 /* Loads DIR/name.npy, checking it holds n floats. */
 static float *load(const char *dir, const char *name, size_t n) {
@@ -62,9 +64,14 @@ static void read_config(const char *dir, Config *c, size_t *B, size_t *T) {
         else if (!strcmp(key, "norm")) c->norm = strcmp(val, "pre") ? NORM_POST : NORM_PRE;
         else if (!strcmp(key, "act")) c->act = strcmp(val, "gelu") ? ACT_RELU : ACT_GELU;
         else if (!strcmp(key, "pe")) snprintf(c->pe.name, sizeof c->pe.name, "%s", val);
+        else if (!strcmp(key, "layout"))
+            c->pe.layout = strcmp(val, "split") ? LAYOUT_INTERLEAVED : LAYOUT_SPLIT;
     }
     fclose(f);
-    c->pe.combine = COMBINE_ADD;
+    /* torch adds the input schemes' code; the others take no combine mode */
+    const PeScheme *s = pe_find(c->pe.name);
+    ck_assert_ptr_nonnull(s);
+    c->pe.combine = pe_in_attention(s) ? COMBINE_DEFAULT : COMBINE_ADD;
 }
 
 START_TEST(matches_pytorch) {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/model/order.h"
-#include "../src/model/rng.h"
+#include "../src/text/order.h"
+#include "../src/core/rng.h"
 #include "../src/pe/pe.h"
 #include "suites.h"
 
@@ -137,9 +137,10 @@ static void fill(const char *name, float *P, size_t T, size_t n, size_t pairs) {
     PeConfig pc;
     pe_config_default(&pc, name);
     pc.pairs = pairs;
-    const PeScheme *s = pe_find(name);
-    ck_assert_ptr_nonnull(s);
-    s->fill(P, &pc, NULL, T, n, s->width(&pc, 64, s->default_combine));
+    PePlan plan;
+    Err e;
+    ck_assert_msg(pe_plan(&plan, &pc, 64, 1, T, &e) == 0, "%s", e.msg);
+    pe_fill(P, &plan, &pc, NULL, T, n);
 }
 
 START_TEST(naive_schemes_follow_the_notes) {
@@ -258,25 +259,25 @@ START_TEST(plan_refuses_what_does_not_fit) {
     PePlan plan;
     Err e;
     pe_config_default(&pc, "integer");
-    ck_assert_int_eq(pe_plan(&plan, &pc, 1, 64, &e), ERR_INPUT); /* nothing left for words */
-    ck_assert_int_eq(pe_plan(&plan, &pc, 2, 64, &e), 0);
+    ck_assert_int_eq(pe_plan(&plan, &pc, 1, 1, 64, &e), ERR_INPUT); /* nothing left for words */
+    ck_assert_int_eq(pe_plan(&plan, &pc, 2, 1, 64, &e), 0);
     ck_assert_uint_eq(plan.E, 1);
     pe_config_default(&pc, "sinusoidal");
     pc.combine = COMBINE_CONCAT;
-    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 64, &e), 0);
+    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), 0);
     ck_assert_uint_eq(plan.w, 32);
     pc.width = 64;
-    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 64, &e), ERR_INPUT);
+    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), ERR_INPUT);
     pe_config_default(&pc, "sincos");
     pc.pairs = 40; /* 80 channels added to 64 */
-    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 64, &e), ERR_INPUT);
+    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), ERR_INPUT);
     pc.combine = COMBINE_ADD;
-    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 64, &e), ERR_INPUT);
+    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), ERR_INPUT);
     pe_config_default(&pc, "learned");
-    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 50, &e), 0);
+    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 50, &e), 0);
     ck_assert_uint_eq(plan.rows, 50);
     pe_config_default(&pc, "Sinusoidal"); /* names are case-sensitive */
-    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 64, &e), ERR_INPUT);
+    ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), ERR_INPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "sinusoidal"));
 }
 END_TEST

@@ -12,10 +12,11 @@
 
 #include <stb/stb_image.h>
 
-#include "../src/model/vocab.h"
+#include "../src/text/vocab.h"
 #include "../src/plot/chart.h"
-#include "../src/plot/figures.h"
+#include "../src/figures/figures.h"
 #include "../src/plot/trainlog.h"
+#include "pixels.h"
 #include "suites.h"
 
 /* A fresh directory under /tmp; remove it with rm_dir. */
@@ -59,39 +60,6 @@ static unsigned char *load_png(const char *path, int *w, int *h) {
 static Rgb png_at(const unsigned char *img, int w, int x, int y) {
     const unsigned char *p = img + ((size_t)y * (size_t)w + (size_t)x) * 3;
     return (Rgb){p[0], p[1], p[2]};
-}
-
-static bool same(Rgb a, Rgb b, int tol) {
-    return abs(a.r - b.r) <= tol && abs(a.g - b.g) <= tol && abs(a.b - b.b) <= tol;
-}
-
-/* Fails unless got is want within tol per channel; fmt names the pixel. */
-static void expect_rgb(Rgb got, Rgb want, int tol, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void expect_rgb(Rgb got, Rgb want, int tol, const char *fmt, ...) {
-    if (same(got, want, tol))
-        return;
-    char what[128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    ck_abort_msg("%s: got (%d,%d,%d), want (%d,%d,%d)", what, got.r, got.g, got.b, want.r,
-                 want.g, want.b);
-}
-
-/* The centre of cell (r,c) of a heatmap. */
-static Rgb cell_at(const Canvas *cv, Box cells, int cw, int ch, size_t r, size_t c) {
-    return canvas_get(cv, cells.x + (int)c * cw + cw / 2, cells.y + (int)r * ch + ch / 2);
-}
-
-static size_t count_color(const Canvas *cv, Rgb col) {
-    size_t n = 0;
-    for (int y = 0; y < cv->h; y++)
-        for (int x = 0; x < cv->w; x++)
-            n += same(canvas_get(cv, x, y), col, 0);
-    return n;
 }
 
 START_TEST(colormap_is_centred_on_zero) {
@@ -221,7 +189,7 @@ START_TEST(heatmap_cells_hold_known_values) {
     Canvas cv;
     Box cells;
     Err e;
-    ck_assert_int_eq(fig_heatmap(&cv, &cells, &pc, 42, C[_i], T[_i], &e), 0);
+    ck_assert_int_eq(fig_heatmap(&cv, &cells, cfg_of(&pc, C[_i]), T[_i], &e), 0);
     int cw = cells.w / (int)C[_i], ch = cells.h / (int)T[_i];
     ck_assert(cw >= 1 && ch >= 1 && cw * (int)C[_i] == cells.w && ch * (int)T[_i] == cells.h);
     check_sinusoid_cells(&cv, cells, cw, ch, C[_i], layout);
@@ -255,7 +223,7 @@ START_TEST(pe_plot_heatmap_is_the_library_picture) {
     Canvas cv;
     Box cells;
     Err e;
-    ck_assert_int_eq(fig_heatmap(&cv, &cells, &pc, 42, 128, 50, &e), 0);
+    ck_assert_int_eq(fig_heatmap(&cv, &cells, cfg_of(&pc, 128), 50, &e), 0);
     int w, h;
     unsigned char *img = load_png(path, &w, &h);
     ck_assert_int_eq(w, cv.w);
@@ -288,6 +256,8 @@ START_TEST(pe_plot_draws_every_kind) {
         "--kind dots",
         "--kind dots --pe sincos --pairs 4 --position 3",
         "--kind naive",
+        "--kind bits",
+        "--kind bits --pe sincos --pairs 4 --positions 100",
         "--kind attention",
         "--kind attention --sentence 'the cat sat on the mat' --layer 1 --pe learned",
     };
@@ -305,101 +275,6 @@ START_TEST(pe_plot_draws_every_kind) {
         stbi_image_free(img);
     }
     rm_dir(dir);
-}
-END_TEST
-
-START_TEST(lines_draw_each_channel) {
-    PeConfig pc;
-    pe_config_default(&pc, "sinusoidal");
-    Canvas cv;
-    Err e;
-    size_t ch[4] = {6, 7, 8, 9};
-    ck_assert_int_eq(fig_lines(&cv, &pc, 42, ch, 4, 32, 60, &e), 0);
-    for (size_t k = 0; k < 4; k++)
-        ck_assert_msg(count_color(&cv, series_color(k)) > 100, "channel %zu is missing", ch[k]);
-    ck_assert_uint_eq(count_color(&cv, series_color(4)), 0);
-    canvas_free(&cv);
-    ch[2] = 32;
-    ck_assert_int_eq(fig_lines(&cv, &pc, 42, ch, 4, 32, 60, &e), ERR_INPUT);
-    ck_assert_ptr_nonnull(strstr(e.msg, "channel 32"));
-}
-END_TEST
-
-START_TEST(dots_cells_hold_dot_products) {
-    PeConfig pc;
-    pe_config_default(&pc, "sinusoidal");
-    Canvas cv;
-    Box cells;
-    Err e;
-    size_t T = 100, d = 128;
-    ck_assert_int_eq(fig_dots(&cv, &cells, &pc, 42, 50, d, T, &e), 0);
-    int cw = cells.w / (int)T;
-    ck_assert_int_eq(cells.h, cells.w);
-    /* <PE_p, PE_q> = sum_i cos(w_i (p - q)); its largest value, d/2, is the
-     * diagonal and the top of the map */
-    for (size_t k = 0; k < 40; k += 13) {
-        double s = 0.0;
-        for (size_t i = 0; i < d / 2; i++)
-            s += cos((double)k / pow(10000.0, 2.0 * (double)i / (double)d));
-        for (size_t p = 0; p + k < T; p += 31) {
-            expect_rgb(cell_at(&cv, cells, cw, cw, p, p + k), colormap(s / 64.0), 1, "S[%zu][%zu]",
-                       p, p + k);
-            expect_rgb(cell_at(&cv, cells, cw, cw, p + k, p), colormap(s / 64.0), 1, "S[%zu][%zu]",
-                       p + k, p);
-        }
-    }
-    canvas_free(&cv);
-    ck_assert_int_eq(fig_dots(&cv, NULL, &pc, 42, 100, d, T, &e), ERR_INPUT);
-}
-END_TEST
-
-START_TEST(naive_marks_the_collisions) {
-    Canvas cv;
-    Err e;
-    ck_assert_int_eq(fig_naive(&cv, 60, &e), 0);
-    /* the two colliding pairs are dots in their own colours */
-    ck_assert_uint_gt(count_color(&cv, series_color(1)), 40);
-    ck_assert_uint_gt(count_color(&cv, series_color(3)), 40);
-    canvas_free(&cv);
-    ck_assert_int_eq(fig_naive(&cv, 2, &e), ERR_INPUT);
-}
-END_TEST
-
-START_TEST(attention_cells_are_the_weights) {
-    const char *sentence = "Rohan killed the lion";
-    Vocab v;
-    Err e;
-    ck_assert_int_eq(vocab_init(&v, &e), 0);
-    ck_assert_int_eq(vocab_add_text(&v, sentence, &e), 0);
-    Model m;
-    make_model(&m, v.n, 16, 2, 2, 32, NORM_POST, ACT_RELU, "sinusoidal", COMBINE_DEFAULT, 7);
-    Canvas cv;
-    Box cells;
-    ck_assert_int_eq(fig_attention(&cv, &cells, &m, &v, sentence, 1, "test", &e), 0);
-    /* the same weights, straight from the model */
-    int ids[4];
-    size_t n = 4;
-    for (int i = 0; i < 4; i++)
-        ids[i] = (int)i + 2; /* the sentence's words, in order of first use */
-    Acts a;
-    ck_assert_int_eq(acts_create(&a, &m, 1, 4, &e), 0);
-    ck_assert_int_eq(encoder_forward(&m, &a, ids, &n, 1, 4, &e), 0);
-    const float *att = a.layer[1].att;
-    double vmax = 0.0;
-    for (size_t i = 0; i < 2 * 16; i++)
-        vmax = fmax(vmax, att[i]);
-    vmax = fmin(1.0, ceil(vmax * 10.0 - 1e-9) / 10.0);
-    int cw = cells.w / 4;
-    for (size_t q = 0; q < 4; q++)
-        for (size_t k = 0; k < 4; k++)
-            expect_rgb(cell_at(&cv, cells, cw, cw, q, k), colormap(att[q * 4 + k] / vmax), 0,
-                       "head 0 query %zu key %zu", q, k);
-    acts_free(&a);
-    canvas_free(&cv);
-    ck_assert_int_eq(fig_attention(&cv, NULL, &m, &v, sentence, 2, "test", &e), ERR_INPUT);
-    ck_assert_ptr_nonnull(strstr(e.msg, "--layer 2"));
-    model_free(&m);
-    vocab_free(&v);
 }
 END_TEST
 
@@ -503,7 +378,9 @@ START_TEST(pe_plot_bad_options_write_nothing) {
         {"--kind heatmap --pe none", "nothing to draw"},
         {"--kind heatmap --pe fourier", "unknown scheme 'fourier'"},
         {"--kind heatmap --positions 0", "--positions"},
-        {"--kind heatmap --heads 4", "applies to --kind attention only"},
+        {"--kind heatmap --layers 4", "applies to --kind attention only"},
+        {"--kind lines --pe rope", "adds nothing to the word vectors"},
+        {"--kind dots --pe rope --d-model 18 --heads 2", "odd"},
         {"--kind dots --position 100", "--position 100 is out of range"},
         {"--kind attention --layer 2", "--layer 2 is out of range"},
         {"--kind attention --heads 3", "--heads"},
@@ -545,10 +422,6 @@ Suite *suite_plot(void) {
     tcase_add_test(tc, text_stays_in_its_box);
     tcase_add_test(tc, png_round_trip_is_exact_and_atomic);
     tcase_add_loop_test(tc, heatmap_cells_hold_known_values, 0, 3);
-    tcase_add_test(tc, lines_draw_each_channel);
-    tcase_add_test(tc, dots_cells_hold_dot_products);
-    tcase_add_test(tc, naive_marks_the_collisions);
-    tcase_add_test(tc, attention_cells_are_the_weights);
     tcase_add_test(tc, training_logs_are_read_by_column_name);
     suite_add_tcase(s, tc);
     tc = tcase_create("pe_plot");

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../src/model/checkpoint.h"
-#include "../src/model/npy.h"
+#include "../src/run/checkpoint.h"
+#include "../src/run/npy.h"
 #include "suites.h"
 
 /* A fresh scratch directory under /tmp (removed by the caller with rm -r). */
@@ -141,6 +141,9 @@ START_TEST(encode_exports_numpy_files) {
     Run r = run("encode", args);
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_ptr_nonnull(strstr(r.out, "hidden states (3 words x 16 channels)"));
+    /* words count from 1, as demo_order counts them */
+    ck_assert_ptr_nonnull(strstr(r.out, "\n  1 the\n"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\n  3 sat\n"));
     run_free(&r);
     const char *names[] = {"input_ids.npy", "input.npy", "output.npy", "pooled.npy",
                            "vocab.txt", "config.json", "params/embedding.weight.npy",

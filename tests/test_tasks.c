@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/model/data.h"
+#include "../src/text/tasks.h"
 #include "suites.h"
 
 static const char *const ALL[] = {"agent", "direction", "reverse", "sort", "contains"};
@@ -68,7 +68,7 @@ static char *cat3(const char *a, const char *b, const char *c) {
 }
 
 START_TEST(names_and_descriptions) {
-    ck_assert_str_eq(task_names(), "agent, direction, reverse, sort, contains");
+    ck_assert_str_eq(task_names(), "agent, direction, reverse, sort, previous, contains");
     for (size_t t = 0; t < 5; t++) {
         ck_assert(task_exists(ALL[t]));
         ck_assert_ptr_nonnull(task_about(ALL[t]));

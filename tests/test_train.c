@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/model/checkpoint.h"
-#include "../src/model/session.h"
+#include "../src/run/checkpoint.h"
+#include "../src/run/session.h"
 #include "suites.h"
 
 /* A small run: the agent task, 2 layers of width 16. */

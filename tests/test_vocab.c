@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/model/order.h"
-#include "../src/model/vocab.h"
+#include "../src/text/order.h"
+#include "../src/text/vocab.h"
 #include "suites.h"
 
 START_TEST(split_on_whitespace_keep_case) {

@@ -43,12 +43,15 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
             float *k = q + C;
             const float *v = q + 2 * C;
             float *a = att + (b * NH + h) * T * T;
-            if (hook && hook->rotate)
-                hook->rotate(hook->ctx, q, k, C3, T, HS);
+            const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
+            if (hook && hook->scheme->rotate) {
+                hook->scheme->rotate(hook->pc, q, C3, prep, T, HS, false);
+                hook->scheme->rotate(hook->pc, k, C3, prep, T, HS, false);
+            }
             /* scores (T,T) = q k^T / sqrt(HS) */
             matmul(a, T, q, C3, false, k, C3, true, T, T, HS, scale, 0.0f);
-            if (hook && hook->bias)
-                hook->bias(hook->ctx, a, T, h, NH);
+            if (hook && hook->scheme->bias)
+                hook->scheme->bias(hook->pc, hook->params, a, prep, T, h, NH);
             /* Padded query rows attend like the others (their outputs are
              * never read); only the keys are masked. */
             for (size_t i = 0; i < T; i++)
@@ -59,9 +62,9 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
     }
 }
 
-void attention_backward(float *dqkv, float *dscores, float *hook_grad, const float *dout,
-                        const float *qkv, const float *att, const AttnHook *hook, size_t B,
-                        size_t T, size_t C, size_t NH) {
+void attention_backward(float *dqkv, float *dscores, const float *dout, const float *qkv,
+                        const float *att, const AttnHook *hook, size_t B, size_t T, size_t C,
+                        size_t NH) {
     /* dout is (B,T,C), qkv and dqkv are (B,T,3C), att is (B,NH,T,T) */
     size_t HS = C / NH;
     size_t C3 = 3 * C;
@@ -94,15 +97,22 @@ void attention_backward(float *dqkv, float *dscores, float *hook_grad, const flo
                 for (size_t j = 0; j < T; j++)
                     di[j] = ai[j] * (di[j] - dot);
             }
-            if (hook && hook->bias_backward)
-                hook->bias_backward(hook->ctx, hook_grad, ds, T, h, NH);
+            const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
+            /* forward: scores += bias; the table's gradient is dscores'
+             * sum over the entries that read it */
+            if (hook && hook->scheme->bias_backward)
+                hook->scheme->bias_backward(hook->pc, hook->grad, ds, prep, T, h, NH);
             /* forward: scores = q k^T / sqrt(HS) */
             /* dq (T,HS) = dscores (T,T) k (T,HS) / sqrt(HS) */
             matmul(dq, C3, ds, T, false, k, C3, false, T, HS, T, scale, 0.0f);
             /* dk (T,HS) = dscores^T (T,T) q (T,HS) / sqrt(HS) */
             matmul(dk, C3, ds, T, true, q, C3, false, T, HS, T, scale, 0.0f);
-            if (hook && hook->rotate_backward)
-                hook->rotate_backward(hook->ctx, dq, dk, C3, T, HS);
+            /* forward: q and k rotated in place; back through the
+             * transpose of the rotation */
+            if (hook && hook->scheme->rotate) {
+                hook->scheme->rotate(hook->pc, dq, C3, prep, T, HS, true);
+                hook->scheme->rotate(hook->pc, dk, C3, prep, T, HS, true);
+            }
         }
     }
 }

@@ -6,25 +6,20 @@
 
 #include <stddef.h>
 
-/* How a position scheme reaches inside attention. Input schemes (the
- * sinusoid, learned tables, ...) leave both functions NULL. A scheme of the
- * RoPE kind rotates each head's q and k before the scores; one of the
- * ALiBi or T5 kind adds a bias that depends on the two positions to each
- * head's scores before the softmax. ctx is the scheme's own state (its
- * configuration and parameters). */
+#include "../pe/pe.h"
+
+/* How an attention scheme (src/pe: RoPE, ALiBi, T5) reaches inside each
+ * head: its functions and options, its table of parameters, and what it
+ * prepared from each sentence's positions before the first layer. RoPE
+ * rotates each head's q and k before the scores; ALiBi and T5 add a bias
+ * to the scores before the softmax. Input schemes pass no hook. */
 typedef struct {
-    /* q, k are (T,HS) with row stride ld; rotated in place. */
-    void (*rotate)(const void *ctx, float *q, float *k, size_t ld, size_t T, size_t HS);
-    /* The transpose of rotate, applied to the gradients of q and k. */
-    void (*rotate_backward)(const void *ctx, float *dq, float *dk, size_t ld, size_t T,
-                            size_t HS);
-    /* scores is (T,T) for head h of NH; adds the bias in place. */
-    void (*bias)(const void *ctx, float *scores, size_t T, size_t h, size_t NH);
-    /* Adds the gradient of the bias's parameters, given the gradient of the
-     * scores (T,T) of head h, into the scheme's gradient buffer grad. */
-    void (*bias_backward)(const void *ctx, float *grad, const float *dscores, size_t T,
-                          size_t h, size_t NH);
-    const void *ctx;
+    const PeScheme *scheme;
+    const PeConfig *pc;
+    const float *params;  /* the scheme's table (T5), or NULL */
+    float *grad;          /* the backward adds the table's gradient here, or NULL */
+    const float *scratch; /* (B,stride): scheme->prepare of each sentence's positions */
+    size_t stride;        /* floats per sentence in scratch */
 } AttnHook;
 
 /* qkv is (B,T,3C), each row [q | k | v] (torch's in_proj order), head h
@@ -37,11 +32,10 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
                        const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH);
 
 /* Writes dqkv (B,T,3C) from dout (B,T,C), given the forward's qkv (with q
- * and k as rotated) and att. dscores is scratch of T*T floats; hook_grad
- * receives the gradient of a bias scheme's parameters (may be NULL when
- * there is none). */
-void attention_backward(float *dqkv, float *dscores, float *hook_grad, const float *dout,
-                        const float *qkv, const float *att, const AttnHook *hook, size_t B,
-                        size_t T, size_t C, size_t NH);
+ * and k as rotated) and att. dscores is scratch of T*T floats; a bias
+ * scheme's table gets its gradient added to hook->grad. */
+void attention_backward(float *dqkv, float *dscores, const float *dout, const float *qkv,
+                        const float *att, const AttnHook *hook, size_t B, size_t T, size_t C,
+                        size_t NH);
 
 #endif

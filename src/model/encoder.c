@@ -2,42 +2,59 @@
 #include "encoder.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
+#include "attention.h"
+
 /* Adds or concatenates the position code into x0, sentence by sentence;
- * padded positions get none. */
-static void position_forward(const Model *m, Acts *a, const size_t *lens, size_t B, size_t T) {
+ * padded positions get none. natural: every pos[b,t] is t. */
+static void position_forward(const Model *m, Acts *a, const size_t *lens, bool natural,
+                             size_t B, size_t T) {
     const PePlan *plan = &m->pe;
+    const PeScheme *s = plan->scheme;
+    const PeConfig *pc = &m->cfg.pe;
     size_t C = m->cfg.d_model;
     if (plan->w == 0)
         return;
     for (size_t b = 0; b < B; b++) {
-        const float *P = a->pe;
-        if (plan->rows)
+        const float *P = a->pe; /* a formula's code, computed once by acts_create */
+        if (s->length_dependent)
+            pe_fill(a->pe, plan, pc, NULL, lens[b], lens[b]);
+        else if (natural && !s->value)
             P = m->p.pe; /* a table's rows are the positions */
-        else if (plan->scheme->length_dependent)
-            plan->scheme->fill(a->pe, &m->cfg.pe, NULL, lens[b], lens[b], plan->w);
+        else if (!natural)
+            pe_fill_at(a->pe, plan, pc, m->p.pe, a->pos + b * T, lens[b], lens[b]);
         pe_combine(a->x0 + b * T * C, P, lens[b], plan->w, C, plan->combine);
     }
 }
 
+/* The attention scheme's view of this batch, or NULL for input schemes. */
+static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, float *grad,
+                                 size_t T) {
+    if (!pe_in_attention(m->pe.scheme))
+        return NULL;
+    *hook = (AttnHook){.scheme = m->pe.scheme, .pc = &m->cfg.pe, .params = m->p.pe,
+                       .grad = grad, .scratch = a->scratch, .stride = pe_scratch(&m->pe, T)};
+    return hook;
+}
+
 static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, const float *x,
-                          const size_t *lens, size_t B, size_t T) {
+                          const size_t *lens, const AttnHook *hook, size_t B, size_t T) {
     /* x is (B,T,C); the layer's output is la->ln2 (post-norm) or la->u (pre-norm) */
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T;
     bool pre = c->norm == NORM_PRE;
-    const AttnHook *hook = (m->hook.rotate || m->hook.bias) ? &m->hook : NULL;
 
     const float *att_in = x;
     if (pre) {
         layernorm_forward(la->ln1, la->ln1_mean, la->ln1_rstd, x, p->ln1_w, p->ln1_b, BT, C);
         att_in = la->ln1;
     }
-    linear_forward(la->qkv, att_in, p->in_proj_w, p->in_proj_b, BT, C, 3 * C, 0);
+    linear_forward(la->qkv, att_in, p->in_proj_w, p->in_proj_b, BT, C, 3 * C, false);
     attention_forward(la->atty, la->att, la->qkv, lens, hook, B, T, C, c->n_heads);
     memcpy(la->s, x, BT * C * sizeof *x);
-    linear_forward(la->s, la->atty, p->out_proj_w, p->out_proj_b, BT, C, C, 1);
+    linear_forward(la->s, la->atty, p->out_proj_w, p->out_proj_b, BT, C, C, true);
 
     const float *ff_in;
     if (pre) {
@@ -47,16 +64,16 @@ static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, c
         layernorm_forward(la->ln1, la->ln1_mean, la->ln1_rstd, la->s, p->ln1_w, p->ln1_b, BT, C);
         ff_in = la->ln1;
     }
-    linear_forward(la->ffh, ff_in, p->ff1_w, p->ff1_b, BT, C, F, 0);
+    linear_forward(la->ffh, ff_in, p->ff1_w, p->ff1_b, BT, C, F, false);
     activation_forward(la->ffa, la->ffh, BT * F, c->act);
     memcpy(la->u, pre ? la->s : la->ln1, BT * C * sizeof *x);
-    linear_forward(la->u, la->ffa, p->ff2_w, p->ff2_b, BT, F, C, 1);
+    linear_forward(la->u, la->ffa, p->ff2_w, p->ff2_b, BT, F, C, true);
     if (!pre)
         layernorm_forward(la->ln2, la->ln2_mean, la->ln2_rstd, la->u, p->ln2_w, p->ln2_b, BT, C);
 }
 
 static int check_batch(const Model *m, const Acts *a, const int *ids, const size_t *lens,
-                       size_t B, size_t T, Err *e) {
+                       const size_t *pos, size_t B, size_t T, Err *e) {
     if (B == 0 || T == 0 || B > a->B || T > a->T)
         return err_set(e, ERR_INPUT, "batch %zu x %zu does not fit the activations (%zu x %zu)",
                        B, T, a->B, a->T);
@@ -67,12 +84,17 @@ static int check_batch(const Model *m, const Acts *a, const int *ids, const size
         if (lens[b] > T)
             return err_set(e, ERR_INPUT, "sentence %zu has length %zu, more than the %zu slots "
                            "of the batch", b + 1, lens[b], T);
-        if (lens[b] > limit)
+        if (!pos && lens[b] > limit)
             return err_set(e, ERR_INPUT,
                            "sentence %zu has %zu tokens but the %s table has rows for "
                            "positions 0..%zu only; shorten it, or build the model with "
                            "--max-len %zu or more",
                            b + 1, lens[b], m->pe.scheme->name, limit - 1, lens[b]);
+        for (size_t t = 0; pos && t < lens[b]; t++)
+            if (pos[b * T + t] >= limit)
+                return err_set(e, ERR_INPUT, "token %zu of sentence %zu is at position %zu but "
+                               "the %s table has rows for positions 0..%zu only", t + 1, b + 1,
+                               pos[b * T + t], m->pe.scheme->name, limit - 1);
     }
     for (size_t i = 0; i < B * T; i++)
         if (ids[i] < 0 || (size_t)ids[i] >= m->cfg.vocab_size)
@@ -83,21 +105,41 @@ static int check_batch(const Model *m, const Acts *a, const int *ids, const size
 
 int encoder_forward(const Model *m, Acts *a, const int *ids, const size_t *lens, size_t B,
                     size_t T, Err *e) {
-    int rc = check_batch(m, a, ids, lens, B, T, e);
+    return encoder_forward_at(m, a, ids, lens, NULL, B, T, e);
+}
+
+int encoder_forward_at(const Model *m, Acts *a, const int *ids, const size_t *lens,
+                       const size_t *pos, size_t B, size_t T, Err *e) {
+    int rc = check_batch(m, a, ids, lens, pos, B, T, e);
     if (rc)
         return rc;
     const Config *c = &m->cfg;
     size_t C = c->d_model, BT = B * T;
+    bool natural = true;
+    for (size_t b = 0; b < B; b++)
+        for (size_t t = 0; t < T; t++) {
+            a->pos[b * T + t] = pos ? pos[b * T + t] : t;
+            natural = natural && a->pos[b * T + t] == t;
+        }
+    if (!natural && m->pe.scheme->length_dependent)
+        return err_set(e, ERR_INPUT, "%s's code depends on the sentence length, not on "
+                       "positions one by one: give it positions 0..T-1", m->pe.scheme->name);
     float scale = c->scale_embed ? sqrtf((float)C) : 1.0f;
     /* Activations are laid out for a->T; a shorter batch uses them as
      * (B,T) with the shorter stride, so every layer sees contiguous rows. */
     embedding_forward(a->x0, ids, m->p.tok_emb, BT, m->pe.E, C, scale);
-    position_forward(m, a, lens, B, T);
+    position_forward(m, a, lens, natural, B, T);
+    AttnHook hk;
+    const AttnHook *hook = attn_hook(&hk, m, a, NULL, T);
+    if (hook && m->pe.scheme->prepare)
+        for (size_t b = 0; b < B; b++)
+            m->pe.scheme->prepare(a->scratch + b * hk.stride, &c->pe, a->pos + b * T, T,
+                                  m->pe.head_size);
 
     const float *x = a->x0;
     for (size_t l = 0; l < c->n_layers; l++) {
         LayerActs *la = &a->layer[l];
-        layer_forward(m, &m->p.layer[l], la, x, lens, B, T);
+        layer_forward(m, &m->p.layer[l], la, x, lens, hook, B, T);
         x = c->norm == NORM_PRE ? la->u : la->ln2;
     }
     if (c->norm == NORM_PRE)
@@ -105,9 +147,9 @@ int encoder_forward(const Model *m, Acts *a, const int *ids, const size_t *lens,
     meanpool_forward(a->pooled, a->hidden, lens, B, T, C);
     if (c->n_classes) {
         if (c->per_token)
-            linear_forward(a->logits, a->hidden, m->p.head_w, m->p.head_b, BT, C, c->n_classes, 0);
+            linear_forward(a->logits, a->hidden, m->p.head_w, m->p.head_b, BT, C, c->n_classes, false);
         else
-            linear_forward(a->logits, a->pooled, m->p.head_w, m->p.head_b, B, C, c->n_classes, 0);
+            linear_forward(a->logits, a->pooled, m->p.head_w, m->p.head_b, B, C, c->n_classes, false);
     }
     return 0;
 }
@@ -122,56 +164,55 @@ float encoder_loss(const Model *m, const Acts *a, GradActs *ga, const int *label
 /* The backward of layer_forward: ga->dy (B,T,C) holds the gradient of
  * the layer's output on entry and that of its input x on return. */
 static void layer_backward(const Model *m, const LayerParams *p, LayerParams *g,
-                           const LayerActs *la, GradActs *ga, const float *x, size_t B,
-                           size_t T) {
+                           const LayerActs *la, GradActs *ga, const float *x,
+                           const AttnHook *hook, size_t B, size_t T) {
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T;
-    const AttnHook *hook = (m->hook.rotate || m->hook.bias) ? &m->hook : NULL;
     float *dy = ga->dy, *du = ga->du, *ds = ga->ds;
     if (c->norm == NORM_POST) {
         /* y = LN2(u) */
         layernorm_backward(du, g->ln2_w, g->ln2_b, dy, la->u, p->ln2_w, la->ln2_mean,
-                           la->ln2_rstd, BT, C, 0);
+                           la->ln2_rstd, BT, C, false);
         /* u = h + ffa W2^T + b2 */
-        linear_backward(ga->dffa, g->ff2_w, g->ff2_b, du, la->ffa, p->ff2_w, BT, F, C, 0);
+        linear_backward(ga->dffa, g->ff2_w, g->ff2_b, du, la->ffa, p->ff2_w, BT, F, C, false);
         /* ffa = act(ffh) */
         activation_backward(ga->dffh, ga->dffa, la->ffh, BT * F, c->act);
         /* ffh = h W1^T + b1; dh = du (residual) + this */
-        linear_backward(du, g->ff1_w, g->ff1_b, ga->dffh, la->ln1, p->ff1_w, BT, C, F, 1);
+        linear_backward(du, g->ff1_w, g->ff1_b, ga->dffh, la->ln1, p->ff1_w, BT, C, F, true);
         /* h = LN1(s) */
         layernorm_backward(ds, g->ln1_w, g->ln1_b, du, la->s, p->ln1_w, la->ln1_mean,
-                           la->ln1_rstd, BT, C, 0);
+                           la->ln1_rstd, BT, C, false);
         /* s = x + atty Wo^T + bo; datty goes to du, now free */
         linear_backward(du, g->out_proj_w, g->out_proj_b, ds, la->atty, p->out_proj_w, BT, C,
-                        C, 0);
-        attention_backward(ga->dqkv, ga->dscores, NULL, du, la->qkv, la->att, hook, B, T, C,
+                        C, false);
+        attention_backward(ga->dqkv, ga->dscores, du, la->qkv, la->att, hook, B, T, C,
                            c->n_heads);
         /* qkv = x Win^T + bin; dx = ds (residual) + this */
         linear_backward(ds, g->in_proj_w, g->in_proj_b, ga->dqkv, x, p->in_proj_w, BT, C,
-                        3 * C, 1);
+                        3 * C, true);
         /* the next layer down reads its dy from ds: swap the buffers */
         ga->ds = dy;
         ga->dy = ds;
         return;
     }
     /* pre-norm: y = u = s + ffa W2^T + b2, so du = dy */
-    linear_backward(ga->dffa, g->ff2_w, g->ff2_b, dy, la->ffa, p->ff2_w, BT, F, C, 0);
+    linear_backward(ga->dffa, g->ff2_w, g->ff2_b, dy, la->ffa, p->ff2_w, BT, F, C, false);
     activation_backward(ga->dffh, ga->dffa, la->ffh, BT * F, c->act);
     /* ffh = LN2(s) W1^T + b1 */
-    linear_backward(du, g->ff1_w, g->ff1_b, ga->dffh, la->ln2, p->ff1_w, BT, C, F, 0);
+    linear_backward(du, g->ff1_w, g->ff1_b, ga->dffh, la->ln2, p->ff1_w, BT, C, F, false);
     /* ds = du (residual) + LN2's backward */
     layernorm_backward(dy, g->ln2_w, g->ln2_b, du, la->s, p->ln2_w, la->ln2_mean, la->ln2_rstd,
-                       BT, C, 1);
+                       BT, C, true);
     /* s = x + atty Wo^T + bo */
-    linear_backward(du, g->out_proj_w, g->out_proj_b, dy, la->atty, p->out_proj_w, BT, C, C, 0);
-    attention_backward(ga->dqkv, ga->dscores, NULL, du, la->qkv, la->att, hook, B, T, C,
+    linear_backward(du, g->out_proj_w, g->out_proj_b, dy, la->atty, p->out_proj_w, BT, C, C, false);
+    attention_backward(ga->dqkv, ga->dscores, du, la->qkv, la->att, hook, B, T, C,
                        c->n_heads);
     /* qkv = LN1(x) Win^T + bin */
     linear_backward(du, g->in_proj_w, g->in_proj_b, ga->dqkv, la->ln1, p->in_proj_w, BT, C,
-                    3 * C, 0);
+                    3 * C, false);
     /* dx = ds (residual) + LN1's backward */
     layernorm_backward(dy, g->ln1_w, g->ln1_b, du, x, p->ln1_w, la->ln1_mean, la->ln1_rstd,
-                       BT, C, 1);
+                       BT, C, true);
 }
 
 void encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, const int *ids,
@@ -181,31 +222,36 @@ void encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, co
     /* logits = pooled Wh^T + bh, or hidden Wh^T + bh per token */
     if (c->per_token) {
         linear_backward(ga->dy, g->head_w, g->head_b, ga->dlogits, a->hidden, m->p.head_w, BT,
-                        C, K, 0);
+                        C, K, false);
     } else {
         linear_backward(ga->dpooled, g->head_w, g->head_b, ga->dlogits, a->pooled, m->p.head_w,
-                        B, C, K, 0);
+                        B, C, K, false);
         meanpool_backward(ga->dy, ga->dpooled, lens, B, T, C);
     }
     if (c->norm == NORM_PRE) {
         /* hidden = LNf(x_L) */
         const float *xl = a->layer[c->n_layers - 1].u;
         layernorm_backward(ga->du, g->lnf_w, g->lnf_b, ga->dy, xl, m->p.lnf_w, a->lnf_mean,
-                           a->lnf_rstd, BT, C, 0);
+                           a->lnf_rstd, BT, C, false);
         float *t = ga->dy;
         ga->dy = ga->du;
         ga->du = t;
     }
+    AttnHook hk;
+    const AttnHook *hook = attn_hook(&hk, m, a, g->pe, T);
     for (size_t l = c->n_layers; l-- > 0;) {
         const float *x = l == 0 ? a->x0 : c->norm == NORM_PRE ? a->layer[l - 1].u
                                                               : a->layer[l - 1].ln2;
-        layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], ga, x, B, T);
+        layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], ga, x, hook, B, T);
     }
-    /* x0 = [embedding * scale | code] or embedding * scale + code */
+    /* x0 = [embedding * scale | code] or embedding * scale + code, where a
+     * table's code of token t is row pos[b,t] */
     const float *dx0 = ga->dy;
-    if (m->pe.rows)
+    if (m->pe.w && m->pe.rows)
         for (size_t b = 0; b < B; b++)
-            pe_combine_backward(g->pe, dx0 + b * T * C, lens[b], m->pe.w, C, m->pe.combine);
+            for (size_t t = 0; t < lens[b]; t++)
+                pe_combine_backward(g->pe + a->pos[b * T + t] * m->pe.w, dx0 + (b * T + t) * C,
+                                    1, m->pe.w, C, m->pe.combine);
     float scale = c->scale_embed ? sqrtf((float)C) : 1.0f;
     embedding_backward(g->tok_emb, dx0, ids, BT, m->pe.E, C, scale);
 }

@@ -32,8 +32,19 @@ void embedding_forward(float *out, const int *ids, const float *wte, size_t BT, 
     }
 }
 
+void embedding_backward(float *dwte, const float *dout, const int *ids, size_t BT, size_t E,
+                        size_t C, float scale) {
+    /* dout is (BT,C), dwte is (V,E) */
+    for (size_t i = 0; i < BT; i++) {
+        float *row = dwte + (size_t)ids[i] * E;
+        const float *d = dout + i * C;
+        for (size_t c = 0; c < E; c++)
+            row[c] += scale * d[c];
+    }
+}
+
 void linear_forward(float *out, const float *inp, const float *w, const float *b, size_t BT,
-                    size_t C, size_t OC, int accumulate) {
+                    size_t C, size_t OC, bool accumulate) {
     /* inp is (BT,C), w is (OC,C), b is (OC), out is (BT,OC) */
     if (!accumulate) {
         for (size_t i = 0; i < BT; i++) {
@@ -50,6 +61,19 @@ void linear_forward(float *out, const float *inp, const float *w, const float *b
     }
     /* Bias first, then the product with beta = 1: one pass over out fewer. */
     matmul(out, OC, inp, C, false, w, C, true, BT, OC, C, 1.0f, 1.0f);
+}
+
+void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                     const float *w, size_t BT, size_t C, size_t OC, bool accumulate) {
+    /* dout is (BT,OC), inp is (BT,C), w is (OC,C) */
+    /* dinp (BT,C) = dout (BT,OC) W (OC,C) */
+    matmul(dinp, C, dout, OC, false, w, C, false, BT, C, OC, 1.0f, accumulate ? 1.0f : 0.0f);
+    /* dW (OC,C) += dout^T (OC,BT) inp (BT,C) */
+    matmul(dw, C, dout, OC, true, inp, C, false, OC, C, BT, 1.0f, 1.0f);
+    if (db)
+        for (size_t i = 0; i < BT; i++)
+            for (size_t j = 0; j < OC; j++)
+                db[j] += dout[i * OC + j];
 }
 
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
@@ -73,60 +97,9 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
     }
 }
 
-void activation_forward(float *out, const float *inp, size_t n, Activation act) {
-    if (act == ACT_RELU) {
-        for (size_t i = 0; i < n; i++)
-            out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
-    } else {
-        for (size_t i = 0; i < n; i++)
-            out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678118654752f));
-    }
-}
-
-void meanpool_forward(float *pooled, const float *x, const size_t *lens, size_t B, size_t T,
-                      size_t C) {
-    /* x is (B,T,C), lens is (B), pooled is (B,C) */
-    for (size_t b = 0; b < B; b++) {
-        float *p = pooled + b * C;
-        memset(p, 0, C * sizeof *p);
-        for (size_t t = 0; t < lens[b]; t++) {
-            const float *row = x + (b * T + t) * C;
-            for (size_t c = 0; c < C; c++)
-                p[c] += row[c];
-        }
-        float inv = 1.0f / (float)lens[b];
-        for (size_t c = 0; c < C; c++)
-            p[c] *= inv;
-    }
-}
-
-void embedding_backward(float *dwte, const float *dout, const int *ids, size_t BT, size_t E,
-                        size_t C, float scale) {
-    /* dout is (BT,C), dwte is (V,E) */
-    for (size_t i = 0; i < BT; i++) {
-        float *row = dwte + (size_t)ids[i] * E;
-        const float *d = dout + i * C;
-        for (size_t c = 0; c < E; c++)
-            row[c] += scale * d[c];
-    }
-}
-
-void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
-                     const float *w, size_t BT, size_t C, size_t OC, int accumulate) {
-    /* dout is (BT,OC), inp is (BT,C), w is (OC,C) */
-    /* dinp (BT,C) = dout (BT,OC) W (OC,C) */
-    matmul(dinp, C, dout, OC, false, w, C, false, BT, C, OC, 1.0f, accumulate ? 1.0f : 0.0f);
-    /* dW (OC,C) += dout^T (OC,BT) inp (BT,C) */
-    matmul(dw, C, dout, OC, true, inp, C, false, OC, C, BT, 1.0f, 1.0f);
-    if (db)
-        for (size_t i = 0; i < BT; i++)
-            for (size_t j = 0; j < OC; j++)
-                db[j] += dout[i * OC + j];
-}
-
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, size_t BT,
-                        size_t C, int accumulate) {
+                        size_t C, bool accumulate) {
     /* dout, inp, dinp are (BT,C); w, dw, db are (C); mean, rstd are (BT) */
     for (size_t i = 0; i < BT; i++) {
         const float *dy = dout + i * C, *x = inp + i * C;
@@ -153,6 +126,16 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
     }
 }
 
+void activation_forward(float *out, const float *inp, size_t n, Activation act) {
+    if (act == ACT_RELU) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678118654752f));
+    }
+}
+
 void activation_backward(float *dinp, const float *dout, const float *inp, size_t n,
                          Activation act) {
     if (act == ACT_RELU) {
@@ -169,6 +152,23 @@ void activation_backward(float *dinp, const float *dout, const float *inp, size_
             float pdf = inv_sqrt_2pi * expf(-0.5f * x * x);
             dinp[i] = dout[i] * (cdf + x * pdf);
         }
+    }
+}
+
+void meanpool_forward(float *pooled, const float *x, const size_t *lens, size_t B, size_t T,
+                      size_t C) {
+    /* x is (B,T,C), lens is (B), pooled is (B,C) */
+    for (size_t b = 0; b < B; b++) {
+        float *p = pooled + b * C;
+        memset(p, 0, C * sizeof *p);
+        for (size_t t = 0; t < lens[b]; t++) {
+            const float *row = x + (b * T + t) * C;
+            for (size_t c = 0; c < C; c++)
+                p[c] += row[c];
+        }
+        float inv = 1.0f / (float)lens[b];
+        for (size_t c = 0; c < C; c++)
+            p[c] *= inv;
     }
 }
 

@@ -7,6 +7,7 @@
 #ifndef POSENC_LAYERS_H
 #define POSENC_LAYERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum { ACT_RELU = 0, ACT_GELU = 1 } Activation;
@@ -38,18 +39,18 @@ void embedding_backward(float *dwte, const float *dout, const int *ids, size_t B
 /* out = inp W^T + b, the layout of torch.nn.Linear. With accumulate set the
  * product is added to what out holds (a residual); b may be NULL. */
 void linear_forward(float *out, const float *inp, const float *w, const float *b, size_t BT,
-                    size_t C, size_t OC, int accumulate);
+                    size_t C, size_t OC, bool accumulate);
 /* dinp (=, or += with accumulate) dout W; dw += dout^T inp; db += column
  * sums of dout (db may be NULL). */
 void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
-                     const float *w, size_t BT, size_t C, size_t OC, int accumulate);
+                     const float *w, size_t BT, size_t C, size_t OC, bool accumulate);
 
 /* Per-row LayerNorm with weight w and bias b; keeps mean and 1/std. */
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, size_t BT, size_t C);
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, size_t BT,
-                        size_t C, int accumulate);
+                        size_t C, bool accumulate);
 
 /* out = act(inp) elementwise; GELU is the exact erf form (PyTorch's default). */
 void activation_forward(float *out, const float *inp, size_t n, Activation act);

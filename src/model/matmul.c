@@ -1,6 +1,11 @@
 #include "matmul.h"
 
+/* POSENC_NO_BLAS (the WebAssembly build, `make web`: OpenBLAS has no build
+ * for it) routes matmul to the plain loops below; the native build is
+ * untouched. */
+#ifndef POSENC_NO_BLAS
 #include <cblas.h>
+#endif
 
 /* Model sizes are checked against INT_MAX when a model is created
  * (encoder.c), so the narrowing to BLAS's int cannot wrap here. */
@@ -9,9 +14,13 @@ void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
             float alpha, float beta) {
     if (M == 0 || N == 0)
         return;
+#ifdef POSENC_NO_BLAS
+    matmul_ref(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, alpha, beta);
+#else
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
                 trans_b ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, alpha, A,
                 (int)lda, B, (int)ldb, beta, C, (int)ldc);
+#endif
 }
 
 void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
@@ -33,4 +42,8 @@ void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
     }
 }
 
+#ifdef POSENC_NO_BLAS
+int matmul_threads(void) { return 1; }
+#else
 int matmul_threads(void) { return openblas_get_num_threads(); }
+#endif

@@ -1,7 +1,8 @@
 /* The one matrix product of the project. Every matmul of the model goes
  * through matmul(), a thin wrapper over OpenBLAS's cblas_sgemm; matmul_ref()
  * is the same product in plain loops (double accumulators), kept as the test
- * oracle.
+ * oracle. Built with -DPOSENC_NO_BLAS (the WebAssembly page), matmul()
+ * calls matmul_ref() instead and nothing includes cblas.h.
  *
  *   C (M,N) = alpha * op(A) op(B) + beta * C
  *

@@ -1,13 +1,13 @@
 /* Creating a model: configuration checks, the parameter and activation
  * layouts (one allocation each), and the initial weights. */
-#include "encoder.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "../core/rng.h"
 
 void config_default(Config *c, size_t vocab_size, const char *pe_name) {
     memset(c, 0, sizeof *c);
@@ -53,18 +53,30 @@ int config_check(const Config *c, Err *e) {
         return err_set(e, ERR_INPUT, "%zu classes is too many (at most %d)", c->n_classes,
                        MAX_DIM);
     PePlan plan;
-    return pe_plan(&plan, &c->pe, c->d_model, c->max_len, e);
+    return pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, e);
 }
 
-/* Lays the parameters out, one tensor after another, in a fixed order: the
- * order of the checkpoint and of the random draws. With specs non-NULL it
- * records each tensor; with p and base non-NULL it points p's fields into
- * base. Returns the number of floats. */
+/* One way of laying out a block of floats, for the parameters, the
+ * activations and their gradients alike: a pass with base NULL counts the
+ * floats (and points every field at NULL), a pass with base set points
+ * each field into it. */
 typedef struct {
-    Params *p;
-    float *base;
-    ParamSpec *specs;
-    size_t n, off;
+    float *base; /* NULL while counting */
+    size_t off;  /* floats laid out so far */
+} Carver;
+
+static void carve(Carver *cv, float **field, size_t n) {
+    *field = cv->base ? cv->base + cv->off : NULL;
+    cv->off += n;
+}
+
+/* The parameters are laid out one tensor after another, in a fixed order:
+ * the order of the checkpoint and of the random draws. With specs set, a
+ * walk also records each tensor's name, shape and initialization. */
+typedef struct {
+    Carver cv;
+    ParamSpec *specs; /* NULL: do not record */
+    size_t n;         /* tensors so far */
 } Walk;
 
 static void take(Walk *w, float **slot, const char *name, size_t rows, size_t cols,
@@ -74,25 +86,21 @@ static void take(Walk *w, float **slot, const char *name, size_t rows, size_t co
         snprintf(s->name, sizeof s->name, "%s", name);
         s->rows = rows;
         s->cols = cols;
-        s->offset = w->off;
+        s->offset = w->cv.off;
         s->init = init;
         s->scale = scale;
     }
-    if (w->p && w->base)
-        *slot = w->base + w->off;
+    carve(&w->cv, slot, rows * cols);
     w->n++;
-    w->off += rows * cols;
 }
 
-static size_t params_walk(const Config *c, const PePlan *plan, Walk *w) {
+static size_t params_walk(const Config *c, const PePlan *plan, Params *p, Walk *w) {
     size_t C = c->d_model, F = c->d_ff;
-    Params dummy, *p = w->p ? w->p : &dummy;
-    if (w->p)
-        memset(w->p, 0, sizeof *w->p);
+    memset(p, 0, sizeof *p);
     /* nn.Embedding's init, N(0,1); torch's nn.Linear init bounds below. */
     take(w, &p->tok_emb, "embedding.weight", c->vocab_size, plan->E, INIT_NORMAL, 1.0f);
     if (plan->rows)
-        take(w, &p->pe, "pos_embedding.weight", plan->rows, plan->w, INIT_SCHEME, 0.0f);
+        take(w, &p->pe, plan->scheme->param_name, plan->rows, plan->cols, INIT_SCHEME, 0.0f);
     float bound_c = 1.0f / sqrtf((float)C), bound_f = 1.0f / sqrtf((float)F);
     /* in_proj is xavier-uniform in torch's MultiheadAttention */
     float xavier = sqrtf(6.0f / (float)(C + 3 * C));
@@ -122,20 +130,21 @@ static size_t params_walk(const Config *c, const PePlan *plan, Walk *w) {
         take(w, &p->head_w, "head.weight", c->n_classes, C, INIT_UNIFORM, bound_c);
         take(w, &p->head_b, "head.bias", 1, c->n_classes, INIT_UNIFORM, bound_c);
     }
-    return w->off;
+    return w->cv.off;
 }
 
 size_t config_param_count(const Config *c) {
     PePlan plan;
-    if (config_check(c, NULL) || pe_plan(&plan, &c->pe, c->d_model, c->max_len, NULL))
+    if (config_check(c, NULL) || pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, NULL))
         return 0;
+    Params p;
     Walk count = {0};
-    return params_walk(c, &plan, &count);
+    return params_walk(c, &plan, &p, &count);
 }
 
 void params_carve(const Model *m, Params *p, float *base) {
-    Walk w = {.p = p, .base = base};
-    params_walk(&m->cfg, &m->pe, &w);
+    Walk w = {.cv = {.base = base}};
+    params_walk(&m->cfg, &m->pe, p, &w);
 }
 
 static void params_init(Model *m) {
@@ -162,7 +171,7 @@ static void params_init(Model *m) {
                 x[j] = rng_range(&rng, -s->scale, s->scale);
             break;
         case INIT_SCHEME:
-            m->pe.scheme->init(x, n, &rng);
+            m->pe.scheme->init(&m->cfg.pe, x, n, m->cfg.d_model, &rng);
             break;
         }
     }
@@ -174,21 +183,18 @@ int model_create(Model *m, const Config *c, Err *e) {
     if (rc)
         return rc;
     m->cfg = *c;
-    pe_plan(&m->pe, &c->pe, c->d_model, c->max_len, e);
+    pe_plan(&m->pe, &c->pe, c->d_model, c->n_heads, c->max_len, e);
     Walk count = {0};
-    params_walk(c, &m->pe, &count);
+    m->n_params = params_walk(c, &m->pe, &m->p, &count);
     m->n_specs = count.n;
     m->specs = xcalloc(m->n_specs, sizeof *m->specs, "the parameter table", e);
-    if (!m->specs)
-        return e ? e->code : ERR_RUNTIME;
-    Walk w = {.p = &m->p, .specs = m->specs};
-    m->n_params = params_walk(c, &m->pe, &w);
     m->mem = xmalloc(m->n_params * sizeof *m->mem, "the parameters", e);
-    if (!m->mem) {
+    if (!m->specs || !m->mem) {
         model_free(m);
         return ERR_RUNTIME;
     }
-    params_carve(m, &m->p, m->mem);
+    Walk w = {.cv = {.base = m->mem}, .specs = m->specs};
+    params_walk(c, &m->pe, &m->p, &w);
     params_init(m);
     return 0;
 }
@@ -199,41 +205,40 @@ void model_free(Model *m) {
     memset(m, 0, sizeof *m);
 }
 
-size_t model_max_positions(const Model *m) { return m->pe.rows ? m->pe.rows : SIZE_MAX; }
+size_t model_max_positions(const Model *m) { return m->pe.max_positions; }
 
-/* Carves the activations the same way: one pass to size, one to point. */
-static size_t acts_walk(Acts *a, float *base, const Model *m, size_t B, size_t T) {
+/* The activations, carved the same way. */
+static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T) {
     const Config *c = &m->cfg;
     size_t BT = B * T, C = c->d_model, F = c->d_ff, NH = c->n_heads;
-    size_t off = 0;
-#define CARVE(field, n) (a->field = base ? base + off : NULL, off += (n))
-    CARVE(x0, BT * C);
-    CARVE(pe, T * m->pe.w);
+    carve(cv, &a->x0, BT * C);
+    carve(cv, &a->pe, T * m->pe.w);
+    carve(cv, &a->scratch, B * pe_scratch(&m->pe, T));
     for (size_t l = 0; l < c->n_layers; l++) {
-        CARVE(layer[l].ln1, BT * C);
-        CARVE(layer[l].ln1_mean, BT);
-        CARVE(layer[l].ln1_rstd, BT);
-        CARVE(layer[l].qkv, BT * 3 * C);
-        CARVE(layer[l].att, B * NH * T * T);
-        CARVE(layer[l].atty, BT * C);
-        CARVE(layer[l].s, BT * C);
-        CARVE(layer[l].ln2, BT * C);
-        CARVE(layer[l].ln2_mean, BT);
-        CARVE(layer[l].ln2_rstd, BT);
-        CARVE(layer[l].ffh, BT * F);
-        CARVE(layer[l].ffa, BT * F);
-        CARVE(layer[l].u, BT * C);
+        LayerActs *la = &a->layer[l];
+        carve(cv, &la->ln1, BT * C);
+        carve(cv, &la->ln1_mean, BT);
+        carve(cv, &la->ln1_rstd, BT);
+        carve(cv, &la->qkv, BT * 3 * C);
+        carve(cv, &la->att, B * NH * T * T);
+        carve(cv, &la->atty, BT * C);
+        carve(cv, &la->s, BT * C);
+        carve(cv, &la->ln2, BT * C);
+        carve(cv, &la->ln2_mean, BT);
+        carve(cv, &la->ln2_rstd, BT);
+        carve(cv, &la->ffh, BT * F);
+        carve(cv, &la->ffa, BT * F);
+        carve(cv, &la->u, BT * C);
     }
     if (c->norm == NORM_PRE) {
-        CARVE(lnf, BT * C);
-        CARVE(lnf_mean, BT);
-        CARVE(lnf_rstd, BT);
+        carve(cv, &a->lnf, BT * C);
+        carve(cv, &a->lnf_mean, BT);
+        carve(cv, &a->lnf_rstd, BT);
     }
-    CARVE(pooled, B * C);
+    carve(cv, &a->pooled, B * C);
     if (c->n_classes)
-        CARVE(logits, (c->per_token ? BT : B) * c->n_classes);
-#undef CARVE
-    return off;
+        carve(cv, &a->logits, (c->per_token ? BT : B) * c->n_classes);
+    return cv->off;
 }
 
 int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e) {
@@ -241,46 +246,63 @@ int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e) {
     if (B == 0 || T == 0 || B > MAX_DIM || T > MAX_DIM)
         return err_set(e, ERR_INPUT, "batch %zu x length %zu: both must be between 1 and %d",
                        B, T, MAX_DIM);
-    size_t n = acts_walk(a, NULL, m, B, T);
+    Carver count = {0};
+    size_t n = acts_walk(a, &count, m, B, T);
     /* calloc: padded slots are read (never used) before anything writes them */
     float *mem = xcalloc(n, sizeof *mem, "the activations", e);
     if (!mem)
         return ERR_RUNTIME;
-    acts_walk(a, mem, m, B, T);
+    Carver cv = {.base = mem};
+    acts_walk(a, &cv, m, B, T);
     a->mem = mem;
+    a->pos = xcalloc(B * T, sizeof *a->pos, "the positions", e);
+    if (!a->pos) {
+        acts_free(a);
+        return ERR_RUNTIME;
+    }
     a->B = B;
     a->T = T;
     const Config *c = &m->cfg;
     a->hidden = c->norm == NORM_PRE ? a->lnf : a->layer[c->n_layers - 1].ln2;
-    /* A fixed code depends on nothing but the position: compute it once. */
+    /* A formula that depends on nothing but the position: compute it once. */
     const PeScheme *s = m->pe.scheme;
-    if (m->pe.w && !s->length_dependent && !m->pe.rows)
-        s->fill(a->pe, &c->pe, NULL, T, T, m->pe.w);
+    if (s->value && !s->length_dependent)
+        pe_fill(a->pe, &m->pe, &c->pe, NULL, T, T);
     return 0;
 }
 
 void acts_free(Acts *a) {
     free(a->mem);
+    free(a->pos);
     memset(a, 0, sizeof *a);
+}
+
+/* The gradients of the activations: one set of buffers for all layers. */
+static size_t gradacts_walk(GradActs *g, Carver *cv, const Model *m, size_t B, size_t T) {
+    const Config *c = &m->cfg;
+    size_t BT = B * T, C = c->d_model, F = c->d_ff;
+    size_t K = c->n_classes ? c->n_classes : 1;
+    carve(cv, &g->dy, BT * C);
+    carve(cv, &g->du, BT * C);
+    carve(cv, &g->ds, BT * C);
+    carve(cv, &g->dqkv, BT * 3 * C);
+    carve(cv, &g->dffh, BT * F);
+    carve(cv, &g->dffa, BT * F);
+    carve(cv, &g->dscores, T * T);
+    carve(cv, &g->dpooled, B * C);
+    carve(cv, &g->dlogits, (c->per_token ? BT : B) * K);
+    return cv->off;
 }
 
 int gradacts_create(GradActs *g, const Model *m, size_t B, size_t T, Err *e) {
     memset(g, 0, sizeof *g);
-    const Config *c = &m->cfg;
-    size_t BT = B * T, C = c->d_model, F = c->d_ff;
-    size_t K = c->n_classes ? c->n_classes : 1;
-    size_t sizes[] = {BT * C, BT * C, BT * C, BT * 3 * C, BT * F, BT * F, T * T, B * C,
-                      (c->per_token ? BT : B) * K};
-    float **slots[] = {&g->dy,   &g->du,      &g->ds,      &g->dqkv,   &g->dffh,
-                       &g->dffa, &g->dscores, &g->dpooled, &g->dlogits};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        n += sizes[i];
+    Carver count = {0};
+    size_t n = gradacts_walk(g, &count, m, B, T);
     g->mem = xcalloc(n, sizeof *g->mem, "the gradients of the activations", e);
     if (!g->mem)
         return ERR_RUNTIME;
-    for (size_t i = 0, off = 0; i < sizeof sizes / sizeof *sizes; off += sizes[i], i++)
-        *slots[i] = g->mem + off;
+    Carver cv = {.base = g->mem};
+    gradacts_walk(g, &cv, m, B, T);
     g->B = B;
     g->T = T;
     return 0;

@@ -99,8 +99,8 @@ static void adamw(Trainer *t, Model *m, float lr, float clip_scale) {
 }
 
 int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens,
-               const int *labels, size_t B, size_t T, StepStats *st, Err *e) {
-    int rc = encoder_forward(m, a, ids, lens, B, T, e);
+               const size_t *pos, const int *labels, size_t B, size_t T, StepStats *st, Err *e) {
+    int rc = encoder_forward_at(m, a, ids, lens, pos, B, T, e);
     if (rc)
         return rc;
     memset(st, 0, sizeof *st);

@@ -5,10 +5,8 @@
 
 #include <stddef.h>
 
-#include "data.h"
+#include "../core/err.h"
 #include "encoder.h"
-#include "err.h"
-#include "rng.h"
 
 typedef enum { SCHEDULE_CONSTANT = 0, SCHEDULE_NOAM = 1 } Schedule;
 
@@ -41,21 +39,6 @@ typedef struct {
     float lr;           /* the learning rate this step used */
 } StepStats;
 
-/* What the train program needs, besides the model and the optimizer, to
- * resume a run exactly where it stopped. */
-typedef struct {
-    char task[32];        /* built-in task, e.g. "agent"; "" when trained on a file */
-    char data[256];       /* the training file when task is "" */
-    char valid[256];      /* the validation file, or "" */
-    TaskOptions task_opt; /* the task's options, its seed included */
-    size_t batch;         /* sentences per step, e.g. 32 */
-    size_t steps;         /* steps the run was asked for, e.g. 2000 */
-    size_t eval_every;    /* steps between evaluations, e.g. 100 */
-    uint64_t seed;        /* seed of the data order */
-    Rng rng;              /* the data-order generator as it stands after `step` steps */
-    double seconds;       /* time spent training so far, resumed runs included */
-} TrainMeta;
-
 void opt_default(OptConfig *o);
 int opt_check(const OptConfig *o, Err *e);
 /* The learning rate of step s (counted from 1). Constant: lr after a
@@ -66,11 +49,12 @@ float opt_lr(const OptConfig *o, size_t s);
 int trainer_create(Trainer *t, const Model *m, const OptConfig *o, size_t B, size_t T, Err *e);
 void trainer_free(Trainer *t);
 
-/* One step on a batch: forward, loss, backward, clipping, AdamW. A loss
- * or gradient that is NaN or infinite leaves the model untouched and
- * fails with ERR_RUNTIME naming the step. */
+/* One step on a batch: forward, loss, backward, clipping, AdamW. pos
+ * (B,T) gives the tokens' positions, or is NULL for 0..T-1 (see
+ * encoder_forward_at). A loss or gradient that is NaN or infinite leaves
+ * the model untouched and fails with ERR_RUNTIME naming the step. */
 int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens,
-               const int *labels, size_t B, size_t T, StepStats *st, Err *e);
+               const size_t *pos, const int *labels, size_t B, size_t T, StepStats *st, Err *e);
 
 /* Forward and loss only (no gradients): for evaluation. */
 int eval_batch(const Model *m, Acts *a, const int *ids, const size_t *lens, const int *labels,

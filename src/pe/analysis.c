@@ -1,13 +1,14 @@
 #include "analysis.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t C, size_t T,
-             Err *e) {
+int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t C, size_t NH,
+             size_t T, Err *e) {
     *P = NULL;
-    int rc = pe_plan(plan, pc, C, T, e);
+    int rc = pe_plan(plan, pc, C, NH, T, e);
     if (rc)
         return rc;
     size_t n;
@@ -18,7 +19,7 @@ int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t 
         return ERR_RUNTIME;
     float *params = NULL;
     if (plan->rows) {
-        params = xmalloc(plan->rows * plan->w * sizeof *params, "the position table", e);
+        params = xmalloc(plan->rows * plan->cols * sizeof *params, "the position table", e);
         if (!params) {
             free(*P);
             *P = NULL;
@@ -26,10 +27,9 @@ int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t 
         }
         Rng r;
         rng_seed(&r, seed);
-        plan->scheme->init(params, plan->rows * plan->w, &r);
+        plan->scheme->init(pc, params, plan->rows * plan->cols, C, &r);
     }
-    if (plan->w)
-        plan->scheme->fill(*P, pc, params, T, T, plan->w);
+    pe_fill(*P, plan, pc, params, T, T);
     free(params);
     return 0;
 }
@@ -199,64 +199,17 @@ double shift_residual(const float *P, size_t N, size_t w, size_t k, Err *e) {
     return tot > 0.0 ? sqrt(res / tot) : 0.0;
 }
 
-void sinusoid_channel(size_t *i, bool *is_cos, size_t c, size_t d, SinLayout layout) {
-    if (layout == LAYOUT_INTERLEAVED) {
-        *i = c / 2;
-        *is_cos = c % 2;
-    } else {
-        size_t n_sin = (d + 1) / 2;
-        *is_cos = c >= n_sin;
-        *i = *is_cos ? c - n_sin : c;
-    }
-}
-
-/* One value of a closed-form scheme at row t, in double (*v64) and in
- * float32 arithmetic (*v32); false if the scheme has no closed form. */
-static bool closed_form(double *v64, float *v32, const PeConfig *pc, size_t w, size_t t, size_t c,
-                        size_t n) {
-    const char *s = pc->name;
-    double pos = (double)(t + 1); /* the notes' count */
-    float pos32 = (float)(t + 1);
-    if (strcmp(s, "none") == 0) {
-        *v64 = 0.0, *v32 = 0.0f;
-    } else if (strcmp(s, "integer") == 0) {
-        *v64 = pos, *v32 = pos32;
-    } else if (strcmp(s, "normalized") == 0) {
-        *v64 = pos / (double)n, *v32 = pos32 / (float)n;
-    } else if (strcmp(s, "sine") == 0) {
-        *v64 = sin(pos), *v32 = sinf(pos32);
-    } else if (strcmp(s, "sincos") == 0) {
-        double k = (double)(c / 2 + 1);
-        *v64 = c % 2 ? cos(pos / k) : sin(pos / k);
-        float a = pos32 / (float)k;
-        *v32 = c % 2 ? cosf(a) : sinf(a);
-    } else if (strcmp(s, "sinusoidal") == 0) {
-        size_t i;
-        bool is_cos;
-        double base = pc->base > 0.0 ? pc->base : 10000.0;
-        sinusoid_channel(&i, &is_cos, c, w, pc->layout);
-        *v64 = sinusoid_value((double)t, c, w, pc->layout, base);
-        /* PyTorch's recipe: div_term = exp(2i * -ln(base)/d) in float32,
-         * angle = position * div_term in float32. */
-        float freq = expf((float)(2 * i) * (float)(-log(base) / (double)w));
-        float a = (float)t * freq;
-        *v32 = is_cos ? cosf(a) : sinf(a);
-    } else {
-        return false;
-    }
-    return true;
-}
-
 double float32_error(const PeConfig *pc, size_t w, size_t first, size_t count, size_t n) {
+    const PeScheme *s = pe_find(pc->name);
+    if (w == 0)
+        return 0.0; /* no code, nothing to get wrong */
+    if (!s || !s->value)
+        return NAN;
     double worst = 0.0;
     for (size_t t = first; t < first + count; t++)
-        for (size_t c = 0; c < w; c++) {
-            double v64;
-            float v32;
-            if (!closed_form(&v64, &v32, pc, w, t, c, n))
-                return NAN;
-            worst = fmax(worst, fabs((double)v32 - v64));
-        }
+        for (size_t c = 0; c < w; c++)
+            worst = fmax(worst, fabs((double)s->value_f32(pc, w, t, c, n) -
+                                     s->value(pc, w, t, c, n)));
     return worst;
 }
 
@@ -306,42 +259,77 @@ static double layernorm_erasure(const float *X, size_t N, size_t C) {
     return rows ? sum / (double)rows : 0.0;
 }
 
-/* The measurements on S and X (N positions). */
+void similarity_measures(PeProps *o, const double *S, size_t N) {
+    o->translation_invariance = translation_invariance(S, N);
+    o->symmetry = symmetry_error(S, N);
+    o->reflection = reflection_error(S, N);
+    o->monotone_radius = monotone_radius(S, N);
+}
+
+int pe_similarity(double **S, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t C,
+                  size_t NH, size_t N, Err *e) {
+    *S = NULL;
+    float *P = NULL, *X = NULL;
+    int rc = pe_table(&P, plan, pc, seed, C, NH, N, e);
+    if (!rc && !(*S = xmalloc(N * N * sizeof **S, "the similarity matrix", e)))
+        rc = ERR_RUNTIME;
+    if (!rc && pe_in_attention(plan->scheme)) {
+        rc = attention_logits(*S, plan, pc, seed, N, e);
+    } else if (!rc) {
+        if ((X = xmalloc(N * C * sizeof *X, "the position rows", e))) {
+            pe_embed(X, P, plan, C, N);
+            position_similarity(*S, X, N, C);
+        } else {
+            rc = ERR_RUNTIME;
+        }
+    }
+    if (rc) {
+        free(*S);
+        *S = NULL;
+    }
+    free(P);
+    free(X);
+    return rc;
+}
+
+/* The measurements on S = X X^T (N positions). */
 static int measure_similarity(PeProps *o, const float *X, size_t N, size_t C, Err *e) {
     double *S = xmalloc(N * N * sizeof *S, "the similarity matrix", e);
     if (!S)
         return ERR_RUNTIME;
     position_similarity(S, X, N, C);
-    o->translation_invariance = translation_invariance(S, N);
-    o->symmetry = symmetry_error(S, N);
-    o->reflection = reflection_error(S, N);
-    o->monotone_radius = monotone_radius(S, N);
+    similarity_measures(o, S, N);
     o->norm_first = sqrt(S[0]);
     o->norm_last = sqrt(S[(N - 1) * N + N - 1]);
     free(S);
     return 0;
 }
 
-int pe_properties(PeProps *o, const PeConfig *pc, uint64_t seed, size_t C, size_t N, size_t far,
-                  Err *e) {
+int pe_properties(PeProps *o, const PeConfig *pc, uint64_t seed, size_t C, size_t NH, size_t N,
+                  size_t far, Err *e) {
     memset(o, 0, sizeof *o);
     if (N < 2 || N > ANALYSIS_MAX_POSITIONS)
         return err_set(e, ERR_INPUT, "the properties need 2 to %d positions, not %zu",
                        ANALYSIS_MAX_POSITIONS, N);
     PePlan plan;
     float *P = NULL, *P2 = NULL, *Ps = NULL, *P4 = NULL, *X = NULL;
-    int rc = pe_table(&P, &plan, pc, seed, C, N, e);
+    int rc = pe_table(&P, &plan, pc, seed, C, NH, N, e);
     if (rc)
         return rc;
     size_t w = plan.w;
     o->scheme = plan.scheme;
     o->combine = plan.combine;
     o->w = w, o->C = C, o->N = N, o->far = far;
-    if ((rc = pe_table(&P2, &plan, pc, seed, C, 2 * N, e)) ||
-        (rc = pe_table(&Ps, &plan, pc, seed + 1, C, N, e)))
+    o->in_attention = pe_in_attention(plan.scheme);
+    if (o->in_attention) {
+        rc = attention_properties(o, &plan, pc, seed, N, far, e);
+        goto criteria;
+    }
+    if ((rc = pe_table(&P2, &plan, pc, seed, C, NH, 2 * N, e)) ||
+        (rc = pe_table(&Ps, &plan, pc, seed + 1, C, NH, N, e)))
         goto done;
-    o->defined_past = plan.rows == 0;
-    if (o->defined_past && (rc = pe_table(&P4, &plan, pc, seed, C, 4 * N, e)))
+    o->defined_past = plan.max_positions == SIZE_MAX;
+    if (o->defined_past && (rc = pe_table(&P4, &plan, pc, seed, C, NH, 4 * N, e)))
         goto done;
     if (!(X = xmalloc(N * C * sizeof *X, "the position rows", e))) {
         rc = ERR_RUNTIME;
@@ -382,7 +370,7 @@ int pe_properties(PeProps *o, const PeConfig *pc, uint64_t seed, size_t C, size_
     o->layernorm_erasure = layernorm_erasure(X, N, C);
     size_t count = far < 1024 ? far : 1024;
     o->float32_error = float32_error(pc, w, far - count, count, far);
-
+criteria:
     o->unique = o->uniqueness >= CRIT_UNIQUE_MIN;
     o->consistent = o->length_inconsistency <= CRIT_CONSISTENT_MAX;
     o->bounded = o->defined_past && o->growth <= CRIT_GROWTH_MAX;

@@ -1,12 +1,14 @@
 /* The properties of a position scheme (docs/properties.md), measured on
  * the code itself, without a model.
  *
- * Positions are the rows 0..N-1 of the code of an N-token sentence. The
- * measurements use X (N,C), what the scheme puts into the model's input:
- * the code P (N,w) tiled across the C channels under add, or in the last w
- * channels with zeros before them under concat. S = X X^T is the
- * position-only similarity, S[p][q] = <X_p, X_q>. Sums run in double over
- * the float32 tables, which are what a model sees. */
+ * Positions are the rows 0..N-1 of the code of an N-token sentence. For an
+ * input scheme the measurements use X (N,C), what the scheme puts into
+ * the model's input: the code P (N,w) tiled across the C channels under
+ * add, or in the last w channels with zeros before them under concat.
+ * S = X X^T is the position-only similarity, S[p][q] = <X_p, X_q>. For an
+ * attention scheme S is the part of the attention logit the two positions
+ * decide (analysis_attn.c), and a position's row of S stands for its code.
+ * Sums run in double over the float32 tables, which are what a model sees. */
 #ifndef POSENC_ANALYSIS_H
 #define POSENC_ANALYSIS_H
 
@@ -14,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../model/err.h"
+#include "../core/err.h"
 #include "pe.h"
 
 /* The notes' four ideal criteria, read off the numbers with these
@@ -30,20 +32,28 @@
 /* Shifts k = 1..SHIFT_MAX_K for the linear-shift residual. */
 #define SHIFT_MAX_K 10
 
+/* RoPE's logits are those of a fixed query and key drawn from this seed. */
+#define ANALYSIS_QK_SEED 1
+
 /* P (T,w), allocated (free it): the code of positions 0..T-1 of a T-token
- * sentence under pc at model width C, with the plan that shaped it. A
- * learned table has T rows drawn from seed, as a fresh model would draw
- * them. Fails with ERR_INPUT when pc does not fit C. */
-int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t C, size_t T,
-             Err *e);
+ * sentence under pc at model width C with NH heads, with the plan that
+ * shaped it. A learned table has T rows drawn from seed, as a fresh model
+ * would draw them. Fails with ERR_INPUT when pc does not fit C and NH. */
+int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t C, size_t NH,
+             size_t T, Err *e);
+
+/* S (N,N) of an attention scheme (plan from pe_plan): the part of head
+ * 0's logit that positions p (query) and q (key) decide. */
+int attention_logits(double *S, const PePlan *plan, const PeConfig *pc, uint64_t seed, size_t N,
+                     Err *e);
+
+/* S (N,N) of any scheme, allocated (free it): X X^T for an input scheme,
+ * attention_logits for an attention scheme. */
+int pe_similarity(double **S, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t C,
+                  size_t NH, size_t N, Err *e);
 
 /* X (T,C) = zeros with P (T,w) combined into them by the plan. */
 void pe_embed(float *X, const float *P, const PePlan *plan, size_t C, size_t T);
-
-/* Channel c of a sinusoid of width d: its frequency index i (angle pos /
- * base^(2i/d)) and whether it is the cos, in either layout, as
- * sinusoid_value lays them out. */
-void sinusoid_channel(size_t *i, bool *is_cos, size_t c, size_t d, SinLayout layout);
 
 /* S (N,N) = X X^T for X (N,C). */
 void position_similarity(double *S, const float *X, size_t N, size_t C);
@@ -74,8 +84,9 @@ double shift_residual(const float *P, size_t N, size_t w, size_t k, Err *e);
 
 /* max |P32 - P64| over positions first..first+count-1 of a sentence of n
  * tokens, where P32 is computed in float32 arithmetic (the position and
- * the angle in float, as PyTorch's recipe does) and P64 in double. NaN for
- * a scheme without a closed form (learned). */
+ * the angle in float, as PyTorch's recipe does) and P64 in double: the
+ * scheme's value_f32 against its value. NaN for a scheme without a
+ * formula (learned); 0 for one without a code (none). */
 double float32_error(const PeConfig *pc, size_t w, size_t first, size_t count, size_t n);
 
 /* Everything the report shows for one scheme. */
@@ -83,6 +94,8 @@ typedef struct {
     const PeScheme *scheme;
     Combine combine;
     size_t w, C, N;
+    bool in_attention;             /* S is the logit's position part, not X X^T */
+    size_t heads, head_size;       /* of the model an attention scheme was measured in */
     double uniqueness;             /* min distance / mean norm */
     size_t closest_a, closest_b;   /* that pair, numbered as the scheme numbers positions */
     double max_abs;                /* max |P| over positions < N */
@@ -104,9 +117,18 @@ typedef struct {
     bool unique, consistent, bounded, deterministic; /* the notes' criteria */
 } PeProps;
 
-/* Measures pc at width C over N positions (2..ANALYSIS_MAX_POSITIONS); far
- * is where the float32 error is taken (e.g. 1000000). */
-int pe_properties(PeProps *out, const PeConfig *pc, uint64_t seed, size_t C, size_t N, size_t far,
-                  Err *e);
+/* Measures pc at width C with NH heads over N positions
+ * (2..ANALYSIS_MAX_POSITIONS); far is where the float32 error is taken
+ * (e.g. 1000000). */
+int pe_properties(PeProps *out, const PeConfig *pc, uint64_t seed, size_t C, size_t NH, size_t N,
+                  size_t far, Err *e);
+
+/* The measures of S alone (translation invariance, symmetry, reflection,
+ * monotone radius), into o. */
+void similarity_measures(PeProps *o, const double *S, size_t N);
+
+/* pe_properties for an attention scheme (analysis_attn.c). */
+int attention_properties(PeProps *o, const PePlan *plan, const PeConfig *pc, uint64_t seed,
+                         size_t N, size_t far, Err *e);
 
 #endif

@@ -2,13 +2,16 @@
 
 #include <string.h>
 
-extern const PeScheme pe_none, pe_integer, pe_normalized, pe_sine, pe_sincos;
-extern const PeScheme pe_sinusoidal, pe_learned;
+#include <stdint.h>
 
-/* The order of the notes: from no position to the paper's formula, then
- * the learned table. */
+extern const PeScheme pe_none, pe_integer, pe_normalized, pe_sine, pe_sincos;
+extern const PeScheme pe_sinusoidal, pe_learned, pe_rope, pe_alibi, pe_t5;
+
+/* The order of the notes: from no position to the paper's formula and the
+ * learned table, then the schemes that act inside attention. */
 static const PeScheme *const schemes[] = {
-    &pe_none, &pe_integer, &pe_normalized, &pe_sine, &pe_sincos, &pe_sinusoidal, &pe_learned,
+    &pe_none,    &pe_integer, &pe_normalized, &pe_sine, &pe_sincos,
+    &pe_sinusoidal, &pe_learned, &pe_rope,     &pe_alibi, &pe_t5,
 };
 
 size_t pe_count(void) { return sizeof schemes / sizeof schemes[0]; }
@@ -48,6 +51,43 @@ int combine_parse(const char *s, Combine *out, Err *e) {
     return 0;
 }
 
+PeConfig pe_resolved(const PeConfig *pc) {
+    PeConfig r = *pc;
+    r.pairs = r.pairs ? r.pairs : 1;
+    r.base = pe_base(pc);
+    r.buckets = r.buckets ? r.buckets : PE_DEFAULT_BUCKETS;
+    r.max_distance = r.max_distance ? r.max_distance : PE_DEFAULT_MAX_DISTANCE;
+    r.init_std = r.init_std > 0.0 ? r.init_std : PE_DEFAULT_INIT_STD;
+    return r;
+}
+
+const char *pe_meets(const PePlan *plan) {
+    if (pe_in_attention(plan->scheme))
+        return "inside attention";
+    return plan->w ? combine_name(plan->combine) : "nothing added";
+}
+
+const char *pe_unused_option(const PePlan *plan, const PeConfig *pc) {
+    unsigned r = plan->scheme->reads;
+    if (pc->width && !((r & PE_READS_WIDTH) && plan->combine == COMBINE_CONCAT))
+        return "--pe-dim";
+    if (pc->pairs && !(r & PE_READS_PAIRS))
+        return "--pairs";
+    if (pc->layout != LAYOUT_INTERLEAVED && !(r & PE_READS_LAYOUT))
+        return "--layout";
+    if (pc->base > 0.0 && !(r & PE_READS_BASE))
+        return "--base";
+    if ((pc->buckets || pc->max_distance) && !(r & PE_READS_BUCKETS))
+        return pc->buckets ? "--buckets" : "--max-distance";
+    if (pc->init_std > 0.0 && !(r & PE_READS_INIT))
+        return "--pe-init-std";
+    return NULL;
+}
+
+bool pe_in_attention(const PeScheme *s) { return s->rotate || s->bias; }
+
+bool pe_in_input(const PeScheme *s) { return s->width != NULL; }
+
 void pe_config_default(PeConfig *pc, const char *name) {
     memset(pc, 0, sizeof *pc);
     strncpy(pc->name, name, PE_NAME_MAX - 1);
@@ -55,7 +95,7 @@ void pe_config_default(PeConfig *pc, const char *name) {
     pc->layout = LAYOUT_INTERLEAVED;
 }
 
-int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t max_len, Err *e) {
+int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_len, Err *e) {
     memset(plan, 0, sizeof *plan);
     const PeScheme *s = pe_find(pc->name);
     if (!s)
@@ -70,9 +110,22 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t max_len, Err *e) 
     if (pc->base < 0.0 || (pc->base > 0.0 && pc->base <= 1.0))
         return err_set(e, ERR_INPUT, "sinusoid base %g must be greater than 1 (the paper uses 10000)",
                        pc->base);
+    if (!(pc->init_std >= 0.0 && pc->init_std <= 100.0))
+        return err_set(e, ERR_INPUT, "the initial std %g of a learned table must be between 0 "
+                       "and 100", pc->init_std);
+    /* Only the attention schemes act per head (the model checks the heads
+     * for itself). */
+    if (pe_in_attention(s) && (NH == 0 || C % NH != 0))
+        return err_set(e, ERR_INPUT, "%s acts in each head, but %zu heads do not divide d_model "
+                       "%zu; choose --heads among the divisors of %zu", s->name, NH, C, C);
+    if (pe_in_attention(s) && pc->combine != COMBINE_DEFAULT)
+        return err_set(e, ERR_INPUT, "%s adds nothing to the word vectors (it acts inside "
+                       "attention), so there is nothing to combine: drop --combine", s->name);
     plan->scheme = s;
+    plan->n_heads = NH;
+    plan->head_size = NH ? C / NH : 0;
     plan->combine = pc->combine == COMBINE_DEFAULT ? s->default_combine : pc->combine;
-    plan->w = s->width(pc, C, plan->combine);
+    plan->w = s->width ? s->width(pc, C, plan->combine) : 0;
     if (plan->combine == COMBINE_CONCAT) {
         if (plan->w >= C)
             return err_set(e, ERR_INPUT,
@@ -89,8 +142,50 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t max_len, Err *e) 
                            s->name, plan->w, C, plan->w);
         plan->E = C;
     }
-    plan->rows = s->param_rows ? s->param_rows(max_len) : 0;
+    int rc = s->check ? s->check(pc, C, NH, e) : 0;
+    if (rc)
+        return rc;
+    if (s->param_shape)
+        s->param_shape(pc, plan->w, NH, max_len, &plan->rows, &plan->cols);
+    /* A table read row by position has no row past its last. */
+    plan->max_positions = plan->w && !s->value && plan->rows ? plan->rows : SIZE_MAX;
     return 0;
+}
+
+/* Row t of P is position pos[t], or t when pos is NULL. */
+static void fill_rows(float *P, const PePlan *plan, const PeConfig *pc, const float *params,
+                      const size_t *pos, size_t T, size_t n) {
+    const PeScheme *s = plan->scheme;
+    size_t w = plan->w;
+    if (w == 0)
+        return;
+    for (size_t t = 0; t < T; t++) {
+        size_t p = pos ? pos[t] : t;
+        if (!s->value) {
+            memcpy(P + t * w, params + p * w, w * sizeof *P);
+            continue;
+        }
+        /* Computed in double and rounded once: rounding the angle first
+         * would cost two orders of magnitude in the sinusoid's rotation
+         * property (measured 1.2e-7 against 5e-5; docs/architecture.md). */
+        for (size_t c = 0; c < w; c++)
+            P[t * w + c] = (float)s->value(pc, w, p, c, n);
+    }
+}
+
+void pe_fill(float *P, const PePlan *plan, const PeConfig *pc, const float *params, size_t T,
+             size_t n) {
+    fill_rows(P, plan, pc, params, NULL, T, n);
+}
+
+void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *params,
+                const size_t *pos, size_t T, size_t n) {
+    fill_rows(P, plan, pc, params, pos, T, n);
+}
+
+size_t pe_scratch(const PePlan *plan, size_t T) {
+    const PeScheme *s = plan->scheme;
+    return s->scratch ? s->scratch(T, plan->head_size) : 0;
 }
 
 void pe_combine(float *x, const float *P, size_t n, size_t w, size_t C, Combine combine) {

@@ -6,67 +6,138 @@
  *   add     P is added to the embedding. A scheme narrower than the model
  *           (w < C) is tiled across the channels: channel c gets P[c % w],
  *           so a one-channel scheme adds the same number to every channel.
- * Attention schemes (RoPE, ALiBi, T5) act inside attention through an
- * AttnHook (attention.h); any scheme may own parameters.
+ * An attention scheme adds nothing to the input (w = 0) and acts inside
+ * each head's attention instead: RoPE rotates q and k by their positions,
+ * ALiBi and T5 add a bias that depends on the two positions to the
+ * scores. Any scheme may own a table of parameters (learned, T5).
  *
  * Positions: the naive schemes of the notes (integer, normalized, sine,
  * sincos) count from 1, as the notes do ("Rohan" is word 1 of 4); the
- * sinusoid of the paper and the learned table count from 0. */
+ * other schemes count from 0. Inside the code a position is always the
+ * 0-based index p; training may draw positions at random
+ * (--random-positions), so a scheme never assumes p equals the row. */
 #ifndef POSENC_PE_H
 #define POSENC_PE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../model/err.h"
-#include "../model/rng.h"
+#include "../core/err.h"
+#include "../core/rng.h"
 
 typedef enum { COMBINE_DEFAULT = 0, COMBINE_ADD = 1, COMBINE_CONCAT = 2 } Combine;
 
 /* Channel order of the sinusoid: sin/cos interleaved as in the paper, or all
- * sines then all cosines as in tensor2tensor (the same channels, permuted). */
+ * sines then all cosines as in tensor2tensor (the same channels, permuted).
+ * For RoPE, the pairs rotated together: (x_2i, x_2i+1) as in the paper, or
+ * (x_i, x_i+d/2) as in GPT-NeoX and LLaMA's code. */
 typedef enum { LAYOUT_INTERLEAVED = 0, LAYOUT_SPLIT = 1 } SinLayout;
 
 #define PE_NAME_MAX 24
 
-/* What the user chose; a checkpoint stores it as it is. */
+/* The defaults a 0 in PeConfig stands for. */
+#define PE_DEFAULT_BASE 10000.0         /* the paper's wavelength base */
+#define PE_DEFAULT_BUCKETS 32           /* T5's */
+#define PE_DEFAULT_MAX_DISTANCE 128     /* T5's */
+#define PE_DEFAULT_INIT_STD 0.02        /* BERT's and GPT-2's */
+
+/* What the user chose; a checkpoint stores it as it is. 0 in a field means
+ * the scheme's default. */
 typedef struct {
     char name[PE_NAME_MAX]; /* scheme, e.g. "sinusoidal" */
     Combine combine;        /* COMBINE_DEFAULT picks the scheme's own */
     size_t width;           /* channels under concat for the wide schemes, e.g. 32; 0 = C/2 */
     size_t pairs;           /* sincos: K pairs sin(p/k), cos(p/k), k = 1..K; 0 = 1 */
-    SinLayout layout;       /* sinusoid channel order */
-    double base;            /* sinusoid wavelength base; 0 = 10000, the paper's */
+    SinLayout layout;       /* sinusoid channel order, RoPE's pairing */
+    double base;            /* sinusoid and RoPE wavelength base; 0 = 10000, the paper's */
+    size_t buckets;         /* t5: buckets of the signed offset, e.g. 32 (0) */
+    size_t max_distance;    /* t5: offsets this far or farther share the last bucket, e.g. 128 (0) */
+    double init_std;        /* learned: std of the table's first draw; 0 = 0.02 (BERT's) */
 } PeConfig;
+
+/* The options of PeConfig a scheme reads (PeScheme.reads). */
+enum {
+    PE_READS_WIDTH = 1,    /* --pe-dim, under concat */
+    PE_READS_PAIRS = 2,    /* --pairs */
+    PE_READS_LAYOUT = 4,   /* --layout */
+    PE_READS_BASE = 8,     /* --base */
+    PE_READS_BUCKETS = 16, /* --buckets, --max-distance */
+    PE_READS_INIT = 32,    /* --pe-init-std */
+};
 
 typedef struct PeScheme {
     const char *name;
+    unsigned reads;          /* the PE_READS_ options it uses */
     const char *about;       /* one line, for --help and the demo */
+    const char *note;        /* what the demo adds about an untrained model, or NULL */
     Combine default_combine; /* concat for the one-channel counts, add for the wide ones */
     size_t first_position;   /* the number of the first word: 1 for the notes' counts, 0 for
-                              * the paper's sinusoid and the learned table */
+                              * the others */
     bool length_dependent;   /* P depends on the sentence length (pos/N) */
-    /* Channels P has, given the model width C and the resolved combine mode. */
+    /* Channels P has, given the model width C and the resolved combine
+     * mode; NULL for a scheme that adds nothing to the input. */
     size_t (*width)(const PeConfig *pc, size_t C, Combine combine);
-    /* Rows of the parameter table (each w wide) for a model accepting
-     * max_len positions; NULL when the scheme has no parameters. The table
-     * also bounds the positions: position max_len does not exist. */
-    size_t (*param_rows)(size_t max_len);
-    /* Draws the initial parameters, n floats. */
-    void (*init)(float *params, size_t n, Rng *rng);
-    /* P (T,w): the code of positions 0..T-1 of a sentence with n real
-     * tokens (n <= T). params is the table, or NULL when there is none. */
-    void (*fill)(float *P, const PeConfig *pc, const float *params, size_t T, size_t n,
-                 size_t w);
+    /* Checks the scheme's own options against the model (C channels, NH
+     * heads); NULL when anything goes. */
+    int (*check)(const PeConfig *pc, size_t C, size_t NH, Err *e);
+
+    /* -- a scheme with a formula -- */
+    /* Channel c of a code w wide at position p (0-based; the scheme numbers
+     * it from first_position) in a sentence of n tokens, in double. The
+     * code is this, rounded once to float. */
+    double (*value)(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n);
+    /* The same value computed in float32 arithmetic as published code
+     * computes it (the position and the angle in float): what the analysis
+     * holds against value to measure float32 fidelity. */
+    float (*value_f32)(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n);
+
+    /* -- a scheme with parameters -- */
+    /* The table's shape for a code w wide (the resolved width), NH heads
+     * and max_len positions; NULL when the scheme has none. An input scheme
+     * without a formula (learned) reads row p of its table at position p,
+     * so the table also bounds the positions. */
+    void (*param_shape)(const PeConfig *pc, size_t w, size_t NH, size_t max_len, size_t *rows,
+                        size_t *cols);
+    const char *param_name; /* the table's name among the model's tensors */
+    /* Draws the initial table, n floats, for a model of C channels. */
+    void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng);
+
+    /* -- an attention scheme: each head of each layer, after q k^T / sqrt(HS) -- */
+    /* Floats it keeps per sentence of T tokens (head size HS), written once
+     * per forward pass by prepare from the tokens' positions pos[0..T)
+     * (RoPE's cos and sin, T5's buckets) and read by the functions below. */
+    size_t (*scratch)(size_t T, size_t HS);
+    void (*prepare)(float *scratch, const PeConfig *pc, const size_t *pos, size_t T,
+                    size_t HS);
+    /* Rotates x (T rows of HS, row stride ld; q or k of one head) in
+     * place; inverse applies the transpose, for the backward pass. */
+    void (*rotate)(const PeConfig *pc, float *x, size_t ld, const float *scratch, size_t T,
+                   size_t HS, bool inverse);
+    /* Adds to the scores (T,T) of head h of NH the bias between query i
+     * and key j; params is the scheme's table or NULL. */
+    void (*bias)(const PeConfig *pc, const float *params, float *scores, const float *scratch,
+                 size_t T, size_t h, size_t NH);
+    /* Its backward: dparams += what dscores (T,T) says of each entry used. */
+    void (*bias_backward)(const PeConfig *pc, float *dparams, const float *dscores,
+                          const float *scratch, size_t T, size_t h, size_t NH);
+
+    /* For pictures: what channel c is, e.g. "sin, i = 3" (NULL: its
+     * number only), and what the channel axis shows (NULL: "channel"). */
+    void (*channel_name)(char *buf, size_t cap, const PeConfig *pc, size_t w, size_t c);
+    const char *(*channel_axis)(const PeConfig *pc);
 } PeScheme;
 
-/* A scheme resolved against a model width. */
+/* A scheme resolved against a model's shape. */
 typedef struct {
     const PeScheme *scheme;
-    Combine combine; /* never COMBINE_DEFAULT */
-    size_t w;        /* channels of P */
-    size_t E;        /* channels of the token embedding: C - w under concat, else C */
-    size_t rows;     /* rows of the parameter table, 0 if none */
+    Combine combine;      /* never COMBINE_DEFAULT */
+    size_t w;             /* channels of P; 0 for none and the attention schemes */
+    size_t E;             /* channels of the token embedding: C - w under concat, else C */
+    size_t rows, cols;    /* the parameter table, 0 x 0 if none */
+    size_t max_positions; /* positions 0..max_positions-1 exist: the rows of a learned
+                           * table, SIZE_MAX for a formula */
+    size_t n_heads;       /* NH of the model */
+    size_t head_size;     /* HS = C / NH: what an attention scheme acts on */
 } PePlan;
 
 size_t pe_count(void);
@@ -83,10 +154,41 @@ int combine_parse(const char *s, Combine *out, Err *e);
 /* The defaults: scheme name, combine by the scheme, paper's base. */
 void pe_config_default(PeConfig *pc, const char *name);
 
-/* Checks pc against the model width C and works out the channel split.
- * Fails with ERR_INPUT (and what to change) on an unknown scheme or a
- * width that leaves the embedding no channels. */
-int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t max_len, Err *e);
+/* Checks pc against a model of C channels and NH heads (NH divides C)
+ * accepting max_len positions, and works out the channel split and the
+ * parameter table. Fails with ERR_INPUT (and what to change) on an unknown
+ * scheme, a width that leaves the embedding no channels, or a combine
+ * mode given to a scheme that adds nothing to the input. */
+int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_len, Err *e);
+
+/* How the plan's scheme meets the model, for messages: "add", "concat",
+ * "inside attention", or "nothing added" (none). */
+const char *pe_meets(const PePlan *plan);
+
+/* The first option set in pc (not 0, not the default) that the plan's
+ * scheme does not read, as the command line spells it ("--pairs"), or
+ * NULL: for programs that train or draw one scheme, to refuse an option
+ * that would do nothing. */
+const char *pe_unused_option(const PePlan *plan, const PeConfig *pc);
+
+/* True for the schemes that act inside attention (rotate or bias). */
+bool pe_in_attention(const PeScheme *s);
+/* True for the schemes that add a code to the input (w > 0 at some width). */
+bool pe_in_input(const PeScheme *s);
+
+/* P (T,w): the code of positions 0..T-1 of a sentence of n tokens (n <= T;
+ * only the length-dependent schemes look at n), from the scheme's formula
+ * or from its table params (NULL when it has none). Nothing for w = 0. */
+void pe_fill(float *P, const PePlan *plan, const PeConfig *pc, const float *params, size_t T,
+             size_t n);
+/* P (T,w) at the positions pos[0..T) instead: row t is position pos[t]
+ * (each below plan->max_positions). */
+void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *params,
+                const size_t *pos, size_t T, size_t n);
+
+/* Floats of an attention scheme's scratch for one sentence of T tokens
+ * (0 for the other schemes). */
+size_t pe_scratch(const PePlan *plan, size_t T);
 
 /* Puts P (n,w) into the first n rows of x (rows of C channels), by the
  * plan's combine mode. */
@@ -105,10 +207,25 @@ size_t pe_wide_width(const PeConfig *pc, size_t C, Combine combine);
  * (split). An odd d ends with the sin of frequency (d-1)/2. */
 double sinusoid_value(double pos, size_t channel, size_t d, SinLayout layout, double base);
 
-/* P (T,d) of the sinusoid for positions first..first+T-1, computed in
- * double and rounded once to float: rounding the angle first would cost two
- * orders of magnitude in the rotation property (measured 1.2e-7
- * against 5e-5; docs/architecture.md). */
+/* P (T,d) of the sinusoid for positions first..first+T-1: pe_fill of the
+ * sinusoidal scheme, for the tests and the report. */
 void sinusoid_table(float *P, size_t first, size_t T, size_t d, SinLayout layout, double base);
+
+/* The wavelength base of pc: its base, or the paper's 10000. */
+double pe_base(const PeConfig *pc);
+
+/* pc with every 0 that stands for a default replaced by the default. */
+PeConfig pe_resolved(const PeConfig *pc);
+
+/* ALiBi's slope m_h of head h (0-based) of NH: Press et al.'s geometric
+ * sequence 2^(-8(h+1)/NH) for a power of two; otherwise the slopes of the
+ * largest power of two below NH, then every other slope of twice that. */
+double alibi_slope(size_t h, size_t NH);
+
+/* T5's bucket of the signed offset key - query (bidirectional): offsets
+ * to the right take the upper half of the buckets; within each half,
+ * distances below half of it are exact and the rest are log-spaced up to
+ * max_distance, from where on all share the last bucket. */
+size_t t5_bucket(long offset, size_t buckets, size_t max_distance);
 
 #endif

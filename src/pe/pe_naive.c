@@ -1,49 +1,48 @@
 /* The hand-built steps of the notes, before the paper's formula. Each counts
  * positions from 1, as the notes do: in "Rohan killed the lion", Rohan is 1
- * and lion is 4. */
+ * and lion is 4: position p (0-based) is numbered p + 1. */
 #include <math.h>
 
 #include "pe.h"
-
-static size_t width_zero(const PeConfig *pc, size_t C, Combine combine) {
-    (void)pc, (void)C, (void)combine;
-    return 0;
-}
 
 static size_t width_one(const PeConfig *pc, size_t C, Combine combine) {
     (void)pc, (void)C, (void)combine;
     return 1;
 }
 
-static void fill_none(float *P, const PeConfig *pc, const float *params, size_t T, size_t n,
-                      size_t w) {
-    (void)P, (void)pc, (void)params, (void)T, (void)n, (void)w;
+/* The count itself: unbounded, it grows with the length of the text. */
+static double integer_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)pc, (void)w, (void)c, (void)n;
+    return (double)(p + 1);
 }
 
-/* The count itself: unbounded, it grows with the length of the text. */
-static void fill_integer(float *P, const PeConfig *pc, const float *params, size_t T, size_t n,
-                         size_t w) {
-    (void)pc, (void)params, (void)n, (void)w;
-    for (size_t t = 0; t < T; t++)
-        P[t] = (float)(t + 1);
+static float integer_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)pc, (void)w, (void)c, (void)n;
+    return (float)(p + 1);
 }
 
 /* pos/N: bounded by 1, but word 2 of 2 gets 1 and word 2 of 4 gets 0.5,
  * so one position means different things at different lengths. */
-static void fill_normalized(float *P, const PeConfig *pc, const float *params, size_t T,
-                            size_t n, size_t w) {
-    (void)pc, (void)params, (void)w;
-    for (size_t t = 0; t < T; t++)
-        P[t] = (float)((double)(t + 1) / (double)n);
+static double normalized_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)pc, (void)w, (void)c;
+    return (double)(p + 1) / (double)n;
+}
+
+static float normalized_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)pc, (void)w, (void)c;
+    return (float)(p + 1) / (float)n;
 }
 
 /* sin(pos): bounded and smooth, but periodic, so distant positions collide
  * (sin 8 and sin 14 differ by 0.0012). */
-static void fill_sine(float *P, const PeConfig *pc, const float *params, size_t T, size_t n,
-                      size_t w) {
-    (void)pc, (void)params, (void)n, (void)w;
-    for (size_t t = 0; t < T; t++)
-        P[t] = (float)sin((double)(t + 1));
+static double sine_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)pc, (void)w, (void)c, (void)n;
+    return sin((double)(p + 1));
+}
+
+static float sine_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)pc, (void)w, (void)c, (void)n;
+    return sinf((float)(p + 1));
 }
 
 static size_t sincos_pairs(const PeConfig *pc) { return pc->pairs ? pc->pairs : 1; }
@@ -54,18 +53,18 @@ static size_t width_sincos(const PeConfig *pc, size_t C, Combine combine) {
 }
 
 /* K pairs sin(pos/k), cos(pos/k), k = 1..K: the notes' step of adding
- * slower waves so that a collision of one wave is broken by another. */
-static void fill_sincos(float *P, const PeConfig *pc, const float *params, size_t T, size_t n,
-                        size_t w) {
-    (void)params, (void)n;
-    size_t K = sincos_pairs(pc);
-    for (size_t t = 0; t < T; t++) {
-        for (size_t k = 0; k < K; k++) {
-            double a = (double)(t + 1) / (double)(k + 1);
-            P[t * w + 2 * k] = (float)sin(a);
-            P[t * w + 2 * k + 1] = (float)cos(a);
-        }
-    }
+ * slower waves so that a collision of one wave is broken by another.
+ * Channel 2(k-1) is the sin, 2(k-1)+1 the cos. */
+static double sincos_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)pc, (void)w, (void)n;
+    double a = (double)(p + 1) / (double)(c / 2 + 1);
+    return c % 2 ? cos(a) : sin(a);
+}
+
+static float sincos_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)pc, (void)w, (void)n;
+    float a = (float)(p + 1) / (float)(c / 2 + 1);
+    return c % 2 ? cosf(a) : sinf(a);
 }
 
 const PeScheme pe_none = {
@@ -73,8 +72,6 @@ const PeScheme pe_none = {
     .first_position = 1,
     .about = "no position: self-attention sees a bag of words",
     .default_combine = COMBINE_ADD,
-    .width = width_zero,
-    .fill = fill_none,
 };
 
 const PeScheme pe_integer = {
@@ -83,7 +80,8 @@ const PeScheme pe_integer = {
     .about = "the count 1, 2, 3, ... in one channel (unbounded)",
     .default_combine = COMBINE_CONCAT,
     .width = width_one,
-    .fill = fill_integer,
+    .value = integer_value,
+    .value_f32 = integer_f32,
 };
 
 const PeScheme pe_normalized = {
@@ -93,7 +91,8 @@ const PeScheme pe_normalized = {
     .default_combine = COMBINE_CONCAT,
     .length_dependent = true,
     .width = width_one,
-    .fill = fill_normalized,
+    .value = normalized_value,
+    .value_f32 = normalized_f32,
 };
 
 const PeScheme pe_sine = {
@@ -102,14 +101,17 @@ const PeScheme pe_sine = {
     .about = "sin(pos) in one channel (bounded, but periodic: positions collide)",
     .default_combine = COMBINE_CONCAT,
     .width = width_one,
-    .fill = fill_sine,
+    .value = sine_value,
+    .value_f32 = sine_f32,
 };
 
 const PeScheme pe_sincos = {
     .name = "sincos",
+    .reads = PE_READS_PAIRS,
     .first_position = 1,
     .about = "K pairs sin(pos/k), cos(pos/k), k = 1..K (the notes' hand-built step)",
     .default_combine = COMBINE_CONCAT,
     .width = width_sincos,
-    .fill = fill_sincos,
+    .value = sincos_value,
+    .value_f32 = sincos_f32,
 };

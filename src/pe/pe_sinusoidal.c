@@ -1,25 +1,48 @@
 /* The sinusoid of "Attention Is All You Need", section 3.5. */
 #include <math.h>
+#include <stdio.h>
 
 #include "pe.h"
 
-static double base_of(double base) { return base > 0.0 ? base : 10000.0; }
+double pe_base(const PeConfig *pc) { return pc->base > 0.0 ? pc->base : PE_DEFAULT_BASE; }
+
+static double base_of(double base) { return base > 0.0 ? base : PE_DEFAULT_BASE; }
+
+/* Channel c of a sinusoid d wide: its frequency index i (the angle is
+ * pos / base^(2i/d)) and whether it holds the cos. */
+static size_t frequency_of(size_t c, size_t d, SinLayout layout, bool *is_cos) {
+    if (layout == LAYOUT_INTERLEAVED) {
+        *is_cos = c % 2;
+        return c / 2;
+    }
+    size_t n_sin = (d + 1) / 2; /* an odd d has one more sine than cosines */
+    *is_cos = c >= n_sin;
+    return *is_cos ? c - n_sin : c;
+}
 
 double sinusoid_value(double pos, size_t channel, size_t d, SinLayout layout, double base) {
-    size_t i;   /* frequency index */
-    int is_cos;
-    if (layout == LAYOUT_INTERLEAVED) {
-        i = channel / 2;
-        is_cos = (int)(channel % 2);
-    } else {
-        size_t n_sin = (d + 1) / 2; /* an odd d has one more sine than cosines */
-        is_cos = channel >= n_sin;
-        i = is_cos ? channel - n_sin : channel;
-    }
+    bool is_cos;
+    size_t i = frequency_of(channel, d, layout, &is_cos);
     /* The exponent 2i/d as in the paper: 2i is the even channel index, not
      * i (a known bug in published code). */
     double angle = pos / pow(base_of(base), (double)(2 * i) / (double)d);
     return is_cos ? cos(angle) : sin(angle);
+}
+
+static double sinusoidal_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)n;
+    return sinusoid_value((double)p, c, w, pc->layout, pc->base);
+}
+
+/* PyTorch's recipe: div_term = exp(2i * -ln(base)/d) in float32, angle =
+ * position * div_term in float32. */
+static float sinusoidal_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
+    (void)n;
+    bool is_cos;
+    size_t i = frequency_of(c, w, pc->layout, &is_cos);
+    float freq = expf((float)(2 * i) * (float)(-log(pe_base(pc)) / (double)w));
+    float a = (float)p * freq;
+    return is_cos ? cosf(a) : sinf(a);
 }
 
 void sinusoid_table(float *P, size_t first, size_t T, size_t d, SinLayout layout, double base) {
@@ -37,16 +60,25 @@ size_t pe_wide_width(const PeConfig *pc, size_t C, Combine combine) {
     return pc->width ? pc->width : C / 2;
 }
 
-static void fill_sinusoidal(float *P, const PeConfig *pc, const float *params, size_t T,
-                            size_t n, size_t w) {
-    (void)params, (void)n;
-    sinusoid_table(P, 0, T, w, pc->layout, pc->base);
+static void sinusoidal_channel(char *buf, size_t cap, const PeConfig *pc, size_t w, size_t c) {
+    bool is_cos;
+    size_t i = frequency_of(c, w, pc->layout, &is_cos);
+    snprintf(buf, cap, "%s, i = %zu", is_cos ? "cos" : "sin", i);
+}
+
+static const char *sinusoidal_axis(const PeConfig *pc) {
+    return pc->layout == LAYOUT_SPLIT ? "channel (all sines, then all cosines)"
+                                      : "channel (sin at even, cos at odd)";
 }
 
 const PeScheme pe_sinusoidal = {
     .name = "sinusoidal",
+    .reads = PE_READS_WIDTH | PE_READS_LAYOUT | PE_READS_BASE,
     .about = "sin/cos at d/2 wavelengths from 2pi to 10000*2pi (the paper, 3.5)",
     .default_combine = COMBINE_ADD,
     .width = pe_wide_width,
-    .fill = fill_sinusoidal,
+    .value = sinusoidal_value,
+    .value_f32 = sinusoidal_f32,
+    .channel_name = sinusoidal_channel,
+    .channel_axis = sinusoidal_axis,
 };

@@ -9,7 +9,8 @@
 #include <stb/stb_easy_font.h>
 #include <stb/stb_image_write.h>
 
-#include "../model/fileio.h"
+#include "../core/buf.h"
+#include "../core/fileio.h"
 
 int canvas_init(Canvas *c, int w, int h, Err *e) {
     c->w = c->h = 0;
@@ -147,38 +148,14 @@ void canvas_text(Canvas *c, int x, int y, const char *s, int scale, Rgb col, Ali
 
 /* The encoder hands the PNG over in pieces; they gather in memory, so the
  * file is written in one go, atomically. */
-typedef struct {
-    unsigned char *p;
-    size_t n, cap;
-    int failed;
-} Sink;
-
-static void sink_write(void *ctx, void *data, int size) {
-    Sink *s = ctx;
-    if (s->failed)
-        return;
-    if (s->n + (size_t)size > s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 1 << 16;
-        while (cap < s->n + (size_t)size)
-            cap *= 2;
-        unsigned char *p = realloc(s->p, cap);
-        if (!p) {
-            s->failed = 1;
-            return;
-        }
-        s->p = p;
-        s->cap = cap;
-    }
-    memcpy(s->p + s->n, data, (size_t)size);
-    s->n += (size_t)size;
-}
+static void gather(void *ctx, void *data, int size) { buf_put(ctx, data, (size_t)size); }
 
 int canvas_write_png(const Canvas *c, const char *path, Err *e) {
-    Sink s = {0};
-    int ok = stbi_write_png_to_func(sink_write, &s, c->w, c->h, 3, c->px, c->w * 3);
-    int rc = ok && !s.failed ? write_file_atomic(path, s.p, s.n, e)
+    Buf b = {0};
+    int ok = stbi_write_png_to_func(gather, &b, c->w, c->h, 3, c->px, c->w * 3);
+    int rc = ok && !b.failed ? write_file_atomic(path, b.p, b.n, e)
                              : err_set(e, ERR_RUNTIME, "out of memory encoding a %dx%d PNG",
                                        c->w, c->h);
-    free(s.p);
+    buf_free(&b);
     return rc;
 }

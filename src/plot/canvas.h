@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../model/err.h"
+#include "../core/err.h"
 
 typedef struct {
     unsigned char r, g, b;

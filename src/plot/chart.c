@@ -462,3 +462,17 @@ void linechart_draw(Canvas *cv, int x, int y, const LineChart *lc, Box *area) {
         ly += th() + GAP;
     }
 }
+
+int linechart_png(const char *path, const LineChart *lc, Err *e) {
+    const int margin = 10;
+    int w, h;
+    linechart_size(lc, &w, &h);
+    Canvas cv;
+    int rc = canvas_init(&cv, w + 2 * margin, h + 2 * margin, e);
+    if (rc)
+        return rc;
+    linechart_draw(&cv, margin, margin, lc, NULL);
+    rc = canvas_write_png(&cv, path, e);
+    canvas_free(&cv);
+    return rc;
+}

@@ -91,4 +91,8 @@ void linechart_size(const LineChart *lc, int *w, int *h);
  * data area. */
 void linechart_draw(Canvas *cv, int x, int y, const LineChart *lc, Box *area);
 
+/* One line chart alone on a canvas of its own size, written to path as a
+ * PNG (canvas_write_png). */
+int linechart_png(const char *path, const LineChart *lc, Err *e);
+
 #endif

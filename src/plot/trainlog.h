@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "../model/err.h"
+#include "../core/err.h"
 
 enum { LOG_LOSS, LOG_ACCURACY, LOG_VALID_LOSS, LOG_VALID_ACCURACY, LOG_N_COLS };
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/model/checkpoint.h"
+#include "../../src/run/checkpoint.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
 

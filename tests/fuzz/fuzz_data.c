@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/model/data.h"
+#include "../../src/text/data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/model/order.h"
+#include "../../src/text/order.h"
 #include "../../src/model/vocab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);

@@ -19,6 +19,10 @@ from torch import nn
 
 def main(d):
     cfg = json.load(open(os.path.join(d, "config.json")))
+    if cfg.get("pe_in_attention"):
+        print(f"{d}: {cfg['pe']} acts inside attention, and nn.TransformerEncoder has no place "
+              "for it; this check covers the input schemes only", file=sys.stderr)
+        return 2
     layer = nn.TransformerEncoderLayer(cfg["d_model"], cfg["nhead"], cfg["dim_feedforward"],
                                        dropout=0.0, activation=cfg["activation"],
                                        layer_norm_eps=cfg["layer_norm_eps"], batch_first=True,

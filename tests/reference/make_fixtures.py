@@ -13,10 +13,13 @@ labels, every parameter under its state_dict name (params/NAME.npy), the
 outputs (hidden.npy, pooled.npy, logits.npy, loss.npy) and every parameter
 gradient (grads/NAME.npy), all float32.
 
-The model is torch's own nn.TransformerEncoder between an embedding with
-a position code and a classification head on the mean of the real tokens,
-with dropout 0 and in training mode (so torch does not take its inference
-fast path, which treats padding differently).
+For the input schemes (sinusoidal, learned) the model is torch's own
+nn.TransformerEncoder between an embedding with a position code and a
+classification head on the mean of the real tokens, with dropout 0 and in
+training mode (so torch does not take its inference fast path, which
+treats padding differently). nn.TransformerEncoder has no place for RoPE
+or ALiBi, so for those the same layers are written out here with an
+explicit attention (ExplicitLayer), under the same parameter names.
 """
 import math
 import os
@@ -68,6 +71,98 @@ class Model(nn.Module):
         return hidden, pooled, self.head(pooled)
 
 
+def alibi_slopes(n):
+    # Press et al.'s rule, as in their code: a geometric sequence for a
+    # power of two, else the power of two below and every other slope of
+    # twice that
+    def power_of_2(n):
+        start = 2.0 ** (-(2.0 ** -(math.log2(n) - 3)))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    p = 2 ** math.floor(math.log2(n))
+    return power_of_2(p) + alibi_slopes(2 * p)[0::2][: n - p]
+
+
+def rope(x, split):
+    # x (B,H,T,HS): pairs (2i, 2i+1), or (i, i+HS/2) with split, turned by
+    # t / 10000^(2i/HS); the angles in float64, then float32
+    T, HS = x.shape[2], x.shape[3]
+    t = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    theta = 10000.0 ** (-torch.arange(0, HS, 2, dtype=torch.float64) / HS)
+    cos, sin = torch.cos(t * theta).float(), torch.sin(t * theta).float()
+    if split:
+        a, b = x[..., : HS // 2], x[..., HS // 2:]
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+
+
+class ExplicitAttention(nn.Module):
+    def __init__(self, C, heads, pe, split):
+        super().__init__()
+        self.heads, self.pe, self.split = heads, pe, split
+        self.in_proj_weight = nn.Parameter(torch.empty(3 * C, C))
+        self.in_proj_bias = nn.Parameter(torch.zeros(3 * C))
+        nn.init.xavier_uniform_(self.in_proj_weight)
+        self.out_proj = nn.Linear(C, C)
+
+    def forward(self, x, real):
+        B, T, C = x.shape
+        H, HS = self.heads, C // self.heads
+        q, k, v = (x @ self.in_proj_weight.T + self.in_proj_bias).split(C, dim=2)
+        q, k, v = (z.view(B, T, H, HS).transpose(1, 2) for z in (q, k, v))
+        if self.pe == "rope":
+            q, k = rope(q, self.split), rope(k, self.split)
+        scores = q @ k.transpose(2, 3) / math.sqrt(HS)
+        if self.pe == "alibi":
+            pos = torch.arange(T, dtype=torch.float32)
+            dist = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()
+            m = torch.tensor(alibi_slopes(H), dtype=torch.float32).view(1, H, 1, 1)
+            scores = scores - m * dist
+        scores = scores.masked_fill(~real.view(B, 1, 1, T), float("-inf"))
+        y = torch.softmax(scores, dim=-1) @ v
+        return self.out_proj(y.transpose(1, 2).reshape(B, T, C))
+
+
+class ExplicitLayer(nn.Module):
+    def __init__(self, C, heads, F, norm_first, act, pe, split):
+        super().__init__()
+        self.self_attn = ExplicitAttention(C, heads, pe, split)
+        self.linear1, self.linear2 = nn.Linear(C, F), nn.Linear(F, C)
+        self.norm1, self.norm2 = nn.LayerNorm(C), nn.LayerNorm(C)
+        self.norm_first = norm_first
+        self.act = nn.functional.relu if act == "relu" else nn.functional.gelu
+
+    def forward(self, x, real):
+        ff = lambda h: self.linear2(self.act(self.linear1(h)))
+        if self.norm_first:
+            x = x + self.self_attn(self.norm1(x), real)
+            return x + ff(self.norm2(x))
+        x = self.norm1(x + self.self_attn(x, real))
+        return self.norm2(x + ff(x))
+
+
+class ExplicitModel(nn.Module):
+    def __init__(self, V, C, heads, layers, F, K, norm_first, act, pe, split):
+        super().__init__()
+        self.embedding = nn.Embedding(V, C)
+        self.layers = nn.ModuleList(ExplicitLayer(C, heads, F, norm_first, act, pe, split)
+                                    for _ in range(layers))
+        self.norm = nn.LayerNorm(C) if norm_first else None
+        self.head = nn.Linear(C, K)
+
+    def forward(self, ids, lens):
+        T = ids.shape[1]
+        real = torch.arange(T).unsqueeze(0) < lens.unsqueeze(1)
+        x = self.embedding(ids)
+        for layer in self.layers:
+            x = layer(x, real)
+        hidden = self.norm(x) if self.norm is not None else x
+        pooled = (hidden * real.unsqueeze(2)).sum(1) / lens.unsqueeze(1)
+        return hidden, pooled, self.head(pooled)
+
+
 def state_names(model):
     # the C model's names: torch's, without the wrapper's "encoder." prefix
     return {name.replace("encoder.", "", 1): p for name, p in model.named_parameters()}
@@ -77,11 +172,14 @@ def save(path, t):
     np.save(path, t.detach().numpy().astype(np.float32))
 
 
-def make_case(name, norm_first, act, pe, seed):
+def make_case(name, norm_first, act, pe, seed, split=False):
     torch.manual_seed(seed)
     V, C, heads, layers, F, K, B, T = 11, 16, 4, 2, 32, 3, 3, 7
     lens = torch.tensor([7, 4, 6])
-    model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T)
+    if pe in ("rope", "alibi"):
+        model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split)
+    else:
+        model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T)
     model.train()  # dropout is 0; training mode keeps torch off its fast path
     # biases and LayerNorm parameters away from their initial 0 and 1, so
     # the fixture exercises every term
@@ -105,6 +203,7 @@ def make_case(name, norm_first, act, pe, seed):
         f.write(f"vocab {V}\nd_model {C}\nheads {heads}\nlayers {layers}\nd_ff {F}\n")
         f.write(f"classes {K}\nbatch {B}\nlength {T}\n")
         f.write(f"norm {'pre' if norm_first else 'post'}\nact {act}\npe {pe}\n")
+        f.write(f"layout {'split' if split else 'interleaved'}\n")
     save(os.path.join(d, "ids.npy"), ids.float())
     save(os.path.join(d, "lens.npy"), lens.float())
     save(os.path.join(d, "labels.npy"), labels.float())
@@ -122,3 +221,6 @@ if __name__ == "__main__":
     torch.set_num_threads(1)
     make_case("post_relu_sinusoidal", False, "relu", "sinusoidal", 1)
     make_case("pre_gelu_learned", True, "gelu", "learned", 2)
+    make_case("post_relu_rope", False, "relu", "rope", 3)
+    make_case("pre_gelu_rope_split", True, "gelu", "rope", 4, split=True)
+    make_case("pre_gelu_alibi", True, "gelu", "alibi", 5)

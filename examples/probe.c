@@ -1,0 +1,228 @@
+/* probe: does position survive to the upper layers? A linear probe reads
+ * each word's position back from every layer of trained models; the table
+ * and the picture compare them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/plot/chart.h"
+#include "../src/run/probe.h"
+#include "../src/run/session.h"
+#include "cli.h"
+
+static const char *const USAGE[] = {
+    "Usage: probe [options] MODEL...\n"
+    "\n"
+    "Reads each word's position back from every layer of trained models with a\n"
+    "linear probe: for each layer, a ridge regression from a word's row to its\n"
+    "position, fitted on the validation sentences of the task and scored on its\n"
+    "test sentences, which neither the model nor the probe has seen. Layers are\n"
+    "counted as a row goes through them: 0 is the encoder's input (embedding and\n"
+    "position code), l the output of l layers (of the layer pe_plot calls\n"
+    "--layer l-1), L the encoder's output.\n"
+    "Prints, per model and layer, the share of test words whose position the\n"
+    "probe gets right (the largest output of a map to one-hot positions) and\n"
+    "the R^2 of the position read as a number.\n"
+    "\n"
+    "Options:\n"
+    "  --task NAME           the sentences to probe with (default: the task the\n"
+    "                        models were trained on, which must then be one)\n"
+    "  --examples N          sentences of each split (default: the task's)\n"
+    "  --min-len N           shortest sentence (default: as in training)\n"
+    "  --max-len N           longest sentence (default: as in training)\n"
+    "  --ridge X             penalty on the probe's weights, relative to the mean\n"
+    "                        squared channel (default 0.001)\n"
+    "  --plot FILE.png       draw the accuracy against the layer, a line per model\n"
+    "                        (a colour per scheme, pre-norm dashed)\n"
+    "  --csv                 print model,scheme,norm,layer,accuracy,r2 rows\n"
+    "  --help                show this help\n"
+    "\n"
+    "Exit status: 0 on success, 2 for bad options or input, 1 on failure.\n",
+    NULL};
+
+#define MAX_MODELS 16
+
+typedef struct {
+    const char *path;
+    char label[96];
+    char scheme[32];
+    const PeScheme *kind; /* the registry's entry: one colour per scheme */
+    bool pre;
+    ProbeResult r;
+} Probed;
+
+static void probe_one(const Cli *cli, Probed *p, const char *task, const TaskOptions *over,
+                      double ridge) {
+    Checkpoint ck;
+    Err e;
+    if (checkpoint_load(&ck, p->path, &e))
+        cli_fail(cli, &e);
+    const char *own = ck.has_train && ck.meta.task[0] ? ck.meta.task : NULL;
+    if (!task && !own)
+        cli_usage_error(cli, "%s was not trained on a built-in task: give one with --task",
+                        p->path);
+    const Config *c = &ck.model.cfg;
+    snprintf(p->scheme, sizeof p->scheme, "%s", c->pe.name);
+    p->kind = ck.model.pe.scheme;
+    p->pre = c->norm == NORM_PRE;
+    snprintf(p->label, sizeof p->label, "%s, %s-norm", c->pe.name, p->pre ? "pre" : "post");
+    Dataset fit, test;
+    if (session_eval_data(&fit, &ck, task ? task : own, NULL, over, "valid", NULL, &e))
+        cli_fail(cli, &e);
+    if (session_eval_data(&test, &ck, task ? task : own, NULL, over, "test", NULL, &e))
+        cli_fail(cli, &e);
+    int rc = probe_position(&p->r, &ck.model, &fit, &test, ridge, &e);
+    dataset_free(&fit);
+    dataset_free(&test);
+    checkpoint_free(&ck);
+    if (rc)
+        cli_fail(cli, &e);
+}
+
+static void print_table(const Probed *p, size_t n, size_t rows, bool r2) {
+    printf("%-22s", "layer");
+    for (size_t l = 0; l < rows; l++)
+        printf("%8zu", l);
+    printf("\n");
+    for (size_t i = 0; i < n; i++) {
+        printf("%-22s", p[i].label);
+        for (size_t l = 0; l < p[i].r.n_rows; l++)
+            printf("%8.4f", r2 ? p[i].r.r2[l] : p[i].r.accuracy[l]);
+        printf("\n");
+    }
+}
+
+/* Two charts, accuracy above R^2: a line per model, a colour per scheme,
+ * pre-norm dashed, and chance. */
+static void plot(const Cli *cli, const char *path, const Probed *p, size_t n, size_t rows) {
+    static double x[MAX_LAYERS + 1], y[2][MAX_MODELS][MAX_LAYERS + 1], cx[2], cy[2];
+    Series s[2][MAX_MODELS + 1];
+    const PeScheme *seen[MAX_MODELS];
+    size_t n_seen = 0;
+    for (size_t l = 0; l < rows; l++)
+        x[l] = (double)l;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < n_seen && seen[k] != p[i].kind)
+            k++;
+        if (k == n_seen)
+            seen[n_seen++] = p[i].kind;
+        for (int c = 0; c < 2; c++) {
+            for (size_t l = 0; l < p[i].r.n_rows; l++)
+                y[c][i][l] = c ? p[i].r.r2[l] : p[i].r.accuracy[l];
+            s[c][i] = (Series){.x = x, .y = y[c][i], .n = p[i].r.n_rows,
+                               .label = c ? NULL : p[i].label, .color = series_color(k),
+                               .dashed = p[i].pre, .markers = true};
+        }
+    }
+    cx[0] = 0.0;
+    cx[1] = (double)(rows - 1);
+    cy[0] = cy[1] = p[0].r.chance;
+    s[0][n] = (Series){.x = cx, .y = cy, .n = 2, .label = "chance", .color = RGB_GREY};
+    LineChart lc[2] = {
+        {.series = s[0], .n_series = n + 1,
+         .title = "Position read back by a linear probe: test accuracy", .xlabel = NULL,
+         .ylabel = "accuracy", .ymin = 0.0, .ymax = 1.0},
+        /* R^2 goes below 0 where the probe does worse than the mean */
+        {.series = s[1], .n_series = n, .title = "R^2 of the position read as a number",
+         .xlabel = "layer (0: the input, embedding + code)", .ylabel = "R^2", .ymin = -0.2,
+         .ymax = 1.0},
+    };
+    int w = 0, h[2];
+    for (int c = 0; c < 2; c++) {
+        lc[c].plot_w = 560;
+        lc[c].plot_h = 260;
+        lc[c].fixed_y = lc[c].x_integer = lc[c].legend = true;
+        int cw;
+        linechart_size(&lc[c], &cw, &h[c]);
+        w = cw > w ? cw : w;
+    }
+    Canvas cv;
+    Err e;
+    if (canvas_init(&cv, w + 20, h[0] + h[1] + 30, &e))
+        cli_fail(cli, &e);
+    linechart_draw(&cv, 10, 10, &lc[0], NULL);
+    linechart_draw(&cv, 10, 20 + h[0], &lc[1], NULL);
+    int rc = canvas_write_png(&cv, path, &e);
+    canvas_free(&cv);
+    if (rc)
+        cli_fail(cli, &e);
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "probe");
+    char task_buf[32];
+    const char *task = NULL, *plot_path = NULL;
+    /* a task other than the model's own is drawn from the tasks' default seed */
+    TaskOptions over = {.seed = 1};
+    bool csv = false;
+    double ridge = 1e-3;
+    Probed *p = cli_alloc(&cli, MAX_MODELS, sizeof *p, "the models");
+    size_t n = 0;
+    for (const char *arg; (arg = cli_next(&cli));) {
+        cli_help(&cli, USAGE);
+        if (cli_flag(&cli, "--csv")) {
+            csv = true;
+        } else if (cli_task(&cli, task_buf, sizeof task_buf)) {
+            task = task_buf;
+        } else if (cli_opt(&cli, "--examples")) {
+            over.n_valid = over.n_test = cli_size(&cli, "--examples", cli.val, 1,
+                                                  TASK_MAX_EXAMPLES);
+        } else if (cli_opt(&cli, "--min-len")) {
+            over.min_len = cli_size(&cli, "--min-len", cli.val, 1, TASK_MAX_LEN);
+        } else if (cli_opt(&cli, "--max-len")) {
+            over.max_len = cli_size(&cli, "--max-len", cli.val, 1, TASK_MAX_LEN);
+        } else if (cli_opt(&cli, "--ridge")) {
+            ridge = cli_double(&cli, "--ridge", cli.val, 1e-12, 1e6);
+        } else if (cli_opt(&cli, "--plot")) {
+            plot_path = cli.val;
+            size_t len = strlen(plot_path);
+            if (len < 5 || strcmp(plot_path + len - 4, ".png") != 0)
+                cli_usage_error(&cli, "--plot '%s' must name a .png file", plot_path);
+        } else if (arg[0] == '-' && arg[1] == '-') {
+            cli_usage_error(&cli, "unknown option '%s'", arg);
+        } else if (n < MAX_MODELS) {
+            p[n++].path = arg;
+        } else {
+            cli_usage_error(&cli, "more than %d models", MAX_MODELS);
+        }
+    }
+    if (n == 0)
+        cli_usage_error(&cli, "give one or more models saved by train --out");
+
+    size_t rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        probe_one(&cli, &p[i], task, &over, ridge);
+        rows = p[i].r.n_rows > rows ? p[i].r.n_rows : rows;
+    }
+    if (csv) {
+        printf("model,scheme,norm,layer,accuracy,r2\n");
+        for (size_t i = 0; i < n; i++)
+            for (size_t l = 0; l < p[i].r.n_rows; l++)
+                printf("%s,%s,%s,%zu,%.4f,%.4f\n", p[i].path, p[i].scheme, p[i].pre ? "pre" : "post",
+                       l, p[i].r.accuracy[l], p[i].r.r2[l]);
+    } else {
+        const ProbeResult *r = &p[0].r;
+        printf("Fitted on %zu validation sentences (%zu words), scored on %zu test sentences\n"
+               "(%zu words); positions 0..%zu; chance (always the commonest position): %.4f\n",
+               r->fit_sentences, r->fit_words, r->test_sentences, r->test_words,
+               r->n_positions - 1, r->chance);
+        for (size_t i = 1; i < n; i++)
+            if (p[i].r.test_words != r->test_words || p[i].r.fit_words != r->fit_words)
+                printf("(%s: fitted on %zu words, scored on %zu, chance %.4f)\n", p[i].path,
+                       p[i].r.fit_words, p[i].r.test_words, p[i].r.chance);
+        for (size_t i = 0; i < n; i++)
+            if (p[i].r.skipped)
+                printf("(%s: %zu sentences longer than its learned table are left out)\n",
+                       p[i].path, p[i].r.skipped);
+        printf("\nTest accuracy of the position read back, by layer (0: the input):\n");
+        print_table(p, n, rows, false);
+        printf("\nR^2 of the position read back as a number:\n");
+        print_table(p, n, rows, true);
+    }
+    if (plot_path)
+        plot(&cli, plot_path, p, n, rows);
+    free(p);
+    return 0;
+}

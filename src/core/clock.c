@@ -1,0 +1,10 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "clock.h"
+
+#include <time.h>
+
+double clock_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

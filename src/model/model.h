@@ -1,0 +1,155 @@
+/* A model: its configuration, its parameters (one allocation carved into
+ * named tensors) and the activations of a batch (another). encoder.h runs
+ * it. */
+#ifndef POSENC_MODEL_H
+#define POSENC_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../pe/pe.h"
+#include "layers.h"
+
+#define MAX_LAYERS 16
+/* Bounds every dimension so that products of two fit BLAS's int. */
+#define MAX_DIM 32768
+
+typedef enum { NORM_POST = 0, NORM_PRE = 1 } NormPlace;
+
+typedef struct {
+    size_t vocab_size; /* V, e.g. 32 */
+    size_t d_model;    /* C, e.g. 64 */
+    size_t n_heads;    /* NH, e.g. 4; divides C */
+    size_t n_layers;   /* L, e.g. 2; at most MAX_LAYERS */
+    size_t d_ff;       /* F, e.g. 256 */
+    size_t max_len;    /* longest sentence a learned table covers, e.g. 64 */
+    NormPlace norm;    /* NORM_POST or NORM_PRE */
+    Activation act;    /* ACT_RELU or ACT_GELU, in the FFN */
+    bool scale_embed;  /* multiply embeddings by sqrt(C) (paper 3.4) */
+    size_t n_classes;  /* K, width of the output head, e.g. 2; 0 for none */
+    bool per_token;    /* head on every token (B,T,K) instead of the pooled vector (B,K) */
+    PeConfig pe;       /* the position scheme */
+    uint64_t seed;     /* weights are drawn from this seed only, e.g. 42 */
+} Config;
+
+typedef struct {
+    float *in_proj_w;  /* (3C,C) q, k, v projections stacked, torch's order */
+    float *in_proj_b;  /* (3C) */
+    float *out_proj_w; /* (C,C) */
+    float *out_proj_b; /* (C) */
+    float *ff1_w;      /* (F,C) */
+    float *ff1_b;      /* (F) */
+    float *ff2_w;      /* (C,F) */
+    float *ff2_b;      /* (C) */
+    float *ln1_w;      /* (C) norm1: after attention (post) or before it (pre) */
+    float *ln1_b;      /* (C) */
+    float *ln2_w;      /* (C) norm2: after the FFN (post) or before it (pre) */
+    float *ln2_b;      /* (C) */
+} LayerParams;
+
+/* Named views into one allocation; gradients reuse the type. */
+typedef struct {
+    float *tok_emb; /* (V,E) */
+    float *pe;      /* (rows,cols) the scheme's table (learned, T5), or NULL */
+    LayerParams layer[MAX_LAYERS];
+    float *lnf_w;   /* (C) final LayerNorm, pre-norm only */
+    float *lnf_b;   /* (C) */
+    float *head_w;  /* (K,C) */
+    float *head_b;  /* (K) */
+} Params;
+
+/* One named tensor of the parameter block. Names are those of PyTorch's
+ * nn.TransformerEncoder state_dict where the tensor exists there. */
+typedef enum { INIT_ZERO, INIT_ONE, INIT_NORMAL, INIT_UNIFORM, INIT_SCHEME } InitKind;
+
+typedef struct {
+    char name[64];  /* e.g. "layers.0.self_attn.in_proj_weight" */
+    size_t rows;    /* e.g. 3C; 1 for a vector */
+    size_t cols;    /* e.g. C */
+    size_t offset;  /* floats from the start of the block */
+    InitKind init;
+    float scale;    /* std (normal) or bound (uniform) */
+} ParamSpec;
+
+typedef struct {
+    Config cfg;
+    PePlan pe;        /* the scheme resolved against the model's shape */
+    size_t n_params;  /* floats */
+    float *mem;       /* every parameter */
+    Params p;
+    ParamSpec *specs;
+    size_t n_specs;
+} Model;
+
+typedef struct {
+    float *ln1, *ln1_mean, *ln1_rstd; /* (B,T,C), (B,T), (B,T) */
+    float *qkv;                       /* (B,T,3C) */
+    float *att;                       /* (B,NH,T,T) softmax weights */
+    float *atty;                      /* (B,T,C) heads' outputs before out_proj */
+    float *s;                         /* (B,T,C) residual after attention */
+    float *ln2, *ln2_mean, *ln2_rstd; /* (B,T,C), (B,T), (B,T) */
+    float *ffh;                       /* (B,T,F) before the activation */
+    float *ffa;                       /* (B,T,F) after it */
+    float *u;                         /* (B,T,C) residual after the FFN */
+} LayerActs;
+
+/* Everything the forward pass writes, sized for at most B x T. */
+typedef struct {
+    size_t B, T;
+    size_t *pos;                      /* (B,T) the position of each token in the last pass */
+    float *x0;                        /* (B,T,C) embedding + position */
+    float *pe;                        /* (T,w) the position code */
+    float *scratch;                   /* (B,pe_scratch(T)) an attention scheme's per-sentence
+                                       * preparation of the positions */
+    LayerActs layer[MAX_LAYERS];
+    float *lnf, *lnf_mean, *lnf_rstd; /* (B,T,C), (B,T), (B,T) pre-norm only */
+    float *hidden;                    /* (B,T,C) the encoder's output (points into the above) */
+    float *pooled;                    /* (B,C) */
+    float *logits;                    /* (B,K), or (B,T,K) per token; NULL without a head */
+    float *mem;
+} Acts;
+
+/* Gradients of the activations for the backward pass, sized for B x T.
+ * The layers run one at a time, so one set of buffers serves them all. */
+typedef struct {
+    size_t B, T;
+    float *dy, *du, *ds;  /* (B,T,C) each: the residual stream and scratch */
+    float *dqkv;          /* (B,T,3C) */
+    float *dffh, *dffa;   /* (B,T,F) */
+    float *dscores;       /* (T,T) one head at a time */
+    float *dpooled;       /* (B,C) */
+    float *dlogits;       /* (B,K) or (B,T,K): the loss writes it */
+    float *mem;
+} GradActs;
+
+/* A small model (C = 64, 4 heads, 2 layers, F = 256, post-norm, ReLU) with
+ * the given vocabulary size and scheme; the caller adjusts fields. */
+void config_default(Config *c, size_t vocab_size, const char *pe_name);
+
+/* Checks every field; the message names the option to change. */
+int config_check(const Config *c, Err *e);
+
+/* Number of parameters (floats) of a model built from c, computed without
+ * allocating; 0 if c does not pass config_check. */
+size_t config_param_count(const Config *c);
+
+/* Allocates and initializes a model from c (weights drawn from c->seed). */
+int model_create(Model *m, const Config *c, Err *e);
+void model_free(Model *m);
+
+/* Points the fields of p into base, laid out as m's parameters; base holds
+ * m->n_params floats (used for gradients and optimizer state). */
+void params_carve(const Model *m, Params *p, float *base);
+
+int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e);
+void acts_free(Acts *a);
+int gradacts_create(GradActs *g, const Model *m, size_t B, size_t T, Err *e);
+void gradacts_free(GradActs *g);
+
+/* Positions the model can encode, 0..n-1: max_len for a learned table,
+ * SIZE_MAX for schemes defined at every position. */
+size_t model_max_positions(const Model *m);
+
+#endif

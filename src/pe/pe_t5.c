@@ -1,0 +1,99 @@
+/* T5's relative bias (Raffel et al. 2020): a learned number per head for
+ * each bucket of the signed offset key - query, added to the scores. Small
+ * offsets have a bucket each; larger ones share log-spaced buckets up to a
+ * maximum distance, past which all share the last. One table serves every
+ * layer, as in T5. It adds nothing to the word vectors. */
+#include <math.h>
+
+#include "pe.h"
+
+static size_t buckets_of(const PeConfig *pc) { return pe_resolved(pc).buckets; }
+
+static size_t distance_of(const PeConfig *pc) { return pe_resolved(pc).max_distance; }
+
+size_t t5_bucket(long offset, size_t buckets, size_t max_distance) {
+    size_t half = buckets / 2, exact = half / 2;
+    size_t first = offset > 0 ? half : 0; /* keys to the right of the query */
+    size_t n = offset < 0 ? (size_t)-offset : (size_t)offset;
+    if (n < exact)
+        return first + n;
+    /* log-spaced from exact to max_distance over the other half-exact buckets */
+    double f = log((double)n / (double)exact) / log((double)max_distance / (double)exact);
+    size_t b = exact + (size_t)(f * (double)(half - exact));
+    return first + (b < half - 1 ? b : half - 1);
+}
+
+static int t5_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
+    (void)C, (void)NH;
+    size_t B = buckets_of(pc), D = distance_of(pc);
+    if (B < 4 || B % 2 != 0 || B > 4096)
+        return err_set(e, ERR_INPUT, "t5 needs an even number of buckets from 4 to 4096 (half "
+                       "for each direction), not %zu; set --buckets", B);
+    if (D <= B / 4 || D > 1000000)
+        return err_set(e, ERR_INPUT, "t5's --max-distance %zu must be above the %zu exact "
+                       "offsets and at most 1000000", D, B / 4);
+    return 0;
+}
+
+static void t5_shape(const PeConfig *pc, size_t w, size_t NH, size_t max_len, size_t *rows,
+                     size_t *cols) {
+    (void)w, (void)max_len;
+    *rows = buckets_of(pc);
+    *cols = NH;
+}
+
+static void t5_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
+    (void)pc;
+    /* T5's own initialization, N(0, 1/d_model) */
+    float std = 1.0f / sqrtf((float)C);
+    for (size_t i = 0; i < n; i++)
+        params[i] = std * rng_normal(rng);
+}
+
+/* Per sentence: the bucket of every (query, key) pair, as floats (exact). */
+static size_t t5_scratch(size_t T, size_t HS) {
+    (void)HS;
+    return T * T;
+}
+
+static void t5_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
+    (void)HS;
+    size_t B = buckets_of(pc), D = distance_of(pc);
+    for (size_t i = 0; i < T; i++)
+        for (size_t j = 0; j < T; j++)
+            S[i * T + j] = (float)t5_bucket((long)pos[j] - (long)pos[i], B, D);
+}
+
+static void t5_bias(const PeConfig *pc, const float *params, float *scores, const float *S,
+                    size_t T, size_t h, size_t NH) {
+    /* params is (buckets,NH), scores and S are (T,T) */
+    (void)pc;
+    for (size_t i = 0; i < T * T; i++)
+        scores[i] += params[(size_t)S[i] * NH + h];
+}
+
+static void t5_bias_backward(const PeConfig *pc, float *dparams, const float *dscores,
+                             const float *S, size_t T, size_t h, size_t NH) {
+    /* forward: scores[i] += params[bucket(i), h] */
+    (void)pc;
+    for (size_t i = 0; i < T * T; i++)
+        dparams[(size_t)S[i] * NH + h] += dscores[i];
+}
+
+const PeScheme pe_t5 = {
+    .name = "t5",
+    .reads = PE_READS_BUCKETS,
+    .about = "a learned bias per head for each bucket of the offset j-i, log-spaced far "
+             "away (T5)",
+    .note = "nothing is added to the word vectors; an untrained table is random (std "
+            "1/sqrt(d_model)): each head already prefers some offsets",
+    .default_combine = COMBINE_ADD,
+    .check = t5_check,
+    .param_shape = t5_shape,
+    .param_name = "relative_attention_bias.weight",
+    .init = t5_init,
+    .scratch = t5_scratch,
+    .prepare = t5_prepare,
+    .bias = t5_bias,
+    .bias_backward = t5_bias_backward,
+};

@@ -1,0 +1,70 @@
+/* The experiments of docs/results.md (build/experiments): their settings,
+ * the results of every run, and the page, tables and CSV files written
+ * from them. The runs themselves are trials (trial.h). */
+#ifndef POSENC_EXPERIMENT_H
+#define POSENC_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/err.h"
+#include "../model/model.h"
+
+typedef struct {
+    bool quick;            /* tiny settings: the pipeline, not the schemes */
+    size_t d_model, heads, layers, d_ff, batch;
+    size_t seeds;          /* per configuration, e.g. 3 */
+    size_t variant_seeds;  /* for experiment 5, e.g. 5 */
+    size_t task_steps;     /* agent and direction, e.g. 1000 */
+    size_t length_steps;   /* reverse, sort, previous, e.g. 2000 */
+    size_t min_len, L;     /* training lengths min_len..L; tests up to 4L */
+    size_t n_test;         /* test sentences of agent, direction and experiment 5 */
+    size_t n_test_lengths; /* test sentences of experiments 3 and 4 */
+} ExpSettings;
+
+/* The settings of the full run, or of --quick; seeds 0 keeps the default. */
+void exp_settings(ExpSettings *s, bool quick, size_t seeds);
+
+typedef enum { EXP_ORDER, EXP_TASKS, EXP_LENGTHS, EXP_RANDOM, EXP_VARIANT, EXP_KINDS } ExpKind;
+
+/* The tasks of experiments 3 and 4. */
+#define EXP_LENGTH_TASKS 3
+extern const char *const exp_length_tasks[EXP_LENGTH_TASKS];
+
+/* Experiment 5's variants of the sinusoid: the baseline (interleaved,
+ * added), split layout, concatenated, embeddings scaled by sqrt(d_model). */
+#define EXP_VARIANTS 4
+extern const char *const exp_variant_names[EXP_VARIANTS];
+void exp_variant_config(Config *c, size_t variant);
+
+/* One run's result. */
+typedef struct {
+    ExpKind kind;
+    char task[16];
+    char name[24];   /* the scheme or variant */
+    size_t seed;     /* 0-based */
+    double value;    /* max_abs_diff for EXP_ORDER, else test accuracy */
+    double *per_len; /* (max_len + 1) accuracy per test length (NaN: none or undefined) */
+    size_t max_len;
+} ExpRun;
+
+typedef struct {
+    ExpSettings set;
+    ExpRun *runs;
+    size_t n, cap;
+    double minutes; /* the whole pipeline, for the page */
+    bool failed;    /* a run could not be stored (out of memory) */
+} ExpResults;
+
+int exp_results_init(ExpResults *r, const ExpSettings *set, Err *e);
+void exp_results_free(ExpResults *r);
+/* Adds a run; per_len (max_len + 1 values) is copied, and may be NULL. A
+ * failed allocation sets r->failed, which exp_write reports. */
+void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name, size_t seed,
+                double value, const double *per_len, size_t max_len);
+
+/* Writes DIR/results.md, the CSV files in DIR/results and the figures in
+ * DIR/img/results. */
+int exp_write(const ExpResults *r, const char *dir, Err *e);
+
+#endif

@@ -1,0 +1,380 @@
+/* docs/results.md from the experiments' runs: the tables with their
+ * spread, the figures, and a closing sentence per table that the numbers
+ * decide (which schemes are at chance, which is best past the training
+ * lengths, whether a cited paper's finding holds here). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pe/pe.h"
+#include "../plot/chart.h"
+#include "../text/order.h"
+#include "exp_internal.h"
+
+#define CHANCE_BAND 0.1 /* a two-class accuracy within this of 0.5 is chance */
+#define SOLVED 0.95
+
+static void cell(Buf *b, Stat s) {
+    if (isnan(s.mean))
+        buf_printf(b, " n/a |");
+    else
+        buf_printf(b, " %.4f ± %.4f |", s.mean, s.sd);
+}
+
+static void range(Buf *b, Stat s) {
+    if (isnan(s.mean))
+        buf_printf(b, " n/a |");
+    else
+        buf_printf(b, " %.4f to %.4f |", s.lo, s.hi);
+}
+
+/* "a (0.50), b (0.51)" for the schemes whose mean passes keep(mean, arg). */
+static size_t list_of(Buf *b, const Stat *st, const char *const *names, size_t n,
+                      bool (*keep)(double)) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(st[i].mean) && keep(st[i].mean))
+            buf_printf(b, "%s%s (%.2f)", k++ ? ", " : "", names[i], st[i].mean);
+    if (!k)
+        buf_printf(b, "no scheme");
+    return k;
+}
+
+static bool at_chance(double m) { return fabs(m - 0.5) <= CHANCE_BAND; }
+static bool solved(double m) { return m >= SOLVED; }
+static bool between(double m) { return !at_chance(m) && !solved(m); }
+
+static const char *scheme_names[16];
+
+static size_t schemes(void) {
+    for (size_t i = 0; i < pe_count() && i < 16; i++)
+        scheme_names[i] = pe_at(i)->name;
+    return pe_count() < 16 ? pe_count() : 16;
+}
+
+static size_t find(const char *const *names, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return n;
+}
+
+/* ---- 1. order ---- */
+
+static void order_section(Buf *b, const ExpResults *r) {
+    size_t S = schemes();
+    Stat st[16];
+    buf_printf(b, "## 1. Order, untrained\n\nFor each seed, a model of each scheme (untrained) "
+               "reads 4 sentences of 8 distinct words and a random reordering of each; the "
+               "figure is the largest |difference| between a word's output row in the "
+               "reordering and the same word's row in the sentence, as `demo_order` measures "
+               "it (`results/order.csv`).\n\n| scheme | mean | lowest | highest | verdict |\n"
+               "| --- | ---: | ---: | ---: | --- |\n");
+    double blind_max = 0.0, others_min = INFINITY;
+    size_t n_blind = 0;
+    for (size_t i = 0; i < S; i++) {
+        st[i] = exp_stat(r, EXP_ORDER, "order", scheme_names[i], NULL, NULL);
+        bool blind = st[i].hi <= ORDER_BLIND_TOL;
+        buf_printf(b, "| %s | %.2e | %.2e | %.2e | %s |\n", scheme_names[i], st[i].mean,
+                   st[i].lo, st[i].hi, blind ? "order-blind" : "order-sensitive");
+        if (blind)
+            blind_max = fmax(blind_max, st[i].hi), n_blind++;
+        else
+            others_min = fmin(others_min, st[i].lo);
+    }
+    bool none_only = n_blind == 1 && st[find(scheme_names, S, "none")].hi <= ORDER_BLIND_TOL;
+    buf_printf(b, "\n%s: %s is order-blind, its rows moving by at most %.1e (float rounding), "
+               "and every other scheme moves them by at least %.2g; self-attention without "
+               "position is permutation-equivariant and each code breaks the symmetry, as Yun "
+               "et al. (2020) describe%s.\n\n",
+               none_only ? "As expected" : "Not as expected",
+               none_only ? "only none" : "more than none", blind_max, others_min,
+               none_only ? "" : " (this run does not agree)");
+}
+
+/* ---- 2. agent and direction ---- */
+
+static void tasks_section(Buf *b, const ExpResults *r) {
+    size_t S = schemes();
+    Stat ag[16], di[16];
+    buf_printf(b, "## 2. Who did it, and which came first\n\nTest accuracy on `agent` (who "
+               "did it: 'Rohan killed the lion' against 'lion killed the Rohan') and on "
+               "`direction` (is the first digit greater than the last), %zu steps "
+               "(`results/tasks.csv`). Both tasks need order; chance is 0.50.\n\n"
+               "| scheme | agent | agent range | direction | direction range |\n"
+               "| --- | ---: | ---: | ---: | ---: |\n", r->set.task_steps);
+    for (size_t i = 0; i < S; i++) {
+        ag[i] = exp_stat(r, EXP_TASKS, "agent", scheme_names[i], NULL, NULL);
+        di[i] = exp_stat(r, EXP_TASKS, "direction", scheme_names[i], NULL, NULL);
+        buf_printf(b, "| %s |", scheme_names[i]);
+        cell(b, ag[i]), range(b, ag[i]), cell(b, di[i]), range(b, di[i]);
+        buf_printf(b, "\n");
+    }
+    const Stat *task[2] = {ag, di};
+    const char *tname[2] = {"agent", "direction"};
+    buf_printf(b, "\n");
+    for (int t = 0; t < 2; t++) {
+        buf_printf(b, "On %s, at chance: ", tname[t]);
+        list_of(b, task[t], scheme_names, S, at_chance);
+        buf_printf(b, "; 0.95 or more: ");
+        list_of(b, task[t], scheme_names, S, solved);
+        buf_printf(b, "; between: ");
+        list_of(b, task[t], scheme_names, S, between);
+        buf_printf(b, ". ");
+    }
+    size_t a = find(scheme_names, S, "alibi");
+    if (a < S && !isnan(di[a].mean))
+        buf_printf(b, "Symmetric alibi %s on direction (%.2f): %s\n\n",
+                   at_chance(di[a].mean) ? "is at chance" : "is above chance", di[a].mean,
+                   at_chance(di[a].mean)
+                       ? "a bias that is the same to the left and to the right gives a "
+                         "sequence and its reverse the same sentence vector, and their labels "
+                         "are opposite. Press et al.'s ALiBi is causal, so the paper never "
+                         "meets this; an encoder must."
+                       : "this is not what a reflection-blind model can do, and calls for a "
+                         "closer look.");
+    else
+        buf_printf(b, "\n\n");
+}
+
+/* ---- 3 and 4: lengths ---- */
+
+typedef struct {
+    size_t lo, hi;
+} Band;
+
+static double band_value(const ExpRun *run, const void *arg) {
+    const Band *band = arg;
+    return exp_band(run, band->lo, band->hi);
+}
+
+/* The mean accuracy at each length over a configuration's seeds (NaN where
+ * undefined), for the figures. */
+static void mean_curve(double *y, const ExpResults *r, ExpKind kind, const char *task,
+                       const char *name, size_t max_len) {
+    for (size_t len = 0; len <= max_len; len++) {
+        Band one = {len, len};
+        y[len] = exp_stat(r, kind, task, name, band_value, &one).mean;
+    }
+}
+
+static int length_figure(const ExpResults *r, const char *dir, const char *task, bool random,
+                         Err *e) {
+    size_t L = r->set.L, top = 4 * L, S = random ? 3 : schemes();
+    static const char *const rnd[3] = {"sinusoidal", "learned", "rope"};
+    double x[4 * 64 + 1], y[2 * 16][4 * 64 + 1];
+    Series s[2 * 16 + 1];
+    char labels[2 * 16][48];
+    size_t n = 0;
+    for (size_t len = 0; len <= top; len++)
+        x[len] = (double)len;
+    for (size_t i = 0; i < S; i++)
+        for (int with = 0; with <= (random ? 1 : 0); with++) {
+            const char *name = random ? rnd[i] : scheme_names[i];
+            mean_curve(y[n], r, with ? EXP_RANDOM : EXP_LENGTHS, task, name, top);
+            snprintf(labels[n], sizeof labels[n], "%s%s", name, with ? ", random positions" : "");
+            s[n] = (Series){.x = x + r->set.min_len, .y = y[n] + r->set.min_len,
+                            .n = top - r->set.min_len + 1, .label = labels[n],
+                            .color = series_color(i), .dashed = with, .markers = true};
+            n++;
+        }
+    double vx[2] = {(double)L, (double)L}, vy[2] = {0.0, 1.0};
+    s[n++] = (Series){.x = vx, .y = vy, .n = 2, .label = "longest training length",
+                      .color = RGB_GREY, .dashed = true};
+    char title[128], path[4096];
+    snprintf(title, sizeof title, "%s: accuracy by length, mean of %zu seeds%s", task,
+             r->set.seeds, random ? ", with and without random positions" : "");
+    LineChart lc = {.series = s, .n_series = n, .title = title, .xlabel = "sentence length",
+                    .ylabel = "accuracy", .plot_w = 620, .plot_h = 320, .fixed_y = true,
+                    .ymin = 0.0, .ymax = 1.0, .x_integer = true, .legend = true};
+    snprintf(path, sizeof path, "%s/img/results/%s_%s.png", dir, random ? "random" : "lengths",
+             task);
+    return linechart_png(path, &lc, e);
+}
+
+static void lengths_section(Buf *b, const ExpResults *r) {
+    size_t S = schemes(), L = r->set.L, lo = r->set.min_len;
+    Band bands[3] = {{lo, L}, {L + 1, 2 * L}, {2 * L + 1, 4 * L}};
+    buf_printf(b, "## 3. Length generalization\n\nThe protocol of Kazemnejad et al. (2023), "
+               "adapted to an encoder: trained on lengths %zu..%zu (L = %zu, %zu steps), "
+               "tested on %zu sentences of lengths %zu..%zu, accuracy per token "
+               "(`results/lengths.csv`). Three tasks: `reverse` and `sort` need each "
+               "position, `previous` (each digit's label is the digit before it) only the "
+               "order of neighbours. Each cell is the mean over the lengths of its band, "
+               "then over seeds; n/a: the learned table has no rows past L.\n\n",
+               lo, L, L, r->set.length_steps, r->set.n_test_lengths, lo, 4 * L);
+    size_t alibi_wins = 0, tasks = 0;
+    Buf cmp = {0};
+    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++) {
+        const char *task = exp_length_tasks[t];
+        Stat st[16][3];
+        buf_printf(b, "### %s\n\n![%s: accuracy by length](img/results/lengths_%s.png)\n\n"
+                   "| scheme | %zu..%zu (trained) | %zu..%zu | %zu..%zu |\n"
+                   "| --- | ---: | ---: | ---: |\n", task, task, task, lo, L, L + 1, 2 * L,
+                   2 * L + 1, 4 * L);
+        for (size_t i = 0; i < S; i++) {
+            buf_printf(b, "| %s |", scheme_names[i]);
+            for (int k = 0; k < 3; k++) {
+                st[i][k] = exp_stat(r, EXP_LENGTHS, task, scheme_names[i], band_value, &bands[k]);
+                cell(b, st[i][k]);
+            }
+            buf_printf(b, "\n");
+        }
+        /* the best three past L, in each band */
+        buf_printf(b, "\n");
+        for (int k = 1; k < 3; k++) {
+            bool used[16] = {false};
+            buf_printf(b, "%s %zu..%zu the best are ", k == 1 ? "On" : "; on", bands[k].lo,
+                       bands[k].hi);
+            for (int rank = 0; rank < 3; rank++) {
+                size_t best = S;
+                for (size_t i = 0; i < S; i++)
+                    if (!used[i] && !isnan(st[i][k].mean) &&
+                        (best == S || st[i][k].mean > st[best][k].mean))
+                        best = i;
+                if (best == S)
+                    break;
+                used[best] = true;
+                buf_printf(b, "%s%s (%.2f)", rank ? ", " : "", scheme_names[best],
+                           st[best][k].mean);
+            }
+        }
+        size_t a = find(scheme_names, S, "alibi"), s = find(scheme_names, S, "sinusoidal");
+        if (a < S && s < S) {
+            tasks++;
+            bool wins = st[a][1].mean > st[s][1].mean;
+            alibi_wins += wins;
+            buf_printf(&cmp, "%s%s %.2f against %.2f", tasks > 1 ? ", " : "", task, st[a][1].mean,
+                       st[s][1].mean);
+        }
+        buf_printf(b, ".\n\n");
+    }
+    size_t none = find(scheme_names, S, "none");
+    Stat nst = exp_stat(r, EXP_LENGTHS, "reverse", "none", band_value, &bands[0]);
+    buf_printf(b, "Past the training lengths, alibi beats the sinusoid on %zu of %zu tasks "
+               "(%.*s, at %zu..%zu). Press et al. (2022) report that ALiBi extrapolates where "
+               "the sinusoid does not, in causal language models: this run %s. Kazemnejad et "
+               "al. (2023) find no position at all best for length generalization in "
+               "decoders; that rests on the causal mask, and here none %s (%.2f on reverse's "
+               "trained lengths).\n\n", alibi_wins, tasks, cmp.failed ? 0 : (int)cmp.n,
+               cmp.p ? (char *)cmp.p : "", L + 1, 2 * L,
+               alibi_wins * 2 > tasks ? "agrees" : "does not agree",
+               none < S && !isnan(nst.mean) && nst.mean < 0.5 ? "cannot learn the tasks at all"
+                                                              : "is not the worst",
+               nst.mean);
+    buf_free(&cmp);
+}
+
+static void random_section(Buf *b, const ExpResults *r) {
+    static const char *const rnd[3] = {"sinusoidal", "learned", "rope"};
+    size_t L = r->set.L, N = 4 * L;
+    Band mid = {L + 1, 2 * L}, far = {2 * L + 1, 4 * L}, in = {r->set.min_len, L};
+    buf_printf(b, "## 4. Randomized positions\n\nThe runs of section 3 for sinusoidal, learned "
+               "and rope, again with `--random-positions %zu` (Ruoss et al. 2023): each "
+               "training sentence gets sorted positions drawn from 0..%zu, so positions past "
+               "L are seen in training; evaluation uses 0..T-1 (`results/random.csv`). "
+               "Cells as in section 3, without | with.\n\n"
+               "| task | scheme | %zu..%zu | | %zu..%zu | | %zu..%zu | |\n"
+               "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+               N, N - 1, in.lo, in.hi, mid.lo, mid.hi, far.lo, far.hi);
+    double delta = 0.0;
+    size_t n_delta = 0, gained = 0;
+    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
+        for (size_t i = 0; i < 3; i++) {
+            const char *task = exp_length_tasks[t];
+            buf_printf(b, "| %s | %s |", task, rnd[i]);
+            const Band *bands[3] = {&in, &mid, &far};
+            Stat w[3], wo[3];
+            for (int k = 0; k < 3; k++) {
+                wo[k] = exp_stat(r, EXP_LENGTHS, task, rnd[i], band_value, bands[k]);
+                w[k] = exp_stat(r, EXP_RANDOM, task, rnd[i], band_value, bands[k]);
+                cell(b, wo[k]), cell(b, w[k]);
+            }
+            buf_printf(b, "\n");
+            if (!isnan(w[1].mean) && !isnan(wo[1].mean)) {
+                delta += w[1].mean - wo[1].mean, n_delta++;
+                gained += w[1].mean > wo[1].mean;
+            }
+        }
+    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
+        buf_printf(b, "%s![%s with and without random positions](img/results/random_%s.png)\n",
+                   t ? "" : "\n", exp_length_tasks[t], exp_length_tasks[t]);
+    double mean = n_delta ? delta / (double)n_delta : NAN;
+    buf_printf(b, "\nOn %zu..%zu, random positions change the accuracy by %+.3f on average "
+               "over the %zu runs where both are defined (higher in %zu of them); the learned "
+               "table, undefined past L without them, gets rows for every position with them. "
+               "Ruoss et al. report +12.0 points on average over 15 tasks: this run %s in "
+               "direction%s.\n\n", mid.lo, mid.hi, mean, n_delta, gained,
+               mean > 0.0 ? "agrees" : "does not agree",
+               mean > 0.0 && mean < 0.12 ? ", with a smaller gain" : "");
+}
+
+static void variants_section(Buf *b, const ExpResults *r) {
+    Stat st[EXP_VARIANTS];
+    buf_printf(b, "## 5. Layout, combine, scaling\n\nThe sinusoid on `reverse` at its "
+               "default lengths (4..12 in training and test), %zu seeds each "
+               "(`results/variants.csv`): the paper's interleaved layout added to the "
+               "embeddings, the split layout [sin | cos], the code concatenated in half the "
+               "channels, and embeddings multiplied by sqrt(d_model) (section 3.4).\n\n"
+               "| variant | mean | std | lowest | highest |\n| --- | ---: | ---: | ---: | ---: |\n",
+               r->set.variant_seeds);
+    for (size_t v = 0; v < EXP_VARIANTS; v++) {
+        st[v] = exp_stat(r, EXP_VARIANT, "reverse", exp_variant_names[v], NULL, NULL);
+        buf_printf(b, "| %s | %.4f | %.4f | %.4f | %.4f |\n", exp_variant_names[v], st[v].mean,
+                   st[v].sd, st[v].lo, st[v].hi);
+    }
+    buf_printf(b, "\nAgainst the baseline (%.4f): ", st[0].mean);
+    for (size_t v = 1; v < EXP_VARIANTS; v++) {
+        bool overlap = st[v].lo <= st[0].hi && st[0].lo <= st[v].hi;
+        buf_printf(b, "%s%s %+.4f (%s)", v > 1 ? "; " : "", exp_variant_names[v],
+                   st[v].mean - st[0].mean,
+                   overlap ? "the seeds' ranges overlap: within seed noise"
+                           : "the ranges do not overlap: a real difference");
+    }
+    bool split_same = st[1].lo <= st[0].hi && st[0].lo <= st[1].hi;
+    buf_printf(b, ". The two layouts are one set of channels in another order, with the same "
+               "properties; the tensor2tensor discussion (PR #177) found them training alike, "
+               "and this run %s.\n", split_same ? "agrees" : "does not agree");
+}
+
+int exp_write(const ExpResults *r, const char *dir, Err *e) {
+    if (r->failed)
+        return err_set(e, ERR_RUNTIME, "out of memory keeping the experiments' results");
+    int rc = exp_write_csv(r, dir, e);
+    for (size_t t = 0; !rc && t < EXP_LENGTH_TASKS; t++) {
+        rc = length_figure(r, dir, exp_length_tasks[t], false, e);
+        if (!rc)
+            rc = length_figure(r, dir, exp_length_tasks[t], true, e);
+    }
+    if (rc)
+        return rc;
+    const ExpSettings *s = &r->set;
+    Buf b = {0};
+    buf_printf(&b, "# Results: what each scheme buys\n\n");
+    if (s->quick)
+        buf_printf(&b, "**Quick settings** (`make experiments QUICK=1`): tiny models trained "
+                   "for a few steps, to check the pipeline. These numbers say nothing about "
+                   "the schemes; the real page is docs/results.md.\n\n");
+    buf_printf(&b, "Every number on this page comes from one run of `make experiments` "
+               "(`build/experiments --out docs`), %.0f minutes on 2 cores. The models have "
+               "d_model %zu, %zu heads, %zu layers, d_ff %zu, post-norm and ReLU, trained with "
+               "AdamW (lr 1e-3, warm-up 100 steps) in batches of %zu; the seeds 1 to %zu set "
+               "the weights and the batch order (data seed 1). Each table gives the mean "
+               "over seeds and the spread; the CSV files behind the tables are in "
+               "[results/](results/), and each table's closing sentence is written by the "
+               "program from its numbers. [Page 4](04-relative.md) explains the schemes "
+               "inside attention; [page 5](05-training.md) how to train one model.\n\n",
+               r->minutes, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->seeds);
+    order_section(&b, r);
+    tasks_section(&b, r);
+    lengths_section(&b, r);
+    random_section(&b, r);
+    variants_section(&b, r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/results.md", dir);
+    rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
+                  : write_file_atomic(path, b.p, b.n, e);
+    buf_free(&b);
+    return rc;
+}

@@ -1,0 +1,340 @@
+#include "session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void session_zero(Session *s) { memset(s, 0, sizeof *s); }
+
+void session_free(Session *s) {
+    vocab_free(&s->vocab);
+    labelset_free(&s->labels);
+    dataset_free(&s->train);
+    dataset_free(&s->valid);
+    dataset_free(&s->test);
+    model_free(&s->model);
+    trainer_free(&s->trainer);
+    acts_free(&s->acts);
+    free(s->ids);
+    free(s->batch_labels);
+    free(s->lens);
+    free(s->idx);
+    free(s->pos);
+    session_zero(s);
+}
+
+/* The three splits as text: a task's, or the files' (no test split). */
+static int load_text(TextData txt[3], const TrainMeta *mt, Err *e) {
+    int rc;
+    if (mt->task[0]) {
+        TaskOptions o;
+        if ((rc = task_options_resolve(&o, &mt->task_opt, mt->task, e)))
+            return rc;
+        return task_make(&txt[0], &txt[1], &txt[2], mt->task, &o, e);
+    }
+    if (!mt->data[0])
+        return err_set(e, ERR_INPUT, "give a task (--task) or a data file (--data)");
+    if ((rc = data_read(&txt[0], mt->data, e)))
+        return rc;
+    textdata_init(&txt[1], txt[0].kind);
+    textdata_init(&txt[2], txt[0].kind);
+    if (mt->valid[0] && (rc = data_read(&txt[1], mt->valid, e)))
+        return rc;
+    if (txt[1].n && txt[1].kind != txt[0].kind)
+        return err_set(e, ERR_INPUT, "%s has %s labels but %s has %s labels; give files of "
+                       "one kind", mt->valid, txt[1].kind == LABELS_TOKEN ? "per-token" : "sentence",
+                       mt->data, txt[0].kind == LABELS_TOKEN ? "per-token" : "sentence");
+    return 0;
+}
+
+/* Builds the vocabulary and classes from train, then encodes all three. */
+static int load_data(Session *s, Err *e) {
+    TextData txt[3];
+    memset(txt, 0, sizeof txt);
+    int rc = load_text(txt, &s->meta, e);
+    if (!rc && txt[0].n == 0)
+        rc = err_set(e, ERR_INPUT, "the training data has no examples");
+    if (!rc)
+        rc = vocab_init(&s->vocab, e);
+    if (!rc) {
+        labelset_init(&s->labels);
+        rc = data_encode(&s->train, &txt[0], &s->vocab, &s->labels, true, NULL, e);
+    }
+    for (int i = 1; i < 3 && !rc; i++)
+        rc = data_encode(i == 1 ? &s->valid : &s->test, &txt[i], &s->vocab, &s->labels, false,
+                         NULL, e);
+    for (int i = 0; i < 3; i++)
+        textdata_free(&txt[i]);
+    if (!rc && s->labels.n < 2)
+        rc = err_set(e, ERR_INPUT, "the training data has %zu class%s: a classifier needs at "
+                     "least two labels", s->labels.n, s->labels.n == 1 ? "" : "es");
+    return rc;
+}
+
+/* Random positions need a scheme that reads positions one by one, and
+ * room for the longest training sentence. */
+static int check_random_positions(const TrainMeta *mt, const PeConfig *pc, size_t longest,
+                                  Err *e) {
+    size_t N = mt->random_positions;
+    const PeScheme *s = pe_find(pc->name);
+    if (!N || !s)
+        return 0;
+    if (!pe_in_input(s) && !pe_in_attention(s))
+        return err_set(e, ERR_INPUT, "--random-positions does nothing for %s, which has no "
+                       "positions; drop it or choose another --pe", s->name);
+    if (s->length_dependent)
+        return err_set(e, ERR_INPUT, "--random-positions does not apply to %s, whose code "
+                       "depends on the sentence length, not on the position alone", s->name);
+    if (N < longest)
+        return err_set(e, ERR_INPUT, "--random-positions %zu is shorter than the longest "
+                       "training sentence (%zu words): give at least %zu", N, longest, longest);
+    return 0;
+}
+
+/* Sorted distinct positions for each sentence, drawn uniformly from
+ * 0..N-1 (selection sampling: each is kept with probability
+ * wanted/left); padded slots keep their index. */
+static void draw_positions(size_t *pos, Rng *rng, const size_t *lens, size_t B, size_t T,
+                           size_t N) {
+    for (size_t b = 0; b < B; b++) {
+        size_t *p = pos + b * T, got = 0;
+        for (size_t x = 0; x < N && got < lens[b]; x++)
+            if (rng_below(rng, N - x) < lens[b] - got)
+                p[got++] = x;
+        for (size_t t = lens[b]; t < T; t++)
+            p[t] = t;
+    }
+}
+
+/* Batch buffers, activations and the optimizer. */
+static int alloc_batches(Session *s, const OptConfig *opt, Err *e) {
+    size_t B = s->meta.batch, T = s->train.max_len;
+    s->ids = xmalloc(B * T * sizeof *s->ids, "a batch", e);
+    s->batch_labels = xmalloc(B * T * sizeof *s->batch_labels, "a batch", e);
+    s->lens = xmalloc(B * sizeof *s->lens, "a batch", e);
+    s->idx = xmalloc(B * sizeof *s->idx, "a batch", e);
+    s->pos = xmalloc(B * T * sizeof *s->pos, "a batch", e);
+    if (!s->ids || !s->batch_labels || !s->lens || !s->idx || !s->pos)
+        return ERR_RUNTIME;
+    int rc = acts_create(&s->acts, &s->model, B, s->train.max_len, e);
+    if (!rc)
+        rc = trainer_create(&s->trainer, &s->model, opt, B, s->train.max_len, e);
+    return rc;
+}
+
+int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
+                   Err *e) {
+    session_zero(s);
+    s->meta = *meta;
+    if (s->meta.batch == 0)
+        return err_set(e, ERR_INPUT, "the batch must hold at least one sentence");
+    int rc = load_data(s, e);
+    if (!rc) {
+        Config c = *cfg;
+        c.vocab_size = s->vocab.n;
+        c.n_classes = s->labels.n;
+        c.per_token = s->train.kind == LABELS_TOKEN;
+        /* A learned table gets a row for every position training can
+         * teach, and no more: longer sentences are what it cannot encode. */
+        c.max_len = s->meta.random_positions ? s->meta.random_positions : s->train.max_len;
+        rc = check_random_positions(&s->meta, &c.pe, s->train.max_len, e);
+        if (!rc)
+            rc = model_create(&s->model, &c, e);
+    }
+    rng_seed(&s->meta.rng, s->meta.seed);
+    if (!rc)
+        rc = alloc_batches(s, opt, e);
+    if (rc)
+        session_free(s);
+    return rc;
+}
+
+int session_resume(Session *s, const char *path, size_t steps, Err *e) {
+    session_zero(s);
+    Checkpoint ck;
+    int rc = checkpoint_load(&ck, path, e);
+    if (rc)
+        return rc;
+    if (!ck.has_train) {
+        checkpoint_free(&ck);
+        return err_set(e, ERR_INPUT, "%s holds a model but no training state, so it cannot be "
+                       "resumed; train from scratch instead", path);
+    }
+    s->meta = ck.meta;
+    if (steps)
+        s->meta.steps = steps;
+    rc = load_data(s, e);
+    /* The data is made again from the saved options; it must give the
+     * vocabulary and classes the model was trained with. */
+    if (!rc && (s->vocab.n != ck.vocab.n || s->labels.n != ck.labels.n))
+        rc = err_set(e, ERR_INPUT, "the training data no longer matches %s (its vocabulary or "
+                     "classes differ); was the data file changed?", path);
+    for (size_t i = 0; !rc && i < s->vocab.n; i++)
+        if (strcmp(s->vocab.words[i], ck.vocab.words[i]) != 0)
+            rc = err_set(e, ERR_INPUT, "the training data no longer matches %s: word %zu is "
+                         "'%s', not '%s'", path, i, s->vocab.words[i], ck.vocab.words[i]);
+    if (!rc) {
+        s->model = ck.model; /* the session takes the model over */
+        memset(&ck.model, 0, sizeof ck.model);
+        rc = alloc_batches(s, &ck.opt, e);
+    }
+    if (!rc)
+        checkpoint_restore_trainer(&ck, &s->trainer);
+    checkpoint_free(&ck);
+    if (rc)
+        session_free(s);
+    return rc;
+}
+
+int session_step(Session *s, StepStats *st, Err *e) {
+    size_t B = s->meta.batch, T = 0;
+    for (size_t b = 0; b < B; b++) {
+        /* drawn with replacement: the generator's state is the whole
+         * position in the data order, which is what a checkpoint saves */
+        s->idx[b] = rng_below(&s->meta.rng, s->train.n);
+        size_t len = s->train.start[s->idx[b] + 1] - s->train.start[s->idx[b]];
+        T = len > T ? len : T;
+    }
+    dataset_batch(&s->train, s->idx, B, T, s->ids, s->lens, s->batch_labels);
+    size_t N = s->meta.random_positions;
+    if (N)
+        draw_positions(s->pos, &s->meta.rng, s->lens, B, T, N);
+    return train_step(&s->trainer, &s->model, &s->acts, s->ids, s->lens, N ? s->pos : NULL,
+                      s->batch_labels, B, T, st, e);
+}
+
+int session_save(const Session *s, const char *path, Err *e) {
+    return checkpoint_save(path, &s->model, &s->vocab, &s->labels, &s->trainer, &s->meta, e);
+}
+
+double eval_accuracy(const EvalStats *s) {
+    return s->labelled ? (double)s->correct / (double)s->labelled : 0.0;
+}
+
+double eval_accuracy_all(const EvalStats *s) {
+    size_t all = s->labelled + s->missed;
+    return all ? (double)s->correct / (double)all : 0.0;
+}
+
+static void add_stats(EvalStats *to, const EvalStats *from) {
+    to->examples += from->examples;
+    to->skipped += from->skipped;
+    to->labelled += from->labelled;
+    to->correct += from->correct;
+    to->exact += from->exact;
+    to->missed += from->missed;
+    to->loss_sum += from->loss_sum;
+}
+
+/* Sentences of the batch whose every label is right (per-token tasks). */
+static size_t exact_matches(const Model *m, const Acts *a, const int *labels, size_t B,
+                            size_t T) {
+    size_t K = m->cfg.n_classes, n = 0;
+    for (size_t b = 0; b < B; b++) {
+        int all = 1;
+        for (size_t t = 0; t < T && all; t++) {
+            const float *z = a->logits + (b * T + t) * K;
+            int want = labels[b * T + t];
+            size_t arg = 0;
+            for (size_t k = 1; k < K; k++)
+                if (z[k] > z[arg])
+                    arg = k;
+            all = want < 0 || (int)arg == want;
+        }
+        n += (size_t)all;
+    }
+    return n;
+}
+
+int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
+                     EvalStats *total, Err *e) {
+    memset(total, 0, sizeof *total);
+    if (d->n == 0)
+        return 0;
+    size_t L = d->max_len, limit = model_max_positions(m);
+    if (per_len)
+        memset(per_len, 0, (L + 1) * sizeof *per_len);
+    size_t *idx = xmalloc(d->n * sizeof *idx, "evaluation", e);
+    int *ids = xmalloc(B * L * sizeof *ids, "evaluation", e);
+    int *labels = xmalloc(B * L * sizeof *labels, "evaluation", e);
+    size_t *lens = xmalloc(B * sizeof *lens, "evaluation", e);
+    Acts a = {0};
+    int rc = idx && ids && labels && lens ? acts_create(&a, m, B, L, e) : ERR_RUNTIME;
+    /* One length at a time: no padding, and the per-length table falls out. */
+    for (size_t len = 1; len <= L && !rc; len++) {
+        EvalStats st = {0};
+        size_t n = 0;
+        for (size_t i = 0; i < d->n; i++)
+            if (d->start[i + 1] - d->start[i] == len)
+                idx[n++] = i;
+        st.examples = n;
+        if (len > limit) {
+            st.skipped = n;
+            st.missed = d->kind == LABELS_TOKEN ? n * len : n;
+        }
+        for (size_t i = 0; i < n && len <= limit && !rc; i += B) {
+            size_t b = n - i < B ? n - i : B;
+            StepStats s;
+            dataset_batch(d, idx + i, b, len, ids, lens, labels);
+            rc = eval_batch(m, &a, ids, lens, labels, b, len, &s, e);
+            st.labelled += s.labelled;
+            st.correct += s.correct;
+            st.loss_sum += (double)s.loss * (double)s.labelled;
+            st.exact += d->kind == LABELS_TOKEN ? exact_matches(m, &a, labels, b, len)
+                                                : s.correct;
+        }
+        if (per_len)
+            per_len[len] = st;
+        add_stats(total, &st);
+    }
+    acts_free(&a);
+    free(idx), free(ids), free(labels), free(lens);
+    return rc;
+}
+
+int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                      const TaskOptions *overrides, const char *which, size_t *n_unknown,
+                      Err *e) {
+    memset(out, 0, sizeof *out);
+    TextData txt[3];
+    memset(txt, 0, sizeof txt);
+    int rc;
+    if (task) {
+        /* the options the model was trained with, so "test" is the same
+         * held-out split; then whatever the caller overrides */
+        TaskOptions o = {0}, r;
+        if (ck->has_train && strcmp(ck->meta.task, task) == 0)
+            o = ck->meta.task_opt;
+        else
+            o.seed = overrides->seed;
+        if (overrides->min_len)
+            o.min_len = overrides->min_len;
+        if (overrides->max_len)
+            o.max_len = overrides->max_len;
+        if (overrides->n_test)
+            o.n_test = overrides->n_test;
+        if (overrides->n_valid)
+            o.n_valid = overrides->n_valid;
+        /* Only valid and test are read here; their lengths run from
+         * min_len to max_len whatever the training split's were, so the
+         * training lengths must not stand in the way of new ones. */
+        o.max_train_len = 0;
+        rc = task_options_resolve(&r, &o, task, e);
+        if (!rc)
+            rc = task_make(&txt[0], &txt[1], &txt[2], task, &r, e);
+    } else {
+        rc = data_read(&txt[2], path, e);
+    }
+    const TextData *src = &txt[task && strcmp(which, "valid") == 0 ? 1 : 2];
+    if (!rc)
+        rc = data_encode(out, src, (Vocab *)&ck->vocab, (LabelSet *)&ck->labels, false,
+                         n_unknown, e);
+    if (!rc && (out->kind == LABELS_TOKEN) != ck->model.cfg.per_token)
+        rc = err_set(e, ERR_INPUT, "the data has %s labels but the model predicts %s",
+                     out->kind == LABELS_TOKEN ? "per-token" : "sentence",
+                     ck->model.cfg.per_token ? "one label per token" : "one label per sentence");
+    for (int i = 0; i < 3; i++)
+        textdata_free(&txt[i]);
+    if (rc)
+        dataset_free(out);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/* A training session: the data of a task or of files, the vocabulary and
+ * classes built from it, the model, the optimizer and the data order,
+ * together; and the evaluation of a model, overall and per length. The
+ * programs train, evaluate and compare_pe are thin layers over this. */
+#ifndef POSENC_SESSION_H
+#define POSENC_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../model/encoder.h"
+#include "../model/train.h"
+#include "../text/data.h"
+#include "../text/tasks.h"
+#include "../text/vocab.h"
+#include "checkpoint.h"
+
+typedef struct {
+    Vocab vocab;
+    LabelSet labels;
+    Dataset train, valid, test; /* test is empty when training on files */
+    Model model;
+    Trainer trainer;
+    Acts acts;
+    TrainMeta meta;
+    int *ids, *batch_labels; /* (B,T) and (B) or (B,T) */
+    size_t *lens, *idx;      /* (B) */
+    size_t *pos;             /* (B,T) random positions, with meta.random_positions */
+} Session;
+
+/* Accuracy of a model on the examples of one length (or on all). */
+typedef struct {
+    size_t examples;  /* sentences */
+    size_t skipped;   /* sentences the model cannot encode (past a learned table) */
+    size_t labelled;  /* predictions made: sentences, or tokens for per-token tasks */
+    size_t correct;   /* of those, right */
+    size_t exact;     /* sentences with every label right */
+    size_t missed;    /* labels of the skipped sentences, counted as wrong overall */
+    double loss_sum;  /* cross-entropy summed over the predictions made */
+} EvalStats;
+
+/* Reads or generates the data named by meta (a task, or files), builds the
+ * vocabulary and classes from the training split, fills in cfg's
+ * vocab_size, n_classes and per_token, sizes a learned table to the
+ * longest training sentence, and creates the model and optimizer. */
+int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
+                   Err *e);
+/* Continues a checkpoint saved with its training state; steps, if not 0,
+ * replaces the number of steps the run was asked for. */
+int session_resume(Session *s, const char *path, size_t steps, Err *e);
+void session_free(Session *s);
+
+/* One training step on a batch drawn from the training split (with
+ * random positions when meta.random_positions is set). */
+int session_step(Session *s, StepStats *st, Err *e);
+int session_save(const Session *s, const char *path, Err *e);
+
+/* Evaluates m on every example of d, in batches of at most B sentences of
+ * one length. per_len (if not NULL) has d->max_len + 1 entries, indexed by
+ * length; total sums them. */
+int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
+                     EvalStats *total, Err *e);
+
+/* correct / labelled, or 0 with nothing labelled. */
+double eval_accuracy(const EvalStats *s);
+/* Accuracy over every example, those the model cannot encode counted wrong. */
+double eval_accuracy_all(const EvalStats *s);
+
+/* The data a model was trained on, for evaluating it: the task (options
+ * from meta, lengths overridden by lo/hi when not 0) or a file, encoded
+ * through the model's vocabulary and classes. which is "test" or "valid"
+ * for a task; a file is read as it is. */
+int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                      const TaskOptions *overrides, const char *which, size_t *n_unknown,
+                      Err *e);
+
+#endif

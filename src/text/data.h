@@ -1,0 +1,95 @@
+/* Labelled examples: the built-in toy tasks and users' own files.
+ *
+ * Two kinds of labels: one per sentence (agent, direction, contains) or
+ * one per token (reverse, sort, previous). Examples exist first as text (TextData:
+ * words and label strings, what a file holds or a task generates), then as
+ * ids (Dataset: token ids through a Vocab, label ids through a LabelSet),
+ * which is what the model trains on. The file format is in docs/formats.md. */
+#ifndef POSENC_DATA_H
+#define POSENC_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../core/err.h"
+#include "vocab.h"
+
+typedef enum { LABELS_SENTENCE = 0, LABELS_TOKEN = 1 } LabelKind;
+
+/* Limits that keep any input, however wrong, to bounded memory and time. */
+#define DATA_MAX_LINE 8192            /* bytes on one line of a data file */
+#define DATA_MAX_FILE (64u << 20)     /* bytes in one data file */
+#define DATA_MAX_LABELS 4096          /* classes in one LabelSet */
+
+/* Examples as text. Example i has words word[start[i]] .. word[start[i+1]-1]
+ * and labels label[i] (sentence kind) or label[start[i]] .. (token kind). */
+typedef struct {
+    LabelKind kind;
+    size_t n;       /* examples */
+    size_t *start;  /* (n+1) */
+    char **word;    /* (start[n]) each a separate allocation */
+    char **label;   /* (n) or (start[n]) */
+    size_t cap_ex, cap_words, cap_labels; /* allocation bookkeeping */
+} TextData;
+
+/* The classes a model predicts: label string <-> class id, in order of
+ * first appearance in the training data. */
+typedef struct {
+    char **names;
+    size_t n, cap;
+} LabelSet;
+
+/* Examples as ids, ready for batching. */
+typedef struct {
+    LabelKind kind;
+    size_t n;         /* examples */
+    size_t *start;    /* (n+1) into ids */
+    int *ids;         /* (start[n]) token ids */
+    int *labels;      /* (n) or (start[n]) class ids */
+    size_t max_len;   /* longest example */
+} Dataset;
+
+void textdata_init(TextData *d, LabelKind kind);
+void textdata_free(TextData *d);
+/* Appends one example: n words and 1 (sentence) or n (token) labels.
+ * Words and labels must be valid UTF-8 of 1..VOCAB_MAX_WORD bytes without
+ * whitespace, and the example must fit on one line of a data file, so that
+ * whatever is added can be written and read back; otherwise ERR_INPUT. */
+int textdata_add(TextData *d, const char *const *words, size_t n, const char *const *labels,
+                 Err *e);
+
+/* Reads a data file (docs/formats.md). A malformed line fails with
+ * ERR_INPUT and a message "FILE:LINE: what is wrong". data_read and
+ * data_parse initialize *out; on error it is left empty. */
+int data_read(TextData *out, const char *path, Err *e);
+/* The same parser on text in memory; name is used in messages. */
+int data_parse(TextData *out, const char *text, size_t len, const char *name, Err *e);
+/* Writes d in the file format (data_read reads it back unchanged); a
+ * TextData without examples is an ERR_INPUT error, as a file without
+ * examples is. */
+int data_write(const TextData *d, const char *path, Err *e);
+
+void labelset_init(LabelSet *s);
+void labelset_free(LabelSet *s);
+/* The id of name, or -1. */
+int labelset_find(const LabelSet *s, const char *name);
+int labelset_add(LabelSet *s, const char *name, int *id, Err *e);
+
+/* Maps text to ids. With grow set (training data) new words join v and new
+ * labels join s; without it (evaluation data) unknown words become <unk>
+ * (counted in *n_unknown if not NULL) and an unknown label is an ERR_INPUT
+ * error naming it. */
+int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool grow,
+                size_t *n_unknown, Err *e);
+void dataset_free(Dataset *d);
+
+/* Fills a batch of B examples idx[0..B) padded to T (>= their lengths):
+ * ids (B,T) with VOCAB_PAD in padding, lens (B), labels (B) or (B,T) with
+ * -1 in padding. An example longer than T is cut to T rather than written
+ * past the buffers; size T from d->max_len. */
+void dataset_batch(const Dataset *d, const size_t *idx, size_t B, size_t T, int *ids,
+                   size_t *lens, int *labels);
+
+#endif

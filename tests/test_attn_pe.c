@@ -1,0 +1,280 @@
+/* The schemes inside attention (RoPE, ALiBi, T5): RoPE's logit depends on
+ * the offset alone, ALiBi's slopes and its blindness to reflection, T5's
+ * buckets, what each refuses, and that each breaks the symmetry of
+ * self-attention. Their gradients are checked in test_grad.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/core/rng.h"
+#include "../src/pe/analysis.h"
+#include "../src/pe/pe.h"
+#include "../src/text/order.h"
+#include "suites.h"
+
+/* q (or k) of one head, HS channels, at position p, through the scheme's
+ * own prepare and rotate. */
+static void rope_at(float *x, const float *x0, size_t HS, size_t p, const PeConfig *pc) {
+    const PeScheme *s = pe_find("rope");
+    float *R = malloc(s->scratch(1, HS) * sizeof *R);
+    ck_assert_ptr_nonnull(R);
+    s->prepare(R, pc, &p, 1, HS);
+    memcpy(x, x0, HS * sizeof *x);
+    s->rotate(pc, x, HS, R, 1, HS, false);
+    free(R);
+}
+
+static double dotf(const float *a, const float *b, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)a[i] * b[i];
+    return s;
+}
+
+START_TEST(rope_logit_depends_on_the_offset_only) {
+    /* _i: the paper's pairs, then the half-split pairs of GPT-NeoX */
+    PeConfig pc;
+    pe_config_default(&pc, "rope");
+    pc.layout = _i ? LAYOUT_SPLIT : LAYOUT_INTERLEAVED;
+    size_t HS = 32;
+    Rng r;
+    rng_seed(&r, 5);
+    float q0[32], k0[32], q[32], k[32];
+    for (size_t i = 0; i < HS; i++)
+        q0[i] = rng_normal(&r), k0[i] = rng_normal(&r);
+    double worst = 0.0, norm = 0.0;
+    for (size_t off = 0; off <= 512; off += 37) {
+        /* the logit of query position m and key position m + off, for
+         * shifts m up to 512, against m = 0 */
+        rope_at(q, q0, HS, 0, &pc);
+        rope_at(k, k0, HS, off, &pc);
+        double base = dotf(q, k, HS);
+        for (size_t m = 1; m <= 512; m += 73) {
+            rope_at(q, q0, HS, m, &pc);
+            rope_at(k, k0, HS, m + off, &pc);
+            worst = fmax(worst, fabs(dotf(q, k, HS) - base));
+            /* a rotation keeps the length of q */
+            norm = fmax(norm, fabs(sqrt(dotf(q, q, HS)) - sqrt(dotf(q0, q0, HS))));
+        }
+    }
+    ck_assert_msg(worst <= 1e-5, "q_m . k_(m+off) moves with m by %.3g", worst);
+    ck_assert_msg(norm <= 1e-5, "|R q| - |q| = %.3g", norm);
+}
+END_TEST
+
+START_TEST(rope_pairs_follow_the_layout) {
+    /* position 1, HS = 4: pair 0 turns by 1 radian, pair 1 by 1/100 */
+    PeConfig pc;
+    pe_config_default(&pc, "rope");
+    const float e0[4] = {1, 0, 0, 0};
+    float x[4];
+    rope_at(x, e0, 4, 1, &pc);
+    /* (x0, x1) is the pair: x1 gets sin(1) */
+    ck_assert_float_eq_tol(x[0], cosf(1.0f), 1e-6f);
+    ck_assert_float_eq_tol(x[1], sinf(1.0f), 1e-6f);
+    ck_assert_float_eq(x[2], 0.0f);
+    pc.layout = LAYOUT_SPLIT;
+    rope_at(x, e0, 4, 1, &pc);
+    /* (x0, x2) is the pair */
+    ck_assert_float_eq_tol(x[0], cosf(1.0f), 1e-6f);
+    ck_assert_float_eq(x[1], 0.0f);
+    ck_assert_float_eq_tol(x[2], sinf(1.0f), 1e-6f);
+}
+END_TEST
+
+START_TEST(rope_refuses_an_odd_head) {
+    PeConfig pc;
+    PePlan plan;
+    Err e;
+    pe_config_default(&pc, "rope");
+    ck_assert_int_eq(pe_plan(&plan, &pc, 18, 2, 64, &e), ERR_INPUT); /* 9 channels a head */
+    ck_assert_ptr_nonnull(strstr(e.msg, "odd"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "--heads"));
+    ck_assert_int_eq(pe_plan(&plan, &pc, 18, 3, 64, &e), 0);
+    ck_assert_uint_eq(plan.head_size, 6);
+    ck_assert_uint_eq(plan.w, 0);
+}
+END_TEST
+
+START_TEST(alibi_slopes_by_the_papers_rule) {
+    /* Press et al.: 2^(-8h/n) for a power of two n; otherwise those of the
+     * power of two below, then every other slope of twice that. */
+    static const struct {
+        size_t n;
+        double log2[16]; /* -log2 of each head's slope */
+    } want[] = {
+        {1, {8}},
+        {2, {4, 8}},
+        {3, {4, 8, 2}},
+        {6, {2, 4, 6, 8, 1, 3}},
+        {8, {1, 2, 3, 4, 5, 6, 7, 8}},
+        {12, {1, 2, 3, 4, 5, 6, 7, 8, 0.5, 1.5, 2.5, 3.5}},
+        {16, {0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8}},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+        for (size_t h = 0; h < want[k].n; h++)
+            ck_assert_msg(fabs(alibi_slope(h, want[k].n) - pow(2.0, -want[k].log2[h])) <= 1e-15,
+                          "%zu heads, head %zu: slope %.17g, want 2^-%g", want[k].n, h,
+                          alibi_slope(h, want[k].n), want[k].log2[h]);
+}
+END_TEST
+
+START_TEST(t5_buckets_by_hand) {
+    /* 32 buckets, max distance 128: keys to the left take 0..15, to the
+     * right 16..31; |offset| < 8 exact, then 8 + floor(8 log(n/8)/log 16). */
+    static const struct {
+        long offset;
+        size_t bucket;
+    } want[] = {
+        {0, 0},     {-1, 1},     {1, 17},     {-7, 7},     {7, 23},     {-8, 8},
+        {-15, 9},   {-16, 10},   {-31, 11},   {-32, 12},   {-63, 13},   {-64, 14},
+        {-127, 15}, {-128, 15},  {-129, 15},  {-5000, 15}, {128, 31},   {5000, 31},
+        {16, 26},   {64, 30},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+        ck_assert_msg(t5_bucket(want[k].offset, 32, 128) == want[k].bucket,
+                      "offset %ld: bucket %zu, want %zu", want[k].offset,
+                      t5_bucket(want[k].offset, 32, 128), want[k].bucket);
+    /* past the maximum distance every offset shares the last bucket */
+    for (long n = 128; n < 4000; n += 97) {
+        ck_assert_uint_eq(t5_bucket(-n, 32, 128), 15);
+        ck_assert_uint_eq(t5_bucket(n, 32, 128), 31);
+    }
+}
+END_TEST
+
+START_TEST(attention_schemes_take_no_combine) {
+    const char *names[] = {"rope", "alibi", "t5"};
+    for (int k = 0; k < 3; k++) {
+        PeConfig pc;
+        PePlan plan;
+        Err e;
+        pe_config_default(&pc, names[k]);
+        ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
+        ck_assert(pe_in_attention(plan.scheme) && !pe_in_input(plan.scheme));
+        ck_assert_uint_eq(plan.max_positions, SIZE_MAX);
+        pc.combine = COMBINE_CONCAT;
+        ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
+        ck_assert_ptr_nonnull(strstr(e.msg, "acts inside attention"));
+        ck_assert_ptr_nonnull(strstr(e.msg, "--combine"));
+    }
+}
+END_TEST
+
+/* The pooled vectors of a sentence and of the same words in another order
+ * (perm[i]: the word of sentence 2 at i is word perm[i] of sentence 1). */
+static double pooled_gap(const Model *m, const int *ids, const size_t *perm, size_t n,
+                         double *rows) {
+    size_t C = m->cfg.d_model, lens[2] = {n, n};
+    int *both = malloc(2 * n * sizeof *both);
+    ck_assert_ptr_nonnull(both);
+    for (size_t i = 0; i < n; i++) {
+        both[i] = ids[i];
+        both[n + i] = ids[perm[i]];
+    }
+    float *pooled, *y = run_model(m, both, lens, 2, n, &pooled);
+    double gap = 0.0;
+    for (size_t c = 0; c < C; c++)
+        gap = fmax(gap, fabs(pooled[c] - pooled[C + c]));
+    *rows = max_aligned_diff(y, y + n * C, perm, n, C);
+    free(y);
+    free(pooled);
+    free(both);
+    return gap;
+}
+
+START_TEST(alibi_cannot_tell_a_sentence_from_its_reverse) {
+    /* _i: post, pre-norm. -m|i-j| is unchanged when both positions are
+     * reflected, so reversing the words reverses the output rows. */
+    Model m;
+    make_model(&m, 20, 16, 4, 2, 32, _i ? NORM_PRE : NORM_POST, ACT_RELU, "alibi",
+               COMBINE_DEFAULT, 9);
+    int ids[9] = {2, 3, 4, 5, 6, 7, 8, 9, 10};
+    size_t rev[9], rot[9];
+    for (size_t n = 2; n <= 9; n++) {
+        for (size_t i = 0; i < n; i++)
+            rev[i] = n - 1 - i, rot[i] = (i + 1) % n;
+        double rows;
+        double gap = pooled_gap(&m, ids, rev, n, &rows);
+        ck_assert_msg(gap <= 1e-5 && rows <= 1e-5, "n = %zu: reversed, the pooled vectors "
+                      "differ by %.3g and the rows by %.3g", n, gap, rows);
+        /* any other order it sees (a rotation is a reflection only for n = 2) */
+        if (n > 2) {
+            gap = pooled_gap(&m, ids, rot, n, &rows);
+            ck_assert_msg(rows >= 1e-3, "n = %zu: rotated, the rows move by %.3g only", n, rows);
+        }
+    }
+    model_free(&m);
+}
+END_TEST
+
+START_TEST(each_attention_scheme_breaks_the_symmetry) {
+    /* _i: rope, alibi, t5 x post, pre-norm: rotating the words by one moves
+     * every word's row */
+    const char *names[] = {"rope", "alibi", "t5"};
+    for (uint64_t seed = 0; seed < 3; seed++) {
+        Model m;
+        make_model(&m, 20, 16, 2, 2, 32, _i % 2 ? NORM_PRE : NORM_POST, ACT_RELU, names[_i / 2],
+                   COMBINE_DEFAULT, seed);
+        int ids[12];
+        size_t rot[12];
+        for (size_t i = 0; i < 12; i++)
+            ids[i] = 2 + (int)i;
+        for (size_t n = 3; n <= 12; n += 3) {
+            for (size_t i = 0; i < n; i++)
+                rot[i] = (i + 1) % n;
+            double rows;
+            pooled_gap(&m, ids, rot, n, &rows);
+            ck_assert_msg(rows >= 1e-3, "%s n = %zu seed %llu: max_abs_diff %.3g", names[_i / 2],
+                          n, (unsigned long long)seed, rows);
+        }
+        model_free(&m);
+    }
+}
+END_TEST
+
+START_TEST(attention_properties_on_the_logits) {
+    PeProps p;
+    Err e;
+    PeConfig pc;
+    /* ALiBi: Toeplitz, symmetric, reflection-blind, and growing past N */
+    pe_config_default(&pc, "alibi");
+    ck_assert_msg(pe_properties(&p, &pc, 42, 64, 4, 64, 1000000, &e) == 0, "%s", e.msg);
+    ck_assert(p.in_attention);
+    ck_assert_double_le(p.translation_invariance, 1e-12);
+    ck_assert_double_le(p.symmetry, 1e-12);
+    ck_assert_double_le(p.reflection, 1e-12);
+    ck_assert_double_gt(p.growth, 3.9); /* -m|i-j| grows with the distance */
+    ck_assert(p.deterministic && !p.bounded && p.unique);
+    ck_assert(isnan(p.shift_residual) && isnan(p.layernorm_erasure));
+    /* RoPE: Toeplitz (the offset alone), not symmetric; bounded (by
+     * |q||k|/sqrt(HS)), which 256 positions show */
+    pe_config_default(&pc, "rope");
+    ck_assert(pe_properties(&p, &pc, 42, 64, 4, 256, 1000000, &e) == 0);
+    ck_assert_double_le(p.translation_invariance, 1e-5);
+    ck_assert_double_gt(p.symmetry, 0.1);
+    ck_assert_double_gt(p.reflection, 0.1);
+    ck_assert(p.deterministic && p.bounded && p.consistent);
+    /* T5: a table drawn from the seed; Toeplitz; flat past max_distance */
+    pe_config_default(&pc, "t5");
+    ck_assert(pe_properties(&p, &pc, 42, 64, 4, 64, 1000000, &e) == 0);
+    ck_assert_double_le(p.translation_invariance, 1e-12);
+    ck_assert(!p.deterministic && p.bounded);
+}
+END_TEST
+
+Suite *suite_attn(void) {
+    Suite *s = suite_create("attn");
+    TCase *tc = tcase_create("schemes");
+    tcase_add_loop_test(tc, rope_logit_depends_on_the_offset_only, 0, 2);
+    tcase_add_test(tc, rope_pairs_follow_the_layout);
+    tcase_add_test(tc, rope_refuses_an_odd_head);
+    tcase_add_test(tc, alibi_slopes_by_the_papers_rule);
+    tcase_add_test(tc, t5_buckets_by_hand);
+    tcase_add_test(tc, attention_schemes_take_no_combine);
+    tcase_add_loop_test(tc, alibi_cannot_tell_a_sentence_from_its_reverse, 0, 2);
+    tcase_add_loop_test(tc, each_attention_scheme_breaks_the_symmetry, 0, 6);
+    tcase_add_test(tc, attention_properties_on_the_logits);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,104 @@
+/* The order demonstration shared by demo_order and the web page
+ * (src/run/orderdemo.c): the sentences' checks, and the run against the
+ * figures demo_order prints. */
+#include <math.h>
+#include <string.h>
+
+#include "../src/run/orderdemo.h"
+#include "suites.h"
+
+START_TEST(pair_defaults_to_the_sentence_backwards) {
+    OrderPair p;
+    Err e;
+    ck_assert_int_eq(order_pair_init(&p, "Rohan killed  the lion", NULL, &e), 0);
+    ck_assert_uint_eq(p.b.n, 4);
+    ck_assert_str_eq(p.b.w[0], "lion");
+    ck_assert_str_eq(p.b.w[3], "Rohan");
+    ck_assert(p.perm[0] == 3 && p.perm[1] == 2 && p.perm[2] == 1 && p.perm[3] == 0);
+    order_pair_free(&p);
+}
+END_TEST
+
+/* The messages demo_order prints after "demo_order: ", and the page shows. */
+START_TEST(pair_says_what_is_wrong) {
+    OrderPair p;
+    Err e;
+    ck_assert_int_eq(order_pair_init(&p, "  ", "a b", &e), ERR_INPUT);
+    ck_assert_str_eq(e.msg, "SENTENCE is empty: give at least two words, in quotes");
+    ck_assert_ptr_null(p.perm);
+    ck_assert_int_eq(order_pair_init(&p, "a b", "a c", &e), ERR_INPUT);
+    ck_assert_str_eq(e.msg, "PERMUTED is not a reordering of SENTENCE: 'c' appears 1 time in "
+                     "the second sentence but 0 in the first: the second must use exactly the "
+                     "same words in another order");
+    ck_assert_int_eq(order_pair_init(&p, "a b", "", &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "the second sentence is empty"));
+    order_pair_free(&p); /* safe on a failed pair */
+}
+END_TEST
+
+START_TEST(scheme_checks_before_running) {
+    Config c;
+    Err e;
+    order_config_default(&c);
+    c.vocab_size = 6;
+    ck_assert_int_eq(order_check_scheme(&c, "sinusoidal", 4, &e), 0);
+    c.n_heads = 3;
+    ck_assert_int_eq(order_check_scheme(&c, "sinusoidal", 4, &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "3 heads do not divide d_model 16"));
+    c.n_heads = 2;
+    c.max_len = 3;
+    ck_assert_int_eq(order_check_scheme(&c, "learned", 4, &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--max-len 4"));
+    ck_assert_int_eq(order_check_scheme(&c, "no-such-scheme", 4, &e), ERR_INPUT);
+}
+END_TEST
+
+/* README's table: none is order-blind, the sinusoid is not (2.107082e+00,
+ * 0.996360097 there; OpenBLAS's rounding differs from run to run by far
+ * less than the tolerance). */
+START_TEST(run_gives_the_readme_figures) {
+    const char *scheme[2] = {"none", "sinusoidal"};
+    for (int s = 0; s < 2; s++) {
+        OrderPair p;
+        Vocab v;
+        Config c;
+        Model m;
+        Acts acts;
+        OrderResult r;
+        Err e;
+        ck_assert_int_eq(order_pair_init(&p, "Rohan killed the lion", "lion killed the Rohan", &e),
+                         0);
+        ck_assert_int_eq(vocab_init(&v, &e), 0);
+        ck_assert_int_eq(vocab_add_text(&v, "Rohan killed the lion", &e), 0);
+        order_config_default(&c);
+        c.vocab_size = v.n;
+        snprintf(c.pe.name, sizeof c.pe.name, "%s", scheme[s]);
+        ck_assert_msg(model_create(&m, &c, &e) == 0, "%s", e.msg);
+        ck_assert_msg(order_run(&r, &acts, &m, &v, &p.a, &p.b, p.perm, &e) == 0, "%s", e.msg);
+        if (s == 0) {
+            ck_assert_msg(r.max_diff <= ORDER_BLIND_TOL, "none: %g", r.max_diff);
+            ck_assert_double_eq_tol(r.cos, 1.0, 1e-6);
+            ck_assert_str_eq(order_verdict(r.max_diff), "order-blind");
+        } else {
+            ck_assert_double_eq_tol(r.max_diff, 2.107082, 1e-5);
+            ck_assert_double_eq_tol(r.cos, 0.996360097, 1e-6);
+            ck_assert_str_eq(order_verdict(r.max_diff), "order-sensitive");
+        }
+        acts_free(&acts);
+        model_free(&m);
+        vocab_free(&v);
+        order_pair_free(&p);
+    }
+}
+END_TEST
+
+Suite *suite_orderdemo(void) {
+    Suite *s = suite_create("orderdemo");
+    TCase *tc = tcase_create("orderdemo");
+    tcase_add_test(tc, pair_defaults_to_the_sentence_backwards);
+    tcase_add_test(tc, pair_says_what_is_wrong);
+    tcase_add_test(tc, scheme_checks_before_running);
+    tcase_add_test(tc, run_gives_the_readme_figures);
+    suite_add_tcase(s, tc);
+    return s;
+}

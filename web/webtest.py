@@ -1,0 +1,500 @@
+#!/usr/bin/env python3
+"""make webtest: the page of `make web` in headless Chromium, against build/demo_order.
+
+It serves build/web/ on 127.0.0.1 (a port the system picks), opens the page
+in Debian's Chromium, types sentences, clicks Shuffle and Reverse, selects
+every scheme, reads the table from the DOM and holds its figures against
+`demo_order --csv` for the same options (to 1e-5); it gives the page bad
+input (an empty box, a second sentence that is not a reordering, heads that
+do not divide d_model) and expects demo_order's own message, then good input
+again; it moves the mouse over the pictures and reads the values; it saves
+a screenshot of each section; and it times one demo in the browser.
+
+The driver is Chromium's DevTools protocol over --remote-debugging-pipe,
+from Python's standard library. Why not puppeteer-core: it is an npm
+package with a dependency tree to install and pin, whose protocol version
+must keep up with Debian's Chromium; the pipe needs nothing but Chromium and
+python3, opens no debugging port (the DevTools messages travel over two
+file descriptors, not a socket), and the dozen protocol methods used here
+have been stable for years.
+
+Prints one line per check and closes with "N passed, N failed"; exits 1 if
+any failed.
+"""
+
+import argparse
+import base64
+import functools
+import http.server
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TOL = 1e-5  # the issue's bound for page against program
+BLIND_TOL = 1e-4  # ORDER_BLIND_TOL of src/text/order.h
+
+
+class Chromium:
+    """Headless Chromium driven over the DevTools pipe (fd 3 in, fd 4 out)."""
+
+    def __init__(self, binary, width=1280, height=1000):
+        self.profile = tempfile.mkdtemp(prefix="posenc-webtest-")
+        to_r, to_w = os.pipe()      # we write commands, Chromium reads fd 3
+        from_r, from_w = os.pipe()  # Chromium writes fd 4, we read replies
+        flags = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run",
+            "--no-default-browser-check", "--disable-extensions", "--mute-audio",
+            "--hide-scrollbars", f"--user-data-dir={self.profile}",
+            f"--window-size={width},{height}", "--remote-debugging-pipe", "about:blank",
+        ]
+        # The shell puts the pipe's ends on fds 3 and 4, where Chromium
+        # looks for them, without a preexec_fn (unsafe beside the server's
+        # thread).
+        script = f'exec "$0" "$@" 3<&{to_r} 4>&{from_w} {to_r}<&- {from_w}>&-'
+        self.proc = subprocess.Popen(["sh", "-c", script, binary] + flags,
+                                     pass_fds=(to_r, from_w), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        os.close(to_r)
+        os.close(from_w)
+        self.out = os.fdopen(to_w, "wb", buffering=0)
+        self.inp = os.fdopen(from_r, "rb", buffering=0)
+        self.next_id = 0
+        self.replies = {}
+        self.events = []
+        self.cond = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.stderr = []
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self.session = None
+
+    def _drain_stderr(self):
+        for line in self.proc.stderr:
+            self.stderr.append(line.decode(errors="replace"))
+
+    def _read(self):
+        buf = b""
+        while True:
+            chunk = self.inp.read(1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+            while b"\0" in buf:
+                msg, buf = buf.split(b"\0", 1)
+                m = json.loads(msg)
+                with self.cond:
+                    if "id" in m:
+                        self.replies[m["id"]] = m
+                    else:
+                        self.events.append(m)
+                    self.cond.notify_all()
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
+
+    def send(self, method, params=None, session=True, timeout=60):
+        self.next_id += 1
+        mid = self.next_id
+        msg = {"id": mid, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        self.out.write(json.dumps(msg).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while mid not in self.replies:
+                left = deadline - time.monotonic()
+                if left <= 0 or getattr(self, "closed", False):
+                    raise RuntimeError(f"no reply to {method} from Chromium")
+                self.cond.wait(left)
+            reply = self.replies.pop(mid)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply.get("result", {})
+
+    def open(self, url):
+        target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)
+        self.session = self.send("Target.attachToTarget",
+                                 {"targetId": target["targetId"], "flatten": True},
+                                 session=False)["sessionId"]
+        self.send("Page.enable")
+        self.send("Runtime.enable")
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+        self.send("Page.navigate", {"url": url})
+
+    def js(self, expr, await_promise=False):
+        r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True,
+                                           "awaitPromise": await_promise})
+        if "exceptionDetails" in r:
+            raise RuntimeError(f"page script failed: {r['exceptionDetails']}")
+        return r["result"].get("value")
+
+    def page_errors(self):
+        """Uncaught exceptions and console errors the page reported so far."""
+        out = []
+        with self.cond:
+            for ev in self.events:
+                if ev.get("method") == "Runtime.exceptionThrown":
+                    d = ev["params"]["exceptionDetails"]
+                    out.append(d.get("exception", {}).get("description") or d.get("text"))
+                elif (ev.get("method") == "Runtime.consoleAPICalled"
+                      and ev["params"]["type"] == "error"):
+                    out.append(" ".join(str(a.get("value", a.get("description")))
+                                        for a in ev["params"]["args"]))
+        return out
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, timeout=10)
+        except (RuntimeError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()  # our own child, by its handle
+            self.proc.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class Page:
+    """What a person does on the page: types, clicks, picks, points, reads."""
+
+    def __init__(self, browser):
+        self.b = browser
+
+    def wait_ready(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.b.js("document.body && document.body.dataset.ready") == "1":
+                return
+            errs = self.b.page_errors()
+            if errs:
+                raise RuntimeError("the page failed to start: " + "; ".join(errs))
+            time.sleep(0.1)
+        raise RuntimeError("the page did not finish loading in %d s" % timeout)
+
+    def center(self, sel):
+        r = self.b.js(f"""(() => {{ const e = document.querySelector({json.dumps(sel)});
+            e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect();
+            return [r.left + r.width / 2, r.top + r.height / 2]; }})()""")
+        return r
+
+    def click(self, sel):
+        x, y = self.center(sel)
+        for kind in ("mousePressed", "mouseReleased"):
+            self.b.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y,
+                                                     "button": "left", "clickCount": 1})
+
+    def hover(self, sel, fx=0.5, fy=0.5):
+        """Moves the mouse to the fraction (fx, fy) of the element's box."""
+        x, y = self.b.js(f"""(() => {{ const e = document.querySelector({json.dumps(sel)});
+            e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect();
+            return [r.left + {fx} * r.width, r.top + {fy} * r.height]; }})()""")
+        self.b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
+
+    def type(self, sel, text):
+        """Replaces the box's text as typing would: select all, then type or delete."""
+        self.b.js(f"""(() => {{ const e = document.querySelector({json.dumps(sel)});
+            e.focus(); e.select(); }})()""")
+        if text:
+            self.b.send("Input.insertText", {"text": text})
+        else:
+            for kind in ("keyDown", "keyUp"):
+                self.b.send("Input.dispatchKeyEvent", {"type": kind, "key": "Backspace",
+                                                       "code": "Backspace",
+                                                       "windowsVirtualKeyCode": 8})
+
+    def select(self, sel, value):
+        self.b.js(f"""(() => {{ const e = document.querySelector({json.dumps(sel)});
+            e.value = {json.dumps(value)}; e.dispatchEvent(new Event('change')); }})()""")
+
+    def text(self, sel):
+        return self.b.js(f"document.querySelector({json.dumps(sel)}).textContent")
+
+    def value(self, sel):
+        return self.b.js(f"document.querySelector({json.dumps(sel)}).value")
+
+    def visible(self, sel):
+        return self.b.js(f"document.querySelector({json.dumps(sel)}).offsetParent !== null")
+
+    def table(self):
+        return self.b.js("""[...document.querySelectorAll('#order-table tbody tr')].map(tr => ({
+            scheme: tr.dataset.scheme, max_diff: Number(tr.dataset.maxDiff),
+            cos: Number(tr.dataset.cosine), verdict: tr.cells[3].textContent,
+            shown: [tr.cells[1].textContent, tr.cells[2].textContent]}))""")
+
+    def screenshot(self, sel, path):
+        """A PNG of the element, however far down the page it is."""
+        box = self.b.js(f"""(() => {{ const e = document.querySelector({json.dumps(sel)});
+            const r = e.getBoundingClientRect();
+            return [r.left + scrollX, r.top + scrollY, r.width, r.height]; }})()""")
+        shot = self.b.send("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": box[0], "y": box[1], "width": box[2], "height": box[3], "scale": 1}})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+
+
+class Checks:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        if ok:
+            self.passed += 1
+            print(f"ok - {what}")
+        else:
+            self.failed += 1
+            print(f"not ok - {what}" + (f": {detail}" if detail else ""))
+        sys.stdout.flush()
+        return ok
+
+
+def native(demo, args):
+    """demo_order --csv args: {scheme: (max_diff, cos)}, or its message."""
+    r = subprocess.run([demo, "--csv"] + args, capture_output=True, text=True)
+    if r.returncode != 0:
+        # "demo_order: MESSAGE\nTry 'demo_order --help'.\n" -> MESSAGE
+        first = r.stderr.splitlines()[0]
+        return None, first.split(": ", 1)[1]
+    rows = {}
+    for line in r.stdout.strip().splitlines()[1:]:
+        name, d, c = line.split(",")
+        rows[name] = (float(d), float(c))
+    return rows, None
+
+
+def compare(ck, page, want, label):
+    """The page's table against demo_order's CSV, scheme by scheme."""
+    got = {r["scheme"]: r for r in page}
+    ck.check(list(got) == list(want), f"{label}: the page lists demo_order's schemes",
+             f"page {list(got)}, demo_order {list(want)}")
+    worst = 0.0
+    for name, (d, c) in want.items():
+        r = got.get(name)
+        if not r:
+            continue
+        err = max(abs(r["max_diff"] - d), abs(r["cos"] - c))
+        worst = max(worst, err)
+        ck.check(err <= TOL, f"{label}: {name} max_abs_diff {r['max_diff']:.6e} "
+                 f"cosine {r['cos']:.9f} (demo_order {d:.6e} {c:.9f})", f"differs by {err:.2e}")
+        want_verdict = "order-blind" if d <= BLIND_TOL else "order-sensitive"
+        ck.check(r["verdict"] == want_verdict, f"{label}: {name} is {want_verdict}",
+                 f"page says {r['verdict']}")
+    if "none" in got:
+        ck.check(got["none"]["max_diff"] <= BLIND_TOL and got["none"]["verdict"] == "order-blind",
+                 f"{label}: none is order-blind on the page")
+    return worst
+
+
+def sinusoid(pos, c, d, base=10000.0):
+    i = c // 2
+    a = pos / base ** (2 * i / d)
+    return math.cos(a) if c % 2 else math.sin(a)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--page", default="build/web")
+    ap.add_argument("--demo", default="build/demo_order")
+    ap.add_argument("--shots", default="build/web-shots")
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--reps", type=int, default=200, help="demos timed in the browser")
+    a = ap.parse_args()
+    os.makedirs(a.shots, exist_ok=True)
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=a.page)
+    # a module script needs a JavaScript type; wasm streams only as application/wasm
+    handler.func.extensions_map = {**handler.func.extensions_map, ".js": "text/javascript",
+                                   ".wasm": "application/wasm"}
+    handler.func.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+
+    ck = Checks()
+    b = Chromium(a.chromium)
+    try:
+        run(ck, b, Page(b), url, a)
+    except Exception as ex:  # a broken page must fail the run, with the reason
+        ck.check(False, "the browser session ran to the end", repr(ex))
+        if b.stderr:
+            print("chromium said:\n" + "".join(b.stderr[-20:]), file=sys.stderr)
+    finally:
+        errs = b.page_errors()
+        ck.check(not errs, "the page reported no script errors", "; ".join(errs))
+        b.close()
+        server.shutdown()
+    print(f"{ck.passed} passed, {ck.failed} failed")
+    return 1 if ck.failed else 0
+
+
+def run(ck, b, p, url, a):
+    t0 = time.monotonic()
+    b.open(url)
+    p.wait_ready()
+    print(f"# page ready in {time.monotonic() - t0:.2f} s from {url}")
+
+    schemes = b.js("window.posenc.schemes")
+    options = b.js("[...document.querySelectorAll('#scheme option')].map(o => o.value)")
+    ck.check(options == schemes and len(schemes) > 0,
+             f"the scheme selector lists the library's {len(schemes)} schemes: {', '.join(schemes)}")
+
+    # 1. The defaults are demo_order's.
+    want, _ = native(a.demo, [])
+    compare(ck, p.table(), want, "defaults")
+    csv_page = p.text("#order-csv").splitlines()
+    ck.check(csv_page[0] == "scheme,max_abs_diff,pooled_cosine" and len(csv_page) == len(want) + 1,
+             "the page prints demo_order's CSV header and one line per scheme")
+
+    # Each scheme, selected: its heading, its rows and its line agree with the table.
+    for name in schemes:
+        p.select("#scheme", name)
+        head, line = p.text("#order-heading"), p.text("#order-line")
+        rows = b.js("document.querySelectorAll('#order-rows tr.word').length")
+        row = next(r for r in p.table() if r["scheme"] == name)
+        ck.check(head.startswith(f"== {name} (") and rows == 4 and row["shown"][0] in line
+                 and line.endswith(row["verdict"]),
+                 f"selecting {name} shows its rows and '{line}'", f"heading '{head}', {rows} rows")
+    p.select("#scheme", "none")
+    p.screenshot("#order", os.path.join(a.shots, "order-none.png"))
+    p.select("#scheme", "sinusoidal" if "sinusoidal" in schemes else schemes[-1])
+    p.screenshot("#order", os.path.join(a.shots, "order.png"))
+
+    # 2. A sentence of its own and its reverse, typed.
+    s = "the cat sat on the mat"
+    p.type("#s1", s)
+    p.type("#s2", " ".join(reversed(s.split())))
+    want, _ = native(a.demo, [s])
+    compare(ck, p.table(), want, "typed sentence and its reverse")
+
+    # 3. The model options, typed, and the Reverse button.
+    p.type("#s1", "Rohan killed the lion")
+    p.click("#reverse")
+    ck.check(p.value("#s2") == "lion the killed Rohan", "Reverse writes the first sentence backwards",
+             p.value("#s2"))
+    for sel, v in (("#d-model", "32"), ("#heads", "4"), ("#layers", "3"), ("#d-ff", "48"),
+                   ("#seed", "7")):
+        p.type(sel, v)
+    p.select("#norm", "pre")
+    want, _ = native(a.demo, ["--d-model", "32", "--heads", "4", "--layers", "3", "--d-ff", "48",
+                              "--norm", "pre", "--seed", "7", "Rohan killed the lion",
+                              "lion the killed Rohan"])
+    compare(ck, p.table(), want, "d_model 32, 4 heads, 3 layers, d_ff 48, pre-norm, seed 7")
+    for sel, v in (("#d-model", "16"), ("#heads", "2"), ("#layers", "2"), ("#d-ff", "64"),
+                   ("#seed", "42")):
+        p.type(sel, v)
+    p.select("#norm", "post")
+
+    # Shuffle: some reordering of the same words, and none still order-blind.
+    p.click("#shuffle")
+    s2 = p.value("#s2")
+    ck.check(sorted(s2.split()) == sorted("Rohan killed the lion".split())
+             and s2 != "Rohan killed the lion", f"Shuffle writes a reordering: '{s2}'")
+    want, _ = native(a.demo, ["Rohan killed the lion", s2])
+    compare(ck, p.table(), want, f"shuffled '{s2}'")
+
+    # 4. Bad input: demo_order's message, then the page works again.
+    bad = [
+        ("an empty first box", [("#s1", "")], ["", "lion killed the Rohan"]),
+        ("a second sentence that is not a reordering", [("#s2", "lion killed the tiger")],
+         ["Rohan killed the lion", "lion killed the tiger"]),
+        ("3 heads for d_model 16", [("#heads", "3")], ["--heads", "3"]),
+    ]
+    for what, edits, cli_args in bad:
+        p.type("#s1", "Rohan killed the lion")
+        p.type("#s2", "lion killed the Rohan")
+        p.type("#heads", "2")
+        for sel, v in edits:
+            p.type(sel, v)
+        _, msg = native(a.demo, cli_args)
+        shown = p.text("#order-error")
+        ck.check(msg is not None and shown == msg and p.visible("#order-error")
+                 and not p.visible("#order-results"),
+                 f"{what}: the page says demo_order's message '{msg}'", f"page says '{shown}'")
+        if what.startswith("3 heads"):
+            p.screenshot("#order", os.path.join(a.shots, "order-error.png"))
+    p.type("#heads", "2")
+    p.type("#s2", "lion killed the Rohan")
+    want, _ = native(a.demo, [])
+    ck.check(p.text("#order-error") == "" and p.visible("#order-results"),
+             "after bad input, good input brings the results back")
+    compare(ck, p.table(), want, "defaults again")
+
+    # 5. The code itself: every scheme draws its similarity matrix.
+    for name in schemes:
+        p.select("#code-scheme", name)
+        err = p.text("#code-error")
+        title = b.js("document.querySelector('#code-dots').getContext('2d') && "
+                     "document.querySelector('#code-results').offsetParent !== null")
+        ck.check(not err and title, f"the code of {name} is drawn", err)
+    p.select("#code-scheme", "sinusoidal")
+    p.hover("#code-heatmap", 0.3, 0.4)
+    read = p.text("#code-readout")
+    ok = read.startswith("position ") and ": P = " in read
+    if ok:  # "position 37, channel 23 (cos, i = 11): P = 0.123456"
+        pos = int(read.split(",")[0].split()[1])
+        ch = int(read.split(",")[1].split()[1])
+        val = float(read.rsplit("P = ", 1)[1])
+        exact = sinusoid(pos, ch, 128)
+        ok = abs(val - exact) <= 1e-6
+    ck.check(ok, f"the heatmap reads the sinusoid under the mouse: '{read}'")
+    p.hover("#code-dots", 0.5, 0.5)
+    read = p.text("#code-readout")
+    ck.check(read.startswith("X_") and " = " in read, f"the dot products read under the mouse: '{read}'")
+    for name in (n for n in schemes if b.js(f"window.posenc.inAttention({json.dumps(n)})")):
+        p.select("#code-scheme", name)
+        p.hover("#code-dots", 0.5, 0.5)
+        read = p.text("#code-readout")
+        ck.check(read.startswith("S(") and " = " in read,
+                 f"{name}, inside attention: its logit reads under the mouse: '{read}'")
+        p.screenshot("#code", os.path.join(a.shots, f"code-{name}.png"))
+    p.select("#code-scheme", "sinusoidal")
+    p.hover("#code-heatmap", 0.3, 0.4)
+    p.screenshot("#code", os.path.join(a.shots, "code.png"))
+    p.type("#code-d-model", "0")
+    ck.check(p.text("#code-error").startswith("--d-model wants a whole number"),
+             f"a bad d_model in the pictures says so: '{p.text('#code-error')}'")
+    p.type("#code-d-model", "128")
+
+    # 6. The rotation.
+    line = p.text("#rot-line")
+    err = float(b.js("document.querySelector('#rot-line').dataset.maxError"))
+    ck.check(err <= 1e-6, f"rotation, t 5, k 3, d 16: {line}")
+    p.type("#rot-t", "250")
+    p.type("#rot-k", "40")
+    p.type("#rot-d", "64")
+    line = p.text("#rot-line")
+    err = float(b.js("document.querySelector('#rot-line').dataset.maxError"))
+    ck.check(err <= 1e-6, f"rotation, t 250, k 40, d 64: {line}")
+    p.type("#rot-d", "15")
+    ck.check("even" in p.text("#rot-error"), f"an odd d_model: '{p.text('#rot-error')}'")
+    p.type("#rot-d", "16")
+    p.hover("#rot-bars", 0.5, 0.3)
+    read = p.text("#rot-readout")
+    ck.check(read.startswith("channel ") and "M_k PE(t) = " in read,
+             f"the bars read under the mouse: '{read}'")
+    p.screenshot("#rotation", os.path.join(a.shots, "rotation.png"))
+
+    # 7. Size and time, for bench/README.md.
+    p.type("#rot-t", "5")
+    p.type("#rot-k", "3")
+    wasm = os.path.getsize(os.path.join(a.page, "posenc.wasm"))
+    js = os.path.getsize(os.path.join(a.page, "posenc.js"))
+    first = b.js("window.posenc.firstDemoMs")
+    t = b.js(f"window.posenc.timeDemo({a.reps})")
+    print(f"# posenc.wasm {wasm} bytes ({wasm / 1024:.1f} KiB), posenc.js {js} bytes")
+    print(f"# one demo ({len(schemes)} schemes, default sentences and model) in the browser: "
+          f"mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, min {t['min']:.2f}, max {t['max']:.2f} over {t['reps']}; "
+          f"the first, at load, {first:.1f} ms")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
