@@ -24,6 +24,7 @@ any failed.
 
 import argparse
 import base64
+import fcntl
 import functools
 import http.server
 import json
@@ -47,6 +48,10 @@ class Chromium:
         self.profile = tempfile.mkdtemp(prefix="posenc-webtest-")
         to_r, to_w = os.pipe()      # we write commands, Chromium reads fd 3
         from_r, from_w = os.pipe()  # Chromium writes fd 4, we read replies
+        # Chromium's ends move above fd 4 first: were one of them 3 or 4
+        # itself, the redirections below would close it again, and
+        # Chromium would exit with "pipe file descriptors are not open".
+        to_r, from_w = (self._above_4(to_r), self._above_4(from_w))
         flags = [
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -74,6 +79,14 @@ class Chromium:
         self.stderr = []
         threading.Thread(target=self._drain_stderr, daemon=True).start()
         self.session = None
+
+    @staticmethod
+    def _above_4(fd):
+        high = fcntl.fcntl(fd, fcntl.F_DUPFD, 5)
+        os.close(fd)
+        if high > 9:  # sh redirects single-digit descriptors only
+            raise RuntimeError("no free file descriptor in 5..9 for Chromium's pipe")
+        return high
 
     def _drain_stderr(self):
         for line in self.proc.stderr:
