@@ -73,7 +73,7 @@ _Noreturn void cli_fail(const Cli *cli, const Err *e);
 bool cli_model_option(Cli *cli, Config *c);
 
 /* The options of the built-in tasks' data (lengths, sizes, seed). Parse
- * them before cli_model_option: here --max-len is the task's. */
+ * them before cli_model_option. */
 bool cli_task_option(Cli *cli, TaskOptions *o);
 
 /* The options of a training run: steps, batch, optimizer. */
@@ -132,7 +132,8 @@ bool cli_scheme_option(Cli *cli, Config *c);
     "  --norm post|pre       LayerNorm after each sublayer (paper) or before it\n"             \
     "  --act relu|gelu       feed-forward activation (default relu)\n"                         \
     "  --scale-embed         multiply embeddings by sqrt(d_model) (paper 3.4)\n"               \
-    "  --max-len N           rows of the learned table (default 64)\n"                         \
+    "  --table-len N         rows of the learned table (default 64; train: the longest\n"      \
+    "                        training sentence)\n"                                            \
     "  --seed S              seed of the weights (default 42)\n"
 
 #endif
