@@ -302,6 +302,34 @@ START_TEST(compare_pe_table_and_csv) {
 }
 END_TEST
 
+/* The experiments' pipeline on tiny settings: every table filled (a
+ * variant whose name was cut once matched no row and printed nan), every
+ * CSV and figure written. */
+START_TEST(experiments_quick_fills_every_table) {
+    char *dir = scratch(), args[512], path[256];
+    snprintf(args, sizeof args, "--quick --out %s", dir);
+    Run r = run("experiments", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/results.md", dir);
+    char *md = slurp(path);
+    ck_assert_msg(strstr(md, "nan") == NULL, "results.md has nan: %s", strstr(md, "nan"));
+    const char *rows[] = {"| interleaved, add, scaled | 0.", "| split, add | 0.", "| t5 | 0.",
+                          "| rope | ", "### previous"};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        ck_assert_msg(strstr(md, rows[i]) != NULL, "results.md lacks '%s'", rows[i]);
+    free(md);
+    const char *files[] = {"results/order.csv", "results/tasks.csv", "results/lengths.csv",
+                           "results/random.csv", "results/variants.csv",
+                           "img/results/lengths_sort.png", "img/results/random_reverse.png"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        ck_assert_msg(exists(path), "%s was not written", path);
+    }
+    remove_dir(dir);
+}
+END_TEST
+
 START_TEST(bad_input_exits_2) {
     expect_exit("train", "", 2, "--task");
     expect_exit("train", "--task tetris", 2, "unknown task 'tetris'");
@@ -343,6 +371,7 @@ Suite *suite_programs(void) {
     tcase_add_test(tc, learned_table_past_its_rows_is_reported);
     tcase_add_test(tc, encode_exports_numpy_files);
     tcase_add_test(tc, compare_pe_table_and_csv);
+    tcase_add_test(tc, experiments_quick_fills_every_table);
     tcase_add_test(tc, bad_input_exits_2);
     tcase_set_timeout(tc, 900);
     suite_add_tcase(s, tc);
