@@ -111,7 +111,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench: SECONDS must be a number in (0, 600]\n");
         return 2;
     }
-    printf("OpenBLAS threads: %d (set OPENBLAS_NUM_THREADS to change)\n\n", matmul_threads());
+    /* OpenBLAS's OpenMP build and the model's loops share OpenMP's pool */
+    printf("threads: %d (OpenMP and OpenBLAS; set OMP_NUM_THREADS to change)\n\n",
+           matmul_threads());
     printf("%-7s %12s %12s %10s %10s %10s %6s %10s %10s\n", "shape", "fwd tok/s", "train tok/s",
            "fwd GF/s", "step GF/s", "sgemm GF/s", "ratio", "model MB", "peak RSS MB");
     char csv[2][256];
