@@ -81,11 +81,16 @@ $(TEST_BIN): $(TEST_OBJ) $(LIB)
 $(BUILD)/bench: $(BUILD)/obj/bench/bench.o $(LIB)
 	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
-bench: $(BUILD)/bench ## speed and memory against OpenBLAS sgemm (and PyTorch, if installed)
+# PyTorch (Debian's python3-torch) is installed on first use, like the
+# other tools; torch_ref.py then times its four thread settings.
+build/bench-deps.ok: scripts/deps.sh
+	@mkdir -p $(@D)
+	scripts/deps.sh bench
+	@touch $@
+
+bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS sgemm and PyTorch
 	$(BUILD)/bench | tee $(BUILD)/bench.txt
-	@if /usr/bin/python3 -c 'import torch' 2>/dev/null; then \
-		/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench.txt; \
-	else echo "bench: python3-torch is not installed; skipping the PyTorch comparison"; fi
+	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench.txt
 
 demo: $(BUILD)/demo_order ## run build/demo_order on its default sentences
 	@$(BUILD)/demo_order

@@ -10,6 +10,8 @@
 #   scripts/deps.sh fuzz   clang with libFuzzer (for make fuzz)
 #   scripts/deps.sh web    Emscripten (for make web only)
 #   scripts/deps.sh webtest  Chromium and python3 (for make webtest only)
+#   scripts/deps.sh bench  Debian's PyTorch and NumPy for /usr/bin/python3
+#                          (bench/torch_ref.py, for make bench only)
 #
 # Everything meant for a person goes to stderr so stdout stays a makefile.
 set -eu
@@ -80,6 +82,13 @@ if [ "${1:-}" = webtest ]; then
     if [ -n "$missing" ]; then
         # shellcheck disable=SC2086 # one word per package
         install $missing
+    fi
+    exit 0
+fi
+
+if [ "${1:-}" = bench ]; then
+    if ! /usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1; then
+        install python3-torch python3-numpy
     fi
     exit 0
 fi
