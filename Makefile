@@ -9,6 +9,9 @@
 # -O3 (it vectorizes the elementwise loops -O2 leaves scalar), never -Ofast
 # or -ffast-math: those allow the compiler to break
 # IEEE semantics (erf-based GELU and NaN checks among the casualties).
+# OMP_FLAGS (-fopenmp, from build/config.mk) turns on the OpenMP loops of
+# src/model (docs/architecture.md, threads); builds without it (the web
+# page, the fuzzers) run the same loops on one thread.
 WARN    := -Wall -Wextra -Wpedantic -Werror
 CFLAGS  := -std=c11 -O3 -g $(WARN) -MMD -MP $(EXTRA_CFLAGS)
 LDFLAGS := $(EXTRA_LDFLAGS)
@@ -62,27 +65,32 @@ deps: $(CONFIG) ## check for (and install) the Debian packages the build needs
 
 $(BUILD)/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMP_FLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/%: $(BUILD)/obj/examples/%.o $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
 $(TEST_BIN): $(TEST_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(TEST_LIBS)
+	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(TEST_LIBS)
 
 # The benchmark (bench/README.md): not part of make test.
 $(BUILD)/bench: $(BUILD)/obj/bench/bench.o $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
-bench: $(BUILD)/bench ## speed and memory against OpenBLAS sgemm (and PyTorch, if installed)
+# PyTorch (Debian's python3-torch) is installed on first use, like the
+# other tools; torch_ref.py then times its four thread settings.
+build/bench-deps.ok: scripts/deps.sh
+	@mkdir -p $(@D)
+	scripts/deps.sh bench
+	@touch $@
+
+bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS sgemm and PyTorch
 	$(BUILD)/bench | tee $(BUILD)/bench.txt
-	@if /usr/bin/python3 -c 'import torch' 2>/dev/null; then \
-		/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench.txt; \
-	else echo "bench: python3-torch is not installed; skipping the PyTorch comparison"; fi
+	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench.txt
 
 demo: $(BUILD)/demo_order ## run build/demo_order on its default sentences
 	@$(BUILD)/demo_order
@@ -101,8 +109,11 @@ experiments: $(BUILD)/experiments ## run the experiments of docs/results.md (QUI
 # rounds differently: a trained model's numbers then drift apart over its
 # steps. The docs show runs with the Haswell kernels (what OpenBLAS 0.3.21
 # uses on AVX2 and AMD machines) and 2 threads, so the tests ask for those
-# wherever the CPU has AVX2.
-BLAS_ENV := OPENBLAS_NUM_THREADS=2 \
+# wherever the CPU has AVX2. With the OpenMP build of OpenBLAS the thread
+# count of both BLAS and the project's loops is OMP_NUM_THREADS's (OpenBLAS
+# follows OpenMP's at every call); OPENBLAS_NUM_THREADS is kept for a
+# build against the pthread OpenBLAS.
+BLAS_ENV := OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 \
 	$(if $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo y),OPENBLAS_CORETYPE=Haswell)
 test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites (and the docs test)
 	$(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)

@@ -99,7 +99,7 @@ static float *rand_buf(Rng *r, size_t n) {
 int main(int argc, char **argv) {
     double seconds = 3.0;
     if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("Usage: bench [SECONDS]\n\nTimes the forward pass, the training step and "
+        printf("Usage: bench [SECONDS [SHAPE]]\n\nTimes the forward pass, the training step and "
                "OpenBLAS sgemm at the toy and medium shapes\nof bench/README.md, each for "
                "about SECONDS (default 3). Prints a table, then\nthe same figures as CSV lines "
                "starting with 'csv,' (bench/torch_ref.py reads them).\n");
@@ -111,12 +111,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench: SECONDS must be a number in (0, 600]\n");
         return 2;
     }
-    printf("OpenBLAS threads: %d (set OPENBLAS_NUM_THREADS to change)\n\n", matmul_threads());
+    /* OpenBLAS's OpenMP build and the model's loops share OpenMP's pool */
+    printf("threads: %d (OpenMP and OpenBLAS; set OMP_NUM_THREADS to change)\n\n",
+           matmul_threads());
     printf("%-7s %12s %12s %10s %10s %10s %6s %10s %10s\n", "shape", "fwd tok/s", "train tok/s",
            "fwd GF/s", "step GF/s", "sgemm GF/s", "ratio", "model MB", "peak RSS MB");
     char csv[2][256];
+    /* a third argument runs one shape only (for `perf record`) */
+    const char *only = argc > 2 ? argv[2] : NULL;
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const Shape *s = &shapes[k];
+        csv[k][0] = '\0';
+        if (only && strcmp(only, s->name) != 0)
+            continue;
         Ctx c = {.B = s->B, .T = s->T};
         Config cfg;
         config_default(&cfg, s->V, "sinusoidal");
@@ -125,7 +132,11 @@ int main(int argc, char **argv) {
         OptConfig opt;
         opt_default(&opt);
         Err e;
-        if (model_create(&c.m, &cfg, &e) || acts_create(&c.a, &c.m, s->B, s->T, &e) ||
+        /* The layers' activations of one micro-batch only (model.h): the
+         * training step runs forward and backward micro-batch by
+         * micro-batch, as train does with a large batch. */
+        if (model_create(&c.m, &cfg, &e) ||
+            acts_create_micro(&c.a, &c.m, s->B, s->T, micro_sentences(s->B, s->T), &e) ||
             trainer_create(&c.tr, &c.m, &opt, s->B, s->T, &e)) {
             fprintf(stderr, "bench: %s\n", e.msg);
             return 1;
@@ -175,6 +186,7 @@ int main(int argc, char **argv) {
            "activations of the shapes run so far.\n\n");
     printf("csv,shape,fwd_tok_s,train_tok_s,fwd_gflops,step_gflops,sgemm_gflops,peak_rss_mb\n");
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++)
-        printf("%s\n", csv[k]);
+        if (csv[k][0])
+            printf("%s\n", csv[k]);
     return 0;
 }

@@ -3,12 +3,15 @@
 # missing (through sudo when not root; where it cannot, it prints the
 # command to run and stops).
 #
-#   scripts/deps.sh        OpenBLAS, Check and stb, found with pkg-config;
-#                          prints Makefile lines with their flags (the
-#                          Makefile keeps them as build/config.mk)
+#   scripts/deps.sh        OpenBLAS (Debian's OpenMP build), Check and stb,
+#                          found with pkg-config; prints Makefile lines with
+#                          their flags (the Makefile keeps them as
+#                          build/config.mk)
 #   scripts/deps.sh fuzz   clang with libFuzzer (for make fuzz)
 #   scripts/deps.sh web    Emscripten (for make web only)
 #   scripts/deps.sh webtest  Chromium and python3 (for make webtest only)
+#   scripts/deps.sh bench  Debian's PyTorch and NumPy for /usr/bin/python3
+#                          (bench/torch_ref.py, for make bench only)
 #
 # Everything meant for a person goes to stderr so stdout stays a makefile.
 set -eu
@@ -83,6 +86,13 @@ if [ "${1:-}" = webtest ]; then
     exit 0
 fi
 
+if [ "${1:-}" = bench ]; then
+    if ! /usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1; then
+        install python3-torch python3-numpy
+    fi
+    exit 0
+fi
+
 if [ "${1:-}" = fuzz ]; then
     if ! fuzzer_works; then
         install clang libclang-rt-14-dev
@@ -91,10 +101,22 @@ if [ "${1:-}" = fuzz ]; then
     exit 0
 fi
 
+# The project's loops and OpenBLAS share one pool of OpenMP threads
+# (docs/architecture.md), so the build links Debian's OpenMP build of
+# OpenBLAS, libopenblas-openmp-dev, whatever the system's default is: its
+# pkg-config file sits in its own folder, and a run path makes the
+# programs load that library rather than the one `update-alternatives`
+# selects for libopenblas.so.0 (the pthread build by default, whose
+# threads would fight OpenMP's). The system's choice is left alone.
+multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
+[ -n "$multiarch" ] || multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+ompblas=/usr/lib/$multiarch/openblas-openmp
+
 # pkg-config module -> Debian package that provides it
-need="openblas:libopenblas-dev check:check stb:libstb-dev"
+need="check:check stb:libstb-dev"
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
+[ -f "$ompblas/pkgconfig/openblas.pc" ] || missing="$missing libopenblas-openmp-dev"
 for pair in $need; do
     if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "${pair%%:*}"; then
         missing="$missing ${pair#*:}"
@@ -103,6 +125,10 @@ done
 if [ -n "$missing" ]; then
     # shellcheck disable=SC2086 # one word per package
     install $missing
+    if [ ! -f "$ompblas/pkgconfig/openblas.pc" ]; then
+        echo "deps: $ompblas/pkgconfig/openblas.pc is still missing after installing libopenblas-openmp-dev" >&2
+        exit 1
+    fi
     for pair in $need; do
         if ! pkg-config --exists "${pair%%:*}"; then
             echo "deps: pkg-config still cannot find '${pair%%:*}' after installing ${pair#*:}" >&2
@@ -112,7 +138,10 @@ if [ -n "$missing" ]; then
 fi
 
 echo "# written by scripts/deps.sh; delete it to check the packages again"
-echo "DEP_CFLAGS := $(pkg-config --cflags openblas check stb)"
-echo "BLAS_LIBS := $(pkg-config --libs openblas)"
+blas_cflags=$(PKG_CONFIG_PATH=$ompblas/pkgconfig pkg-config --cflags openblas)
+blas_libs=$(PKG_CONFIG_PATH=$ompblas/pkgconfig pkg-config --libs openblas)
+echo "DEP_CFLAGS := $blas_cflags $(pkg-config --cflags check stb)"
+echo "BLAS_LIBS := $blas_libs -Wl,-rpath,$ompblas"
+echo "OMP_FLAGS := -fopenmp"
 echo "STB_LIBS := $(pkg-config --libs stb)"
 echo "CHECK_LIBS := $(pkg-config --libs check)"

@@ -225,6 +225,8 @@ if __name__ == "__main__":
     # the kernels and threads the docs test uses (see the Makefile's BLAS_ENV)
     os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
+    # the OpenMP build of OpenBLAS, and the model's loops, follow OpenMP's count
+    os.environ.setdefault("OMP_NUM_THREADS", "2")
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     every = ["README.md"] + sorted(glob.glob("docs/*.md"))
     args = [a for a in sys.argv[1:] if a != "--check"]

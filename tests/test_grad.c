@@ -197,7 +197,7 @@ START_TEST(attention_gradients) {
     c.R = randn(&r, c.B * c.T * c.C, 1.0f);
     float *dqkv = randn(&r, n, 0.0f), *ds = randn(&r, c.T * c.T, 0.0f);
     attn_objective(&c);
-    attention_backward(dqkv, ds, c.R, c.work, c.att, NULL, c.B, c.T, c.C, c.NH);
+    attention_backward(dqkv, ds, 1, c.R, c.work, c.att, NULL, c.B, c.T, c.C, c.NH);
     check_grad("attention dqkv", attn_objective, &c, c.qkv, dqkv, n, 1e-2f, &r);
     /* padded keys and values get no gradient: nothing real reads them */
     for (size_t b = 0; b < c.B; b++)
@@ -415,7 +415,7 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     params_carve(&m, &g, gmem);
     ck_assert_msg(encoder_forward_at(&m, &a, ids, lens, pos, B, T, &e) == 0, "%s", e.msg);
     float loss = encoder_loss(&m, &a, &ga, labels, B, T, NULL, NULL);
-    encoder_backward(&m, &g, &a, &ga, ids, lens, B, T);
+    ck_assert_msg(encoder_backward(&m, &g, &a, &ga, ids, lens, B, T, &e) == 0, "%s", e.msg);
 
     /* the float forward against the double one */
     RefCase c = {.m = &m, .P = P, .ids = ids, .labels = labels, .lens = lens, .pos = pos,

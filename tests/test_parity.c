@@ -127,7 +127,7 @@ START_TEST(matches_pytorch) {
     ck_assert_ptr_nonnull(gmem);
     Params g;
     params_carve(&m, &g, gmem);
-    encoder_backward(&m, &g, &a, &ga, ids, lens, B, T);
+    ck_assert_msg(encoder_backward(&m, &g, &a, &ga, ids, lens, B, T, &e) == 0, "%s", e.msg);
     double worst = 0.0;
     for (size_t i = 0; i < m.n_specs; i++) {
         const ParamSpec *s = &m.specs[i];

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/core/rng.h"
 #include "../src/run/checkpoint.h"
 #include "../src/run/session.h"
 #include "suites.h"
@@ -332,6 +333,88 @@ START_TEST(position_is_what_the_agent_task_needs) {
 }
 END_TEST
 
+/* Trains `steps` steps on a fixed random batch of 6 sentences (lengths
+ * 1..12 of 12), keeping the layers' activations of Bm sentences at a
+ * time; returns the parameters (or, with grad set, the last step's
+ * gradients) and the last loss. */
+static float *micro_run(const char *pe, size_t Bm, size_t steps, bool grad, float *loss) {
+    size_t B = 6, T = 12;
+    Config cfg;
+    config_default(&cfg, 20, pe);
+    cfg.d_model = 16, cfg.n_heads = 2, cfg.d_ff = 32, cfg.n_classes = 3, cfg.max_len = T;
+    cfg.norm = NORM_PRE, cfg.act = ACT_GELU, cfg.per_token = true;
+    Model m;
+    Acts a;
+    Trainer t;
+    OptConfig opt;
+    opt_default(&opt);
+    Err e;
+    ck_assert_msg(model_create(&m, &cfg, &e) == 0, "%s", e.msg);
+    ck_assert_msg(acts_create_micro(&a, &m, B, T, Bm, &e) == 0, "%s", e.msg);
+    ck_assert_msg(trainer_create(&t, &m, &opt, B, T, &e) == 0, "%s", e.msg);
+    int ids[6 * 12], labels[6 * 12];
+    size_t lens[6];
+    Rng r;
+    rng_seed(&r, 11);
+    for (size_t b = 0; b < B; b++) {
+        lens[b] = 1 + rng_below(&r, T);
+        for (size_t i = 0; i < T; i++) {
+            ids[b * T + i] = (int)rng_below(&r, 20);
+            labels[b * T + i] = i < lens[b] ? (int)rng_below(&r, 3) : -1;
+        }
+    }
+    StepStats st;
+    for (size_t s = 0; s < steps; s++)
+        ck_assert_msg(train_step(&t, &m, &a, ids, lens, NULL, labels, B, T, &st, &e) == 0,
+                      "%s", e.msg);
+    *loss = st.loss;
+    float *p = malloc(m.n_params * sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, grad ? t.grad : m.mem, m.n_params * sizeof *p);
+    trainer_free(&t);
+    acts_free(&a);
+    model_free(&m);
+    return p;
+}
+
+/* Micro-batches (acts_create_micro) give the gradients of the whole
+ * batch up to the rounding of the weights' gradients, summed in parts
+ * (compared after one step: AdamW's first steps turn any difference in a
+ * near-zero gradient into a whole step), and the same numbers run after
+ * run. */
+START_TEST(micro_batches_train_like_one_batch) {
+    const char *schemes[] = {"sinusoidal", "t5", "rope", "learned"};
+    for (size_t k = 0; k < 4; k++) {
+        Config cfg;
+        config_default(&cfg, 20, schemes[k]);
+        cfg.d_model = 16, cfg.n_heads = 2, cfg.d_ff = 32, cfg.n_classes = 3, cfg.max_len = 12;
+        cfg.norm = NORM_PRE, cfg.act = ACT_GELU, cfg.per_token = true;
+        size_t n = config_param_count(&cfg);
+        ck_assert(n > 0);
+        float l1, l2, l3, l4;
+        float *whole = micro_run(schemes[k], 6, 1, true, &l1);
+        float *micro = micro_run(schemes[k], 4, 1, true, &l2);
+        double worst = 0.0, top = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double d = fabs((double)micro[i] - whole[i]);
+            worst = d > worst ? d : worst;
+            top = fabs((double)whole[i]) > top ? fabs((double)whole[i]) : top;
+        }
+        printf("micro-batches %s: loss %.7f (whole batch %.7f), gradients within %.2e of "
+               "their max\n", schemes[k], (double)l2, (double)l1, worst / top);
+        ck_assert_msg(worst <= 1e-5 * top, "%s: micro-batches moved a gradient by %.2e of "
+                      "the largest", schemes[k], worst / top);
+        ck_assert(fabsf(l1 - l2) <= 1e-6f * fabsf(l1));
+        free(whole), free(micro);
+        float *p1 = micro_run(schemes[k], 4, 3, false, &l3);
+        float *p2 = micro_run(schemes[k], 4, 3, false, &l4);
+        ck_assert_msg(memcmp(p1, p2, n * sizeof *p1) == 0 && l3 == l4,
+                      "%s: two runs with micro-batches differ", schemes[k]);
+        free(p1), free(p2);
+    }
+}
+END_TEST
+
 Suite *suite_train(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("training");
@@ -343,6 +426,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, divergence_stops_and_leaves_the_model);
     tcase_add_test(tc, learning_rate_schedules);
     tcase_add_test(tc, evaluation_per_length_skips_past_the_table);
+    tcase_add_test(tc, micro_batches_train_like_one_batch);
     suite_add_tcase(s, tc);
     tc = tcase_create("outcomes");
     tcase_add_test(tc, position_is_what_the_agent_task_needs);

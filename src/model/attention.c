@@ -1,10 +1,12 @@
 #include "attention.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "layers.h"
 #include "matmul.h"
+#include "par.h"
 
 /* Softmax over the first n entries of row[0..T); the rest become 0. The
  * maximum is the row's own, never a sentinel, so no logit can underflow the
@@ -31,88 +33,121 @@ static void softmax_row(float *row, size_t n, size_t T) {
         row[j] = 0.0f;
 }
 
+/* One head of one sentence: the forward of attention_forward. */
+static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
+                         const AttnHook *hook, size_t b, size_t h, size_t T, size_t C,
+                         size_t NH) {
+    size_t HS = C / NH;
+    size_t C3 = 3 * C;
+    float scale = 1.0f / sqrtf((float)HS);
+    float *q = qkv + b * T * C3 + h * HS;
+    float *k = q + C;
+    const float *v = q + 2 * C;
+    float *a = att + (b * NH + h) * T * T;
+    const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
+    if (hook && hook->scheme->rotate) {
+        hook->scheme->rotate(hook->pc, q, C3, prep, T, HS, false);
+        hook->scheme->rotate(hook->pc, k, C3, prep, T, HS, false);
+    }
+    /* scores (T,T) = q k^T / sqrt(HS) */
+    matmul(a, T, q, C3, false, k, C3, true, T, T, HS, scale, 0.0f);
+    if (hook && hook->scheme->bias)
+        hook->scheme->bias(hook->pc, hook->params, a, prep, T, h, NH);
+    /* Padded query rows attend like the others (their outputs are
+     * never read); only the keys are masked. */
+    for (size_t i = 0; i < T; i++)
+        softmax_row(a + i * T, lens[b], T);
+    /* out (T,HS) = att (T,T) v (T,HS), written into head h's columns */
+    matmul(out + b * T * C + h * HS, C, a, T, false, v, C3, false, T, HS, T, 1.0f, 0.0f);
+}
+
 void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
                        const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH) {
     /* qkv is (B,T,3C), att is (B,NH,T,T), out is (B,T,C) */
+    /* The heads of the batch are independent: each thread takes a fixed
+     * block of (sentence, head) pairs, and the products inside run on
+     * that thread alone (OpenBLAS does not start threads inside an OpenMP
+     * loop), the same products as a serial loop. */
+    size_t n = B * NH;
+    PAR_FOR_IF(n > 1 && n * T * T * (C / NH) > PAR_MIN_WORK)
+    for (size_t i = 0; i < n; i++)
+        head_forward(out, att, qkv, lens, hook, i / NH, i % NH, T, C, NH);
+}
+
+/* One head of one sentence: the backward of head_forward, with ds, T*T
+ * floats of scratch. */
+static void head_backward(float *dqkv, float *ds, const float *dout, const float *qkv,
+                          const float *att, const AttnHook *hook, size_t b, size_t h,
+                          size_t T, size_t C, size_t NH) {
     size_t HS = C / NH;
     size_t C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)HS);
-    for (size_t b = 0; b < B; b++) {
-        for (size_t h = 0; h < NH; h++) {
-            float *q = qkv + b * T * C3 + h * HS;
-            float *k = q + C;
-            const float *v = q + 2 * C;
-            float *a = att + (b * NH + h) * T * T;
-            const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
-            if (hook && hook->scheme->rotate) {
-                hook->scheme->rotate(hook->pc, q, C3, prep, T, HS, false);
-                hook->scheme->rotate(hook->pc, k, C3, prep, T, HS, false);
-            }
-            /* scores (T,T) = q k^T / sqrt(HS) */
-            matmul(a, T, q, C3, false, k, C3, true, T, T, HS, scale, 0.0f);
-            if (hook && hook->scheme->bias)
-                hook->scheme->bias(hook->pc, hook->params, a, prep, T, h, NH);
-            /* Padded query rows attend like the others (their outputs are
-             * never read); only the keys are masked. */
-            for (size_t i = 0; i < T; i++)
-                softmax_row(a + i * T, lens[b], T);
-            /* out (T,HS) = att (T,T) v (T,HS), written into head h's columns */
-            matmul(out + b * T * C + h * HS, C, a, T, false, v, C3, false, T, HS, T, 1.0f, 0.0f);
-        }
+    const float *q = qkv + b * T * C3 + h * HS;
+    const float *k = q + C;
+    const float *v = q + 2 * C;
+    float *dq = dqkv + b * T * C3 + h * HS;
+    float *dk = dq + C;
+    float *dv = dq + 2 * C;
+    const float *a = att + (b * NH + h) * T * T;
+    const float *dy = dout + b * T * C + h * HS;
+    /* forward: out = att v */
+    /* datt (T,T) = dout (T,HS) v^T */
+    matmul(ds, T, dy, C, false, v, C3, true, T, T, HS, 1.0f, 0.0f);
+    /* dv (T,HS) = att^T (T,T) dout (T,HS) */
+    matmul(dv, C3, a, T, true, dy, C, false, T, HS, T, 1.0f, 0.0f);
+    /* forward: att = softmax(scores) row by row;
+     * dscores = att * (datt - sum_j att_j datt_j). Masked keys have
+     * att = 0, so their scores get no gradient. */
+    for (size_t i = 0; i < T; i++) {
+        const float *ai = a + i * T;
+        float *di = ds + i * T;
+        float dot = 0.0f;
+        for (size_t j = 0; j < T; j++)
+            dot += ai[j] * di[j];
+        for (size_t j = 0; j < T; j++)
+            di[j] = ai[j] * (di[j] - dot);
+    }
+    const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
+    /* forward: scores += bias; the table's gradient is dscores'
+     * sum over the entries that read it */
+    if (hook && hook->scheme->bias_backward)
+        hook->scheme->bias_backward(hook->pc, hook->grad, ds, prep, T, h, NH);
+    /* forward: scores = q k^T / sqrt(HS) */
+    /* dq (T,HS) = dscores (T,T) k (T,HS) / sqrt(HS) */
+    matmul(dq, C3, ds, T, false, k, C3, false, T, HS, T, scale, 0.0f);
+    /* dk (T,HS) = dscores^T (T,T) q (T,HS) / sqrt(HS) */
+    matmul(dk, C3, ds, T, true, q, C3, false, T, HS, T, scale, 0.0f);
+    /* forward: q and k rotated in place; back through the
+     * transpose of the rotation */
+    if (hook && hook->scheme->rotate) {
+        hook->scheme->rotate(hook->pc, dq, C3, prep, T, HS, true);
+        hook->scheme->rotate(hook->pc, dk, C3, prep, T, HS, true);
     }
 }
 
-void attention_backward(float *dqkv, float *dscores, const float *dout, const float *qkv,
-                        const float *att, const AttnHook *hook, size_t B, size_t T, size_t C,
-                        size_t NH) {
+void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const float *dout,
+                        const float *qkv, const float *att, const AttnHook *hook, size_t B,
+                        size_t T, size_t C, size_t NH) {
     /* dout is (B,T,C), qkv and dqkv are (B,T,3C), att is (B,NH,T,T) */
-    size_t HS = C / NH;
-    size_t C3 = 3 * C;
-    float scale = 1.0f / sqrtf((float)HS);
-    for (size_t b = 0; b < B; b++) {
-        for (size_t h = 0; h < NH; h++) {
-            const float *q = qkv + b * T * C3 + h * HS;
-            const float *k = q + C;
-            const float *v = q + 2 * C;
-            float *dq = dqkv + b * T * C3 + h * HS;
-            float *dk = dq + C;
-            float *dv = dq + 2 * C;
-            const float *a = att + (b * NH + h) * T * T;
-            const float *dy = dout + b * T * C + h * HS;
-            float *ds = dscores;
-            /* forward: out = att v */
-            /* datt (T,T) = dout (T,HS) v^T */
-            matmul(ds, T, dy, C, false, v, C3, true, T, T, HS, 1.0f, 0.0f);
-            /* dv (T,HS) = att^T (T,T) dout (T,HS) */
-            matmul(dv, C3, a, T, true, dy, C, false, T, HS, T, 1.0f, 0.0f);
-            /* forward: att = softmax(scores) row by row;
-             * dscores = att * (datt - sum_j att_j datt_j). Masked keys have
-             * att = 0, so their scores get no gradient. */
-            for (size_t i = 0; i < T; i++) {
-                const float *ai = a + i * T;
-                float *di = ds + i * T;
-                float dot = 0.0f;
-                for (size_t j = 0; j < T; j++)
-                    dot += ai[j] * di[j];
-                for (size_t j = 0; j < T; j++)
-                    di[j] = ai[j] * (di[j] - dot);
-            }
-            const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
-            /* forward: scores += bias; the table's gradient is dscores'
-             * sum over the entries that read it */
-            if (hook && hook->scheme->bias_backward)
-                hook->scheme->bias_backward(hook->pc, hook->grad, ds, prep, T, h, NH);
-            /* forward: scores = q k^T / sqrt(HS) */
-            /* dq (T,HS) = dscores (T,T) k (T,HS) / sqrt(HS) */
-            matmul(dq, C3, ds, T, false, k, C3, false, T, HS, T, scale, 0.0f);
-            /* dk (T,HS) = dscores^T (T,T) q (T,HS) / sqrt(HS) */
-            matmul(dk, C3, ds, T, true, q, C3, false, T, HS, T, scale, 0.0f);
-            /* forward: q and k rotated in place; back through the
-             * transpose of the rotation */
-            if (hook && hook->scheme->rotate) {
-                hook->scheme->rotate(hook->pc, dq, C3, prep, T, HS, true);
-                hook->scheme->rotate(hook->pc, dk, C3, prep, T, HS, true);
-            }
-        }
+    /* A bias table's gradient sums over the sentences: one thread per
+     * head then, each adding its sentences in order, so the sums are
+     * the serial loop's. Otherwise any (sentence, head) pair to any
+     * thread. */
+    bool by_head = hook && hook->scheme->bias_backward;
+    size_t n = by_head ? NH : B * NH;
+    int team = n_scratch < (size_t)par_threads() ? (int)n_scratch : par_threads();
+    team = team < 1 ? 1 : team;
+    bool par = team > 1 && n > 1 && n * T * T * (C / NH) > PAR_MIN_WORK;
+    (void)par;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(team) if (par)
+#endif
+    for (size_t i = 0; i < n; i++) {
+        float *ds = dscores + (size_t)par_thread() * T * T;
+        if (by_head)
+            for (size_t b = 0; b < B; b++)
+                head_backward(dqkv, ds, dout, qkv, att, hook, b, i, T, C, NH);
+        else
+            head_backward(dqkv, ds, dout, qkv, att, hook, i / NH, i % NH, T, C, NH);
     }
 }

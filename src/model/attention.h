@@ -32,10 +32,11 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
                        const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH);
 
 /* Writes dqkv (B,T,3C) from dout (B,T,C), given the forward's qkv (with q
- * and k as rotated) and att. dscores is scratch of T*T floats; a bias
+ * and k as rotated) and att. dscores is scratch of n_scratch x T*T floats,
+ * one block per thread: at most n_scratch threads share the heads. A bias
  * scheme's table gets its gradient added to hook->grad. */
-void attention_backward(float *dqkv, float *dscores, const float *dout, const float *qkv,
-                        const float *att, const AttnHook *hook, size_t B, size_t T, size_t C,
-                        size_t NH);
+void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const float *dout,
+                        const float *qkv, const float *att, const AttnHook *hook, size_t B,
+                        size_t T, size_t C, size_t NH);
 
 #endif

@@ -7,10 +7,11 @@
 
 #include "attention.h"
 
-/* Adds or concatenates the position code into x0, sentence by sentence;
- * padded positions get none. natural: every pos[b,t] is t. */
+/* Adds or concatenates the position code into x0 for sentences b0..b0+B-1
+ * of the batch, the micro-batch x0 holds; padded positions get none.
+ * natural: every pos[b,t] is t. */
 static void position_forward(const Model *m, Acts *a, const size_t *lens, bool natural,
-                             size_t B, size_t T) {
+                             size_t b0, size_t B, size_t T) {
     const PePlan *plan = &m->pe;
     const PeScheme *s = plan->scheme;
     const PeConfig *pc = &m->cfg.pe;
@@ -19,28 +20,41 @@ static void position_forward(const Model *m, Acts *a, const size_t *lens, bool n
         return;
     for (size_t b = 0; b < B; b++) {
         const float *P = a->pe; /* a formula's code, computed once by acts_create */
+        size_t n = lens[b0 + b];
         if (s->length_dependent)
-            pe_fill(a->pe, plan, pc, NULL, lens[b], lens[b]);
+            pe_fill(a->pe, plan, pc, NULL, n, n);
         else if (natural && !s->value)
             P = m->p.pe; /* a table's rows are the positions */
         else if (!natural)
-            pe_fill_at(a->pe, plan, pc, m->p.pe, a->pos + b * T, lens[b], lens[b]);
-        pe_combine(a->x0 + b * T * C, P, lens[b], plan->w, C, plan->combine);
+            pe_fill_at(a->pe, plan, pc, m->p.pe, a->pos + (b0 + b) * T, n, n);
+        pe_combine(a->x0 + b * T * C, P, n, plan->w, C, plan->combine);
     }
 }
 
-/* The attention scheme's view of this batch, or NULL for input schemes. */
+/* The attention scheme's view of sentences b0.. of the batch, or NULL for
+ * input schemes. */
 static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, float *grad,
-                                 size_t T) {
+                                 size_t b0, size_t T) {
     if (!pe_in_attention(m->pe.scheme))
         return NULL;
+    size_t stride = pe_scratch(&m->pe, T);
     *hook = (AttnHook){.scheme = m->pe.scheme, .pc = &m->cfg.pe, .params = m->p.pe,
-                       .grad = grad, .scratch = a->scratch, .stride = pe_scratch(&m->pe, T)};
+                       .grad = grad, .scratch = a->scratch + b0 * stride, .stride = stride};
     return hook;
 }
 
-static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, const float *x,
-                          const size_t *lens, const AttnHook *hook, size_t B, size_t T) {
+/* The FFN's hidden layer after the activation: ReLU's is la->ffh itself,
+ * GELU's is computed from it into the shared buffer ffa. */
+static const float *ffn_act(const Config *c, const LayerActs *la, float *ffa, size_t n) {
+    if (c->act == ACT_RELU)
+        return la->ffh;
+    activation_forward(ffa, la->ffh, n, c->act);
+    return ffa;
+}
+
+static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, float *ffa,
+                          const float *x, const size_t *lens, const AttnHook *hook, size_t B,
+                          size_t T) {
     /* x is (B,T,C); the layer's output is la->ln2 (post-norm) or la->u (pre-norm) */
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T;
@@ -65,9 +79,11 @@ static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, c
         ff_in = la->ln1;
     }
     linear_forward(la->ffh, ff_in, p->ff1_w, p->ff1_b, BT, C, F, false);
-    activation_forward(la->ffa, la->ffh, BT * F, c->act);
+    if (c->act == ACT_RELU)
+        activation_forward(la->ffh, la->ffh, BT * F, c->act);
+    const float *act = ffn_act(c, la, ffa, BT * F);
     memcpy(la->u, pre ? la->s : la->ln1, BT * C * sizeof *x);
-    linear_forward(la->u, la->ffa, p->ff2_w, p->ff2_b, BT, F, C, true);
+    linear_forward(la->u, act, p->ff2_w, p->ff2_b, BT, F, C, true);
     if (!pre)
         layernorm_forward(la->ln2, la->ln2_mean, la->ln2_rstd, la->u, p->ln2_w, p->ln2_b, BT, C);
 }
@@ -108,49 +124,75 @@ int encoder_forward(const Model *m, Acts *a, const int *ids, const size_t *lens,
     return encoder_forward_at(m, a, ids, lens, NULL, B, T, e);
 }
 
-int encoder_forward_at(const Model *m, Acts *a, const int *ids, const size_t *lens,
-                       const size_t *pos, size_t B, size_t T, Err *e) {
+/* Checks the batch, keeps its positions and lets an attention scheme
+ * prepare them: what every micro-batch shares. */
+static int batch_begin(const Model *m, Acts *a, const int *ids, const size_t *lens,
+                       const size_t *pos, size_t B, size_t T, bool *natural, Err *e) {
     int rc = check_batch(m, a, ids, lens, pos, B, T, e);
     if (rc)
         return rc;
-    const Config *c = &m->cfg;
-    size_t C = c->d_model, BT = B * T;
-    bool natural = true;
+    *natural = true;
     for (size_t b = 0; b < B; b++)
         for (size_t t = 0; t < T; t++) {
             a->pos[b * T + t] = pos ? pos[b * T + t] : t;
-            natural = natural && a->pos[b * T + t] == t;
+            *natural = *natural && a->pos[b * T + t] == t;
         }
-    if (!natural && m->pe.scheme->length_dependent)
+    if (!*natural && m->pe.scheme->length_dependent)
         return err_set(e, ERR_INPUT, "%s's code depends on the sentence length, not on "
                        "positions one by one: give it positions 0..T-1", m->pe.scheme->name);
+    AttnHook hk;
+    if (attn_hook(&hk, m, a, NULL, 0, T) && m->pe.scheme->prepare)
+        for (size_t b = 0; b < B; b++)
+            m->pe.scheme->prepare(a->scratch + b * hk.stride, &m->cfg.pe, a->pos + b * T, T,
+                                  m->pe.head_size);
+    return 0;
+}
+
+/* The forward pass of sentences b0..b0+B-1 of the batch (B <= a->Bm):
+ * the layers in the micro-batch's buffers, then its rows of hidden,
+ * pooled and logits. */
+static void micro_forward(const Model *m, Acts *a, const int *ids, const size_t *lens,
+                          bool natural, size_t b0, size_t B, size_t T) {
+    const Config *c = &m->cfg;
+    size_t C = c->d_model, BT = B * T;
     float scale = c->scale_embed ? sqrtf((float)C) : 1.0f;
     /* Activations are laid out for a->T; a shorter batch uses them as
      * (B,T) with the shorter stride, so every layer sees contiguous rows. */
-    embedding_forward(a->x0, ids, m->p.tok_emb, BT, m->pe.E, C, scale);
-    position_forward(m, a, lens, natural, B, T);
+    embedding_forward(a->x0, ids + b0 * T, m->p.tok_emb, BT, m->pe.E, C, scale);
+    position_forward(m, a, lens, natural, b0, B, T);
+    lens += b0;
     AttnHook hk;
-    const AttnHook *hook = attn_hook(&hk, m, a, NULL, T);
-    if (hook && m->pe.scheme->prepare)
-        for (size_t b = 0; b < B; b++)
-            m->pe.scheme->prepare(a->scratch + b * hk.stride, &c->pe, a->pos + b * T, T,
-                                  m->pe.head_size);
-
+    const AttnHook *hook = attn_hook(&hk, m, a, NULL, b0, T);
     const float *x = a->x0;
     for (size_t l = 0; l < c->n_layers; l++) {
         LayerActs *la = &a->layer[l];
-        layer_forward(m, &m->p.layer[l], la, x, lens, hook, B, T);
+        layer_forward(m, &m->p.layer[l], la, a->ffa, x, lens, hook, B, T);
         x = c->norm == NORM_PRE ? la->u : la->ln2;
     }
-    if (c->norm == NORM_PRE)
+    if (c->norm == NORM_PRE) {
         layernorm_forward(a->lnf, a->lnf_mean, a->lnf_rstd, x, m->p.lnf_w, m->p.lnf_b, BT, C);
-    meanpool_forward(a->pooled, a->hidden, lens, B, T, C);
-    if (c->n_classes) {
-        if (c->per_token)
-            linear_forward(a->logits, a->hidden, m->p.head_w, m->p.head_b, BT, C, c->n_classes, false);
-        else
-            linear_forward(a->logits, a->pooled, m->p.head_w, m->p.head_b, B, C, c->n_classes, false);
+        x = a->lnf;
     }
+    float *hidden = a->hidden + b0 * T * C;
+    if (hidden != x)
+        memcpy(hidden, x, BT * C * sizeof *x);
+    meanpool_forward(a->pooled + b0 * C, hidden, lens, B, T, C);
+    size_t K = c->n_classes;
+    if (K && c->per_token)
+        linear_forward(a->logits + b0 * T * K, hidden, m->p.head_w, m->p.head_b, BT, C, K, false);
+    else if (K)
+        linear_forward(a->logits + b0 * K, a->pooled + b0 * C, m->p.head_w, m->p.head_b, B, C,
+                       K, false);
+}
+
+int encoder_forward_at(const Model *m, Acts *a, const int *ids, const size_t *lens,
+                       const size_t *pos, size_t B, size_t T, Err *e) {
+    bool natural;
+    int rc = batch_begin(m, a, ids, lens, pos, B, T, &natural, e);
+    if (rc)
+        return rc;
+    for (size_t b0 = 0; b0 < B; b0 += a->Bm)
+        micro_forward(m, a, ids, lens, natural, b0, B - b0 < a->Bm ? B - b0 : a->Bm, T);
     return 0;
 }
 
@@ -164,28 +206,30 @@ float encoder_loss(const Model *m, const Acts *a, GradActs *ga, const int *label
 /* The backward of layer_forward: ga->dy (B,T,C) holds the gradient of
  * the layer's output on entry and that of its input x on return. */
 static void layer_backward(const Model *m, const LayerParams *p, LayerParams *g,
-                           const LayerActs *la, GradActs *ga, const float *x,
+                           const LayerActs *la, float *ffa, GradActs *ga, const float *x,
                            const AttnHook *hook, size_t B, size_t T) {
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T;
     float *dy = ga->dy, *du = ga->du, *ds = ga->ds;
+    /* the FFN's hidden layer after the activation, recomputed for GELU */
+    const float *act = ffn_act(c, la, ffa, BT * F);
     if (c->norm == NORM_POST) {
         /* y = LN2(u) */
         layernorm_backward(du, g->ln2_w, g->ln2_b, dy, la->u, p->ln2_w, la->ln2_mean,
                            la->ln2_rstd, BT, C, false);
         /* u = h + ffa W2^T + b2 */
-        linear_backward(ga->dffa, g->ff2_w, g->ff2_b, du, la->ffa, p->ff2_w, BT, F, C, false);
-        /* ffa = act(ffh) */
-        activation_backward(ga->dffh, ga->dffa, la->ffh, BT * F, c->act);
+        linear_backward(ga->dffa, g->ff2_w, g->ff2_b, du, act, p->ff2_w, BT, F, C, false);
+        /* ffa = act(ffh), its gradient in place */
+        activation_backward(ga->dffa, ga->dffa, la->ffh, BT * F, c->act);
         /* ffh = h W1^T + b1; dh = du (residual) + this */
-        linear_backward(du, g->ff1_w, g->ff1_b, ga->dffh, la->ln1, p->ff1_w, BT, C, F, true);
+        linear_backward(du, g->ff1_w, g->ff1_b, ga->dffa, la->ln1, p->ff1_w, BT, C, F, true);
         /* h = LN1(s) */
         layernorm_backward(ds, g->ln1_w, g->ln1_b, du, la->s, p->ln1_w, la->ln1_mean,
                            la->ln1_rstd, BT, C, false);
         /* s = x + atty Wo^T + bo; datty goes to du, now free */
         linear_backward(du, g->out_proj_w, g->out_proj_b, ds, la->atty, p->out_proj_w, BT, C,
                         C, false);
-        attention_backward(ga->dqkv, ga->dscores, du, la->qkv, la->att, hook, B, T, C,
+        attention_backward(ga->dqkv, ga->dscores, ga->n_scratch, du, la->qkv, la->att, hook, B, T, C,
                            c->n_heads);
         /* qkv = x Win^T + bin; dx = ds (residual) + this */
         linear_backward(ds, g->in_proj_w, g->in_proj_b, ga->dqkv, x, p->in_proj_w, BT, C,
@@ -196,16 +240,16 @@ static void layer_backward(const Model *m, const LayerParams *p, LayerParams *g,
         return;
     }
     /* pre-norm: y = u = s + ffa W2^T + b2, so du = dy */
-    linear_backward(ga->dffa, g->ff2_w, g->ff2_b, dy, la->ffa, p->ff2_w, BT, F, C, false);
-    activation_backward(ga->dffh, ga->dffa, la->ffh, BT * F, c->act);
+    linear_backward(ga->dffa, g->ff2_w, g->ff2_b, dy, act, p->ff2_w, BT, F, C, false);
+    activation_backward(ga->dffa, ga->dffa, la->ffh, BT * F, c->act);
     /* ffh = LN2(s) W1^T + b1 */
-    linear_backward(du, g->ff1_w, g->ff1_b, ga->dffh, la->ln2, p->ff1_w, BT, C, F, false);
+    linear_backward(du, g->ff1_w, g->ff1_b, ga->dffa, la->ln2, p->ff1_w, BT, C, F, false);
     /* ds = du (residual) + LN2's backward */
     layernorm_backward(dy, g->ln2_w, g->ln2_b, du, la->s, p->ln2_w, la->ln2_mean, la->ln2_rstd,
                        BT, C, true);
     /* s = x + atty Wo^T + bo */
     linear_backward(du, g->out_proj_w, g->out_proj_b, dy, la->atty, p->out_proj_w, BT, C, C, false);
-    attention_backward(ga->dqkv, ga->dscores, du, la->qkv, la->att, hook, B, T, C,
+    attention_backward(ga->dqkv, ga->dscores, ga->n_scratch, du, la->qkv, la->att, hook, B, T, C,
                        c->n_heads);
     /* qkv = LN1(x) Win^T + bin */
     linear_backward(du, g->in_proj_w, g->in_proj_b, ga->dqkv, la->ln1, p->in_proj_w, BT, C,
@@ -215,17 +259,21 @@ static void layer_backward(const Model *m, const LayerParams *p, LayerParams *g,
                        BT, C, true);
 }
 
-void encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, const int *ids,
-                      const size_t *lens, size_t B, size_t T) {
+/* The backward pass of sentences b0..b0+B-1 of the batch, the micro-batch
+ * whose activations micro_forward left in a. */
+static void micro_backward(const Model *m, Params *g, const Acts *a, GradActs *ga,
+                           const int *ids, const size_t *lens, size_t b0, size_t B, size_t T) {
     const Config *c = &m->cfg;
     size_t C = c->d_model, BT = B * T, K = c->n_classes;
+    lens += b0;
+    ids += b0 * T;
     /* logits = pooled Wh^T + bh, or hidden Wh^T + bh per token */
     if (c->per_token) {
-        linear_backward(ga->dy, g->head_w, g->head_b, ga->dlogits, a->hidden, m->p.head_w, BT,
-                        C, K, false);
+        linear_backward(ga->dy, g->head_w, g->head_b, ga->dlogits + b0 * T * K,
+                        a->hidden + b0 * T * C, m->p.head_w, BT, C, K, false);
     } else {
-        linear_backward(ga->dpooled, g->head_w, g->head_b, ga->dlogits, a->pooled, m->p.head_w,
-                        B, C, K, false);
+        linear_backward(ga->dpooled, g->head_w, g->head_b, ga->dlogits + b0 * K,
+                        a->pooled + b0 * C, m->p.head_w, B, C, K, false);
         meanpool_backward(ga->dy, ga->dpooled, lens, B, T, C);
     }
     if (c->norm == NORM_PRE) {
@@ -238,20 +286,65 @@ void encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, co
         ga->du = t;
     }
     AttnHook hk;
-    const AttnHook *hook = attn_hook(&hk, m, a, g->pe, T);
+    const AttnHook *hook = attn_hook(&hk, m, a, g->pe, b0, T);
     for (size_t l = c->n_layers; l-- > 0;) {
         const float *x = l == 0 ? a->x0 : c->norm == NORM_PRE ? a->layer[l - 1].u
                                                               : a->layer[l - 1].ln2;
-        layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], ga, x, hook, B, T);
+        layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], a->ffa, ga, x, hook, B, T);
     }
     /* x0 = [embedding * scale | code] or embedding * scale + code, where a
      * table's code of token t is row pos[b,t] */
     const float *dx0 = ga->dy;
+    const size_t *pos = a->pos + b0 * T;
     if (m->pe.w && m->pe.rows)
         for (size_t b = 0; b < B; b++)
             for (size_t t = 0; t < lens[b]; t++)
-                pe_combine_backward(g->pe + a->pos[b * T + t] * m->pe.w, dx0 + (b * T + t) * C,
+                pe_combine_backward(g->pe + pos[b * T + t] * m->pe.w, dx0 + (b * T + t) * C,
                                     1, m->pe.w, C, m->pe.combine);
     float scale = c->scale_embed ? sqrtf((float)C) : 1.0f;
     embedding_backward(g->tok_emb, dx0, ids, BT, m->pe.E, C, scale);
+}
+
+int encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, const int *ids,
+                     const size_t *lens, size_t B, size_t T, Err *e) {
+    if (B > a->Bm || B > ga->Bm)
+        return err_set(e, ERR_INPUT, "a batch of %zu sentences does not fit the micro-batch of "
+                       "the activations (%zu) or of their gradients (%zu): train it with "
+                       "encoder_train_batch", B, a->Bm, ga->Bm);
+    micro_backward(m, g, a, ga, ids, lens, 0, B, T);
+    return 0;
+}
+
+int encoder_train_batch(const Model *m, Params *g, Acts *a, GradActs *ga, const int *ids,
+                        const size_t *lens, const size_t *pos, const int *labels, size_t B,
+                        size_t T, float *loss, size_t *correct, size_t *labelled, Err *e) {
+    bool natural;
+    int rc = batch_begin(m, a, ids, lens, pos, B, T, &natural, e);
+    if (rc)
+        return rc;
+    if (ga->Bm < a->Bm || ga->B < B)
+        return err_set(e, ERR_INPUT, "the gradients of the activations hold %zu x %zu "
+                       "sentences, fewer than the activations' %zu x %zu", ga->B, ga->Bm, B,
+                       a->Bm);
+    const Config *c = &m->cfg;
+    size_t K = c->n_classes, rows = c->per_token ? T : 1;
+    /* The loss is the mean over the whole batch's labelled slots: count
+     * them first, so that each micro-batch's gradient has its share. */
+    size_t n = 0, right = 0;
+    for (size_t i = 0; i < B * rows; i++)
+        n += labels[i] >= 0;
+    float inv_n = n ? 1.0f / (float)n : 0.0f;
+    double sum = 0.0;
+    for (size_t b0 = 0; b0 < B; b0 += a->Bm) {
+        size_t nb = B - b0 < a->Bm ? B - b0 : a->Bm;
+        micro_forward(m, a, ids, lens, natural, b0, nb, T);
+        size_t off = b0 * rows;
+        softmax_xent_rows(ga->dlogits + off * K, &right, &sum, a->logits + off * K,
+                          labels + off, nb * rows, K, inv_n);
+        micro_backward(m, g, a, ga, ids, lens, b0, nb, T);
+    }
+    *loss = n ? (float)(sum / (double)n) : 0.0f;
+    *correct = right;
+    *labelled = n;
+    return 0;
 }

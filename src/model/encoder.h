@@ -39,8 +39,22 @@ float encoder_loss(const Model *m, const Acts *a, GradActs *ga, const int *label
 
 /* Adds the gradients of the loss with respect to every parameter into g
  * (laid out by params_carve), from ga->dlogits and the activations of the
- * forward pass on the same batch. */
-void encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, const int *ids,
-                      const size_t *lens, size_t B, size_t T);
+ * forward pass on the same batch, which must fit one micro-batch of both
+ * a and ga (ERR_INPUT otherwise). a->ffa (GELU's output, not kept per
+ * layer) is scratch that it rewrites. */
+int encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, const int *ids,
+                     const size_t *lens, size_t B, size_t T, Err *e);
+
+/* Forward, loss and backward of a batch in one call, micro-batch by
+ * micro-batch (a->Bm sentences at a time; one micro-batch when a was made
+ * by acts_create): adds every parameter's gradient into g and returns the
+ * mean loss over the batch's labelled slots, the labelled slots and the
+ * correct predictions. With one micro-batch the numbers are those of
+ * encoder_forward_at, encoder_loss and encoder_backward; with more, the
+ * weights' gradients are summed micro-batch by micro-batch, which rounds
+ * differently. ga must hold a->Bm sentences and dlogits for B. */
+int encoder_train_batch(const Model *m, Params *g, Acts *a, GradActs *ga, const int *ids,
+                        const size_t *lens, const size_t *pos, const int *labels, size_t B,
+                        size_t T, float *loss, size_t *correct, size_t *labelled, Err *e);
 
 #endif

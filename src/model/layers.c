@@ -4,6 +4,12 @@
 #include <string.h>
 
 #include "matmul.h"
+#include "par.h"
+
+/* Columns per block of the loops that sum over rows column by column:
+ * each thread walks the rows of its own block of columns, row by row,
+ * so every column is still summed in row order. */
+#define COL_BLOCK 64
 
 float sum_lanes(const float *x, size_t n) {
     float lane[SUM_LANES] = {0};
@@ -22,6 +28,7 @@ float sum_lanes(const float *x, size_t n) {
 void embedding_forward(float *out, const int *ids, const float *wte, size_t BT, size_t E,
                        size_t C, float scale) {
     /* ids is (BT), wte is (V,E), out is (BT,C) */
+    PAR_FOR_IF(BT * C > PAR_MIN_WORK)
     for (size_t i = 0; i < BT; i++) {
         const float *row = wte + (size_t)ids[i] * E;
         float *o = out + i * C;
@@ -47,6 +54,7 @@ void linear_forward(float *out, const float *inp, const float *w, const float *b
                     size_t C, size_t OC, bool accumulate) {
     /* inp is (BT,C), w is (OC,C), b is (OC), out is (BT,OC) */
     if (!accumulate) {
+        PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
         for (size_t i = 0; i < BT; i++) {
             float *o = out + i * OC;
             if (b)
@@ -55,6 +63,7 @@ void linear_forward(float *out, const float *inp, const float *w, const float *b
                 memset(o, 0, OC * sizeof *o);
         }
     } else if (b) {
+        PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
         for (size_t i = 0; i < BT; i++)
             for (size_t j = 0; j < OC; j++)
                 out[i * OC + j] += b[j];
@@ -70,15 +79,21 @@ void linear_backward(float *dinp, float *dw, float *db, const float *dout, const
     matmul(dinp, C, dout, OC, false, w, C, false, BT, C, OC, 1.0f, accumulate ? 1.0f : 0.0f);
     /* dW (OC,C) += dout^T (OC,BT) inp (BT,C) */
     matmul(dw, C, dout, OC, true, inp, C, false, OC, C, BT, 1.0f, 1.0f);
-    if (db)
+    if (!db)
+        return;
+    PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
+    for (size_t j0 = 0; j0 < OC; j0 += COL_BLOCK) {
+        size_t j1 = j0 + COL_BLOCK < OC ? j0 + COL_BLOCK : OC;
         for (size_t i = 0; i < BT; i++)
-            for (size_t j = 0; j < OC; j++)
+            for (size_t j = j0; j < j1; j++)
                 db[j] += dout[i * OC + j];
+    }
 }
 
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, size_t BT, size_t C) {
     /* inp, out are (BT,C); w, b are (C); mean, rstd are (BT) */
+    PAR_FOR_IF(BT * C > PAR_MIN_WORK)
     for (size_t i = 0; i < BT; i++) {
         const float *x = inp + i * C;
         float *o = out + i * C;
@@ -101,6 +116,20 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
                         const float *w, const float *mean, const float *rstd, size_t BT,
                         size_t C, bool accumulate) {
     /* dout, inp, dinp are (BT,C); w, dw, db are (C); mean, rstd are (BT) */
+    /* dw and db sum over the rows: a loop of their own, by columns */
+    PAR_FOR_IF(BT * C > PAR_MIN_WORK)
+    for (size_t c0 = 0; c0 < C; c0 += COL_BLOCK) {
+        size_t c1 = c0 + COL_BLOCK < C ? c0 + COL_BLOCK : C;
+        for (size_t i = 0; i < BT; i++) {
+            const float *dy = dout + i * C, *x = inp + i * C;
+            float m = mean[i], s = rstd[i];
+            for (size_t c = c0; c < c1; c++) {
+                dw[c] += dy[c] * ((x[c] - m) * s);
+                db[c] += dy[c];
+            }
+        }
+    }
+    PAR_FOR_IF(BT * C > PAR_MIN_WORK)
     for (size_t i = 0; i < BT; i++) {
         const float *dy = dout + i * C, *x = inp + i * C;
         float *dx = dinp + i * C;
@@ -113,8 +142,6 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
             float g = dy[c] * w[c];
             g_mean += g;
             gx_mean += g * xhat;
-            dw[c] += dy[c] * xhat;
-            db[c] += dy[c];
         }
         g_mean /= (float)C;
         gx_mean /= (float)C;
@@ -128,9 +155,11 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
 
 void activation_forward(float *out, const float *inp, size_t n, Activation act) {
     if (act == ACT_RELU) {
+        PAR_FOR_IF(n > 4 * PAR_MIN_WORK)
         for (size_t i = 0; i < n; i++)
             out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
     } else {
+        PAR_FOR_IF(n > PAR_MIN_WORK)
         for (size_t i = 0; i < n; i++)
             out[i] = 0.5f * inp[i] * (1.0f + erff(inp[i] * 0.70710678118654752f));
     }
@@ -139,6 +168,7 @@ void activation_forward(float *out, const float *inp, size_t n, Activation act) 
 void activation_backward(float *dinp, const float *dout, const float *inp, size_t n,
                          Activation act) {
     if (act == ACT_RELU) {
+        PAR_FOR_IF(n > 4 * PAR_MIN_WORK)
         for (size_t i = 0; i < n; i++) {
             float d = dout[i]; /* read unconditionally, so the loop vectorizes */
             dinp[i] = inp[i] > 0.0f ? d : 0.0f;
@@ -146,6 +176,7 @@ void activation_backward(float *dinp, const float *dout, const float *inp, size_
     } else {
         /* d/dx x Phi(x) = Phi(x) + x phi(x) */
         const float inv_sqrt_2pi = 0.39894228040143268f;
+        PAR_FOR_IF(n > PAR_MIN_WORK)
         for (size_t i = 0; i < n; i++) {
             float x = inp[i];
             float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
@@ -185,14 +216,9 @@ void meanpool_backward(float *dx, const float *dpooled, const size_t *lens, size
     }
 }
 
-float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const float *logits,
-                   const int *labels, size_t N, size_t K) {
+void softmax_xent_rows(float *dlogits, size_t *correct, double *loss, const float *logits,
+                       const int *labels, size_t N, size_t K, float inv_n) {
     /* logits, dlogits are (N,K); labels is (N) */
-    size_t n = 0, right = 0;
-    for (size_t i = 0; i < N; i++)
-        n += labels[i] >= 0;
-    double loss = 0.0;
-    float inv_n = n ? 1.0f / (float)n : 0.0f;
     for (size_t i = 0; i < N; i++) {
         const float *z = logits + i * K;
         float *dz = dlogits ? dlogits + i * K : NULL;
@@ -205,18 +231,27 @@ float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const floa
         for (size_t k = 1; k < K; k++)
             if (z[k] > z[arg])
                 arg = k;
-        right += arg == (size_t)labels[i];
+        *correct += arg == (size_t)labels[i];
         /* log-sum-exp about the row's own maximum: no overflow */
         float sum = 0.0f;
         for (size_t k = 0; k < K; k++)
             sum += expf(z[k] - z[arg]);
-        loss += (double)logf(sum) - (double)(z[labels[i]] - z[arg]);
+        *loss += (double)logf(sum) - (double)(z[labels[i]] - z[arg]);
         if (dz) {
             for (size_t k = 0; k < K; k++)
                 dz[k] = expf(z[k] - z[arg]) / sum * inv_n;
             dz[labels[i]] -= inv_n;
         }
     }
+}
+
+float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const float *logits,
+                   const int *labels, size_t N, size_t K) {
+    size_t n = 0, right = 0;
+    for (size_t i = 0; i < N; i++)
+        n += labels[i] >= 0;
+    double loss = 0.0;
+    softmax_xent_rows(dlogits, &right, &loss, logits, labels, N, K, n ? 1.0f / (float)n : 0.0f);
     if (correct)
         *correct = right;
     if (labelled)

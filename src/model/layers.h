@@ -54,7 +54,9 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
 
 /* out = act(inp) elementwise; GELU is the exact erf form (PyTorch's default). */
 void activation_forward(float *out, const float *inp, size_t n, Activation act);
-/* dinp = act'(inp) * dout */
+/* dinp = act'(inp) * dout; dinp may be dout. For ReLU inp may be the
+ * activation's output as well as its input: both are > 0 at the same
+ * elements. */
 void activation_backward(float *dinp, const float *dout, const float *inp, size_t n,
                          Activation act);
 
@@ -72,5 +74,10 @@ void meanpool_backward(float *dx, const float *dpooled, const size_t *lens, size
  * labelled rows and those whose largest logit is the label. */
 float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const float *logits,
                    const int *labels, size_t N, size_t K);
+/* The rows of softmax_xent, for a batch split into parts: adds the
+ * labelled rows' losses to *loss and their correct predictions to
+ * *correct, and writes dlogits with the whole batch's 1/labelled, inv_n. */
+void softmax_xent_rows(float *dlogits, size_t *correct, double *loss, const float *logits,
+                       const int *labels, size_t N, size_t K, float inv_n);
 
 #endif

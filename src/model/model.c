@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/rng.h"
+#include "par.h"
 
 void config_default(Config *c, size_t vocab_size, const char *pe_name) {
     memset(c, 0, sizeof *c);
@@ -207,10 +208,16 @@ void model_free(Model *m) {
 
 size_t model_max_positions(const Model *m) { return m->pe.max_positions; }
 
-/* The activations, carved the same way. */
-static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T) {
+size_t micro_sentences(size_t B, size_t T) {
+    size_t n = T ? MICRO_TOKENS / T : B;
+    return n < 1 ? 1 : n > B ? B : n;
+}
+
+/* The activations, carved the same way: the layers' for Bm sentences, the
+ * rest for B. */
+static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T, size_t Bm) {
     const Config *c = &m->cfg;
-    size_t BT = B * T, C = c->d_model, F = c->d_ff, NH = c->n_heads;
+    size_t BT = Bm * T, C = c->d_model, F = c->d_ff, NH = c->n_heads;
     carve(cv, &a->x0, BT * C);
     carve(cv, &a->pe, T * m->pe.w);
     carve(cv, &a->scratch, B * pe_scratch(&m->pe, T));
@@ -220,40 +227,51 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T)
         carve(cv, &la->ln1_mean, BT);
         carve(cv, &la->ln1_rstd, BT);
         carve(cv, &la->qkv, BT * 3 * C);
-        carve(cv, &la->att, B * NH * T * T);
+        carve(cv, &la->att, Bm * NH * T * T);
         carve(cv, &la->atty, BT * C);
         carve(cv, &la->s, BT * C);
         carve(cv, &la->ln2, BT * C);
         carve(cv, &la->ln2_mean, BT);
         carve(cv, &la->ln2_rstd, BT);
         carve(cv, &la->ffh, BT * F);
-        carve(cv, &la->ffa, BT * F);
         carve(cv, &la->u, BT * C);
     }
+    if (c->act != ACT_RELU)
+        carve(cv, &a->ffa, BT * F);
     if (c->norm == NORM_PRE) {
         carve(cv, &a->lnf, BT * C);
         carve(cv, &a->lnf_mean, BT);
         carve(cv, &a->lnf_rstd, BT);
     }
+    a->hidden = c->norm == NORM_PRE ? a->lnf : a->layer[c->n_layers - 1].ln2;
+    if (Bm < B)
+        carve(cv, &a->hidden, B * T * C);
     carve(cv, &a->pooled, B * C);
     if (c->n_classes)
-        carve(cv, &a->logits, (c->per_token ? BT : B) * c->n_classes);
+        carve(cv, &a->logits, (c->per_token ? B * T : B) * c->n_classes);
     return cv->off;
 }
 
 int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e) {
+    return acts_create_micro(a, m, B, T, B, e);
+}
+
+int acts_create_micro(Acts *a, const Model *m, size_t B, size_t T, size_t Bm, Err *e) {
     memset(a, 0, sizeof *a);
     if (B == 0 || T == 0 || B > MAX_DIM || T > MAX_DIM)
         return err_set(e, ERR_INPUT, "batch %zu x length %zu: both must be between 1 and %d",
                        B, T, MAX_DIM);
+    if (Bm == 0 || Bm > B)
+        return err_set(e, ERR_INPUT, "a micro-batch of %zu sentences: it must be between 1 "
+                       "and the batch's %zu", Bm, B);
     Carver count = {0};
-    size_t n = acts_walk(a, &count, m, B, T);
+    size_t n = acts_walk(a, &count, m, B, T, Bm);
     /* calloc: padded slots are read (never used) before anything writes them */
     float *mem = xcalloc(n, sizeof *mem, "the activations", e);
     if (!mem)
         return ERR_RUNTIME;
     Carver cv = {.base = mem};
-    acts_walk(a, &cv, m, B, T);
+    acts_walk(a, &cv, m, B, T, Bm);
     a->mem = mem;
     a->pos = xcalloc(B * T, sizeof *a->pos, "the positions", e);
     if (!a->pos) {
@@ -262,8 +280,8 @@ int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e) {
     }
     a->B = B;
     a->T = T;
+    a->Bm = Bm;
     const Config *c = &m->cfg;
-    a->hidden = c->norm == NORM_PRE ? a->lnf : a->layer[c->n_layers - 1].ln2;
     /* A formula that depends on nothing but the position: compute it once. */
     const PeScheme *s = m->pe.scheme;
     if (s->value && !s->length_dependent)
@@ -278,33 +296,42 @@ void acts_free(Acts *a) {
 }
 
 /* The gradients of the activations: one set of buffers for all layers. */
-static size_t gradacts_walk(GradActs *g, Carver *cv, const Model *m, size_t B, size_t T) {
+static size_t gradacts_walk(GradActs *g, Carver *cv, const Model *m, size_t B, size_t T,
+                            size_t Bm) {
     const Config *c = &m->cfg;
-    size_t BT = B * T, C = c->d_model, F = c->d_ff;
+    size_t BT = Bm * T, C = c->d_model, F = c->d_ff;
     size_t K = c->n_classes ? c->n_classes : 1;
     carve(cv, &g->dy, BT * C);
     carve(cv, &g->du, BT * C);
     carve(cv, &g->ds, BT * C);
     carve(cv, &g->dqkv, BT * 3 * C);
-    carve(cv, &g->dffh, BT * F);
     carve(cv, &g->dffa, BT * F);
-    carve(cv, &g->dscores, T * T);
-    carve(cv, &g->dpooled, B * C);
-    carve(cv, &g->dlogits, (c->per_token ? BT : B) * K);
+    carve(cv, &g->dscores, g->n_scratch * T * T);
+    carve(cv, &g->dpooled, Bm * C);
+    carve(cv, &g->dlogits, (c->per_token ? B * T : B) * K);
     return cv->off;
 }
 
 int gradacts_create(GradActs *g, const Model *m, size_t B, size_t T, Err *e) {
+    return gradacts_create_micro(g, m, B, T, B, e);
+}
+
+int gradacts_create_micro(GradActs *g, const Model *m, size_t B, size_t T, size_t Bm, Err *e) {
     memset(g, 0, sizeof *g);
+    if (Bm == 0 || Bm > B)
+        return err_set(e, ERR_INPUT, "a micro-batch of %zu sentences: it must be between 1 "
+                       "and the batch's %zu", Bm, B);
+    g->n_scratch = (size_t)par_threads();
     Carver count = {0};
-    size_t n = gradacts_walk(g, &count, m, B, T);
+    size_t n = gradacts_walk(g, &count, m, B, T, Bm);
     g->mem = xcalloc(n, sizeof *g->mem, "the gradients of the activations", e);
     if (!g->mem)
         return ERR_RUNTIME;
     Carver cv = {.base = g->mem};
-    gradacts_walk(g, &cv, m, B, T);
+    gradacts_walk(g, &cv, m, B, T, Bm);
     g->B = B;
     g->T = T;
+    g->Bm = Bm;
     return 0;
 }
 

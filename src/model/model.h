@@ -90,35 +90,47 @@ typedef struct {
     float *atty;                      /* (B,T,C) heads' outputs before out_proj */
     float *s;                         /* (B,T,C) residual after attention */
     float *ln2, *ln2_mean, *ln2_rstd; /* (B,T,C), (B,T), (B,T) */
-    float *ffh;                       /* (B,T,F) before the activation */
-    float *ffa;                       /* (B,T,F) after it */
+    float *ffh;                       /* (B,T,F) ReLU: after the activation, in place
+                                       * (relu(x) > 0 exactly where x > 0: all its
+                                       * backward needs); GELU: before it */
     float *u;                         /* (B,T,C) residual after the FFN */
 } LayerActs;
 
-/* Everything the forward pass writes, sized for at most B x T. */
+/* Everything the forward pass writes, sized for at most B x T. The
+ * layers' activations (LayerActs, x0, ffa, lnf) hold Bm of the B
+ * sentences: a batch of more runs through the layers Bm sentences at a
+ * time (a micro-batch), and only the last micro-batch's stay; pos,
+ * scratch, hidden, pooled and logits hold the whole batch. */
 typedef struct {
     size_t B, T;
+    size_t Bm;                        /* sentences per micro-batch, 1..B */
     size_t *pos;                      /* (B,T) the position of each token in the last pass */
-    float *x0;                        /* (B,T,C) embedding + position */
+    float *x0;                        /* (Bm,T,C) embedding + position */
     float *pe;                        /* (T,w) the position code */
     float *scratch;                   /* (B,pe_scratch(T)) an attention scheme's per-sentence
                                        * preparation of the positions */
     LayerActs layer[MAX_LAYERS];
+    float *ffa;                       /* (B,T,F) GELU only: its output, one buffer for
+                                       * all layers (the backward recomputes it) */
     float *lnf, *lnf_mean, *lnf_rstd; /* (B,T,C), (B,T), (B,T) pre-norm only */
-    float *hidden;                    /* (B,T,C) the encoder's output (points into the above) */
+    float *hidden;                    /* (B,T,C) the encoder's output (points into the above
+                                       * when Bm = B, else a buffer of its own) */
     float *pooled;                    /* (B,C) */
     float *logits;                    /* (B,K), or (B,T,K) per token; NULL without a head */
     float *mem;
 } Acts;
 
-/* Gradients of the activations for the backward pass, sized for B x T.
- * The layers run one at a time, so one set of buffers serves them all. */
+/* Gradients of the activations for the backward pass, sized for a
+ * micro-batch of Bm x T (dlogits: the whole B x T). The layers run one at
+ * a time, so one set of buffers serves them all. */
 typedef struct {
-    size_t B, T;
+    size_t B, T, Bm;
     float *dy, *du, *ds;  /* (B,T,C) each: the residual stream and scratch */
     float *dqkv;          /* (B,T,3C) */
-    float *dffh, *dffa;   /* (B,T,F) */
-    float *dscores;       /* (T,T) one head at a time */
+    float *dffa;          /* (B,T,F) the FFN's hidden layer, after and (in place)
+                           * before the activation */
+    float *dscores;       /* (n_scratch,T,T): one head at a time per thread */
+    size_t n_scratch;     /* threads at creation (par.h), at most this many share the heads */
     float *dpooled;       /* (B,C) */
     float *dlogits;       /* (B,K) or (B,T,K): the loss writes it */
     float *mem;
@@ -143,10 +155,24 @@ void model_free(Model *m);
  * m->n_params floats (used for gradients and optimizer state). */
 void params_carve(const Model *m, Params *p, float *base);
 
+/* Activations for batches of up to B x T, every sentence's kept. */
 int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e);
+/* The same keeping the layers' activations of Bm sentences only (1..B;
+ * micro_sentences gives a good Bm): far less memory for a large batch,
+ * and the training step runs the micro-batches through forward and
+ * backward one after the other. */
+int acts_create_micro(Acts *a, const Model *m, size_t B, size_t T, size_t Bm, Err *e);
 void acts_free(Acts *a);
 int gradacts_create(GradActs *g, const Model *m, size_t B, size_t T, Err *e);
+int gradacts_create_micro(GradActs *g, const Model *m, size_t B, size_t T, size_t Bm, Err *e);
 void gradacts_free(GradActs *g);
+
+/* Tokens per micro-batch: the activations of about this many tokens stay
+ * in the caches between a layer's forward and the next's. */
+#define MICRO_TOKENS 512
+/* Sentences of T positions per micro-batch: MICRO_TOKENS / T, at least 1,
+ * at most B. */
+size_t micro_sentences(size_t B, size_t T);
 
 /* Positions the model can encode, 0..n-1: max_len for a learned table,
  * SIZE_MAX for schemes defined at every position. */

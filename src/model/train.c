@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
+
 void opt_default(OptConfig *o) {
     memset(o, 0, sizeof *o);
     o->lr = 1e-3f;
@@ -60,7 +62,7 @@ int trainer_create(Trainer *t, const Model *m, const OptConfig *o, size_t B, siz
     t->m = t->mem + t->n;
     t->v = t->mem + 2 * t->n;
     params_carve(m, &t->g, t->grad);
-    if ((rc = gradacts_create(&t->ga, m, B, T, e))) {
+    if ((rc = gradacts_create_micro(&t->ga, m, B, T, micro_sentences(B, T), e))) {
         trainer_free(t);
         return rc;
     }
@@ -88,6 +90,8 @@ static void adamw(Trainer *t, Model *m, float lr, float clip_scale) {
         const ParamSpec *spec = &m->specs[s];
         float wd = decays(spec) ? o->weight_decay : 0.0f;
         size_t end = spec->offset + spec->rows * spec->cols;
+        /* each element on its own: any split gives the same numbers */
+        PAR_FOR_IF(end - spec->offset > PAR_MIN_WORK)
         for (size_t i = spec->offset; i < end; i++) {
             float g = t->grad[i] * clip_scale;
             t->m[i] = o->beta1 * t->m[i] + (1.0f - o->beta1) * g;
@@ -100,17 +104,27 @@ static void adamw(Trainer *t, Model *m, float lr, float clip_scale) {
 
 int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens,
                const size_t *pos, const int *labels, size_t B, size_t T, StepStats *st, Err *e) {
-    int rc = encoder_forward_at(m, a, ids, lens, pos, B, T, e);
+    int rc;
+    /* The gradients of the activations follow the activations' shape:
+     * made for a micro-batch by trainer_create, for a whole batch when the
+     * caller's activations keep one (acts_create). */
+    if (t->ga.B < a->B || t->ga.T < a->T || t->ga.Bm < a->Bm) {
+        gradacts_free(&t->ga);
+        if ((rc = gradacts_create_micro(&t->ga, m, a->B, a->T, a->Bm, e)))
+            return rc;
+    }
+    memset(st, 0, sizeof *st);
+    PAR_FOR_IF(t->n > 16 * PAR_MIN_WORK)
+    for (size_t i = 0; i < t->n; i += PAR_MIN_WORK)
+        memset(t->grad + i, 0, (t->n - i < PAR_MIN_WORK ? t->n - i : PAR_MIN_WORK) * sizeof *t->grad);
+    rc = encoder_train_batch(m, &t->g, a, &t->ga, ids, lens, pos, labels, B, T, &st->loss,
+                             &st->correct, &st->labelled, e);
     if (rc)
         return rc;
-    memset(st, 0, sizeof *st);
-    st->loss = encoder_loss(m, a, &t->ga, labels, B, T, &st->correct, &st->labelled);
     size_t next = t->step + 1;
     if (!isfinite(st->loss))
         return err_set(e, ERR_RUNTIME, "the loss is %g at step %zu: training diverged; lower "
                        "--lr or use --warmup", (double)st->loss, next);
-    memset(t->grad, 0, t->n * sizeof *t->grad);
-    encoder_backward(m, &t->g, a, &t->ga, ids, lens, B, T);
     double norm2 = 0.0;
     for (size_t i = 0; i < t->n; i++)
         norm2 += (double)t->grad[i] * t->grad[i];

@@ -1,0 +1,52 @@
+/* The threads of the work outside the matrix products: OpenMP, the same
+ * pool as OpenBLAS's (the build links Debian's OpenMP build of OpenBLAS,
+ * scripts/deps.sh), so the two never run more threads than cores.
+ *
+ * Every loop marked PAR_FOR splits its iterations into fixed contiguous
+ * blocks (schedule(static)), and no iteration reads what another writes:
+ * each computes its rows, heads or elements exactly as a serial loop
+ * would, so the results do not depend on the number of threads at all.
+ * Sums across iterations (a bias's gradient, LayerNorm's weights) are
+ * taken by a second loop over the columns, each column summed in row
+ * order as before.
+ *
+ * Built without -fopenmp (the web page, the fuzzers) the marks expand to
+ * nothing and the loops run on one thread; the pragmas are written with
+ * _Pragma so that such a build sees no unknown #pragma (-Werror). */
+#ifndef POSENC_PAR_H
+#define POSENC_PAR_H
+
+#include <stddef.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#define PAR_PRAGMA(x) _Pragma(#x)
+/* A parallel loop when cond holds (enough work to pay for waking the
+ * threads, a few microseconds), a serial one otherwise. */
+#define PAR_FOR_IF(cond) PAR_PRAGMA(omp parallel for schedule(static) if (cond))
+#else
+#define PAR_FOR_IF(cond)
+#endif
+
+/* Elements of work below which a loop stays on one thread. */
+#define PAR_MIN_WORK 16384
+
+/* Threads the next parallel loop will use (1 without OpenMP). */
+static inline int par_threads(void) {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* The calling thread's number within its loop, 0..par_threads()-1. */
+static inline int par_thread(void) {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+#endif
