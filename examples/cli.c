@@ -222,17 +222,17 @@ bool cli_task_option(Cli *cli, TaskOptions *o) {
 
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
     if (cli_opt(cli, "--steps"))
-        mt->steps = cli_size(cli, "--steps", cli->val, 1, 100000000);
+        mt->steps = cli_size(cli, "--steps", cli->val, 1, TRAIN_MAX_STEPS);
     else if (cli_opt(cli, "--random-positions"))
         mt->random_positions = cli_size(cli, "--random-positions", cli->val, 1, MAX_DIM);
     else if (cli_opt(cli, "--batch"))
-        mt->batch = cli_size(cli, "--batch", cli->val, 1, 4096);
+        mt->batch = cli_size(cli, "--batch", cli->val, 1, TRAIN_MAX_BATCH);
     else if (cli_opt(cli, "--eval-every"))
-        mt->eval_every = cli_size(cli, "--eval-every", cli->val, 1, 100000000);
+        mt->eval_every = cli_size(cli, "--eval-every", cli->val, 1, TRAIN_MAX_STEPS);
     else if (cli_opt(cli, "--lr"))
         o->lr = (float)cli_double(cli, "--lr", cli->val, 1e-8, 10.0);
     else if (cli_opt(cli, "--warmup"))
-        o->warmup = cli_size(cli, "--warmup", cli->val, 0, 100000000);
+        o->warmup = cli_size(cli, "--warmup", cli->val, 0, TRAIN_MAX_STEPS);
     else if (cli_opt(cli, "--weight-decay"))
         o->weight_decay = (float)cli_double(cli, "--weight-decay", cli->val, 0.0, 10.0);
     else if (cli_opt(cli, "--clip"))

@@ -160,6 +160,12 @@ int session_resume(Session *s, const char *path, size_t steps, Err *e) {
                        "resumed; train from scratch instead", path);
     }
     s->meta = ck.meta;
+    if (steps && steps <= ck.step) {
+        rc = err_set(e, ERR_INPUT, "%s is at step %zu already: give --steps more than %zu to "
+                     "go on", path, ck.step, ck.step);
+        checkpoint_free(&ck);
+        return rc;
+    }
     if (steps)
         s->meta.steps = steps;
     rc = load_data(s, e);
@@ -172,6 +178,13 @@ int session_resume(Session *s, const char *path, size_t steps, Err *e) {
         if (strcmp(s->vocab.words[i], ck.vocab.words[i]) != 0)
             rc = err_set(e, ERR_INPUT, "the training data no longer matches %s: word %zu is "
                          "'%s', not '%s'", path, i, s->vocab.words[i], ck.vocab.words[i]);
+    /* Same count, other names: swapped labels would train the model on a
+     * meaning it was not trained with. */
+    for (size_t i = 0; !rc && i < s->labels.n; i++)
+        if (strcmp(s->labels.names[i], ck.labels.names[i]) != 0)
+            rc = err_set(e, ERR_INPUT, "the training data no longer matches %s: class %zu is "
+                         "'%s', not '%s' (labels in order of first appearance); was the data "
+                         "file changed?", path, i, s->labels.names[i], ck.labels.names[i]);
     if (!rc) {
         s->model = ck.model; /* the session takes the model over */
         memset(&ck.model, 0, sizeof ck.model);
