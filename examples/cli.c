@@ -7,8 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static const char *prog_name = "posenc";
+
+void cli_check_stdout(void) {
+    /* what close_stdout does in GNU programs: the last buffered output is
+     * written here, so this is where a full disk shows */
+    int err = ferror(stdout);
+    int errnum = fclose(stdout) != 0 ? errno : err ? EIO : 0;
+    if (err || errnum) {
+        fprintf(stderr, "%s: writing the standard output failed: %s\n", prog_name,
+                strerror(errnum ? errnum : EIO));
+        _exit(1);
+    }
+}
 
 void cli_init(Cli *cli, int argc, char **argv, const char *prog) {
+    prog_name = prog;
+    atexit(cli_check_stdout);
     cli->argc = argc;
     cli->argv = argv;
     cli->i = 0;
@@ -261,4 +278,31 @@ bool cli_scheme_option(Cli *cli, Config *c) {
             return cli_model_option(cli, c);
     }
     return false;
+}
+
+static OutputLock out_lock = {.fd = -1};
+
+static void release_out_lock(void) { output_unlock(&out_lock); }
+
+int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
+                      const char *resume, FILE **logf, Err *e) {
+    *logf = NULL;
+    const char *inputs[4] = {mt->data, mt->valid, out, resume};
+    const char *in_opts[4] = {"--data", "--valid", "--out", "--resume"};
+    int rc = 0;
+    if (out)
+        rc = output_check(out, "--out", true, inputs, in_opts, 2, e);
+    if (!rc && log)
+        rc = output_check(log, "--log", false, inputs, in_opts, 4, e);
+    if (!rc && out && log && strcmp(out, log) == 0)
+        rc = err_set(e, ERR_INPUT, "--out and --log are both %s; give two paths", out);
+    if (!rc && out && !(rc = output_lock(&out_lock, out, "--out", e)))
+        atexit(release_out_lock);
+    bool empty = true;
+    if (!rc && log)
+        rc = output_open_log(logf, log, resume != NULL, &empty, e);
+    if (!rc && *logf && empty &&
+        fputs("step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr\n", *logf) < 0)
+        rc = err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", log, strerror(errno));
+    return rc;
 }

@@ -10,6 +10,7 @@
 #include "../src/model/model.h"
 #include "../src/model/train.h"
 #include "../src/run/checkpoint.h"
+#include "../src/run/outputs.h"
 #include "../src/text/tasks.h"
 
 /* Iterates over argv. An option's value comes as "--name value" or
@@ -78,6 +79,20 @@ bool cli_task_option(Cli *cli, TaskOptions *o);
 
 /* The options of a training run: steps, batch, optimizer. */
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o);
+
+/* train's outputs, before any training: checks --out and --log (neither
+ * one of the data files of mt, nor each other; --out a regular file or
+ * new; both creatable), locks --out for the rest of the process (a second
+ * run on it is refused; the lock goes at exit), and opens the log under
+ * its own lock (*logf, appended to when resume names the checkpoint, with its header when
+ * empty). out and log may be NULL. */
+int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
+                      const char *resume, FILE **logf, Err *e);
+
+/* Checks stdout at exit: a write that failed (a full disk, /dev/full) ends
+ * the program with status 1 and a message, not a silent 0. cli_init
+ * registers it. */
+void cli_check_stdout(void);
 
 #define CLI_TASK_HELP                                                                         \
     "Task options (built-in tasks; data/README.md describes them):\n"                          \

@@ -1,6 +1,7 @@
 /* train: trains an encoder on a built-in task or on a data file, with one
  * position scheme, and saves it. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ typedef struct {
 
 /* At an evaluation: a line of progress on stderr and a row of the log.
  * Without validation data the validation fields are left out (empty). */
-static int report(Session *s, Progress *p, FILE *log, float lr, Err *e) {
+static int report(Session *s, Progress *p, FILE *log, const char *logpath, float lr, Err *e) {
     EvalStats valid = {0};
     int rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &valid, e);
     if (rc)
@@ -85,11 +86,10 @@ static int report(Session *s, Progress *p, FILE *log, float lr, Err *e) {
     }
     fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s  %4.0fs left\n", step,
             s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t, left);
-    if (log) {
-        fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g\n", step, loss, acc, vcsv, s->meta.seconds,
-                (double)lr);
-        fflush(log);
-    }
+    if (log && (fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g\n", step, loss, acc, vcsv,
+                        s->meta.seconds, (double)lr) < 0 || fflush(log) != 0))
+        return err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", logpath,
+                       strerror(errno));
     p->loss_sum = 0.0;
     p->since = p->correct = p->labelled = 0;
     return 0;
@@ -179,27 +179,23 @@ int main(int argc, char **argv) {
         cli_fail(&cli, &e);
     describe(&s);
     FILE *log = NULL;
-    if (logpath) {
-        log = fopen(logpath, resume ? "a" : "w");
-        if (!log) {
-            err_set(&e, ERR_INPUT, "cannot write the log %s; check the directory", logpath);
-            fail(&cli, &s, &e);
-        }
-        if (ftell(log) == 0)
-            fprintf(log, "step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr\n");
-    }
+    if (cli_train_outputs(&s.meta, out, logpath, resume, &log, &e))
+        fail(&cli, &s, &e);
     if (s.trainer.step >= s.meta.steps)
         fprintf(stderr, "train: the run is already at step %zu of %zu; give --steps to go on\n",
                 s.trainer.step, s.meta.steps);
 
+    bool saved = false; /* by this run, to --out */
     Progress p = {.start = clock_seconds(), .before = s.meta.seconds, .first = s.trainer.step};
     while (s.trainer.step < s.meta.steps) {
         StepStats st;
         if (session_step(&s, &st, &e)) {
             if (log)
                 fclose(log);
-            if (out)
+            if (out && saved)
                 fprintf(stderr, "train: %s still holds the model of the last evaluation\n", out);
+            else if (out)
+                fprintf(stderr, "train: nothing was saved to %s in this run\n", out);
             fail(&cli, &s, &e);
         }
         p.loss_sum += st.loss;
@@ -210,11 +206,14 @@ int main(int argc, char **argv) {
             p.tokens += s.lens[b];
         if (s.trainer.step % s.meta.eval_every != 0 && s.trainer.step != s.meta.steps)
             continue;
-        if (report(&s, &p, log, st.lr, &e) || (out && session_save(&s, out, &e)))
+        if (report(&s, &p, log, logpath, st.lr, &e) || (out && session_save(&s, out, &e)))
             fail(&cli, &s, &e);
+        saved = out != NULL;
     }
-    if (log)
-        fclose(log);
+    if (log && fclose(log) != 0) {
+        err_set(&e, ERR_RUNTIME, "writing the log %s failed: %s", logpath, strerror(errno));
+        fail(&cli, &s, &e);
+    }
     if (print_results(&s, &e))
         fail(&cli, &s, &e);
     if (out)

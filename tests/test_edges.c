@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../src/core/fileio.h"
 #include "../src/run/session.h"
 #include "suites.h"
 
@@ -129,6 +132,166 @@ START_TEST(resume_refuses_swapped_labels) {
 }
 END_TEST
 
+#define TINY "--task agent --d-model 8 --heads 2 --d-ff 16 --layers 1"
+
+/* Runs cmd through the shell (with $B the programs' folder); returns its
+ * exit status and leaves stderr in *err (free it). */
+static int shell(const char *cmd, char **err) {
+    const char *bin = getenv("POSENC_BIN");
+    char *errpath = temp_file(), full[4096];
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", errpath);
+    snprintf(full, sizeof full, "B=%s; %s 2>%s", bin ? bin : "build", cmd, saved);
+    int st = system(full);
+    *err = slurp(saved);
+    unlink(saved);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Defect 2: an existing output that is not a regular file is refused, not
+ * replaced. */
+START_TEST(out_that_is_not_a_regular_file_is_refused) {
+    char *dir = scratch(), args[512], link[256], target[256], fifo[256];
+    snprintf(target, sizeof target, "%s/target", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    write_text(target, "keep me\n");
+    ck_assert_int_eq(symlink(target, link), 0);
+    ck_assert_int_eq(mkfifo(fifo, 0666), 0);
+    snprintf(args, sizeof args, TINY " --steps 1 --out %s", link);
+    expect_exit("train", args, 2, "symbolic link");
+    snprintf(args, sizeof args, TINY " --steps 1 --out %s", fifo);
+    expect_exit("train", args, 2, "FIFO");
+    struct stat st;
+    ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    ck_assert(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    /* the library refuses as well */
+    Err e;
+    ck_assert_int_eq(write_file_atomic(link, "x", 1, &e), ERR_INPUT);
+    char *text = slurp(target);
+    ck_assert_str_eq(text, "keep me\n");
+    free(text);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 3: an output that is one of the inputs, by any name. */
+START_TEST(out_that_is_an_input_is_refused) {
+    char *dir = scratch(), data[256], alias[256], args[1024];
+    snprintf(data, sizeof data, "%s/d.txt", dir);
+    snprintf(alias, sizeof alias, "%s/alias.txt", dir);
+    const char *text = "labels: sentence\nA\tx y\nB\ty x\n";
+    write_text(data, text);
+    ck_assert_int_eq(link(data, alias), 0);
+    snprintf(args, sizeof args, "--data %s --steps 1 --out %s", data, data);
+    expect_exit("train", args, 2, "same file as --data");
+    snprintf(args, sizeof args, "--data %s --valid %s --steps 1 --log %s", data, data, alias);
+    expect_exit("train", args, 2, "same file as --data");
+    snprintf(args, sizeof args, "--data %s --steps 1 --out %s/m.bin --log %s/m.bin", data, dir,
+             dir);
+    expect_exit("train", args, 2, "--out and --log");
+    char *now = slurp(data);
+    ck_assert_str_eq(now, text);
+    free(now);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 5: write errors end in exit 1 with the path and the reason. */
+START_TEST(write_errors_are_reported) {
+    char *err;
+    int st = shell("$B/train " TINY " --steps 2 --eval-every 1 --log /dev/full", &err);
+    ck_assert_msg(st == 1 && strstr(err, "/dev/full") && strstr(err, "No space left"),
+                  "train --log /dev/full: %d %s", st, err);
+    free(err);
+    st = shell("$B/compare_pe --task agent --schemes none --steps 1 --d-model 8 --heads 2 "
+               "--d-ff 16 --out /dev/full", &err);
+    ck_assert_msg(st == 1 && strstr(err, "/dev/full") && strstr(err, "No space left"),
+                  "compare_pe --out /dev/full: %d %s", st, err);
+    free(err);
+    const char *progs[] = {"$B/demo_order", "$B/pe_report --pe sinusoidal",
+                           "$B/encode 'a b c'", "$B/train " TINY " --steps 1",
+                           "$B/pe_plot --help"};
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s >/dev/full", progs[i]);
+        st = shell(cmd, &err);
+        ck_assert_msg(st == 1 && strstr(err, "standard output") && strstr(err, "No space left"),
+                      "%s: %d %s", cmd, st, err);
+        free(err);
+    }
+}
+END_TEST
+
+/* Defect 6: temporaries of dead processes go at the next save. */
+START_TEST(stale_temporaries_are_removed) {
+    char *dir = scratch(), dead[256], live[256], args[512];
+    /* no process has a pid this large (pid_max is at most 2^22) */
+    snprintf(dead, sizeof dead, "%s/m.bin.999999999.0.tmp", dir);
+    snprintf(live, sizeof live, "%s/m.bin.%ld.0.tmp", dir, (long)getpid());
+    write_text(dead, "partial");
+    write_text(live, "being written");
+    snprintf(args, sizeof args, TINY " --steps 1 --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    ck_assert_msg(access(dead, F_OK) != 0, "the dead process's temporary is still there");
+    ck_assert_msg(access(live, F_OK) == 0, "a live process's temporary was removed");
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 10: a second run on the same output is refused, naming the
+ * first's pid; defect 11: outputs are checked before training. */
+START_TEST(second_run_on_one_output_is_refused) {
+    char *dir = scratch(), cmd[1024], lock[256], *err;
+    snprintf(lock, sizeof lock, "%s/m.bin.lock", dir);
+    snprintf(cmd, sizeof cmd, "$B/train " TINY " --steps 100000000 --out %s/m.bin --log "
+             "%s/log.csv & echo $! >%s/pid; wait", dir, dir, dir);
+    char bg[1200];
+    snprintf(bg, sizeof bg, "(%s) >/dev/null 2>&1 &", cmd);
+    ck_assert_int_eq(shell(bg, &err), 0);
+    free(err);
+    char pidpath[256];
+    snprintf(pidpath, sizeof pidpath, "%s/pid", dir);
+    for (int i = 0; i < 100 && access(pidpath, F_OK) != 0; i++)
+        nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+    char *pidtext = slurp(pidpath);
+    long pid = strtol(pidtext, NULL, 10);
+    free(pidtext);
+    ck_assert(pid > 0);
+    for (int i = 0; i < 300 && access(lock, F_OK) != 0; i++)
+        nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+    if (access(lock, F_OK) != 0)
+        kill((pid_t)pid, SIGKILL); /* the run we started, before failing */
+    ck_assert_msg(access(lock, F_OK) == 0, "the first run took no lock");
+    char want[64];
+    snprintf(want, sizeof want, "(pid %ld)", pid);
+    snprintf(cmd, sizeof cmd, TINY " --steps 5 --out %s/m.bin", dir);
+    Run second = run("train", cmd);
+    snprintf(cmd, sizeof cmd, TINY " --steps 5 --log %s/log.csv", dir);
+    Run third = run("train", cmd);
+    kill((pid_t)pid, SIGKILL);
+    ck_assert_msg(second.status == 2 && strstr(second.err, want), "%d %s", second.status,
+                  second.err);
+    ck_assert_msg(third.status == 2 && strstr(third.err, want), "%d %s", third.status,
+                  third.err);
+    run_free(&second);
+    run_free(&third);
+    /* the first's log is intact: its header is still there */
+    snprintf(pidpath, sizeof pidpath, "%s/log.csv", dir);
+    char *log = slurp(pidpath);
+    ck_assert_msg(strncmp(log, "step,", 5) == 0, "the log was emptied: '%s'", log);
+    free(log);
+    remove_dir(dir);
+    /* a bad output is reported before the first step, not at the first save */
+    Run r = run("train", TINY " --steps 1000 --out /nonexistent/dir/m.bin");
+    ck_assert_msg(r.status == 2 && strstr(r.err, "/nonexistent/dir") && !strstr(r.err, "step "),
+                  "%d %s", r.status, r.err);
+    run_free(&r);
+}
+END_TEST
+
 Suite *suite_edges(void) {
     Suite *s = suite_create("edges");
     TCase *tc = tcase_create("edges");
@@ -136,6 +299,11 @@ Suite *suite_edges(void) {
     tcase_add_test(tc, loader_trusts_the_file_size_not_the_header);
     tcase_add_test(tc, model_that_is_a_directory_exits_2);
     tcase_add_test(tc, resume_refuses_swapped_labels);
+    tcase_add_test(tc, out_that_is_not_a_regular_file_is_refused);
+    tcase_add_test(tc, out_that_is_an_input_is_refused);
+    tcase_add_test(tc, write_errors_are_reported);
+    tcase_add_test(tc, stale_temporaries_are_removed);
+    tcase_add_test(tc, second_run_on_one_output_is_refused);
     tcase_set_timeout(tc, 900);
     suite_add_tcase(s, tc);
     return s;
