@@ -58,6 +58,7 @@ int main(int argc, char **argv) {
     cli_init(&cli, argc, argv, "compare_pe");
     TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1}};
     snprintf(mt.task, sizeof mt.task, "agent");
+    mt.max_memory = cli_default_memory();
     OptConfig opt;
     opt_default(&opt);
     Config cfg;
@@ -76,7 +77,7 @@ int main(int argc, char **argv) {
         } else if (cli_task_option(&cli, &mt.task_opt) || cli_train_option(&cli, &mt, &opt) ||
                    cli_model_option(&cli, &cfg)) {
         } else {
-            cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
+            cli_unknown(&cli, arg);
         }
     }
     const char **names;

@@ -15,6 +15,7 @@
 static const char *const USAGE[] = {
     "Usage: train (--task NAME | --data FILE [--valid FILE]) [options]\n"
     "       train --resume MODEL [--steps N] [--out MODEL] [--log CSV]\n"
+    "                    [--max-memory MIB]\n"
     "\n"
     "Trains an encoder with one positional-encoding scheme on a built-in task\n"
     "(agent, direction, reverse, sort, previous, contains; see data/README.md) or on\n"
@@ -126,9 +127,11 @@ int main(int argc, char **argv) {
     TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1}};
     OptConfig opt;
     opt_default(&opt);
+    mt.max_memory = cli_default_memory();
     Config cfg;
     config_default(&cfg, 0, "sinusoidal");
     const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL;
+    const char *task_only = NULL; /* a task option, which does nothing with --data */
     bool steps_given = false;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
@@ -149,35 +152,44 @@ int main(int argc, char **argv) {
             logpath = cli.val;
         } else if (cli_opt(&cli, "--resume")) {
             resume = cli.val;
-        } else if (cli_task_option(&cli, &mt.task_opt) || cli_model_option(&cli, &cfg)) {
+        } else if (cli_task_option(&cli, &mt.task_opt)) {
+            shaping = task_only = arg;
+        } else if (cli_model_option(&cli, &cfg)) {
             shaping = arg;
         } else if (cli_train_option(&cli, &mt, &opt)) {
             if (strncmp(arg, "--steps", 7) == 0)
                 steps_given = true;
-            else
+            else if (strncmp(arg, "--max-memory", 12) != 0)
                 shaping = arg;
         } else {
-            cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
+            cli_unknown(&cli, arg);
         }
     }
     if (resume && shaping)
         cli_usage_error(&cli, "with --resume the model, data and options come from the "
-                        "checkpoint; drop %s (only --steps, --out and --log apply)", shaping);
+                        "checkpoint; drop %s (only --steps, --out, --log and --max-memory apply)", shaping);
     if (!resume && !mt.task[0] && !mt.data[0])
         cli_usage_error(&cli, "give a task (--task agent) or a data file (--data FILE)");
     if (mt.task[0] && mt.data[0])
         cli_usage_error(&cli, "give --task or --data, not both");
     if (mt.valid[0] && !mt.data[0])
         cli_usage_error(&cli, "--valid goes with --data");
+    /* options that would do nothing are refused, not silently ignored */
+    if (mt.data[0] && task_only)
+        cli_usage_error(&cli, "%s applies to the built-in tasks (--task), not to --data; drop "
+                        "it", task_only);
+    if (!resume)
+        cli_refuse_unused(&cli, &cfg);
     mt.seed = cfg.seed;
 
     Session s;
     Err e;
-    int rc = resume ? session_resume(&s, resume, steps_given ? mt.steps : 0, &e)
+    int rc = resume ? session_resume(&s, resume, steps_given ? mt.steps : 0, mt.max_memory, &e)
                     : session_create(&s, &mt, &cfg, &opt, &e);
     if (rc)
         cli_fail(&cli, &e);
     describe(&s);
+    cli_print_memory("train", &s.meta, s.memory);
     FILE *log = NULL;
     if (cli_train_outputs(&s.meta, out, logpath, resume, &log, &e))
         fail(&cli, &s, &e);

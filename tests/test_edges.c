@@ -292,6 +292,155 @@ START_TEST(second_run_on_one_output_is_refused) {
 }
 END_TEST
 
+/* Defect 12: the command line's edges. */
+START_TEST(cli_edges_are_refused_clearly) {
+    expect_exit("train", "--task agent --seed ' -1'", 2, "--seed");
+    expect_exit("train", "--task agent --steps ' 5'", 2, "--steps");
+    expect_exit("encode", "--base 1 'a b'", 2, "greater than 1");
+    expect_exit("train", "--task agent --task reverse", 2, "--task is given twice");
+    expect_exit("train", "--data data/agent_example.txt --max-len 8", 2,
+                "--max-len applies to the built-in tasks");
+    expect_exit("evaluate", "--model m.bin --data x.txt --split valid", 2,
+                "--split applies to a built-in task");
+    expect_exit("evaluate", "--model m.bin --data x.txt --min-len 3", 2,
+                "--min-len applies to a built-in task");
+    expect_exit("pe_report", "--worked-example --pe rope", 2, "--worked-example");
+    /* scheme options the chosen scheme does not read */
+    expect_exit("train", "--task agent --pe learned --base 500", 2, "--base does nothing for "
+                "the learned scheme");
+    expect_exit("encode", "--pe rope --pairs 2 'a b'", 2, "--pairs does nothing");
+    expect_exit("demo_order", "--pe alibi --pe-init-std 0.1", 2, "--pe-init-std does nothing");
+    expect_exit("pe_plot", "--kind heatmap --pe sinusoidal --buckets 8 --out /tmp/x.png", 2,
+                "--buckets does nothing");
+    /* did you mean */
+    expect_exit("train", "--task agent --stesp 5", 2, "did you mean '--steps'?");
+    expect_exit("evaluate", "--modle m.bin", 2, "did you mean '--model'?");
+    expect_exit("demo_order", "--frobnicate", 2, "unknown option '--frobnicate'");
+}
+END_TEST
+
+/* Defect 12: --steps below the step a run has reached. */
+START_TEST(resume_with_fewer_steps_is_refused) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, TINY " --steps 4 --eval-every 2 --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--resume %s/m.bin --steps 2", dir);
+    expect_exit("train", args, 2, "at step 4 already");
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 9: data errors found after parsing still name FILE:LINE. */
+START_TEST(data_errors_name_file_and_line) {
+    char *dir = scratch(), data[256], valid[256], args[1024];
+    snprintf(data, sizeof data, "%s/d.txt", dir);
+    snprintf(valid, sizeof valid, "%s/v.txt", dir);
+    write_text(data, "labels: sentence\nA\tx y\nB\ty x\n");
+    /* the unknown label is example 2, on line 5 */
+    write_text(valid, "labels: sentence\n# a comment\nA\tx y\n\nZ\ty y\n");
+    snprintf(args, sizeof args, "--data %s --valid %s --steps 1 --d-model 8 --heads 2 "
+             "--d-ff 16 --out %s/m.bin", data, valid, dir);
+    char want[300];
+    snprintf(want, sizeof want, "%s:5: the label 'Z'", valid);
+    expect_exit("train", args, 2, want);
+    snprintf(args, sizeof args, "--data %s --steps 1 --d-model 8 --heads 2 --d-ff 16 --out "
+             "%s/m.bin", data, dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --data %s", dir, valid);
+    expect_exit("evaluate", args, 2, want);
+    /* more labels than a label set holds: the 4097th is on line 4098 */
+    FILE *f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("labels: sentence\n", f);
+    for (int i = 0; i <= DATA_MAX_LABELS; i++)
+        fprintf(f, "L%d\tx\n", i);
+    fclose(f);
+    snprintf(args, sizeof args, "--data %s --steps 1", data);
+    snprintf(want, sizeof want, "%s:%d: more than %d different labels", data,
+             DATA_MAX_LABELS + 2, DATA_MAX_LABELS);
+    expect_exit("train", args, 2, want);
+    /* more words than a model holds: 1000 new words a line; word 32767 of
+     * the file (32769 with <pad> and <unk>) is on line 2 + 32766 / 1000 */
+    f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("labels: sentence\n", f);
+    for (int line = 0; line < 33; line++) {
+        fputs(line % 2 ? "A\t" : "B\t", f);
+        for (int k = 0; k < 1000; k++)
+            fprintf(f, "%sw%d", k ? " " : "", line * 1000 + k);
+        fputs("\n", f);
+    }
+    fclose(f);
+    snprintf(want, sizeof want, "%s:34: the word 'w32766' would make the vocabulary larger "
+             "than the 32768", data);
+    expect_exit("train", args, 2, want);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 7: encode --npy replaces an earlier export whole and refuses a
+ * directory that is not one. */
+START_TEST(npy_export_is_clean_and_refuses_strangers) {
+    char *dir = scratch(), args[512], path[256];
+    snprintf(args, sizeof args, "--d-model 8 --heads 2 --layers 2 --npy %s/x 'a b'", dir);
+    Run r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/x/params/layers.1.norm1.weight.npy", dir);
+    ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    snprintf(args, sizeof args, "--d-model 8 --heads 2 --layers 1 --npy %s/x 'a b'", dir);
+    r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    ck_assert_msg(access(path, F_OK) != 0, "a file of the earlier model is left: %s", path);
+    snprintf(path, sizeof path, "%s/x/params/layers.0.norm1.weight.npy", dir);
+    ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    /* a directory of other things is not mixed into */
+    snprintf(path, sizeof path, "%s/mine", dir);
+    ck_assert_int_eq(mkdir(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/mine/notes.txt", dir);
+    write_text(path, "mine\n");
+    snprintf(args, sizeof args, "--d-model 8 --heads 2 --npy %s/mine 'a b'", dir);
+    expect_exit("encode", args, 2, "not an earlier export");
+    snprintf(path, sizeof path, "%s/mine/config.json", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "encode wrote into a foreign directory");
+    /* nothing temporary is left beside */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "test $(ls '%s' | wc -l) -eq 2", dir);
+    ck_assert_msg(system(cmd) == 0, "temporaries left in %s", dir);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 11: memory is estimated, printed and limited before allocating. */
+START_TEST(memory_is_estimated_and_limited) {
+    expect_exit("train", "--task agent --d-model 32768 --heads 1 --d-ff 8 --steps 1", 2,
+                "--max-memory");
+    expect_exit("train", TINY " --steps 1 --max-memory 1 --batch 4096", 2,
+                "more than --max-memory 1 MiB");
+    Run r = run("train", TINY " --steps 1");
+    ck_assert_msg(r.status == 0 && strstr(r.err, "MiB of memory (limit"), "%s", r.err);
+    run_free(&r);
+    /* one long line: thousands of words in one sentence */
+    char *dir = scratch(), data[256], args[512];
+    snprintf(data, sizeof data, "%s/d.txt", dir);
+    FILE *f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("labels: sentence\nA\tx y\nB\t", f);
+    for (int k = 0; k < 2700; k++)
+        fputs(k ? " ab" : "ab", f);
+    fputs("\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "--data %s --steps 1 --max-memory 1024", data);
+    expect_exit("train", args, 2, "sentences of up to 2700 words");
+    remove_dir(dir);
+}
+END_TEST
+
 Suite *suite_edges(void) {
     Suite *s = suite_create("edges");
     TCase *tc = tcase_create("edges");
@@ -304,6 +453,11 @@ Suite *suite_edges(void) {
     tcase_add_test(tc, write_errors_are_reported);
     tcase_add_test(tc, stale_temporaries_are_removed);
     tcase_add_test(tc, second_run_on_one_output_is_refused);
+    tcase_add_test(tc, cli_edges_are_refused_clearly);
+    tcase_add_test(tc, resume_with_fewer_steps_is_refused);
+    tcase_add_test(tc, data_errors_name_file_and_line);
+    tcase_add_test(tc, npy_export_is_clean_and_refuses_strangers);
+    tcase_add_test(tc, memory_is_estimated_and_limited);
     tcase_set_timeout(tc, 900);
     suite_add_tcase(s, tc);
     return s;

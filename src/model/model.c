@@ -271,6 +271,21 @@ int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e) {
     return 0;
 }
 
+static size_t gradacts_walk(GradActs *g, Carver *cv, const Model *m, size_t B, size_t T);
+
+size_t config_act_floats(const Config *c, size_t B, size_t T, bool train) {
+    Model m;
+    memset(&m, 0, sizeof m);
+    m.cfg = *c;
+    if (config_check(c, NULL) || pe_plan(&m.pe, &c->pe, c->d_model, c->n_heads, c->max_len, NULL))
+        return 0;
+    Acts a;
+    GradActs g;
+    Carver count = {0}, gcount = {0};
+    size_t n = acts_walk(&a, &count, &m, B, T);
+    return train ? n + gradacts_walk(&g, &gcount, &m, B, T) : n;
+}
+
 void acts_free(Acts *a) {
     free(a->mem);
     free(a->pos);
