@@ -73,6 +73,8 @@ int main(int argc, char **argv) {
         cli_refuse_unused(&cli, &cfg);
 
     Err e;
+    if (npy && export_check(npy, &e))
+        cli_fail(&cli, &e);
     Checkpoint ck;
     memset(&ck, 0, sizeof ck);
     if (model) {

@@ -342,7 +342,7 @@ START_TEST(data_errors_name_file_and_line) {
     write_text(valid, "labels: sentence\n# a comment\nA\tx y\n\nZ\ty y\n");
     snprintf(args, sizeof args, "--data %s --valid %s --steps 1 --d-model 8 --heads 2 "
              "--d-ff 16 --out %s/m.bin", data, valid, dir);
-    char want[300];
+    char want[600];
     snprintf(want, sizeof want, "%s:5: the label 'Z'", valid);
     expect_exit("train", args, 2, want);
     snprintf(args, sizeof args, "--data %s --steps 1 --d-model 8 --heads 2 --d-ff 16 --out "

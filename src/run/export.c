@@ -103,7 +103,7 @@ static int write_config(const char *path, const Model *m, Err *e) {
 /* Every file, into tmp. */
 static int write_all(const char *tmp, const Model *m, const Vocab *v, const int *ids, size_t T,
                      const Acts *a, Err *e) {
-    char path[4096];
+    char path[8192];
     size_t C = m->cfg.d_model;
     snprintf(path, sizeof path, "%s/params", tmp);
     if (mkdir(path, 0777) != 0)
@@ -135,6 +135,11 @@ static int write_all(const char *tmp, const Model *m, const Vocab *v, const int 
     rc = rc ? rc : vocab_save(v, path, e);
     snprintf(path, sizeof path, "%s/config.json", tmp);
     return rc ? rc : write_config(path, m, e);
+}
+
+int export_check(const char *dir, Err *e) {
+    bool exists;
+    return check_target(dir, &exists, e);
 }
 
 int export_npy(const char *dir, const Model *m, const Vocab *v, const int *ids, size_t T,

@@ -17,6 +17,10 @@
  * file of an earlier model. An existing dir must be empty or an earlier
  * export (only the names above): anything else is refused (ERR_INPUT)
  * rather than mixed into or deleted. */
+/* The check export_npy makes of dir first, for a program to make before
+ * any work: ERR_INPUT if dir exists and is neither empty nor an export. */
+int export_check(const char *dir, Err *e);
+
 int export_npy(const char *dir, const Model *m, const Vocab *v, const int *ids, size_t T,
                const Acts *a, Err *e);
 

@@ -16,6 +16,43 @@ static const char *const USAGE[] = {
     "--task --data --valid --pe --out --log --resume --schemes --help\n", CLI_TRAIN_HELP,
     CLI_TASK_HELP, CLI_MODEL_HELP, NULL};
 
+/* Apart from the function that calls setjmp, so that no variable of that
+ * one changes between the setjmp and a longjmp. */
+static void parse(Cli *c) {
+    Cli cli = *c;
+    TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100};
+    OptConfig opt;
+    opt_default(&opt);
+    Config cfg;
+    config_default(&cfg, 0, "sinusoidal");
+    for (const char *arg; (arg = cli_next(&cli));) {
+        if (cli_task(&cli, mt.task, sizeof mt.task) || cli_pe(&cli, &cfg.pe) ||
+            cli_task_option(&cli, &mt.task_opt) || cli_scheme_option(&cli, &cfg) ||
+            cli_model_option(&cli, &cfg) || cli_train_option(&cli, &mt, &opt))
+            continue;
+        if (cli_opt(&cli, "--schemes")) {
+            const char **names;
+            size_t n = cli_scheme_list(&cli, "--schemes", cli.val, &names);
+            if (n == 0 || n > pe_count())
+                abort();
+            free(names);
+            continue;
+        }
+        cli_unknown(&cli, arg);
+    }
+    /* what the parsers promise: values in their ranges */
+    if (mt.batch < 1 || mt.batch > TRAIN_MAX_BATCH || mt.steps < 1 || mt.eval_every < 1 ||
+        !(opt.lr > 0.0f) || !pe_find(cfg.pe.name))
+        abort();
+    cli_refuse_unused(&cli, &cfg);
+}
+
+/* The setjmp alone in its function: nothing here changes after it. */
+static void guarded(Cli *cli) {
+    if (setjmp(cli_fuzz_exit) == 0)
+        parse(cli);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len) {
     if (len > 4096)
         return 0;
@@ -38,33 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len) {
     Cli cli;
     cli_init(&cli, argc, args, "fuzz");
     cli.usage = USAGE;
-    TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100};
-    OptConfig opt;
-    opt_default(&opt);
-    Config cfg;
-    config_default(&cfg, 0, "sinusoidal");
-    if (setjmp(cli_fuzz_exit) == 0) {
-        for (const char *arg; (arg = cli_next(&cli));) {
-            if (cli_task(&cli, mt.task, sizeof mt.task) || cli_pe(&cli, &cfg.pe) ||
-                cli_task_option(&cli, &mt.task_opt) || cli_scheme_option(&cli, &cfg) ||
-                cli_model_option(&cli, &cfg) || cli_train_option(&cli, &mt, &opt))
-                continue;
-            if (cli_opt(&cli, "--schemes")) {
-                const char **names;
-                size_t n = cli_scheme_list(&cli, "--schemes", cli.val, &names);
-                if (n == 0 || n > pe_count())
-                    abort();
-                free(names);
-                continue;
-            }
-            cli_unknown(&cli, arg);
-        }
-        /* what the parsers promise: values in their ranges */
-        if (mt.batch < 1 || mt.batch > TRAIN_MAX_BATCH || mt.steps < 1 || mt.eval_every < 1 ||
-            !(opt.lr > 0.0f) || !pe_find(cfg.pe.name))
-            abort();
-        cli_refuse_unused(&cli, &cfg);
-    }
+    guarded(&cli);
     for (int i = 0; i < argc; i++)
         free(args[i]);
     return 0;
