@@ -241,6 +241,27 @@ START_TEST(stale_temporaries_are_removed) {
 }
 END_TEST
 
+/* Defect 6: kill -9 during saves leaves one loadable checkpoint and no
+ * temporary (a save every step, so most kills land in one). */
+START_TEST(kill_during_saves_leaves_no_temporaries) {
+    char *dir = scratch(), cmd[1024], *err;
+    snprintf(cmd, sizeof cmd, "for t in 0.3 0.5 0.4 0.6 0.35 0.45 0.55 0.25 0.65 0.5; do "
+             "$B/train " TINY " --steps 100000000 --eval-every 1 --out %s/m.bin >/dev/null "
+             "2>&1 & p=$!; sleep $t; kill -9 $p; wait $p; done; "
+             "test -z \"$(ls %s | grep '\\.tmp$')\"", dir, dir);
+    int st = shell(cmd, &err);
+    ck_assert_msg(st == 0, "temporaries left: %s", err);
+    free(err);
+    char path[256];
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    Checkpoint ck;
+    Err e;
+    ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
+    checkpoint_free(&ck);
+    remove_dir(dir);
+}
+END_TEST
+
 /* Defect 10: a second run on the same output is refused, naming the
  * first's pid; defect 11: outputs are checked before training. */
 START_TEST(second_run_on_one_output_is_refused) {
@@ -452,6 +473,7 @@ Suite *suite_edges(void) {
     tcase_add_test(tc, out_that_is_an_input_is_refused);
     tcase_add_test(tc, write_errors_are_reported);
     tcase_add_test(tc, stale_temporaries_are_removed);
+    tcase_add_test(tc, kill_during_saves_leaves_no_temporaries);
     tcase_add_test(tc, second_run_on_one_output_is_refused);
     tcase_add_test(tc, cli_edges_are_refused_clearly);
     tcase_add_test(tc, resume_with_fewer_steps_is_refused);

@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_TMPFILE, where Linux has it; linkat */
 #include "fileio.h"
 
 #include <dirent.h>
@@ -51,6 +51,56 @@ static void remove_stale(const char *path) {
     closedir(d);
 }
 
+/* Writes all n bytes to fd and flushes them to disk; 0 or an errno. */
+static int write_all(int fd, const void *data, size_t n) {
+    const char *p = data;
+    size_t left = n;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno != EINTR)
+            return errno;
+        if (w > 0)
+            p += w, left -= (size_t)w;
+    }
+    return fsync(fd) != 0 ? errno : 0;
+}
+
+#if defined(__linux__) && defined(O_TMPFILE)
+/* Linux: the bytes go to a file without a name in path's directory, which
+ * gets its temporary name only once complete, just before the rename; a
+ * process killed while writing leaves nothing behind. Returns 0 with tmp
+ * named, an errno from writing, or -1 to fall back on a named temporary
+ * (a file system or kernel without O_TMPFILE, no /proc). */
+static int write_unnamed(const char *path, char *tmp, size_t cap, const void *data, size_t n) {
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    else
+        return -1;
+    int fd = open(dir, O_TMPFILE | O_WRONLY, 0666);
+    if (fd < 0)
+        return -1;
+    int err = write_all(fd, data, n);
+    if (!err) {
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        err = -1;
+        for (int k = 0; k < 100 && err == -1; k++) {
+            snprintf(tmp, cap, "%s.%ld.%d.tmp", path, (long)getpid(), k);
+            if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+                err = 0;
+            else if (errno != EEXIST)
+                break;
+        }
+    }
+    close(fd);
+    return err;
+}
+#endif
+
 int write_file_atomic(const char *path, const void *data, size_t n, Err *e) {
     size_t len = strlen(path);
     char *tmp = xmalloc(len + 32, "a file name", e);
@@ -67,44 +117,41 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e) {
                            ? "a directory" : "a device, FIFO or socket");
     }
     remove_stale(path);
-    /* O_EXCL: never write through someone else's file; the pid keeps two
-     * programs writing the same path apart. */
-    int fd = -1;
-    for (int k = 0; k < 100 && fd < 0; k++) {
-        snprintf(tmp, len + 32, "%s.%ld.%d.tmp", path, (long)getpid(), k);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        int rc = err_set(e, ERR_INPUT, "cannot write %s: %s; choose a file in a directory that "
-                         "exists and that you may write to", path, strerror(errno));
-        free(tmp);
-        return rc;
-    }
-    const char *p = data;
-    size_t left = n;
-    int err = 0;
-    while (left && !err) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno != EINTR)
+    int err = -1;
+#if defined(__linux__) && defined(O_TMPFILE)
+    err = write_unnamed(path, tmp, len + 32, data, n);
+#endif
+    if (err == -1) {
+        /* O_EXCL: never write through someone else's file; the pid keeps
+         * two programs writing the same path apart. */
+        int fd = -1;
+        for (int k = 0; k < 100 && fd < 0; k++) {
+            snprintf(tmp, len + 32, "%s.%ld.%d.tmp", path, (long)getpid(), k);
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
+        if (fd < 0) {
+            int rc = err_set(e, ERR_INPUT, "cannot write %s: %s; choose a file in a directory "
+                             "that exists and that you may write to", path, strerror(errno));
+            free(tmp);
+            return rc;
+        }
+        err = write_all(fd, data, n);
+        if (close(fd) != 0 && !err)
             err = errno;
-        else if (w > 0)
-            p += w, left -= (size_t)w;
+        if (err)
+            unlink(tmp);
     }
-    if (!err && fsync(fd) != 0)
-        err = errno;
-    if (close(fd) != 0 && !err)
-        err = errno;
     int rc = 0;
     if (err)
         rc = err_set(e, ERR_RUNTIME, "writing %s failed: %s (disk full?); the previous file, "
                      "if any, is unchanged", path, strerror(err));
-    else if (rename(tmp, path) != 0)
+    else if (rename(tmp, path) != 0) {
         rc = err_set(e, ERR_INPUT, "cannot write %s: %s; give a file name, not a directory",
                      path, strerror(errno));
-    if (rc)
         unlink(tmp);
+    }
     free(tmp);
     return rc;
 }

@@ -12,8 +12,9 @@
  * is removed, and the message says what to do: ERR_INPUT when the path
  * cannot be written (no such directory, no permission, a directory),
  * ERR_RUNTIME when writing fails (disk full). The temporary is named
- * PATH.<pid>.<n>.tmp; those of processes that no longer exist (a save
- * killed before its rename) are removed first. An existing path that is
+ * PATH.<pid>.<n>.tmp (on Linux only once written: until then it is an
+ * O_TMPFILE without a name, which a killed process cannot leave behind);
+ * those of processes that no longer exist are removed first. An existing path that is
  * not a regular file (a symbolic link, a device) is refused, ERR_INPUT,
  * rather than replaced. */
 int write_file_atomic(const char *path, const void *data, size_t n, Err *e);

@@ -4,6 +4,7 @@
  * of scheme options a scheme ignores. Any argv must give values in range
  * or a usage error, never a crash, a leak or undefined behaviour. In this
  * build a usage error longjmps back here instead of exiting. */
+#define _POSIX_C_SOURCE 200809L /* as examples/cli.c defines it: strdup */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
