@@ -247,8 +247,8 @@ bool cli_model_option(Cli *cli, Config *c) {
             cli_usage_error(cli, "--act is relu or gelu, not '%s'", cli->val);
     } else if (cli_flag(cli, "--scale-embed")) {
         c->scale_embed = true;
-    } else if (cli_opt(cli, "--max-len")) {
-        c->max_len = cli_size(cli, "--max-len", cli->val, 1, MAX_DIM);
+    } else if (cli_opt(cli, "--table-len")) {
+        c->max_len = cli_size(cli, "--table-len", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--seed")) {
         c->seed = cli_u64(cli, "--seed", cli->val);
     } else {
@@ -319,13 +319,15 @@ bool cli_scheme_option(Cli *cli, Config *c) {
     return false;
 }
 
-static OutputLock out_lock = {.fd = -1};
+static OutputLock out_lock = {.fd = -1}, log_lock = {.fd = -1};
 
-static void release_out_lock(void) { output_unlock(&out_lock); }
+static void release_locks(void) {
+    output_unlock(&out_lock);
+    output_unlock(&log_lock);
+}
 
 int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
-                      const char *resume, FILE **logf, Err *e) {
-    *logf = NULL;
+                      const char *resume, Err *e) {
     const char *inputs[4] = {mt->data, mt->valid, out, resume};
     const char *in_opts[4] = {"--data", "--valid", "--out", "--resume"};
     int rc = 0;
@@ -335,14 +337,12 @@ int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
         rc = output_check(log, "--log", false, inputs, in_opts, 4, e);
     if (!rc && out && log && strcmp(out, log) == 0)
         rc = err_set(e, ERR_INPUT, "--out and --log are both %s; give two paths", out);
-    if (!rc && out && !(rc = output_lock(&out_lock, out, "--out", e)))
-        atexit(release_out_lock);
-    bool empty = true;
+    if (!rc && (out || log))
+        atexit(release_locks);
+    if (!rc && out)
+        rc = output_lock(&out_lock, out, "--out", true, e);
     if (!rc && log)
-        rc = output_open_log(logf, log, resume != NULL, &empty, e);
-    if (!rc && *logf && empty &&
-        fputs("step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr\n", *logf) < 0)
-        rc = err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", log, strerror(errno));
+        rc = output_lock(&log_lock, log, "--log", false, e);
     return rc;
 }
 

@@ -92,7 +92,7 @@ _Noreturn void cli_fail(const Cli *cli, const Err *e);
 bool cli_model_option(Cli *cli, Config *c);
 
 /* The options of the built-in tasks' data (lengths, sizes, seed). Parse
- * them before cli_model_option: here --max-len is the task's. */
+ * them before cli_model_option. */
 bool cli_task_option(Cli *cli, TaskOptions *o);
 
 /* Half the machine's physical memory: the default of --max-memory. */
@@ -104,13 +104,13 @@ void cli_print_memory(const char *prog, const TrainMeta *mt, double bytes);
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o);
 
 /* train's outputs, before any training: checks --out and --log (neither
- * one of the data files of mt, nor each other; --out a regular file or
- * new; both creatable), locks --out for the rest of the process (a second
- * run on it is refused; the lock goes at exit), and opens the log under
- * its own lock (*logf, appended to when resume names the checkpoint, with its header when
- * empty). out and log may be NULL. */
+ * one of the data files of mt nor the checkpoint resumed, nor each other;
+ * --out a regular file or new; both creatable) and locks both for the
+ * rest of the process (--out through MODEL.lock, the log itself before it
+ * is emptied), so that a second run on either is refused; the locks go at
+ * exit. out, log and resume may be NULL. */
 int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
-                      const char *resume, FILE **logf, Err *e);
+                      const char *resume, Err *e);
 
 /* Checks stdout at exit: a write that failed (a full disk, /dev/full) ends
  * the program with status 1 and a message, not a silent 0. cli_init
@@ -172,7 +172,8 @@ bool cli_scheme_option(Cli *cli, Config *c);
     "  --norm post|pre       LayerNorm after each sublayer (paper) or before it\n"             \
     "  --act relu|gelu       feed-forward activation (default relu)\n"                         \
     "  --scale-embed         multiply embeddings by sqrt(d_model) (paper 3.4)\n"               \
-    "  --max-len N           rows of the learned table (default 64)\n"                         \
+    "  --table-len N         rows of the learned table (default 64; train: the longest\n"      \
+    "                        training sentence)\n"                                            \
     "  --seed S              seed of the weights (default 42)\n"
 
 #endif

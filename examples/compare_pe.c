@@ -34,7 +34,7 @@ static const char *const USAGE[] = {
     "  --help                show this help\n"
     "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
     "\n"
-    "As in train, --max-len is the task's longest sequence. With the defaults\n"
+    "Each run is scored on the model of its last step. With the defaults\n"
     "(agent, 7 schemes, 3 seeds, 1500 steps) it takes about a minute on 2 cores.\n"
     "\n"
     "Exit status: 0 on success, 2 for bad options, 1 when a run fails.\n",
@@ -74,8 +74,10 @@ int main(int argc, char **argv) {
             seeds = cli_size(&cli, "--seeds", cli.val, 1, MAX_SEEDS);
         } else if (cli_opt(&cli, "--out")) {
             out = cli.val;
-        } else if (cli_task_option(&cli, &mt.task_opt) || cli_train_option(&cli, &mt, &opt) ||
-                   cli_model_option(&cli, &cfg)) {
+        } else if (cli_task_option(&cli, &mt.task_opt) || cli_train_option(&cli, &mt, &opt)) {
+        } else if (cli_model_option(&cli, &cfg)) {
+            if (strncmp(arg, "--table-len", 11) == 0)
+                mt.table_len = cfg.max_len;
         } else {
             cli_unknown(&cli, arg);
         }

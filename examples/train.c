@@ -2,11 +2,13 @@
  * position scheme, and saves it. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../src/core/clock.h"
+#include "../src/core/fileio.h"
 #include "../src/model/matmul.h"
 #include "../src/run/session.h"
 #include "cli.h"
@@ -15,7 +17,7 @@
 static const char *const USAGE[] = {
     "Usage: train (--task NAME | --data FILE [--valid FILE]) [options]\n"
     "       train --resume MODEL [--steps N] [--out MODEL] [--log CSV]\n"
-    "                    [--max-memory MIB]\n"
+    "                    [--keep best|last] [--max-memory MIB]\n"
     "\n"
     "Trains an encoder with one positional-encoding scheme on a built-in task\n"
     "(agent, direction, reverse, sort, previous, contains; see data/README.md) or on\n"
@@ -27,18 +29,25 @@ static const char *const USAGE[] = {
     "  --data FILE           training data; --valid FILE for validation data\n"
     "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
     "                        learned, rope, alibi, t5 (default sinusoidal)\n"
-    "  --out MODEL           write the model here, at every evaluation and at the end\n"
-    "                        (to a temporary file, then renamed: never half-written)\n"
+    "  --keep best|last      the model to keep: the one of the evaluation with the best\n"
+    "                        validation accuracy (ties: lower validation loss), or\n"
+    "                        the last (default best; last without validation data)\n"
+    "  --out MODEL           write the kept model here, with its training state, at\n"
+    "                        each evaluation that changes it (to a temporary file,\n"
+    "                        then renamed: never half-written)\n"
     "  --log CSV             write step,loss,accuracy,valid_loss,valid_accuracy,\n"
-    "                        seconds,lr at every evaluation (appended on --resume)\n"
-    "  --resume MODEL        continue a run saved with --out; the model, data and\n"
-    "                        options come from it, --steps may extend it\n"
+    "                        seconds,lr,kept_step at every evaluation (appended on\n"
+    "                        --resume)\n"
+    "  --resume MODEL        continue a run saved with --out from the saved model's\n"
+    "                        step (with --keep best, the best one); the model, data\n"
+    "                        and options come from it, --steps may extend it\n"
     "  --help                show this help\n"
     "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
     "\n"
-    "In train, --max-len is the task's longest sequence; a learned table gets one\n"
-    "row per position of the longest training sentence. --seed sets the weights\n"
-    "and the order of the batches.\n"
+    "In train, a learned table gets one row per position of the longest training\n"
+    "sentence (or of --random-positions N) unless --table-len asks for more.\n"
+    "--seed sets the weights and the order of the batches. The results on stdout\n"
+    "are the kept model's, then the last step's when that is another model.\n"
     "\n"
     "Exit status: 0 on success, 2 for bad options or data, 1 when training fails\n"
     "(a loss that turns NaN stops the run; the last saved model stays intact).\n",
@@ -65,9 +74,38 @@ typedef struct {
     size_t first, since, correct, labelled, tokens;
 } Progress;
 
-/* At an evaluation: a line of progress on stderr and a row of the log.
- * Without validation data the validation fields are left out (empty). */
-static int report(Session *s, Progress *p, FILE *log, const char *logpath, float lr, Err *e) {
+/* The model train keeps: with --keep best, a copy of the parameters of the
+ * evaluation with the best validation accuracy (ties go to the lower
+ * validation loss), since the last step can fall on a spike of the loss;
+ * with --keep last, the model as it is. */
+typedef struct {
+    bool best;      /* --keep best */
+    float *params;  /* (n_params) the kept parameters, with best */
+    size_t step;    /* the step they come from */
+    double acc, loss;
+    bool saved;     /* --out holds them */
+} Kept;
+
+/* Takes the model as it is at an evaluation if it beats the kept one;
+ * true if it did. */
+static bool keep(Kept *k, const Session *s, const EvalStats *valid) {
+    double acc = eval_accuracy(valid);
+    double loss = valid->labelled ? valid->loss_sum / (double)valid->labelled : 0.0;
+    if (k->best && k->step && (acc < k->acc || (acc == k->acc && loss >= k->loss)))
+        return false;
+    if (k->best)
+        memcpy(k->params, s->model.mem, s->model.n_params * sizeof *k->params);
+    k->step = s->trainer.step;
+    k->acc = acc;
+    k->loss = loss;
+    return true;
+}
+
+/* At an evaluation: a line of progress on stderr, a row of the log, and
+ * the kept model updated (and saved to out when it changes). Without
+ * validation data the validation fields are left out (empty). */
+static int report(Session *s, Progress *p, Kept *k, FILE *log, const char *logpath,
+                  const char *out, float lr, Err *e) {
     EvalStats valid = {0};
     int rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &valid, e);
     if (rc)
@@ -79,45 +117,124 @@ static int report(Session *s, Progress *p, FILE *log, const char *logpath, float
     double loss = p->loss_sum / (double)p->since;
     double acc = p->labelled ? (double)p->correct / (double)p->labelled : 0.0;
     double vloss = valid.labelled ? valid.loss_sum / (double)valid.labelled : 0.0;
+    bool changed = keep(k, s, &valid);
     char vtext[64] = "", vcsv[64] = ",";
     if (s->valid.n) {
-        snprintf(vtext, sizeof vtext, "  valid loss %.4f  acc %5.1f%%", vloss,
-                 100.0 * eval_accuracy(&valid));
+        snprintf(vtext, sizeof vtext, "  valid loss %.4f  acc %5.1f%%%s", vloss,
+                 100.0 * eval_accuracy(&valid), k->best && changed ? " *" : "");
         snprintf(vcsv, sizeof vcsv, "%.6f,%.6f", vloss, eval_accuracy(&valid));
     }
     fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s  %4.0fs left\n", step,
             s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t, left);
-    if (log && (fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g\n", step, loss, acc, vcsv,
-                        s->meta.seconds, (double)lr) < 0 || fflush(log) != 0))
+    if (log && (fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g,%zu\n", step, loss, acc, vcsv,
+                        s->meta.seconds, (double)lr, k->step) < 0 || fflush(log) != 0))
         return err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", logpath,
                        strerror(errno));
     p->loss_sum = 0.0;
     p->since = p->correct = p->labelled = 0;
+    if (out && changed) {
+        if ((rc = session_save(s, out, e)))
+            return rc;
+        k->saved = true;
+    }
     return 0;
 }
 
-/* The final accuracies on stdout: validation (or, without validation
- * data, training) and test. */
-static int print_results(Session *s, Err *e) {
-    EvalStats st;
+/* One model's accuracies on stdout: validation (or, without validation
+ * data, training) and test; prefix "" gives the lines "valid accuracy: X"
+ * and "test accuracy: Y", another prefix one line. */
+static int print_results(Session *s, const char *prefix, Err *e) {
+    EvalStats st, test;
     const Dataset *d = s->valid.n ? &s->valid : &s->train;
     int rc = evaluate_dataset(&s->model, d, 64, NULL, &st, e);
+    if (!rc && s->test.n)
+        rc = evaluate_dataset(&s->model, &s->test, 64, NULL, &test, e);
     if (rc)
         return rc;
-    printf("%s accuracy: %.4f\n", s->valid.n ? "valid" : "train", eval_accuracy_all(&st));
+    const char *which = s->valid.n ? "valid" : "train";
+    if (*prefix) {
+        printf("%s: %s accuracy %.4f", prefix, which, eval_accuracy_all(&st));
+        if (s->test.n)
+            printf(", test accuracy %.4f", eval_accuracy_all(&test));
+        printf("\n");
+        return 0;
+    }
+    printf("%s accuracy: %.4f\n", which, eval_accuracy_all(&st));
     if (!s->test.n)
         return 0;
-    if ((rc = evaluate_dataset(&s->model, &s->test, 64, NULL, &st, e)))
-        return rc;
-    printf("test accuracy: %.4f\n", eval_accuracy_all(&st));
-    if (st.skipped)
+    printf("test accuracy: %.4f\n", eval_accuracy_all(&test));
+    if (test.skipped)
         printf("(%zu test sentences are longer than the learned table and count as wrong)\n",
-               st.skipped);
+               test.skipped);
     return 0;
 }
 
-static void fail(const Cli *cli, Session *s, const Err *e) {
-    session_free(s);
+/* The end of a run: the last step's model, then the kept one put back
+ * in its place (what --out holds). */
+static int finish(Session *s, const Kept *k, Err *e) {
+    size_t last = s->trainer.step;
+    bool other = k->best && k->step != last;
+    if (other) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "last step (%zu)", last);
+        int rc = print_results(s, prefix, e);
+        if (rc)
+            return rc;
+        memcpy(s->model.mem, k->params, s->model.n_params * sizeof *k->params);
+    }
+    printf("kept: the model of step %zu of %zu (%s)\n", k->step, last,
+           k->best ? "the best validation accuracy" : "the last step");
+    return print_results(s, "", e);
+}
+
+/* --log: a new file with its header, or on --resume the run's own log,
+ * appended to when its header is this version's and it ends at the
+ * checkpoint's step (a run kept at an earlier step than its last
+ * evaluation would otherwise go back in time). */
+static FILE *open_log(const char *path, bool append, size_t step, Err *e) {
+    static const char header[] =
+        "step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr,kept_step\n";
+    FILE *log = fopen(path, append ? "a+" : "w");
+    if (!log) {
+        err_set(e, ERR_INPUT, "cannot write the log %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char first[sizeof header + 1] = "";
+    rewind(log);
+    if (!fgets(first, sizeof first, log) || !*first) {
+        fputs(header, log);
+    } else if (strcmp(first, header) != 0) {
+        fclose(log);
+        err_set(e, ERR_INPUT, "the log %s has other columns than this version writes (%s); "
+                "give a new --log", path, "step,...,lr,kept_step");
+        return NULL;
+    }
+    char row[256];
+    size_t last = 0;
+    while (fgets(row, sizeof row, log))
+        if (strtoull(row, NULL, 10) > last)
+            last = strtoull(row, NULL, 10);
+    if (last > step) {
+        fclose(log);
+        err_set(e, ERR_INPUT, "the log %s goes on to step %zu, past the checkpoint's step %zu "
+                "(the model kept by --keep best); give a new --log", path, last, step);
+        return NULL;
+    }
+    return log;
+}
+
+/* What a failing run lets go of before it exits. */
+typedef struct {
+    Session *s;
+    Kept *k;
+    FILE *log;
+} Run;
+
+static void fail(const Cli *cli, Run *r, const Err *e) {
+    if (r->log)
+        fclose(r->log);
+    free(r->k->params);
+    session_free(r->s);
     cli_fail(cli, e);
 }
 
@@ -130,7 +247,7 @@ int main(int argc, char **argv) {
     mt.max_memory = cli_default_memory();
     Config cfg;
     config_default(&cfg, 0, "sinusoidal");
-    const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL;
+    const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL, *keep_opt = NULL;
     const char *task_only = NULL; /* a task option, which does nothing with --data */
     bool steps_given = false;
     for (const char *arg; (arg = cli_next(&cli));) {
@@ -152,9 +269,15 @@ int main(int argc, char **argv) {
             logpath = cli.val;
         } else if (cli_opt(&cli, "--resume")) {
             resume = cli.val;
+        } else if (cli_opt(&cli, "--keep")) {
+            if (strcmp(cli.val, "best") != 0 && strcmp(cli.val, "last") != 0)
+                cli_usage_error(&cli, "--keep is best or last, not '%s'", cli.val);
+            keep_opt = cli.val;
         } else if (cli_task_option(&cli, &mt.task_opt)) {
             shaping = task_only = arg;
         } else if (cli_model_option(&cli, &cfg)) {
+            if (strncmp(arg, "--table-len", 11) == 0)
+                mt.table_len = cfg.max_len;
             shaping = arg;
         } else if (cli_train_option(&cli, &mt, &opt)) {
             if (strncmp(arg, "--steps", 7) == 0)
@@ -167,7 +290,9 @@ int main(int argc, char **argv) {
     }
     if (resume && shaping)
         cli_usage_error(&cli, "with --resume the model, data and options come from the "
-                        "checkpoint; drop %s (only --steps, --out, --log and --max-memory apply)", shaping);
+                        "checkpoint; drop %s (only --steps, --keep, --out, --log and --max-memory "
+                        "apply)",
+                        shaping);
     if (!resume && !mt.task[0] && !mt.data[0])
         cli_usage_error(&cli, "give a task (--task agent) or a data file (--data FILE)");
     if (mt.task[0] && mt.data[0])
@@ -188,27 +313,44 @@ int main(int argc, char **argv) {
                     : session_create(&s, &mt, &cfg, &opt, &e);
     if (rc)
         cli_fail(&cli, &e);
+    Kept k = {.best = s.valid.n > 0 && (!keep_opt || strcmp(keep_opt, "best") == 0)};
+    Run r = {&s, &k, NULL};
+    if (keep_opt && strcmp(keep_opt, "best") == 0 && !s.valid.n) {
+        err_set(&e, ERR_INPUT, "--keep best needs validation data (--valid FILE)");
+        fail(&cli, &r, &e);
+    }
     describe(&s);
     cli_print_memory("train", &s.meta, s.memory);
-    FILE *log = NULL;
-    if (cli_train_outputs(&s.meta, out, logpath, resume, &log, &e))
-        fail(&cli, &s, &e);
+    /* every output checked and locked before any training (issue 9) */
+    if (cli_train_outputs(&s.meta, out, logpath, resume, &e))
+        fail(&cli, &r, &e);
+    if (k.best && !(k.params = xmalloc(s.model.n_params * sizeof *k.params, "the kept model", &e)))
+        fail(&cli, &r, &e);
+    if (logpath && !(r.log = open_log(logpath, resume != NULL, s.trainer.step, &e)))
+        fail(&cli, &r, &e);
+    if (resume && s.trainer.step) {
+        /* The saved model is the one to beat (--keep best saved the best). */
+        EvalStats v = {0};
+        if (evaluate_dataset(&s.model, &s.valid, 64, NULL, &v, &e))
+            fail(&cli, &r, &e);
+        keep(&k, &s, &v);
+        if (out && session_save(&s, out, &e)) /* out holds the kept model from the start */
+            fail(&cli, &r, &e);
+        k.saved = out != NULL;
+    }
     if (s.trainer.step >= s.meta.steps)
         fprintf(stderr, "train: the run is already at step %zu of %zu; give --steps to go on\n",
                 s.trainer.step, s.meta.steps);
 
-    bool saved = false; /* by this run, to --out */
     Progress p = {.start = clock_seconds(), .before = s.meta.seconds, .first = s.trainer.step};
     while (s.trainer.step < s.meta.steps) {
         StepStats st;
         if (session_step(&s, &st, &e)) {
-            if (log)
-                fclose(log);
-            if (out && saved)
-                fprintf(stderr, "train: %s still holds the model of the last evaluation\n", out);
+            if (out && k.saved)
+                fprintf(stderr, "train: %s still holds the model of step %zu\n", out, k.step);
             else if (out)
-                fprintf(stderr, "train: nothing was saved to %s in this run\n", out);
-            fail(&cli, &s, &e);
+                fprintf(stderr, "train: nothing was saved to %s\n", out);
+            fail(&cli, &r, &e);
         }
         p.loss_sum += st.loss;
         p.correct += st.correct;
@@ -218,18 +360,24 @@ int main(int argc, char **argv) {
             p.tokens += s.lens[b];
         if (s.trainer.step % s.meta.eval_every != 0 && s.trainer.step != s.meta.steps)
             continue;
-        if (report(&s, &p, log, logpath, st.lr, &e) || (out && session_save(&s, out, &e)))
-            fail(&cli, &s, &e);
-        saved = out != NULL;
+        if (report(&s, &p, &k, r.log, logpath, out, st.lr, &e))
+            fail(&cli, &r, &e);
     }
-    if (log && fclose(log) != 0) {
+    FILE *log = r.log;
+    r.log = NULL;
+    if (log && fclose(log)) {
         err_set(&e, ERR_RUNTIME, "writing the log %s failed: %s", logpath, strerror(errno));
-        fail(&cli, &s, &e);
+        fail(&cli, &r, &e);
     }
-    if (print_results(&s, &e))
-        fail(&cli, &s, &e);
+    if (!k.step)
+        k.step = s.trainer.step;
+    if (finish(&s, &k, &e))
+        fail(&cli, &r, &e);
     if (out)
-        fprintf(stderr, "train: saved %s\n", out);
+        fprintf(stderr, "train: %s holds the model of step %zu\n", out, k.step);
+    else
+        fprintf(stderr, "train: no --out was given, so the trained model was not saved\n");
+    free(k.params);
     session_free(&s);
     return 0;
 }

@@ -53,15 +53,18 @@ START_TEST(train_writes_model_and_log) {
     Run r = run("train", args);
     ck_assert_msg(r.status == 0, "train: %s", r.err);
     double valid, test;
-    ck_assert_msg(sscanf(r.out, "valid accuracy: %lf\ntest accuracy: %lf", &valid, &test) == 2,
-                  "%s", r.out);
+    const char *kept = strstr(r.out, "valid accuracy: ");
+    ck_assert_msg(kept && sscanf(kept, "valid accuracy: %lf\ntest accuracy: %lf", &valid,
+                                 &test) == 2, "%s", r.out);
     ck_assert_msg(test >= 0.98, "agent with the sinusoid after 300 steps: %g", test);
     ck_assert_ptr_nonnull(strstr(r.err, "OpenBLAS threads"));
     ck_assert_ptr_nonnull(strstr(r.err, "tok/s"));
     run_free(&r);
     /* the log: a header and one line per evaluation */
-    expect_csv(dir, "log.csv", "step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr\n", 4);
-    /* the model loads; evaluate agrees with train's test accuracy */
+    expect_csv(dir, "log.csv",
+               "step,loss,accuracy,valid_loss,valid_accuracy,seconds,lr,kept_step\n", 4);
+    /* the model loads; evaluate agrees with train's test accuracy (the
+     * kept model's) */
     snprintf(args, sizeof args, "--model %s/m.bin --task agent", dir);
     r = run("evaluate", args);
     ck_assert_msg(r.status == 0, "evaluate: %s", r.err);
@@ -87,11 +90,13 @@ END_TEST
 
 START_TEST(resume_extends_a_run) {
     char *dir = scratch(), args[512];
-    snprintf(args, sizeof args, SMALL " --pe learned --steps 200 --out %s/m.bin", dir);
+    snprintf(args, sizeof args, SMALL " --pe learned --steps 200 --keep last --out %s/m.bin",
+             dir);
     Run r = run("train", args);
     ck_assert_int_eq(r.status, 0);
     run_free(&r);
-    snprintf(args, sizeof args, "--resume %s/m.bin --steps 300 --out %s/m.bin", dir, dir);
+    snprintf(args, sizeof args, "--resume %s/m.bin --steps 300 --keep last --out %s/m.bin", dir,
+             dir);
     r = run("train", args);
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_ptr_nonnull(strstr(r.err, "step    300/300"));
@@ -107,6 +112,107 @@ START_TEST(resume_extends_a_run) {
     /* shaping options do not mix with --resume */
     snprintf(args, sizeof args, "--resume %s/m.bin --pe sine", dir);
     expect_exit("train", args, 2, "--pe");
+    remove_dir(dir);
+}
+END_TEST
+
+/* Reads the rows of a training log: step, valid_accuracy, valid_loss and
+ * kept_step; returns the number of rows. */
+static size_t read_log(const char *path, double rows[][4], size_t cap) {
+    char *text = slurp(path), *line = strchr(text, '\n');
+    size_t n = 0;
+    for (; line && line[1] && n < cap; line = strchr(line + 1, '\n')) {
+        double step, loss, acc, vloss, vacc, secs, lr, kept;
+        ck_assert_int_eq(sscanf(line + 1, "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &step, &loss, &acc,
+                                &vloss, &vacc, &secs, &lr, &kept), 8);
+        rows[n][0] = step, rows[n][1] = vacc, rows[n][2] = vloss, rows[n][3] = kept;
+        n++;
+    }
+    free(text);
+    return n;
+}
+
+/* --keep best keeps the evaluation with the best validation accuracy (ties
+ * to the lower loss): the log, the saved checkpoint's step and stdout all
+ * say which, and evaluate scores the file as train scored the kept model. */
+START_TEST(keep_best_keeps_the_best_evaluation) {
+    char *dir = scratch(), args[512], path[256];
+    snprintf(args, sizeof args, "--task reverse --d-model 32 --heads 2 --d-ff 64 --steps 600 "
+             "--eval-every 50 --lr 5e-3 --out %s/m.bin --log %s/log.csv", dir, dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    double rows[64][4];
+    snprintf(path, sizeof path, "%s/log.csv", dir);
+    size_t n = read_log(path, rows, 64), best = 0;
+    ck_assert_uint_eq(n, 12);
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i][1] > rows[best][1] || (rows[i][1] == rows[best][1] && rows[i][2] < rows[best][2]))
+            best = i;
+        ck_assert_msg(rows[i][3] == rows[best][0], "row %zu keeps step %g, not %g", i,
+                      rows[i][3], rows[best][0]);
+    }
+    size_t kept = (size_t)rows[best][0], k_step, k_of;
+    const char *line = strstr(r.out, "kept: the model of step ");
+    ck_assert_msg(line && sscanf(line, "kept: the model of step %zu of %zu", &k_step, &k_of) == 2,
+                  "%s", r.out);
+    ck_assert_uint_eq(k_step, kept);
+    ck_assert_uint_eq(k_of, 600);
+    /* the last step's figures are reported too when it is another model */
+    ck_assert((strstr(r.out, "last step (600): valid accuracy ") != NULL) == (kept != 600));
+    double test;
+    ck_assert(sscanf(strstr(r.out, "test accuracy: "), "test accuracy: %lf", &test) == 1);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    Checkpoint ck;
+    Err e;
+    ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(ck.step, kept);
+    checkpoint_free(&ck);
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse", dir);
+    r = run("evaluate", args);
+    char want[64];
+    snprintf(want, sizeof want, "accuracy: %.4f\n", test);
+    ck_assert_msg(r.status == 0 && strstr(r.out, want), "want %s in %s", want, r.out);
+    run_free(&r);
+    /* resuming from an earlier step than the log's last refuses the log
+     * (steps would go back in it) */
+    snprintf(path, sizeof path, "%s/log.csv", dir);
+    FILE *f = fopen(path, "a");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "5000,0.1,0.9,0.1,0.9,1.0,0.001,5000\n");
+    fclose(f);
+    snprintf(args, sizeof args, "--resume %s/m.bin --steps 700 --log %s/log.csv", dir, dir);
+    expect_exit("train", args, 2, "goes on to step 5000");
+    remove_dir(dir);
+}
+END_TEST
+
+/* --keep last keeps the last step; without --out train says nothing was
+ * saved; --table-len sizes the learned table. */
+START_TEST(keep_last_and_table_len) {
+    char *dir = scratch(), args[512], path[256];
+    snprintf(args, sizeof args, SMALL " --pe learned --steps 200 --keep last --table-len 20 "
+             "--out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "kept: the model of step 200 of 200 (the last step)"));
+    ck_assert_ptr_null(strstr(r.out, "last step ("));
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    Checkpoint ck;
+    Err e;
+    ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(ck.step, 200);
+    ck_assert_uint_eq(ck.model.cfg.max_len, 20);
+    checkpoint_free(&ck);
+    r = run("train", SMALL " --steps 100");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "no --out was given, so the trained model was not saved"));
+    run_free(&r);
+    expect_exit("train", "--task agent --keep first", 2, "--keep is best or last");
+    expect_exit("train", "--task agent --pe learned --table-len 3", 2, "--table-len 3");
+    expect_exit("train", "--data data/agent_example.txt --keep best", 2,
+                "--keep best needs validation data");
     remove_dir(dir);
 }
 END_TEST
@@ -196,6 +302,34 @@ START_TEST(compare_pe_table_and_csv) {
 }
 END_TEST
 
+/* The experiments' pipeline on tiny settings: every table filled (a
+ * variant whose name was cut once matched no row and printed nan), every
+ * CSV and figure written. */
+START_TEST(experiments_quick_fills_every_table) {
+    char *dir = scratch(), args[512], path[256];
+    snprintf(args, sizeof args, "--quick --out %s", dir);
+    Run r = run("experiments", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/results.md", dir);
+    char *md = slurp(path);
+    ck_assert_msg(strstr(md, "nan") == NULL, "results.md has nan: %s", strstr(md, "nan"));
+    const char *rows[] = {"| interleaved, add, scaled | 0.", "| split, add | 0.", "| t5 | 0.",
+                          "| rope | ", "### previous"};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        ck_assert_msg(strstr(md, rows[i]) != NULL, "results.md lacks '%s'", rows[i]);
+    free(md);
+    const char *files[] = {"results/order.csv", "results/tasks.csv", "results/lengths.csv",
+                           "results/random.csv", "results/variants.csv",
+                           "img/results/lengths_sort.png", "img/results/random_reverse.png"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        ck_assert_msg(exists(path), "%s was not written", path);
+    }
+    remove_dir(dir);
+}
+END_TEST
+
 START_TEST(bad_input_exits_2) {
     expect_exit("train", "", 2, "--task");
     expect_exit("train", "--task tetris", 2, "unknown task 'tetris'");
@@ -213,7 +347,7 @@ START_TEST(bad_input_exits_2) {
     expect_exit("evaluate", "--model /nonexistent/m.bin --task agent", 2, "cannot open");
     expect_exit("evaluate", "--model README.md --task agent", 2, "not a posenc checkpoint");
     expect_exit("encode", "", 2, "sentence");
-    expect_exit("encode", "--pe learned --max-len 2 'a b c'", 2, "--max-len");
+    expect_exit("encode", "--pe learned --table-len 2 'a b c'", 2, "--table-len");
     expect_exit("encode", "--model /nonexistent/m.bin 'a b'", 2, "cannot open");
     expect_exit("compare_pe", "--schemes none,fourier", 2, "fourier");
     expect_exit("compare_pe", "--seeds 0", 2, "--seeds");
@@ -232,9 +366,12 @@ Suite *suite_programs(void) {
     TCase *tc = tcase_create("training programs");
     tcase_add_test(tc, train_writes_model_and_log);
     tcase_add_test(tc, resume_extends_a_run);
+    tcase_add_test(tc, keep_best_keeps_the_best_evaluation);
+    tcase_add_test(tc, keep_last_and_table_len);
     tcase_add_test(tc, learned_table_past_its_rows_is_reported);
     tcase_add_test(tc, encode_exports_numpy_files);
     tcase_add_test(tc, compare_pe_table_and_csv);
+    tcase_add_test(tc, experiments_quick_fills_every_table);
     tcase_add_test(tc, bad_input_exits_2);
     tcase_set_timeout(tc, 900);
     suite_add_tcase(s, tc);

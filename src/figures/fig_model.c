@@ -81,7 +81,7 @@ int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const
     }
     if (w.n > model_max_positions(m)) {
         rc = err_set(e, ERR_INPUT, "the sentence has %zu words but the model takes at most %zu; "
-                     "use a shorter sentence or a larger --max-len", w.n, model_max_positions(m));
+                     "use a shorter sentence or a larger --table-len", w.n, model_max_positions(m));
         goto done;
     }
     if ((rc = tokenize(v, sentence, &ids, &n, NULL, e)) || (rc = acts_create(&a, m, 1, n, e)) ||

@@ -88,7 +88,7 @@ static int check_batch(const Model *m, const Acts *a, const int *ids, const size
             return err_set(e, ERR_INPUT,
                            "sentence %zu has %zu tokens but the %s table has rows for "
                            "positions 0..%zu only; shorten it, or build the model with "
-                           "--max-len %zu or more",
+                           "--table-len %zu or more",
                            b + 1, lens[b], m->pe.scheme->name, limit - 1, lens[b]);
         for (size_t t = 0; pos && t < lens[b]; t++)
             if (pos[b * T + t] >= limit)

@@ -36,7 +36,7 @@ int config_check(const Config *c, Err *e) {
         (rc = check_dim("d_model", "--d-model", c->d_model, e)) ||
         (rc = check_dim("the number of heads", "--heads", c->n_heads, e)) ||
         (rc = check_dim("d_ff", "--d-ff", c->d_ff, e)) ||
-        (rc = check_dim("max_len", "--max-len", c->max_len, e)))
+        (rc = check_dim("max_len", "--table-len", c->max_len, e)))
         return rc;
     if (c->n_layers < 1 || c->n_layers > MAX_LAYERS)
         return err_set(e, ERR_INPUT, "the number of layers must be between 1 and %d, not %zu; "

@@ -42,6 +42,8 @@ typedef struct {
     Rng rng;              /* the data-order generator as it stands after `step` steps */
     double seconds;       /* time spent training so far, resumed runs included */
     size_t random_positions; /* training positions drawn from 0..N-1, e.g. 64; 0 = off */
+    size_t table_len;     /* rows asked of a learned table, 0 = as training needs; not
+                           * saved (the model's shape holds the answer) */
     double max_memory;    /* bytes the run may use, e.g. 8e9; 0 = no limit; not saved */
 } TrainMeta;
 

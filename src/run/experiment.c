@@ -69,6 +69,11 @@ void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name,
     ExpRun *run = &r->runs[r->n];
     memset(run, 0, sizeof *run);
     run->kind = kind, run->seed = seed, run->value = value;
+    /* a cut name would match no table row later: fail instead */
+    if (strlen(task) >= sizeof run->task || strlen(name) >= sizeof run->name) {
+        r->failed = true;
+        return;
+    }
     snprintf(run->task, sizeof run->task, "%s", task);
     snprintf(run->name, sizeof run->name, "%s", name);
     if (per_len) {

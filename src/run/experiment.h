@@ -41,7 +41,7 @@ void exp_variant_config(Config *c, size_t variant);
 typedef struct {
     ExpKind kind;
     char task[16];
-    char name[24];   /* the scheme or variant */
+    char name[40];   /* the scheme or variant */
     size_t seed;     /* 0-based */
     double value;    /* max_abs_diff for EXP_ORDER, else test accuracy */
     double *per_len; /* (max_len + 1) accuracy per test length (NaN: none or undefined) */

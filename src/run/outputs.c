@@ -87,20 +87,30 @@ static int lock_fd(int fd, const char *what, const char *opt, Err *e) {
     return err_set(e, ERR_RUNTIME, "cannot lock %s: %s", what, strerror(err));
 }
 
-int output_lock(OutputLock *l, const char *path, const char *opt, Err *e) {
+int output_lock(OutputLock *l, const char *path, const char *opt, bool sidecar, Err *e) {
     l->fd = -1;
-    size_t n = strlen(path) + 6;
-    l->path = xmalloc(n, "a file name", e);
-    if (!l->path)
-        return ERR_RUNTIME;
-    snprintf(l->path, n, "%s.lock", path);
-    l->fd = open(l->path, O_RDWR | O_CREAT, 0666);
-    if (l->fd < 0) {
-        int rc = err_set(e, ERR_INPUT, "cannot create the lock file %s: %s; choose a directory "
-                         "you may write to", l->path, strerror(errno));
-        free(l->path);
-        l->path = NULL;
-        return rc;
+    l->path = NULL;
+    if (!sidecar) {
+        struct stat st;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return 0;
+        l->fd = open(path, O_WRONLY | O_CREAT, 0666);
+        if (l->fd < 0)
+            return err_set(e, ERR_INPUT, "cannot write %s %s: %s; check the directory", opt,
+                           path, strerror(errno));
+    } else {
+        size_t n = strlen(path) + 6;
+        if (!(l->path = xmalloc(n, "a file name", e)))
+            return ERR_RUNTIME;
+        snprintf(l->path, n, "%s.lock", path);
+        l->fd = open(l->path, O_RDWR | O_CREAT, 0666);
+        if (l->fd < 0) {
+            int rc = err_set(e, ERR_INPUT, "cannot create the lock file %s: %s; choose a "
+                             "directory you may write to", l->path, strerror(errno));
+            free(l->path);
+            l->path = NULL;
+            return rc;
+        }
     }
     int rc = lock_fd(l->fd, path, opt, e);
     if (rc) {
@@ -114,31 +124,11 @@ int output_lock(OutputLock *l, const char *path, const char *opt, Err *e) {
 
 void output_unlock(OutputLock *l) {
     if (l->fd >= 0) {
-        unlink(l->path); /* while still locked: no one can take it in between */
+        if (l->path)
+            unlink(l->path); /* while still locked: no one can take it in between */
         close(l->fd);
     }
     free(l->path);
     l->fd = -1;
     l->path = NULL;
-}
-
-int output_open_log(FILE **f, const char *path, bool append, bool *empty, Err *e) {
-    *f = NULL;
-    *empty = true;
-    int fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : 0), 0666);
-    if (fd < 0)
-        return err_set(e, ERR_INPUT, "cannot write the log %s: %s; check the directory", path,
-                       strerror(errno));
-    struct stat st;
-    int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? lock_fd(fd, path, "--log", e) : 0;
-    /* emptied only now that it is ours (a device such as /dev/full is not) */
-    if (!rc && !append && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0)
-        rc = err_set(e, ERR_RUNTIME, "cannot empty the log %s: %s", path, strerror(errno));
-    if (!rc && append && S_ISREG(st.st_mode))
-        *empty = st.st_size == 0;
-    if (!rc && !(*f = fdopen(fd, append ? "a" : "w")))
-        rc = err_set(e, ERR_RUNTIME, "cannot open the log %s: %s", path, strerror(errno));
-    if (rc)
-        close(fd);
-    return rc;
 }

@@ -23,22 +23,21 @@
 int output_check(const char *path, const char *opt, bool replaced, const char *const *inputs,
                  const char *const *in_opts, size_t n, Err *e);
 
-/* An advisory lock (fcntl) on PATH.lock, held until output_unlock, so that
- * a second program writing the same output is refused with the pid of the
- * first. The lock file is removed by output_unlock; a killed run leaves
- * it behind, harmlessly (the lock dies with the process). */
+/* An advisory lock (fcntl), held until output_unlock, so that a second
+ * program writing the same output is refused with the pid of the first.
+ * With sidecar the lock is on PATH.lock, for a file that is replaced by a
+ * rename (a checkpoint: a lock on the file itself would go with the old
+ * inode); PATH.lock is removed by output_unlock, and a killed run leaves
+ * it behind, harmlessly (the lock dies with the process). Without it the
+ * lock is on PATH itself, created if missing but never emptied, for a
+ * file written in place (a log); something not a regular file (/dev/full)
+ * is not locked. */
 typedef struct {
     int fd;
-    char *path; /* of the lock file */
+    char *path; /* of the lock file, to remove; NULL without sidecar */
 } OutputLock;
 
-int output_lock(OutputLock *l, const char *path, const char *opt, Err *e);
+int output_lock(OutputLock *l, const char *path, const char *opt, bool sidecar, Err *e);
 void output_unlock(OutputLock *l);
-
-/* Opens a log for writing in place, under a lock on the log itself:
- * appended to with append set, emptied otherwise (only once the lock is
- * held, so a refused second run leaves the first's log intact). *empty
- * tells whether it holds nothing yet (a header is due). */
-int output_open_log(FILE **f, const char *path, bool append, bool *empty, Err *e);
 
 #endif

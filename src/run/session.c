@@ -163,7 +163,14 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
         /* A learned table gets a row for every position training can
          * teach, and no more: longer sentences are what it cannot encode. */
         c.max_len = s->meta.random_positions ? s->meta.random_positions : s->train.max_len;
-        rc = check_random_positions(&s->meta, &c.pe, s->train.max_len, e);
+        if (s->meta.table_len && s->meta.table_len < c.max_len)
+            rc = err_set(e, ERR_INPUT, "--table-len %zu leaves no row for the positions "
+                         "training uses, 0..%zu; give %zu or more", s->meta.table_len,
+                         c.max_len - 1, c.max_len);
+        else if (s->meta.table_len)
+            c.max_len = s->meta.table_len;
+        if (!rc)
+            rc = check_random_positions(&s->meta, &c.pe, s->train.max_len, e);
         if (!rc)
             rc = check_memory(s, &c, e);
         if (!rc)
