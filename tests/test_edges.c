@@ -141,7 +141,7 @@ static int shell(const char *cmd, char **err) {
     char *errpath = temp_file(), full[4096];
     char saved[64];
     snprintf(saved, sizeof saved, "%s", errpath);
-    snprintf(full, sizeof full, "B=%s; { %s; } 2>%s", bin ? bin : "build", cmd, saved);
+    snprintf(full, sizeof full, "B=%s; { %s\n} 2>%s", bin ? bin : "build", cmd, saved);
     int st = system(full);
     *err = slurp(saved);
     unlink(saved);
