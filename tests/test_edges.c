@@ -82,7 +82,7 @@ END_TEST
  * allocation. Without the sanitizers a memory limit proves it: a 16 GiB
  * allocation would fail with "out of memory" (exit 1). */
 START_TEST(loader_trusts_the_file_size_not_the_header) {
-    char *dir = scratch(), path[256], cmd[1024];
+    char *dir = scratch(), path[256];
     snprintf(path, sizeof path, "%s/big.bin", dir);
     unsigned char head[40] = {'P', 'O', 'S', 'E', 'N', 'C', 'M', 'D', 2};
     uint64_t claim = (uint64_t)16 << 30;
@@ -97,6 +97,7 @@ START_TEST(loader_trusts_the_file_size_not_the_header) {
     ck_assert_int_eq(checkpoint_load(&ck, path, &e), ERR_INPUT);
     ck_assert_msg(strstr(e.msg, "has 40 bytes but its header says 17179869184"), "%s", e.msg);
 #if !defined(__SANITIZE_ADDRESS__)
+    char cmd[1024];
     const char *bin = getenv("POSENC_BIN");
     snprintf(cmd, sizeof cmd, "ulimit -v 1000000; %s/evaluate --model %s --task agent "
              ">/dev/null 2>%s/err", bin ? bin : "build", path, dir);
