@@ -72,6 +72,8 @@ static int write_all(int fd, const void *data, size_t n) {
  * named, an errno from writing, or -1 to fall back on a named temporary
  * (a file system or kernel without O_TMPFILE, no /proc). */
 static int write_unnamed(const char *path, char *tmp, size_t cap, const void *data, size_t n) {
+    if (!tmp || !cap)
+        return -1; /* never: the caller allocated it; says so to gcc's -Wformat-truncation */
     const char *slash = strrchr(path, '/');
     char dir[4096];
     if (!slash)
