@@ -151,7 +151,9 @@ build/fuzz/.deps: scripts/deps.sh
 	scripts/deps.sh fuzz
 	@touch $@
 
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) $(CONFIG) build/fuzz/.deps
+# (fuzz_cli.c includes examples/cli.c, hence its prerequisites)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) examples/cli.c examples/cli.h \
+		$(CONFIG) build/fuzz/.deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $< $(LIB_SRC) -o $@ \
 		$(PROG_LIBS)

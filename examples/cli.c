@@ -1,19 +1,58 @@
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* tests/fuzz/fuzz_cli.c compiles this file with the fuzzing macro: a usage
+ * error then jumps back to the fuzz target instead of ending the process,
+ * and messages go nowhere. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+jmp_buf cli_fuzz_exit;
+#define CLI_EXIT(code) longjmp(cli_fuzz_exit, 1 + (code))
+static FILE *msg_out(void) {
+    static FILE *null;
+    if (!null)
+        null = fopen("/dev/null", "w");
+    return null ? null : stderr;
+}
+#else
+#define CLI_EXIT(code) exit(code)
+#define msg_out() stderr
+#endif
+
+static const char *prog_name = "posenc";
+
+void cli_check_stdout(void) {
+    /* what close_stdout does in GNU programs: the last buffered output is
+     * written here, so this is where a full disk shows */
+    int err = ferror(stdout);
+    int errnum = fclose(stdout) != 0 ? errno : err ? EIO : 0;
+    if (err || errnum) {
+        fprintf(stderr, "%s: writing the standard output failed: %s\n", prog_name,
+                strerror(errnum ? errnum : EIO));
+        _exit(1);
+    }
+}
 
 void cli_init(Cli *cli, int argc, char **argv, const char *prog) {
+    prog_name = prog;
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    atexit(cli_check_stdout);
+#endif
     cli->argc = argc;
     cli->argv = argv;
     cli->i = 0;
     cli->val = NULL;
     cli->prog = prog;
+    cli->usage = NULL;
+    cli->task_seen = false;
 }
 
 const char *cli_next(Cli *cli) {
@@ -44,30 +83,34 @@ bool cli_opt(Cli *cli, const char *name) {
 void cli_usage_error(const Cli *cli, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", cli->prog);
-    vfprintf(stderr, fmt, ap);
+    fprintf(msg_out(), "%s: ", cli->prog);
+    vfprintf(msg_out(), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry '%s --help'.\n", cli->prog);
-    exit(2);
+    fprintf(msg_out(), "\nTry '%s --help'.\n", cli->prog);
+    CLI_EXIT(2);
 }
 
 void cli_fail(const Cli *cli, const Err *e) {
-    fprintf(stderr, "%s: %s\n", cli->prog, e->msg);
-    exit(e->code ? e->code : 1);
+    fprintf(msg_out(), "%s: %s\n", cli->prog, e->msg);
+    CLI_EXIT(e->code ? e->code : 1);
 }
 
-void cli_help(const Cli *cli, const char *const *usage) {
+void cli_help(Cli *cli, const char *const *usage) {
+    cli->usage = usage;
     const char *a = cli->argv[cli->i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         for (; *usage; usage++)
             fputs(*usage, stdout);
-        exit(0);
+        CLI_EXIT(0);
     }
 }
 
 bool cli_task(Cli *cli, char *dst, size_t cap) {
     if (!cli_opt(cli, "--task"))
         return false;
+    if (cli->task_seen)
+        cli_usage_error(cli, "--task is given twice; give one task");
+    cli->task_seen = true;
     if (!task_exists(cli->val))
         cli_usage_error(cli, "unknown task '%s': choose one of %s", cli->val, task_names());
     snprintf(dst, cap, "%s", cli->val);
@@ -105,16 +148,22 @@ size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const 
     snprintf(buf, sizeof buf, "%s", list);
     for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const PeScheme *s = pe_find(tok);
-        if (!s)
+        if (!s) {
+            free(out); /* a usage error may return (in the fuzz target) */
             cli_usage_error(cli, "unknown scheme '%s' for %s: choose from %s, or all", tok, opt,
                             pe_names());
+        }
         for (size_t i = 0; i < n; i++)
-            if (out[i] == s->name)
+            if (out[i] == s->name) {
+                free(out);
                 cli_usage_error(cli, "%s lists %s twice", opt, s->name);
+            }
         out[n++] = s->name; /* the registry's string outlives buf */
     }
-    if (n == 0)
+    if (n == 0) {
+        free(out);
         cli_usage_error(cli, "%s is empty: give scheme names separated by commas, or all", opt);
+    }
     return n;
 }
 
@@ -122,8 +171,8 @@ size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (*s == '\0' || *s == '-' || *s == '+' || *end != '\0' || errno == ERANGE || v < lo ||
-        v > hi)
+    /* strtoull skips leading blanks and takes " -1" as 2^64-1: only digits */
+    if (!isdigit((unsigned char)*s) || *end != '\0' || errno == ERANGE || v < lo || v > hi)
         cli_usage_error(cli, "%s wants a whole number from %zu to %zu, not '%s'", opt, lo, hi, s);
     return (size_t)v;
 }
@@ -132,7 +181,7 @@ uint64_t cli_u64(const Cli *cli, const char *opt, const char *s) {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (*s == '\0' || *s == '-' || *s == '+' || *end != '\0' || errno == ERANGE)
+    if (!isdigit((unsigned char)*s) || *end != '\0' || errno == ERANGE)
         cli_usage_error(cli, "%s wants a whole number from 0 to 2^64-1, not '%s'", opt, s);
     return (uint64_t)v;
 }
@@ -141,7 +190,7 @@ double cli_double(const Cli *cli, const char *opt, const char *s, double lo, dou
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
+    if (*s == '\0' || isspace((unsigned char)*s) || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
         cli_usage_error(cli, "%s wants a number from %g to %g, not '%s'", opt, lo, hi, s);
     return v;
 }
@@ -163,7 +212,11 @@ bool cli_model_option(Cli *cli, Config *c) {
         else
             cli_usage_error(cli, "--layout is interleaved or split, not '%s'", cli->val);
     } else if (cli_opt(cli, "--base")) {
-        c->pe.base = cli_double(cli, "--base", cli->val, 1.000001, 1e12);
+        /* base 1 makes every wavelength the same: above 1, not from it */
+        c->pe.base = cli_double(cli, "--base", cli->val, 1.0, 1e12);
+        if (c->pe.base <= 1.000001)
+            cli_usage_error(cli, "--base wants a number greater than 1 (up to 1e12), not '%s': "
+                            "at 1 every channel has the same wavelength", cli->val);
     } else if (cli_opt(cli, "--buckets")) {
         c->pe.buckets = cli_size(cli, "--buckets", cli->val, 4, 4096);
     } else if (cli_opt(cli, "--max-distance")) {
@@ -222,17 +275,20 @@ bool cli_task_option(Cli *cli, TaskOptions *o) {
 
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
     if (cli_opt(cli, "--steps"))
-        mt->steps = cli_size(cli, "--steps", cli->val, 1, 100000000);
+        mt->steps = cli_size(cli, "--steps", cli->val, 1, TRAIN_MAX_STEPS);
+    else if (cli_opt(cli, "--max-memory"))
+        mt->max_memory = 1048576.0 * (double)cli_size(cli, "--max-memory", cli->val, 1,
+                                                      (size_t)1 << 30);
     else if (cli_opt(cli, "--random-positions"))
         mt->random_positions = cli_size(cli, "--random-positions", cli->val, 1, MAX_DIM);
     else if (cli_opt(cli, "--batch"))
-        mt->batch = cli_size(cli, "--batch", cli->val, 1, 4096);
+        mt->batch = cli_size(cli, "--batch", cli->val, 1, TRAIN_MAX_BATCH);
     else if (cli_opt(cli, "--eval-every"))
-        mt->eval_every = cli_size(cli, "--eval-every", cli->val, 1, 100000000);
+        mt->eval_every = cli_size(cli, "--eval-every", cli->val, 1, TRAIN_MAX_STEPS);
     else if (cli_opt(cli, "--lr"))
         o->lr = (float)cli_double(cli, "--lr", cli->val, 1e-8, 10.0);
     else if (cli_opt(cli, "--warmup"))
-        o->warmup = cli_size(cli, "--warmup", cli->val, 0, 100000000);
+        o->warmup = cli_size(cli, "--warmup", cli->val, 0, TRAIN_MAX_STEPS);
     else if (cli_opt(cli, "--weight-decay"))
         o->weight_decay = (float)cli_double(cli, "--weight-decay", cli->val, 0.0, 10.0);
     else if (cli_opt(cli, "--clip"))
@@ -261,4 +317,106 @@ bool cli_scheme_option(Cli *cli, Config *c) {
             return cli_model_option(cli, c);
     }
     return false;
+}
+
+static OutputLock out_lock = {.fd = -1}, log_lock = {.fd = -1};
+
+static void release_locks(void) {
+    output_unlock(&out_lock);
+    output_unlock(&log_lock);
+}
+
+int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
+                      const char *resume, Err *e) {
+    const char *inputs[4] = {mt->data, mt->valid, out, resume};
+    const char *in_opts[4] = {"--data", "--valid", "--out", "--resume"};
+    int rc = 0;
+    if (out)
+        rc = output_check(out, "--out", true, inputs, in_opts, 2, e);
+    if (!rc && log)
+        rc = output_check(log, "--log", false, inputs, in_opts, 4, e);
+    if (!rc && out && log && strcmp(out, log) == 0)
+        rc = err_set(e, ERR_INPUT, "--out and --log are both %s; give two paths", out);
+    if (!rc && (out || log))
+        atexit(release_locks);
+    if (!rc && out)
+        rc = output_lock(&out_lock, out, "--out", true, e);
+    if (!rc && log)
+        rc = output_lock(&log_lock, log, "--log", false, e);
+    return rc;
+}
+
+/* Edits (insert, delete, substitute) between a and b, both short. */
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb) {
+    size_t row[64];
+    if (na >= 64 || nb >= 64)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[nb];
+}
+
+void cli_unknown(const Cli *cli, const char *arg) {
+    if (arg[0] != '-' || arg[1] != '-')
+        cli_usage_error(cli, "unknown option or stray argument '%s'", arg);
+    /* the options are the "--name" words of the help text itself, so the
+     * suggestions can never name an option the program lacks */
+    size_t n = strcspn(arg, "="), best = SIZE_MAX;
+    char found[64] = "";
+    for (const char *const *u = cli->usage; u && *u; u++)
+        for (const char *p = strstr(*u, "--"); p; p = strstr(p + 2, "--")) {
+            size_t k = 2;
+            while (isalnum((unsigned char)p[k]) || p[k] == '-')
+                k++;
+            if (k < 4 || k >= sizeof found)
+                continue;
+            size_t d = edit_distance(arg, n, p, k);
+            if (d < best) {
+                best = d;
+                snprintf(found, sizeof found, "%.*s", (int)k, p);
+            }
+        }
+    /* a close match only: two edits, or a third of a long name */
+    if (found[0] && best > 0 && (best <= 2 || best * 3 <= n))
+        cli_usage_error(cli, "unknown option '%.*s'; did you mean '%s'?", (int)n, arg, found);
+    cli_usage_error(cli, "unknown option '%s'", arg);
+}
+
+void cli_refuse_unused(const Cli *cli, const Config *c) {
+    PePlan plan;
+    Err e;
+    /* a plan that fails is reported with its reason when the model is made */
+    if (pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, &e))
+        return;
+    const char *opt = pe_unused_option(&plan, &c->pe);
+    if (opt)
+        cli_usage_error(cli, "%s does nothing for the %s scheme, which does not read it; drop it "
+                        "or choose a scheme that does", opt, c->pe.name);
+}
+
+double cli_default_memory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    /* unknown: no limit rather than a wrong one */
+    return pages > 0 && size > 0 ? 0.5 * (double)pages * (double)size : 0.0;
+}
+
+void cli_print_memory(const char *prog, const TrainMeta *mt, double bytes) {
+    if (mt->max_memory > 0.0)
+        fprintf(stderr, "%s: about %.0f MiB of memory (limit %.0f MiB, --max-memory)\n", prog,
+                bytes / 1048576.0, mt->max_memory / 1048576.0);
+    else
+        fprintf(stderr, "%s: about %.0f MiB of memory\n", prog, bytes / 1048576.0);
 }

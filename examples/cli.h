@@ -10,7 +10,15 @@
 #include "../src/model/model.h"
 #include "../src/model/train.h"
 #include "../src/run/checkpoint.h"
+#include "../src/run/outputs.h"
 #include "../src/text/tasks.h"
+
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#include <setjmp.h>
+/* In the fuzz build a usage error longjmps here (with 1 + the exit
+ * status) instead of exiting: tests/fuzz/fuzz_cli.c sets it. */
+extern jmp_buf cli_fuzz_exit;
+#endif
 
 /* Iterates over argv. An option's value comes as "--name value" or
  * "--name=value". */
@@ -20,6 +28,8 @@ typedef struct {
     int i;            /* index of the current argument */
     const char *val;  /* value of the option just matched */
     const char *prog; /* program name for messages */
+    const char *const *usage; /* the help text, for "did you mean" (set by cli_help) */
+    bool task_seen;   /* --task was given: a second one is refused */
 } Cli;
 
 void cli_init(Cli *cli, int argc, char **argv, const char *prog);
@@ -33,7 +43,16 @@ bool cli_opt(Cli *cli, const char *name);
 
 /* If the current argument is --help or -h, prints usage (pieces, ending
  * with NULL) and exits 0. */
-void cli_help(const Cli *cli, const char *const *usage);
+void cli_help(Cli *cli, const char *const *usage);
+
+/* The current argument matched nothing: a usage error, with the closest
+ * option of the help text as a suggestion ("did you mean '--steps'?"). */
+_Noreturn void cli_unknown(const Cli *cli, const char *arg);
+
+/* Refuses (usage error) an option of c's scheme settings that the chosen
+ * scheme does not read, e.g. --base with learned, through
+ * pe_unused_option; for programs that build one scheme. */
+void cli_refuse_unused(const Cli *cli, const Config *c);
 
 /* Matches --task NAME, checks NAME is a built-in task (a usage error
  * otherwise) and copies it into dst (cap bytes). */
@@ -76,8 +95,27 @@ bool cli_model_option(Cli *cli, Config *c);
  * them before cli_model_option. */
 bool cli_task_option(Cli *cli, TaskOptions *o);
 
-/* The options of a training run: steps, batch, optimizer. */
+/* Half the machine's physical memory: the default of --max-memory. */
+double cli_default_memory(void);
+/* "prog: about N MiB of memory (limit M MiB, --max-memory)" on stderr. */
+void cli_print_memory(const char *prog, const TrainMeta *mt, double bytes);
+
+/* The options of a training run: steps, batch, optimizer, --max-memory. */
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o);
+
+/* train's outputs, before any training: checks --out and --log (neither
+ * one of the data files of mt nor the checkpoint resumed, nor each other;
+ * --out a regular file or new; both creatable) and locks both for the
+ * rest of the process (--out through MODEL.lock, the log itself before it
+ * is emptied), so that a second run on either is refused; the locks go at
+ * exit. out, log and resume may be NULL. */
+int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
+                      const char *resume, Err *e);
+
+/* Checks stdout at exit: a write that failed (a full disk, /dev/full) ends
+ * the program with status 1 and a message, not a silent 0. cli_init
+ * registers it. */
+void cli_check_stdout(void);
 
 #define CLI_TASK_HELP                                                                         \
     "Task options (built-in tasks; data/README.md describes them):\n"                          \
@@ -99,6 +137,8 @@ bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o);
     "  --weight-decay X      AdamW's decoupled decay of weight matrices (default 0.01)\n"      \
     "  --clip X              largest gradient norm, 0 for none (default 1.0)\n"                \
     "  --eval-every N        steps between evaluations (default 100)\n"                        \
+    "  --max-memory MIB      refuse a run whose model, optimizer and activations would\n"      \
+    "                        need more (default: half the physical memory)\n"              \
     "  --random-positions N  give each training sentence sorted positions drawn from\n"        \
     "                        0..N-1 instead of 0..T-1 (Ruoss et al. 2023), so that\n"          \
     "                        positions past the training lengths are seen; N at least\n"       \

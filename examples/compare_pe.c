@@ -1,6 +1,7 @@
 /* compare_pe: trains one model per scheme and seed on a task and tabulates
  * the test accuracy: which schemes let a model learn order. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,11 +47,18 @@ typedef struct {
     size_t w;        /* channels of the code: 0 when the scheme adds none */
 } SchemeResult;
 
+static _Noreturn void write_failed(const Cli *cli, const char *path) {
+    Err e;
+    err_set(&e, ERR_RUNTIME, "writing %s failed: %s", path, strerror(errno));
+    cli_fail(cli, &e);
+}
+
 int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "compare_pe");
     TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1}};
     snprintf(mt.task, sizeof mt.task, "agent");
+    mt.max_memory = cli_default_memory();
     OptConfig opt;
     opt_default(&opt);
     Config cfg;
@@ -71,7 +79,7 @@ int main(int argc, char **argv) {
             if (strncmp(arg, "--table-len", 11) == 0)
                 mt.table_len = cfg.max_len;
         } else {
-            cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
+            cli_unknown(&cli, arg);
         }
     }
     const char **names;
@@ -93,7 +101,10 @@ int main(int argc, char **argv) {
         err_set(&e, ERR_INPUT, "cannot write %s; check the directory or give --out", out);
         cli_fail(&cli, &e);
     }
-    fprintf(csv, "scheme,combine,seed,test_accuracy,seconds\n");
+    /* flushed at once, so a file that cannot be written (a full disk) is
+     * reported before any training rather than after all of it */
+    if (fprintf(csv, "scheme,combine,seed,test_accuracy,seconds\n") < 0 || fflush(csv) != 0)
+        write_failed(&cli, out);
     fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; OpenBLAS threads: "
             "%d\n", mt.task, n, seeds, mt.steps, matmul_threads());
 
@@ -115,15 +126,13 @@ int main(int argc, char **argv) {
             trial_free(&t);
             fprintf(stderr, "compare_pe: %-10s seed %llu: test accuracy %.4f (%.1f s)\n",
                     names[i], (unsigned long long)c.seed, res[i].acc[k], dt);
-            fprintf(csv, "%s,%s,%llu,%.6f,%.3f\n", names[i], combine_name(res[i].combine),
-                    (unsigned long long)c.seed, res[i].acc[k], dt);
-            fflush(csv);
+            if (fprintf(csv, "%s,%s,%llu,%.6f,%.3f\n", names[i], combine_name(res[i].combine),
+                        (unsigned long long)c.seed, res[i].acc[k], dt) < 0 || fflush(csv) != 0)
+                write_failed(&cli, out);
         }
     }
-    if (fclose(csv) != 0) {
-        err_set(&e, ERR_RUNTIME, "error writing %s", out);
-        cli_fail(&cli, &e);
-    }
+    if (fclose(csv) != 0)
+        write_failed(&cli, out);
     printf("Task %s: test accuracy over %zu seed%s (%zu steps, batch %zu, d_model %zu).\n\n",
            mt.task, seeds, seeds == 1 ? "" : "s", mt.steps, mt.batch, cfg.d_model);
     printf("| scheme | combine | mean | std | min | max | seconds per run |\n");

@@ -297,7 +297,7 @@ int main(int argc, char **argv) {
         } else if (cli_model_option(&cli, &cfg)) {
             shaping = arg;
         } else if (arg[0] == '-' && arg[1] == '-') {
-            cli_usage_error(&cli, "unknown option '%s'", arg);
+            cli_unknown(&cli, arg);
         } else if (n_sent < 2) {
             sent[n_sent++] = arg;
         } else {
@@ -309,6 +309,12 @@ int main(int argc, char **argv) {
     if (model && shaping)
         cli_usage_error(&cli, "with --model the scheme and shape come from the model; drop %s",
                         shaping);
+    if (!model && n_names == 1) {
+        /* one scheme: an option it does not read would do nothing */
+        Config one = cfg;
+        snprintf(one.pe.name, sizeof one.pe.name, "%s", names[0]);
+        cli_refuse_unused(&cli, &one);
+    }
     Words a, b;
     size_t *perm = read_sentences(&cli, sent, n_sent, &a, &b);
     if (model) {

@@ -1,16 +1,14 @@
 /* encode: runs a model on one sentence and prints its hidden states; with
  * --npy it writes them, and every parameter, as NumPy files. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../src/model/encoder.h"
 #include "../src/run/checkpoint.h"
-#include "../src/run/npy.h"
+#include "../src/run/export.h"
 #include "cli.h"
 
 /* Pieces, each under the 4095 characters C guarantees for one literal. */
@@ -34,88 +32,14 @@ static const char *const USAGE[] = {
     "Options:\n"
     "  --model MODEL         a model written by train --out\n"
     "  --pe SCHEME           scheme of a fresh model (default sinusoidal)\n"
-    "  --npy DIR             write the NumPy files into DIR (created if missing)\n"
+    "  --npy DIR             write the NumPy files into DIR: new, empty, or an earlier\n"
+    "                        export, which is replaced whole once the new one is\n"
+    "                        complete (a failed export leaves DIR as it was)\n"
     "  --help                show this help\n"
     "\n", CLI_MODEL_HELP,
     "\n"
     "Exit status: 0 on success, 2 for bad options or input, 1 on failure.\n",
     NULL};
-
-static void make_dir(const Cli *cli, const char *path) {
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        Err e;
-        err_set(&e, ERR_INPUT, "cannot create the directory %s; check its parent exists and is "
-                "writable", path);
-        cli_fail(cli, &e);
-    }
-}
-
-static void write_config(const Cli *cli, const char *dir, const Model *m) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    FILE *f = fopen(path, "w");
-    Err e;
-    if (!f) {
-        err_set(&e, ERR_INPUT, "cannot write %s", path);
-        cli_fail(cli, &e);
-    }
-    const Config *c = &m->cfg;
-    PeConfig pc = pe_resolved(&c->pe);
-    fprintf(f, "{\n  \"vocab_size\": %zu,\n  \"d_model\": %zu,\n  \"nhead\": %zu,\n"
-            "  \"num_layers\": %zu,\n  \"dim_feedforward\": %zu,\n  \"norm_first\": %s,\n"
-            "  \"activation\": \"%s\",\n  \"layer_norm_eps\": 1e-05,\n  \"pe\": \"%s\",\n"
-            "  \"pe_in_attention\": %s,\n  \"combine\": \"%s\",\n  \"pe_width\": %zu,\n"
-            "  \"embedding_width\": %zu,\n  \"pe_layout\": \"%s\",\n  \"pe_base\": %.17g,\n"
-            "  \"t5_buckets\": %zu,\n  \"t5_max_distance\": %zu,\n  \"scale_embed\": %s,\n"
-            "  \"n_classes\": %zu,\n  \"per_token\": %s\n}\n",
-            c->vocab_size, c->d_model, c->n_heads, c->n_layers, c->d_ff,
-            c->norm == NORM_PRE ? "true" : "false", c->act == ACT_GELU ? "gelu" : "relu",
-            pc.name, pe_in_attention(m->pe.scheme) ? "true" : "false",
-            combine_name(m->pe.combine), m->pe.w, m->pe.E,
-            pc.layout == LAYOUT_SPLIT ? "split" : "interleaved", pc.base, pc.buckets,
-            pc.max_distance,
-            c->scale_embed ? "true" : "false", c->n_classes, c->per_token ? "true" : "false");
-    if (fclose(f) != 0) {
-        err_set(&e, ERR_RUNTIME, "error writing %s", path);
-        cli_fail(cli, &e);
-    }
-}
-
-static void write_npy(const Cli *cli, const char *dir, const Model *m, const Vocab *v,
-                      const int *ids, size_t T, const Acts *a) {
-    char path[4096];
-    Err e;
-    size_t C = m->cfg.d_model;
-    make_dir(cli, dir);
-    snprintf(path, sizeof path, "%s/params", dir);
-    make_dir(cli, path);
-    int64_t *ids64 = cli_alloc(cli, T, sizeof *ids64, "the ids");
-    for (size_t t = 0; t < T; t++)
-        ids64[t] = ids[t];
-    size_t s_ids[2] = {1, T}, s_out[3] = {1, T, C}, s_pool[2] = {1, C};
-    snprintf(path, sizeof path, "%s/input_ids.npy", dir);
-    int rc = npy_write_i64(path, ids64, s_ids, 2, &e);
-    free(ids64);
-    snprintf(path, sizeof path, "%s/input.npy", dir);
-    rc = rc ? rc : npy_write_f32(path, a->x0, s_out, 3, &e);
-    snprintf(path, sizeof path, "%s/output.npy", dir);
-    rc = rc ? rc : npy_write_f32(path, a->hidden, s_out, 3, &e);
-    snprintf(path, sizeof path, "%s/pooled.npy", dir);
-    rc = rc ? rc : npy_write_f32(path, a->pooled, s_pool, 2, &e);
-    for (size_t i = 0; i < m->n_specs && !rc; i++) {
-        const ParamSpec *s = &m->specs[i];
-        /* vectors are 1-D in torch's state_dict */
-        size_t shape[2] = {s->rows, s->cols};
-        snprintf(path, sizeof path, "%s/params/%s.npy", dir, s->name);
-        rc = s->rows == 1 ? npy_write_f32(path, m->mem + s->offset, shape + 1, 1, &e)
-                          : npy_write_f32(path, m->mem + s->offset, shape, 2, &e);
-    }
-    snprintf(path, sizeof path, "%s/vocab.txt", dir);
-    rc = rc ? rc : vocab_save(v, path, &e);
-    if (rc)
-        cli_fail(cli, &e);
-    write_config(cli, dir, m);
-}
 
 int main(int argc, char **argv) {
     Cli cli;
@@ -134,7 +58,7 @@ int main(int argc, char **argv) {
         } else if (cli_model_option(&cli, &cfg)) {
             shaping = arg;
         } else if (arg[0] == '-' && arg[1] == '-') {
-            cli_usage_error(&cli, "unknown option '%s'", arg);
+            cli_unknown(&cli, arg);
         } else if (!sentence) {
             sentence = arg;
         } else {
@@ -145,8 +69,12 @@ int main(int argc, char **argv) {
         cli_usage_error(&cli, "give a sentence to encode, in quotes");
     if (model && shaping)
         cli_usage_error(&cli, "with --model the shape comes from the model; drop %s", shaping);
+    if (!model)
+        cli_refuse_unused(&cli, &cfg);
 
     Err e;
+    if (npy && export_check(npy, &e))
+        cli_fail(&cli, &e);
     Checkpoint ck;
     memset(&ck, 0, sizeof ck);
     if (model) {
@@ -184,7 +112,8 @@ int main(int argc, char **argv) {
     for (size_t c = 0; c < C; c++)
         printf("%s%9.5f%s", c % 8 ? "" : "   ", a.pooled[c], c % 8 == 7 || c + 1 == C ? "\n" : "");
     if (npy) {
-        write_npy(&cli, npy, m, &ck.vocab, ids, T, &a);
+        if (export_npy(npy, m, &ck.vocab, ids, T, &a, &e))
+            cli_fail(&cli, &e);
         fprintf(stderr, "encode: wrote %s/\n", npy);
     }
     words_free(&w);

@@ -40,7 +40,8 @@ int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "evaluate");
     const char *model = NULL, *task = NULL, *data = NULL, *split = "test";
-    char task_buf[32];
+    char task_buf[32] = "";
+    const char *task_only = NULL, *split_opt = NULL; /* nothing to do with --data */
     TaskOptions over = {.seed = 1};
     bool csv = false;
     for (const char *arg; (arg = cli_next(&cli));) {
@@ -57,23 +58,31 @@ int main(int argc, char **argv) {
             if (strcmp(cli.val, "test") != 0 && strcmp(cli.val, "valid") != 0)
                 cli_usage_error(&cli, "--split is test or valid, not '%s'", cli.val);
             split = cli.val;
+            split_opt = arg;
         } else if (cli_opt(&cli, "--examples")) {
+            task_only = arg;
             over.n_test = over.n_valid = cli_size(&cli, "--examples", cli.val, 1,
                                                   TASK_MAX_EXAMPLES);
         } else if (cli_opt(&cli, "--min-len")) {
+            task_only = arg;
             over.min_len = cli_size(&cli, "--min-len", cli.val, 1, TASK_MAX_LEN);
         } else if (cli_opt(&cli, "--max-len")) {
+            task_only = arg;
             over.max_len = cli_size(&cli, "--max-len", cli.val, 1, TASK_MAX_LEN);
         } else if (cli_opt(&cli, "--data-seed")) {
+            task_only = arg;
             over.seed = cli_u64(&cli, "--data-seed", cli.val);
         } else {
-            cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
+            cli_unknown(&cli, arg);
         }
     }
     if (!model)
         cli_usage_error(&cli, "give the model to evaluate: --model MODEL");
     if (!task == !data)
         cli_usage_error(&cli, "give a task (--task NAME) or a data file (--data FILE)");
+    if (data && (task_only || split_opt))
+        cli_usage_error(&cli, "%s applies to a built-in task (--task), not to --data, which is "
+                        "read as it is; drop it", split_opt ? split_opt : task_only);
 
     Checkpoint ck;
     Err e;

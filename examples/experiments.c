@@ -217,7 +217,7 @@ int main(int argc, char **argv) {
         else if (cli_opt(&cli, "--seeds"))
             seeds = cli_size(&cli, "--seeds", cli.val, 2, 20);
         else
-            cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
+            cli_unknown(&cli, arg);
     }
     ExpSettings set;
     exp_settings(&set, quick, seeds);

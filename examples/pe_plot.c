@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
         } else if (cli_model_option(&cli, &cfg)) {
             model_opt = arg;
         } else if (arg[0] == '-' && arg[1] == '-') {
-            cli_usage_error(&cli, "unknown option '%s'", arg);
+            cli_unknown(&cli, arg);
         } else if (n_logs < MAX_ITEMS) {
             logs[n_logs++] = arg;
         } else {
@@ -235,6 +235,8 @@ int main(int argc, char **argv) {
         T = DEF_T[kind];
     if (!cfg.d_model)
         cfg.d_model = DEF_C[kind] ? DEF_C[kind] : model_C;
+    if (!model && kind != K_NAIVE && kind != K_CURVES)
+        cli_refuse_unused(&cli, &cfg);
     if (!ref_set && kind == K_DOTS && ref >= T)
         ref = T / 2;
 

@@ -403,9 +403,13 @@ int main(int argc, char **argv) {
             far = cli_size(&cli, "--far", cli.val, 1024, 1000000000);
         } else if (cli_scheme_option(&cli, &cfg)) {
         } else {
-            cli_usage_error(&cli, "unknown option '%s'", arg);
+            cli_unknown(&cli, arg);
         }
     }
+    for (int i = 1; example && i < argc; i++)
+        if (strcmp(argv[i], "--worked-example") != 0)
+            cli_usage_error(&cli, "--worked-example prints one fixed example and takes no other "
+                            "option; drop %s", argv[i]);
     if (example) {
         worked_example();
         return 0;

@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
             if (len < 5 || strcmp(plot_path + len - 4, ".png") != 0)
                 cli_usage_error(&cli, "--plot '%s' must name a .png file", plot_path);
         } else if (arg[0] == '-' && arg[1] == '-') {
-            cli_usage_error(&cli, "unknown option '%s'", arg);
+            cli_unknown(&cli, arg);
         } else if (n < MAX_MODELS) {
             p[n++].path = arg;
         } else {

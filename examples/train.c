@@ -17,6 +17,7 @@
 static const char *const USAGE[] = {
     "Usage: train (--task NAME | --data FILE [--valid FILE]) [options]\n"
     "       train --resume MODEL [--steps N] [--out MODEL] [--log CSV]\n"
+    "                    [--keep best|last] [--max-memory MIB]\n"
     "\n"
     "Trains an encoder with one positional-encoding scheme on a built-in task\n"
     "(agent, direction, reverse, sort, previous, contains; see data/README.md) or on\n"
@@ -103,8 +104,8 @@ static bool keep(Kept *k, const Session *s, const EvalStats *valid) {
 /* At an evaluation: a line of progress on stderr, a row of the log, and
  * the kept model updated (and saved to out when it changes). Without
  * validation data the validation fields are left out (empty). */
-static int report(Session *s, Progress *p, Kept *k, FILE *log, const char *out, float lr,
-                  Err *e) {
+static int report(Session *s, Progress *p, Kept *k, FILE *log, const char *logpath,
+                  const char *out, float lr, Err *e) {
     EvalStats valid = {0};
     int rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &valid, e);
     if (rc)
@@ -125,11 +126,10 @@ static int report(Session *s, Progress *p, Kept *k, FILE *log, const char *out, 
     }
     fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s  %4.0fs left\n", step,
             s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t, left);
-    if (log) {
-        fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g,%zu\n", step, loss, acc, vcsv, s->meta.seconds,
-                (double)lr, k->step);
-        fflush(log);
-    }
+    if (log && (fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g,%zu\n", step, loss, acc, vcsv,
+                        s->meta.seconds, (double)lr, k->step) < 0 || fflush(log) != 0))
+        return err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", logpath,
+                       strerror(errno));
     p->loss_sum = 0.0;
     p->since = p->correct = p->labelled = 0;
     if (out && changed) {
@@ -244,9 +244,11 @@ int main(int argc, char **argv) {
     TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1}};
     OptConfig opt;
     opt_default(&opt);
+    mt.max_memory = cli_default_memory();
     Config cfg;
     config_default(&cfg, 0, "sinusoidal");
     const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL, *keep_opt = NULL;
+    const char *task_only = NULL; /* a task option, which does nothing with --data */
     bool steps_given = false;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
@@ -272,7 +274,7 @@ int main(int argc, char **argv) {
                 cli_usage_error(&cli, "--keep is best or last, not '%s'", cli.val);
             keep_opt = cli.val;
         } else if (cli_task_option(&cli, &mt.task_opt)) {
-            shaping = arg;
+            shaping = task_only = arg;
         } else if (cli_model_option(&cli, &cfg)) {
             if (strncmp(arg, "--table-len", 11) == 0)
                 mt.table_len = cfg.max_len;
@@ -280,15 +282,16 @@ int main(int argc, char **argv) {
         } else if (cli_train_option(&cli, &mt, &opt)) {
             if (strncmp(arg, "--steps", 7) == 0)
                 steps_given = true;
-            else
+            else if (strncmp(arg, "--max-memory", 12) != 0)
                 shaping = arg;
         } else {
-            cli_usage_error(&cli, "unknown option or stray argument '%s'", arg);
+            cli_unknown(&cli, arg);
         }
     }
     if (resume && shaping)
         cli_usage_error(&cli, "with --resume the model, data and options come from the "
-                        "checkpoint; drop %s (only --steps, --keep, --out and --log apply)",
+                        "checkpoint; drop %s (only --steps, --keep, --out, --log and --max-memory "
+                        "apply)",
                         shaping);
     if (!resume && !mt.task[0] && !mt.data[0])
         cli_usage_error(&cli, "give a task (--task agent) or a data file (--data FILE)");
@@ -296,11 +299,17 @@ int main(int argc, char **argv) {
         cli_usage_error(&cli, "give --task or --data, not both");
     if (mt.valid[0] && !mt.data[0])
         cli_usage_error(&cli, "--valid goes with --data");
+    /* options that would do nothing are refused, not silently ignored */
+    if (mt.data[0] && task_only)
+        cli_usage_error(&cli, "%s applies to the built-in tasks (--task), not to --data; drop "
+                        "it", task_only);
+    if (!resume)
+        cli_refuse_unused(&cli, &cfg);
     mt.seed = cfg.seed;
 
     Session s;
     Err e;
-    int rc = resume ? session_resume(&s, resume, steps_given ? mt.steps : 0, &e)
+    int rc = resume ? session_resume(&s, resume, steps_given ? mt.steps : 0, mt.max_memory, &e)
                     : session_create(&s, &mt, &cfg, &opt, &e);
     if (rc)
         cli_fail(&cli, &e);
@@ -311,6 +320,10 @@ int main(int argc, char **argv) {
         fail(&cli, &r, &e);
     }
     describe(&s);
+    cli_print_memory("train", &s.meta, s.memory);
+    /* every output checked and locked before any training (issue 9) */
+    if (cli_train_outputs(&s.meta, out, logpath, resume, &e))
+        fail(&cli, &r, &e);
     if (k.best && !(k.params = xmalloc(s.model.n_params * sizeof *k.params, "the kept model", &e)))
         fail(&cli, &r, &e);
     if (logpath && !(r.log = open_log(logpath, resume != NULL, s.trainer.step, &e)))
@@ -347,7 +360,7 @@ int main(int argc, char **argv) {
             p.tokens += s.lens[b];
         if (s.trainer.step % s.meta.eval_every != 0 && s.trainer.step != s.meta.steps)
             continue;
-        if (report(&s, &p, &k, r.log, out, st.lr, &e))
+        if (report(&s, &p, &k, r.log, logpath, out, st.lr, &e))
             fail(&cli, &r, &e);
     }
     FILE *log = r.log;

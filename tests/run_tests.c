@@ -59,6 +59,8 @@ int main(void) {
     srunner_add_suite(sr, suite_data());
     srunner_add_suite(sr, suite_tasks());
     srunner_add_suite(sr, suite_orderdemo());
+    srunner_add_suite(sr, suite_edges());
+    srunner_add_suite(sr, suite_fuzz());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

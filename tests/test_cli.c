@@ -106,7 +106,7 @@ START_TEST(demo_bad_input) {
     expect_usage_error("'Rohan killed the lion' 'Rohan killed the lion'", "same order");
     expect_usage_error("''", "empty");
     expect_usage_error("'   ' 'x'", "empty");
-    expect_usage_error("--pe learned --max-len 3", "--max-len 4");
+    expect_usage_error("--pe learned --table-len 3", "--table-len 4");
     expect_usage_error("--heads 3", "--heads");
     expect_usage_error("--pe fourier", "unknown scheme 'fourier'");
     expect_usage_error("--d-model 2 --heads 1 --pe sincos", "--d-model");

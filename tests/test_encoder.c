@@ -227,7 +227,7 @@ START_TEST(bad_input_is_refused_with_a_message) {
     int ids[80] = {0};
     size_t lens[1] = {65}; /* the table has 64 rows */
     ck_assert_int_eq(encoder_forward(&m, &a, ids, lens, 1, 80, &e), ERR_INPUT);
-    ck_assert_ptr_nonnull(strstr(e.msg, "--max-len"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "--table-len"));
     lens[0] = 0;
     ck_assert_int_eq(encoder_forward(&m, &a, ids, lens, 1, 80, &e), ERR_INPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "empty"));

@@ -48,7 +48,7 @@ START_TEST(scheme_checks_before_running) {
     c.n_heads = 2;
     c.max_len = 3;
     ck_assert_int_eq(order_check_scheme(&c, "learned", 4, &e), ERR_INPUT);
-    ck_assert_ptr_nonnull(strstr(e.msg, "--max-len 4"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "--table-len 4"));
     ck_assert_int_eq(order_check_scheme(&c, "no-such-scheme", 4, &e), ERR_INPUT);
 }
 END_TEST

@@ -78,7 +78,7 @@ START_TEST(resume_continues_the_same_curve) {
     char *path = temp_file();
     ck_assert_msg(session_save(&half, path, &e) == 0, "%s", e.msg);
     session_free(&half);
-    ck_assert_msg(session_resume(&rest, path, 0, &e) == 0, "%s", e.msg);
+    ck_assert_msg(session_resume(&rest, path, 0, 0.0, &e) == 0, "%s", e.msg);
     ck_assert_uint_eq(rest.trainer.step, 20);
     run_steps(&rest, 20, lr);
     ck_assert(memcmp(lw, lh, sizeof lh) == 0);

@@ -11,7 +11,12 @@
  * then renamed over path. On failure path is left as it was, the temporary
  * is removed, and the message says what to do: ERR_INPUT when the path
  * cannot be written (no such directory, no permission, a directory),
- * ERR_RUNTIME when writing fails (disk full). */
+ * ERR_RUNTIME when writing fails (disk full). The temporary is named
+ * PATH.<pid>.<n>.tmp (on Linux only once written: until then it is an
+ * O_TMPFILE without a name, which a killed process cannot leave behind);
+ * those of processes that no longer exist are removed first. An existing path that is
+ * not a regular file (a symbolic link, a device) is refused, ERR_INPUT,
+ * rather than replaced. */
 int write_file_atomic(const char *path, const void *data, size_t n, Err *e);
 
 #endif

@@ -335,6 +335,19 @@ int gradacts_create_micro(GradActs *g, const Model *m, size_t B, size_t T, size_
     return 0;
 }
 
+size_t config_act_floats(const Config *c, size_t B, size_t T, bool train) {
+    Model m;
+    memset(&m, 0, sizeof m);
+    m.cfg = *c;
+    if (config_check(c, NULL) || pe_plan(&m.pe, &c->pe, c->d_model, c->n_heads, c->max_len, NULL))
+        return 0;
+    Acts a;
+    GradActs g = {.n_scratch = (size_t)par_threads()};
+    Carver count = {0}, gcount = {0};
+    size_t n = acts_walk(&a, &count, &m, B, T, B);
+    return train ? n + gradacts_walk(&g, &gcount, &m, B, T, B) : n;
+}
+
 void gradacts_free(GradActs *g) {
     free(g->mem);
     memset(g, 0, sizeof *g);

@@ -155,6 +155,13 @@ void model_free(Model *m);
  * m->n_params floats (used for gradients and optimizer state). */
 void params_carve(const Model *m, Params *p, float *base);
 
+/* Floats of the activations for a batch of B sentences of T tokens (and,
+ * with train, of their gradients) of a model built from c, counted the
+ * way acts_create and gradacts_create carve them, without allocating; 0
+ * if c does not pass config_check. For memory estimates before a model
+ * is made. */
+size_t config_act_floats(const Config *c, size_t B, size_t T, bool train);
+
 /* Activations for batches of up to B x T, every sentence's kept. */
 int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e);
 /* The same keeping the layers' activations of Bm sentences only (1..B;

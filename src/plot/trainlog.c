@@ -1,6 +1,7 @@
 #include "trainlog.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,9 @@ static int parse_row(TrainLog *log, char **f, size_t nf, const int *idx, const c
             if (*s) {
                 errno = 0;
                 v = strtod(s, &end);
+                /* an underflow (1e-320) is a number, tiny or 0; an overflow is not */
+                if (errno == ERANGE && fabs(v) <= DBL_MIN)
+                    errno = 0;
                 if (*end != '\0' || errno == ERANGE || !isfinite(v))
                     return err_set(e, ERR_INPUT, "%s:%zu: column '%s' holds '%s', not a number",
                                    path, line, k ? trainlog_names[k - 1] : "step", s);
@@ -79,29 +83,34 @@ static int parse_row(TrainLog *log, char **f, size_t nf, const int *idx, const c
     return 0;
 }
 
-int trainlog_read(TrainLog *log, const char *path, Err *e) {
+/* The lines of text, one at a time, through a buffer of MAX_LINE bytes. */
+int trainlog_parse(TrainLog *log, const char *text, size_t len, const char *path, Err *e) {
     memset(log, 0, sizeof *log);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return err_set(e, ERR_INPUT, "cannot read the training log %s: %s", path,
-                       strerror(errno));
     char *line = malloc(MAX_LINE), *f[MAX_FIELDS + 1];
-    if (!line) {
-        fclose(fp);
+    if (!line)
         return err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
-    }
     int rc = 0, idx[LOG_N_COLS + 1];
-    size_t nh = 0, lineno = 0, cap = 0;
+    size_t nh = 0, lineno = 0, cap = 0, pos = 0;
     for (int k = 0; k <= LOG_N_COLS; k++)
         idx[k] = -1;
-    while (!rc && fgets(line, MAX_LINE, fp)) {
+    while (!rc && pos < len) {
+        const char *p = text + pos, *nl = memchr(p, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - p) : len - pos;
+        pos += n + (nl != NULL);
         lineno++;
-        if (!strchr(line, '\n') && !feof(fp)) {
+        if (n > MAX_LINE - 2) {
             rc = err_set(e, ERR_INPUT, "%s:%zu: line longer than %d characters", path, lineno,
                          MAX_LINE - 2);
             break;
         }
-        line[strcspn(line, "\r\n")] = '\0';
+        if (memchr(p, '\0', n)) {
+            rc = err_set(e, ERR_INPUT, "%s:%zu: the line holds a NUL byte; a training log is "
+                         "text (is this a binary file?)", path, lineno);
+            break;
+        }
+        memcpy(line, p, n);
+        line[n] = '\0';
+        line[strcspn(line, "\r")] = '\0';
         if (*trim(line) == '\0')
             continue;
         size_t nf = split(line, f);
@@ -127,14 +136,48 @@ int trainlog_read(TrainLog *log, const char *path, Err *e) {
             rc = parse_row(log, f, nf, idx, path, lineno, e);
         }
     }
-    if (!rc && ferror(fp))
-        rc = err_set(e, ERR_RUNTIME, "reading %s failed", path);
     if (!rc && nh == 0)
         rc = err_set(e, ERR_INPUT, "%s is empty: a training log starts with a header line", path);
     free(line);
-    fclose(fp);
     if (rc)
         trainlog_free(log);
+    return rc;
+}
+
+int trainlog_read(TrainLog *log, const char *path, Err *e) {
+    memset(log, 0, sizeof *log);
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return err_set(e, ERR_INPUT, "cannot read the training log %s: %s", path,
+                       strerror(errno));
+    /* one byte past the limit tells a file at the limit from a larger one */
+    size_t cap = 1 << 16, n = 0, limit = (size_t)TRAINLOG_MAX_FILE + 1;
+    char *buf = malloc(cap);
+    int rc = buf ? 0 : err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
+    while (!rc && n < limit) {
+        if (n == cap) {
+            cap = cap * 2 < limit ? cap * 2 : limit;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                rc = err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
+                break;
+            }
+            buf = b;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (!rc && ferror(fp))
+        rc = err_set(e, ERR_INPUT, "cannot read %s; is it a directory?", path);
+    else if (!rc && n > TRAINLOG_MAX_FILE)
+        rc = err_set(e, ERR_INPUT, "%s is larger than %d MiB, more than a training log holds",
+                     path, TRAINLOG_MAX_FILE >> 20);
+    fclose(fp);
+    if (!rc)
+        rc = trainlog_parse(log, buf, n, path, e);
+    free(buf);
     return rc;
 }
 

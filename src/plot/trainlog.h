@@ -26,8 +26,12 @@ typedef struct {
 /* The column names, in the order of the enum. */
 extern const char *const trainlog_names[LOG_N_COLS];
 
+#define TRAINLOG_MAX_FILE (64 << 20) /* bytes of one log */
+
 /* Reads path; a malformed file is ERR_INPUT with the file and line. */
 int trainlog_read(TrainLog *log, const char *path, Err *e);
+/* The same on len bytes of text in memory; path names it in messages. */
+int trainlog_parse(TrainLog *log, const char *text, size_t len, const char *path, Err *e);
 void trainlog_free(TrainLog *log);
 
 /* The label of a log in a legend: the file name without its directory

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #include "checkpoint.h"
 
 #include <math.h>
@@ -5,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../core/buf.h"
 #include "../core/fileio.h"
@@ -296,7 +298,8 @@ static void get_train(Rd *r, Checkpoint *ck) {
     o->schedule = (Schedule)get_enum(r, 2, "the schedule");
     o->warmup = get_size(r, 0, SIZE_MAX, "the warm-up");
     Err e;
-    if (!r->rc && opt_check(o, &e))
+    if (!r->rc && (opt_check(o, &e) || !isfinite(o->weight_decay) || !isfinite(o->clip) ||
+                   o->warmup > TRAIN_MAX_STEPS))
         bad(r, "the optimizer settings are invalid");
     ck->step = get_size(r, 0, SIZE_MAX / 2, "the step");
     TrainMeta *mt = &ck->meta;
@@ -325,6 +328,14 @@ static void get_train(Rd *r, Checkpoint *ck) {
         bad(r, "the training time is not a sensible number of seconds");
     if (r->version >= 2)
         mt->random_positions = get_size(r, 0, MAX_DIM, "the range of random positions");
+    /* A checksum proves the bytes are the ones written, not that they make
+     * sense: a state train's options could not have set is refused here,
+     * for evaluate as for train --resume. */
+    if (!r->rc && train_meta_check(mt, ck->step, &e)) {
+        char msg[sizeof e.msg + 32];
+        snprintf(msg, sizeof msg, "%s", e.msg);
+        bad(r, msg);
+    }
     size_t n = ck->model.n_params;
     ck->m = malloc(n * sizeof *ck->m);
     ck->v = malloc(n * sizeof *ck->v);
@@ -337,6 +348,34 @@ static void get_train(Rd *r, Checkpoint *ck) {
     for (size_t i = 0; i < n && !r->rc; i++)
         if (ck->v[i] < 0.0f)
             bad(r, "Adam's second moment is negative");
+}
+
+int train_meta_check(const TrainMeta *mt, size_t step, Err *e) {
+    /* the same ranges as train's options (examples/cli.c) */
+    if (mt->batch < 1 || mt->batch > TRAIN_MAX_BATCH)
+        return err_set(e, ERR_INPUT, "the batch is %zu, outside 1..%d", mt->batch,
+                       TRAIN_MAX_BATCH);
+    if (mt->steps < 1 || mt->steps > TRAIN_MAX_STEPS)
+        return err_set(e, ERR_INPUT, "the steps are %zu, outside 1..%d", mt->steps,
+                       TRAIN_MAX_STEPS);
+    if (mt->eval_every < 1 || mt->eval_every > TRAIN_MAX_STEPS)
+        return err_set(e, ERR_INPUT, "the evaluation interval is %zu, outside 1..%d",
+                       mt->eval_every, TRAIN_MAX_STEPS);
+    if (step > mt->steps)
+        return err_set(e, ERR_INPUT, "the step %zu is past the %zu steps the run was asked for",
+                       step, mt->steps);
+    if (mt->random_positions > MAX_DIM)
+        return err_set(e, ERR_INPUT, "the range of random positions is %zu, more than %d",
+                       mt->random_positions, MAX_DIM);
+    if (mt->task[0]) {
+        TaskOptions o;
+        if (mt->data[0] || mt->valid[0])
+            return err_set(e, ERR_INPUT, "it names both a task and a data file");
+        return task_options_resolve(&o, &mt->task_opt, mt->task, e);
+    }
+    if (!mt->data[0])
+        return err_set(e, ERR_INPUT, "it names neither a task nor a data file");
+    return 0;
 }
 
 static void get_words(Rd *r, size_t n, int (*add)(void *, const char *, Err *), void *set,
@@ -448,29 +487,57 @@ int checkpoint_load(Checkpoint *ck, const char *path, Err *e) {
     if (!f)
         return err_set(e, ERR_INPUT, "cannot open the model %s; check the path (build/train "
                        "--out writes one)", path);
-    /* The header says how long the file is: read that much and one byte
-     * more, so that /dev/zero or a huge foreign file costs nothing. */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return err_set(e, ERR_INPUT, "%s is a directory; give a model file written by "
+                       "build/train --out", path);
+    }
+    /* The header says how long the file is. A regular file's real size is
+     * known before anything is allocated, so a damaged header cannot ask
+     * for more memory than the file holds; for anything else (a pipe,
+     * /dev/zero) the buffer grows only with the bytes that really come,
+     * and stops one byte past the header's size. */
     unsigned char head[HEADER_BYTES];
-    size_t got = fread(head, 1, sizeof head, f), size = got;
+    size_t got = fread(head, 1, sizeof head, f), limit = got;
     if (got == sizeof head && memcmp(head, MAGIC, 8) == 0) {
         uint64_t want = 0;
         for (int i = 0; i < 8; i++)
             want |= (uint64_t)head[16 + i] << (8 * i);
+        if (S_ISREG(st.st_mode) && want != (uint64_t)st.st_size) {
+            fclose(f);
+            return err_set(e, ERR_INPUT, "%s has %lld bytes but its header says %llu: the file "
+                           "was truncated or damaged; save it again", path,
+                           (long long)st.st_size, (unsigned long long)want);
+        }
         if (want >= HEADER_BYTES && want <= MAX_FILE_BYTES)
-            size = (size_t)want + 1;
+            limit = (size_t)want + 1;
     }
-    unsigned char *buf = malloc(size);
-    int rc = 0;
-    if (!buf) {
-        rc = err_set(e, ERR_RUNTIME, "out of memory reading %s (%zu bytes)", path, size);
-    } else {
+    size_t cap = got, n = got;
+    unsigned char *buf = malloc(cap ? cap : 1);
+    int rc = buf ? 0 : err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
+    if (buf)
         memcpy(buf, head, got);
-        size_t n = got + (size > got ? fread(buf + got, 1, size - got, f) : 0);
-        if (ferror(f))
-            rc = err_set(e, ERR_RUNTIME, "error reading %s", path);
-        else
-            rc = checkpoint_parse(ck, buf, n, path, e);
+    while (!rc && n < limit) {
+        if (n == cap) {
+            size_t grow = cap < ((size_t)1 << 16) ? (size_t)1 << 16 : cap;
+            cap = limit - cap < grow ? limit : cap + grow;
+            unsigned char *b = realloc(buf, cap);
+            if (!b) {
+                rc = err_set(e, ERR_RUNTIME, "out of memory reading %s (%zu bytes)", path, cap);
+                break;
+            }
+            buf = b;
+        }
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (k == 0)
+            break;
     }
+    if (!rc && ferror(f))
+        rc = err_set(e, ERR_INPUT, "cannot read %s; is it a model file?", path);
+    else if (!rc)
+        rc = checkpoint_parse(ck, buf, n, path, e);
     fclose(f);
     free(buf);
     return rc;

@@ -44,7 +44,18 @@ typedef struct {
     size_t random_positions; /* training positions drawn from 0..N-1, e.g. 64; 0 = off */
     size_t table_len;     /* rows asked of a learned table, 0 = as training needs; not
                            * saved (the model's shape holds the answer) */
+    double max_memory;    /* bytes the run may use, e.g. 8e9; 0 = no limit; not saved */
 } TrainMeta;
+
+/* The limits of train's options, which a checkpoint's training state must
+ * respect too. */
+#define TRAIN_MAX_BATCH 4096
+#define TRAIN_MAX_STEPS 100000000
+
+/* Checks a training state against what train's options allow (batch,
+ * steps, evaluation interval, the task's options, step <= steps): what a
+ * valid checksum cannot vouch for. ERR_INPUT with the field at fault. */
+int train_meta_check(const TrainMeta *mt, size_t step, Err *e);
 
 typedef struct {
     Model model;

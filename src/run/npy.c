@@ -1,8 +1,12 @@
+#define _POSIX_C_SOURCE 200809L /* fileno */
 #include "npy.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The header is a Python dict literal padded with spaces so that the data
  * starts at a multiple of 64 bytes, ending in a newline. */
@@ -72,11 +76,18 @@ int npy_read_f32(const char *path, float **x, size_t *shape, size_t *ndim, Err *
         goto done;
     }
     s += strlen("'shape': (");
-    size_t count = 1;
+    /* the data's real size bounds the allocation, whatever the header says */
+    struct stat st;
+    long here = ftell(f);
+    size_t count = 1, avail = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && here >= 0 &&
+                                      st.st_size >= here
+                                  ? (size_t)(st.st_size - here) / sizeof **x : 0;
     while (*s && *s != ')') {
         char *end;
-        unsigned long long d = strtoull(s, &end, 10);
-        if (end == s || *ndim == 4) {
+        errno = 0;
+        unsigned long long d = *s >= '0' && *s <= '9' ? strtoull(s, &end, 10) : 0;
+        if (*s < '0' || *s > '9' || errno == ERANGE || *ndim == 4 || d > SIZE_MAX ||
+            (d && count > SIZE_MAX / sizeof **x / (size_t)d)) {
             rc = err_set(e, ERR_INPUT, "%s: bad shape", path);
             goto done;
         }
@@ -85,6 +96,10 @@ int npy_read_f32(const char *path, float **x, size_t *shape, size_t *ndim, Err *
         s = end;
         while (*s == ',' || *s == ' ')
             s++;
+    }
+    if (count > avail) {
+        rc = err_set(e, ERR_INPUT, "%s: the data is shorter than its shape", path);
+        goto done;
     }
     *x = malloc((count ? count : 1) * sizeof **x);
     if (!*x || fread(*x, sizeof **x, count, f) != count) {

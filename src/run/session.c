@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(DATA_MAX_WORDS == MAX_DIM, "a vocabulary built from data must fit a model");
+
 static void session_zero(Session *s) { memset(s, 0, sizeof *s); }
 
 void session_free(Session *s) {
@@ -105,6 +107,31 @@ static void draw_positions(size_t *pos, Rng *rng, const size_t *lens, size_t B, 
     }
 }
 
+double session_memory(const Config *c, size_t B, size_t T, size_t T_eval) {
+    double params = (double)config_param_count(c) * 4.0; /* weights, gradients, m, v */
+    double acts = (double)config_act_floats(c, B, T, true);
+    double eval = T_eval ? (double)config_act_floats(c, 64, T_eval, false) : 0.0;
+    return 4.0 * (params + acts + eval); /* floats of 4 bytes */
+}
+
+/* Refuses a run that would need more memory than meta.max_memory, before
+ * it is allocated: a long sentence or a wide model can ask for gigabytes. */
+static int check_memory(Session *s, const Config *c, Err *e) {
+    size_t T = s->train.max_len, T_eval = s->valid.max_len > s->test.max_len
+                                              ? s->valid.max_len : s->test.max_len;
+    if (T_eval < T)
+        T_eval = T;
+    s->memory = session_memory(c, s->meta.batch, T, T_eval);
+    double limit = s->meta.max_memory;
+    if (limit > 0.0 && s->memory > limit)
+        return err_set(e, ERR_INPUT, "the run would need about %.0f MiB (the model, its "
+                       "optimizer and the activations of %zu sentences of up to %zu words), "
+                       "more than --max-memory %.0f MiB; use a smaller model, --batch or shorter "
+                       "sentences, or raise --max-memory", s->memory / 1048576.0,
+                       s->meta.batch, T_eval, limit / 1048576.0);
+    return 0;
+}
+
 /* Batch buffers, activations and the optimizer. */
 static int alloc_batches(Session *s, const OptConfig *opt, Err *e) {
     size_t B = s->meta.batch, T = s->train.max_len;
@@ -145,6 +172,8 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
         if (!rc)
             rc = check_random_positions(&s->meta, &c.pe, s->train.max_len, e);
         if (!rc)
+            rc = check_memory(s, &c, e);
+        if (!rc)
             rc = model_create(&s->model, &c, e);
     }
     rng_seed(&s->meta.rng, s->meta.seed);
@@ -155,7 +184,7 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
     return rc;
 }
 
-int session_resume(Session *s, const char *path, size_t steps, Err *e) {
+int session_resume(Session *s, const char *path, size_t steps, double max_memory, Err *e) {
     session_zero(s);
     Checkpoint ck;
     int rc = checkpoint_load(&ck, path, e);
@@ -167,8 +196,15 @@ int session_resume(Session *s, const char *path, size_t steps, Err *e) {
                        "resumed; train from scratch instead", path);
     }
     s->meta = ck.meta;
+    if (steps && steps <= ck.step) {
+        rc = err_set(e, ERR_INPUT, "%s is at step %zu already: give --steps more than %zu to "
+                     "go on", path, ck.step, ck.step);
+        checkpoint_free(&ck);
+        return rc;
+    }
     if (steps)
         s->meta.steps = steps;
+    s->meta.max_memory = max_memory;
     rc = load_data(s, e);
     /* The data is made again from the saved options; it must give the
      * vocabulary and classes the model was trained with. */
@@ -179,6 +215,15 @@ int session_resume(Session *s, const char *path, size_t steps, Err *e) {
         if (strcmp(s->vocab.words[i], ck.vocab.words[i]) != 0)
             rc = err_set(e, ERR_INPUT, "the training data no longer matches %s: word %zu is "
                          "'%s', not '%s'", path, i, s->vocab.words[i], ck.vocab.words[i]);
+    /* Same count, other names: swapped labels would train the model on a
+     * meaning it was not trained with. */
+    for (size_t i = 0; !rc && i < s->labels.n; i++)
+        if (strcmp(s->labels.names[i], ck.labels.names[i]) != 0)
+            rc = err_set(e, ERR_INPUT, "the training data no longer matches %s: class %zu is "
+                         "'%s', not '%s' (labels in order of first appearance); was the data "
+                         "file changed?", path, i, s->labels.names[i], ck.labels.names[i]);
+    if (!rc)
+        rc = check_memory(s, &ck.model.cfg, e);
     if (!rc) {
         s->model = ck.model; /* the session takes the model over */
         memset(&ck.model, 0, sizeof ck.model);

@@ -26,6 +26,7 @@ typedef struct {
     int *ids, *batch_labels; /* (B,T) and (B) or (B,T) */
     size_t *lens, *idx;      /* (B) */
     size_t *pos;             /* (B,T) random positions, with meta.random_positions */
+    double memory;           /* bytes the run needs, as estimated before allocating */
 } Session;
 
 /* Accuracy of a model on the examples of one length (or on all). */
@@ -46,8 +47,16 @@ typedef struct {
 int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
                    Err *e);
 /* Continues a checkpoint saved with its training state; steps, if not 0,
- * replaces the number of steps the run was asked for. */
-int session_resume(Session *s, const char *path, size_t steps, Err *e);
+ * replaces the number of steps the run was asked for (it must be past the
+ * saved step); max_memory as in TrainMeta. */
+int session_resume(Session *s, const char *path, size_t steps, double max_memory, Err *e);
+
+/* Bytes a run of a model c needs, estimated before anything is
+ * allocated: the parameters with their gradients and Adam's two moments,
+ * a training batch of B sentences of T tokens with its gradients, and an
+ * evaluation batch of 64 sentences of T_eval. session_create and
+ * session_resume refuse (ERR_INPUT) a run past meta.max_memory. */
+double session_memory(const Config *c, size_t B, size_t T, size_t T_eval);
 void session_free(Session *s);
 
 /* One training step on a batch drawn from the training split (with

@@ -33,6 +33,8 @@ void textdata_free(TextData *d) {
     free(d->start);
     free(d->word);
     free(d->label);
+    free(d->line);
+    free(d->name);
     textdata_init(d, d->kind);
 }
 
@@ -295,8 +297,15 @@ int data_parse(TextData *out, const char *text, size_t len, const char *name, Er
             header = true;
         } else {
             rc = parse_example(out, buf, name, lineno, e);
+            /* remembered, so that errors found later (an unknown label in
+             * evaluation data) can still say where */
+            if (!rc && !(rc = reserve((void **)&out->line, &out->cap_line, out->n,
+                                      sizeof *out->line, "line numbers", e)))
+                out->line[out->n - 1] = lineno;
         }
     }
+    if (!rc && !(out->name = dup_str(name, e)))
+        rc = ERR_RUNTIME;
     if (!rc && !header)
         rc = bad_line(e, name, lineno ? lineno : 1, "no header: the file must start with "
                       "'labels: sentence' or 'labels: token', then one example per line");
@@ -423,7 +432,7 @@ int labelset_add(LabelSet *s, const char *name, int *id, Err *e) {
     return 0;
 }
 
-static int unknown_label(const LabelSet *s, const char *label, size_t example, Err *e) {
+static int unknown_label(const LabelSet *s, const char *label, Err *e) {
     char known[160] = "";
     size_t used = 0;
     for (size_t i = 0; i < s->n && used + 1 < sizeof known; i++) {
@@ -434,9 +443,30 @@ static int unknown_label(const LabelSet *s, const char *label, size_t example, E
     }
     if (used >= sizeof known - 1)
         memcpy(known + sizeof known - 4, "...", 4);
-    return err_set(e, ERR_INPUT, "example %zu has the label '%s', which is not one of the %zu "
-                   "the model was trained on (%s); evaluate on data with the training labels",
-                   example + 1, label, s->n, known);
+    return err_set(e, ERR_INPUT, "the label '%s' is not one of the %zu the model was trained "
+                   "on (%s); use data with the training labels", label, s->n, known);
+}
+
+/* Puts where example i is ("FILE:LINE" or "example N") in front of the
+ * message in e. */
+static int at_example(Err *e, int rc, const TextData *in, size_t i) {
+    if (in->line && in->name)
+        return at_line(e, rc, in->name, in->line[i]);
+    if (e) {
+        char msg[sizeof e->msg];
+        memcpy(msg, e->msg, sizeof msg);
+        err_set(e, rc, "example %zu: %s", i + 1, msg);
+    }
+    return rc;
+}
+
+/* A new word past the limit a model can hold, refused before it is added. */
+static int vocab_room(const Vocab *v, const char *word, Err *e) {
+    if (v->n < DATA_MAX_WORDS || vocab_find(v, word) >= 0)
+        return 0;
+    return err_set(e, ERR_INPUT, "the word '%s' would make the vocabulary larger than the %d "
+                   "words a model holds (<pad> and <unk> included); use data with fewer "
+                   "different words", word, DATA_MAX_WORDS);
 }
 
 int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool grow,
@@ -464,7 +494,7 @@ int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool gr
             out->max_len = b - a;
         for (size_t j = a; !rc && j < b; j++) {
             int id = -1;
-            if (grow)
+            if (grow && !(rc = vocab_room(v, in->word[j], e)))
                 rc = vocab_add(v, in->word[j], &id, e);
             else if ((id = vocab_find(v, in->word[j])) < 0 && n_unknown)
                 ++*n_unknown;
@@ -476,9 +506,11 @@ int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool gr
             if (grow)
                 rc = labelset_add(s, in->label[j], &id, e);
             else if ((id = labelset_find(s, in->label[j])) < 0)
-                rc = unknown_label(s, in->label[j], i, e);
+                rc = unknown_label(s, in->label[j], e);
             out->labels[j] = id;
         }
+        if (rc)
+            at_example(e, rc, in, i);
     }
     if (rc)
         dataset_free(out);

@@ -22,6 +22,8 @@ typedef enum { LABELS_SENTENCE = 0, LABELS_TOKEN = 1 } LabelKind;
 #define DATA_MAX_LINE 8192            /* bytes on one line of a data file */
 #define DATA_MAX_FILE (64u << 20)     /* bytes in one data file */
 #define DATA_MAX_LABELS 4096          /* classes in one LabelSet */
+#define DATA_MAX_WORDS 32768          /* words of a vocabulary built from training data,
+                                       * <pad> and <unk> included: a model's MAX_DIM */
 
 /* Examples as text. Example i has words word[start[i]] .. word[start[i+1]-1]
  * and labels label[i] (sentence kind) or label[start[i]] .. (token kind). */
@@ -32,6 +34,9 @@ typedef struct {
     char **word;    /* (start[n]) each a separate allocation */
     char **label;   /* (n) or (start[n]) */
     size_t cap_ex, cap_words, cap_labels; /* allocation bookkeeping */
+    size_t *line;   /* (n) the line of each example in its file; NULL when generated */
+    char *name;     /* the file, for messages; NULL when generated */
+    size_t cap_line;
 } TextData;
 
 /* The classes a model predicts: label string <-> class id, in order of
@@ -80,7 +85,8 @@ int labelset_add(LabelSet *s, const char *name, int *id, Err *e);
 /* Maps text to ids. With grow set (training data) new words join v and new
  * labels join s; without it (evaluation data) unknown words become <unk>
  * (counted in *n_unknown if not NULL) and an unknown label is an ERR_INPUT
- * error naming it. */
+ * error naming it. Errors name FILE:LINE when in came from a file; a
+ * vocabulary grown past DATA_MAX_WORDS is an ERR_INPUT error. */
 int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool grow,
                 size_t *n_unknown, Err *e);
 void dataset_free(Dataset *d);

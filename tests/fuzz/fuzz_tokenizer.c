@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../../src/text/order.h"
-#include "../../src/model/vocab.h"
+#include "../../src/text/vocab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
 

@@ -1,0 +1,178 @@
+#define _POSIX_C_SOURCE 200809L
+#include "export.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "npy.h"
+
+static const char *const TOP_FILES[] = {"input_ids.npy", "input.npy", "output.npy", "pooled.npy",
+                                        "vocab.txt", "config.json", "params"};
+
+static bool is_export_name(const char *n) {
+    for (size_t i = 0; i < sizeof TOP_FILES / sizeof *TOP_FILES; i++)
+        if (strcmp(n, TOP_FILES[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Removes dir, its files and the files of its subdirectories (an export
+ * is two levels deep); a best effort on a path this module made. */
+static void remove_tree(const char *dir, int depth) {
+    DIR *d = opendir(dir);
+    if (d) {
+        char path[4096];
+        for (struct dirent *ent; (ent = readdir(d));) {
+            if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+            struct stat st;
+            if (depth > 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                remove_tree(path, depth - 1);
+            else
+                unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* An existing dir may be replaced only if it is empty or holds nothing
+ * but an export's names (config.json among them). */
+static int check_target(const char *dir, bool *exists, Err *e) {
+    struct stat st;
+    *exists = lstat(dir, &st) == 0;
+    if (!*exists)
+        return 0;
+    if (!S_ISDIR(st.st_mode))
+        return err_set(e, ERR_INPUT, "--npy %s exists and is not a directory; give a new "
+                       "directory", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return err_set(e, ERR_INPUT, "cannot read the directory %s: %s", dir, strerror(errno));
+    bool config = false, empty = true;
+    char stranger[256] = "";
+    for (struct dirent *ent; (ent = readdir(d));) {
+        const char *n = ent->d_name;
+        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+            continue;
+        empty = false;
+        config |= strcmp(n, "config.json") == 0;
+        if (!is_export_name(n) && !stranger[0])
+            snprintf(stranger, sizeof stranger, "%s", n);
+    }
+    closedir(d);
+    if (!empty && (stranger[0] || !config))
+        return err_set(e, ERR_INPUT, "--npy %s is not an earlier export of encode (it holds %s); "
+                       "give a new or empty directory, so that nothing of yours is replaced",
+                       dir, stranger[0] ? stranger : "no config.json");
+    return 0;
+}
+
+static int write_config(const char *path, const Model *m, Err *e) {
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return err_set(e, ERR_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+    const Config *c = &m->cfg;
+    PeConfig pc = pe_resolved(&c->pe);
+    int ok = fprintf(f, "{\n  \"vocab_size\": %zu,\n  \"d_model\": %zu,\n  \"nhead\": %zu,\n"
+            "  \"num_layers\": %zu,\n  \"dim_feedforward\": %zu,\n  \"norm_first\": %s,\n"
+            "  \"activation\": \"%s\",\n  \"layer_norm_eps\": 1e-05,\n  \"pe\": \"%s\",\n"
+            "  \"pe_in_attention\": %s,\n  \"combine\": \"%s\",\n  \"pe_width\": %zu,\n"
+            "  \"embedding_width\": %zu,\n  \"pe_layout\": \"%s\",\n  \"pe_base\": %.17g,\n"
+            "  \"t5_buckets\": %zu,\n  \"t5_max_distance\": %zu,\n  \"scale_embed\": %s,\n"
+            "  \"n_classes\": %zu,\n  \"per_token\": %s\n}\n",
+            c->vocab_size, c->d_model, c->n_heads, c->n_layers, c->d_ff,
+            c->norm == NORM_PRE ? "true" : "false", c->act == ACT_GELU ? "gelu" : "relu",
+            pc.name, pe_in_attention(m->pe.scheme) ? "true" : "false",
+            combine_name(m->pe.combine), m->pe.w, m->pe.E,
+            pc.layout == LAYOUT_SPLIT ? "split" : "interleaved", pc.base, pc.buckets,
+            pc.max_distance, c->scale_embed ? "true" : "false", c->n_classes,
+            c->per_token ? "true" : "false") >= 0;
+    if (fclose(f) != 0 || !ok)
+        return err_set(e, ERR_RUNTIME, "writing %s failed: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Every file, into tmp. */
+static int write_all(const char *tmp, const Model *m, const Vocab *v, const int *ids, size_t T,
+                     const Acts *a, Err *e) {
+    char path[8192];
+    size_t C = m->cfg.d_model;
+    snprintf(path, sizeof path, "%s/params", tmp);
+    if (mkdir(path, 0777) != 0)
+        return err_set(e, ERR_RUNTIME, "cannot create %s: %s", path, strerror(errno));
+    int64_t *ids64 = xmalloc(T * sizeof *ids64, "the ids", e);
+    if (!ids64)
+        return ERR_RUNTIME;
+    for (size_t t = 0; t < T; t++)
+        ids64[t] = ids[t];
+    size_t s_ids[2] = {1, T}, s_out[3] = {1, T, C}, s_pool[2] = {1, C};
+    snprintf(path, sizeof path, "%s/input_ids.npy", tmp);
+    int rc = npy_write_i64(path, ids64, s_ids, 2, e);
+    free(ids64);
+    snprintf(path, sizeof path, "%s/input.npy", tmp);
+    rc = rc ? rc : npy_write_f32(path, a->x0, s_out, 3, e);
+    snprintf(path, sizeof path, "%s/output.npy", tmp);
+    rc = rc ? rc : npy_write_f32(path, a->hidden, s_out, 3, e);
+    snprintf(path, sizeof path, "%s/pooled.npy", tmp);
+    rc = rc ? rc : npy_write_f32(path, a->pooled, s_pool, 2, e);
+    for (size_t i = 0; i < m->n_specs && !rc; i++) {
+        const ParamSpec *s = &m->specs[i];
+        /* vectors are 1-D in torch's state_dict */
+        size_t shape[2] = {s->rows, s->cols};
+        snprintf(path, sizeof path, "%s/params/%s.npy", tmp, s->name);
+        rc = s->rows == 1 ? npy_write_f32(path, m->mem + s->offset, shape + 1, 1, e)
+                          : npy_write_f32(path, m->mem + s->offset, shape, 2, e);
+    }
+    snprintf(path, sizeof path, "%s/vocab.txt", tmp);
+    rc = rc ? rc : vocab_save(v, path, e);
+    snprintf(path, sizeof path, "%s/config.json", tmp);
+    return rc ? rc : write_config(path, m, e);
+}
+
+int export_check(const char *dir, Err *e) {
+    bool exists;
+    return check_target(dir, &exists, e);
+}
+
+int export_npy(const char *dir, const Model *m, const Vocab *v, const int *ids, size_t T,
+               const Acts *a, Err *e) {
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--; /* "out/" and "out" are one directory; the temporary goes beside it */
+    if (n == 0 || n > 4000)
+        return err_set(e, ERR_INPUT, "--npy wants a directory name, not '%s'", dir);
+    char target[4096], tmp[4096 + 32], old[4096 + 32];
+    snprintf(target, sizeof target, "%.*s", (int)n, dir);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", target, (long)getpid());
+    snprintf(old, sizeof old, "%s.%ld.old", target, (long)getpid());
+    bool exists;
+    int rc = check_target(target, &exists, e);
+    if (rc)
+        return rc;
+    if (mkdir(tmp, 0777) != 0)
+        return err_set(e, ERR_INPUT, "cannot create the directory %s: %s; check that the "
+                       "parent of %s exists and is writable", tmp, strerror(errno), target);
+    rc = write_all(tmp, m, v, ids, T, a, e);
+    if (!rc && exists && rename(target, old) != 0)
+        rc = err_set(e, ERR_RUNTIME, "cannot move the earlier export %s aside: %s", target,
+                     strerror(errno));
+    if (!rc && rename(tmp, target) != 0) {
+        rc = err_set(e, ERR_RUNTIME, "cannot rename %s to %s: %s", tmp, target,
+                     strerror(errno));
+        if (exists)
+            rename(old, target); /* put the earlier export back */
+    }
+    if (rc)
+        remove_tree(tmp, 1);
+    else if (exists)
+        remove_tree(old, 1);
+    return rc;
+}

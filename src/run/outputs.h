@@ -1,0 +1,43 @@
+/* The files a program writes, checked before any work is done: an output
+ * must not be one of the inputs, must not replace something that is not a
+ * regular file, and must be creatable; and two runs must not write the
+ * same output at once (an advisory lock held for the run's life). */
+#ifndef POSENC_OUTPUTS_H
+#define POSENC_OUTPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../core/err.h"
+
+/* Checks that path can be written as the output named opt ("--out"):
+ * - with replaced set (the file is written elsewhere and renamed over
+ *   path), an existing path must be a regular file, not a symbolic link,
+ *   device, FIFO or directory; without it (written in place, as a log) it
+ *   must not be a directory, and must be writable;
+ * - path must not be the same file (device and inode) as any of the n
+ *   inputs (NULL or "" entries are skipped), each named by in_opts[i];
+ * - its directory must exist and be writable.
+ * ERR_INPUT with a message naming opt and what to do. */
+int output_check(const char *path, const char *opt, bool replaced, const char *const *inputs,
+                 const char *const *in_opts, size_t n, Err *e);
+
+/* An advisory lock (fcntl), held until output_unlock, so that a second
+ * program writing the same output is refused with the pid of the first.
+ * With sidecar the lock is on PATH.lock, for a file that is replaced by a
+ * rename (a checkpoint: a lock on the file itself would go with the old
+ * inode); PATH.lock is removed by output_unlock, and a killed run leaves
+ * it behind, harmlessly (the lock dies with the process). Without it the
+ * lock is on PATH itself, created if missing but never emptied, for a
+ * file written in place (a log); something not a regular file (/dev/full)
+ * is not locked. */
+typedef struct {
+    int fd;
+    char *path; /* of the lock file, to remove; NULL without sidecar */
+} OutputLock;
+
+int output_lock(OutputLock *l, const char *path, const char *opt, bool sidecar, Err *e);
+void output_unlock(OutputLock *l);
+
+#endif

@@ -1,0 +1,487 @@
+/* The edges of checkpoints, outputs and resumes (issue 9): each test
+ * reproduces one defect as a user or an attacker would meet it. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../src/core/fileio.h"
+#include "../src/run/session.h"
+#include "suites.h"
+
+static char *scratch(void) {
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/posenc_edgeXXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    return dir;
+}
+
+static void remove_dir(const char *dir) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A session of a tiny agent run, not trained. */
+static void tiny_session(Session *s) {
+    TrainMeta mt = {.batch = 4, .steps = 20, .eval_every = 10, .task_opt = {.seed = 1}};
+    snprintf(mt.task, sizeof mt.task, "agent");
+    mt.task_opt.n_train = 400;
+    OptConfig opt;
+    opt_default(&opt);
+    Config cfg;
+    config_default(&cfg, 0, "sinusoidal");
+    cfg.d_model = 8;
+    cfg.n_heads = 2;
+    cfg.d_ff = 16;
+    cfg.n_layers = 1;
+    Err e;
+    ck_assert_msg(session_create(s, &mt, &cfg, &opt, &e) == 0, "%s", e.msg);
+}
+
+/* Defect 1: a training state valid by checksum but not by meaning. */
+START_TEST(resume_refuses_a_meaningless_state) {
+    char *dir = scratch(), path[256], args[512];
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    Session s;
+    Err e;
+    tiny_session(&s);
+    s.meta.eval_every = 0; /* saved with a correct checksum */
+    ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
+    snprintf(args, sizeof args, "--resume %s", path);
+    expect_exit("train", args, 2, "evaluation interval is 0");
+    snprintf(args, sizeof args, "--model %s --task agent", path);
+    expect_exit("evaluate", args, 2, "evaluation interval is 0");
+    s.meta.eval_every = 10;
+    s.meta.batch = 0;
+    ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
+    snprintf(args, sizeof args, "--resume %s", path);
+    expect_exit("train", args, 2, "batch");
+    s.meta.batch = 4;
+    s.trainer.opt.lr = 0.0f / 0.0f;
+    ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
+    expect_exit("train", args, 2, "optimizer");
+    session_free(&s);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 8: the header's size is checked against the file's before any
+ * allocation. Without the sanitizers a memory limit proves it: a 16 GiB
+ * allocation would fail with "out of memory" (exit 1). */
+START_TEST(loader_trusts_the_file_size_not_the_header) {
+    char *dir = scratch(), path[256];
+    snprintf(path, sizeof path, "%s/big.bin", dir);
+    unsigned char head[40] = {'P', 'O', 'S', 'E', 'N', 'C', 'M', 'D', 2};
+    uint64_t claim = (uint64_t)16 << 30;
+    for (int i = 0; i < 8; i++)
+        head[16 + i] = (unsigned char)(claim >> (8 * i));
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(head, 1, sizeof head, f), sizeof head);
+    fclose(f);
+    Checkpoint ck;
+    Err e;
+    ck_assert_int_eq(checkpoint_load(&ck, path, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "has 40 bytes but its header says 17179869184"), "%s", e.msg);
+#if !defined(__SANITIZE_ADDRESS__)
+    char cmd[1024];
+    const char *bin = getenv("POSENC_BIN");
+    snprintf(cmd, sizeof cmd, "ulimit -v 1000000; %s/evaluate --model %s --task agent "
+             ">/dev/null 2>%s/err", bin ? bin : "build", path, dir);
+    int st = system(cmd);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "evaluate under ulimit: status %d",
+                  st);
+#endif
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 12 (part): a directory given as the model is bad input. */
+START_TEST(model_that_is_a_directory_exits_2) {
+    expect_exit("evaluate", "--model /tmp --task agent", 2, "is a directory");
+    expect_exit("encode", "--model /tmp 'a b'", 2, "is a directory");
+}
+END_TEST
+
+/* Defect 4: resume checks the classes' names, not only their number. */
+START_TEST(resume_refuses_swapped_labels) {
+    char *dir = scratch(), data[256], args[1024];
+    snprintf(data, sizeof data, "%s/d.txt", dir);
+    write_text(data, "labels: sentence\nA\tx y\nB\ty x\nA\tx x y\n");
+    snprintf(args, sizeof args, "--data %s --d-model 8 --heads 2 --d-ff 16 --steps 4 "
+             "--eval-every 2 --steps 2 --out %s/m.bin", data, dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    write_text(data, "labels: sentence\nB\tx y\nA\ty x\nB\tx x y\n");
+    snprintf(args, sizeof args, "--resume %s/m.bin --steps 4", dir);
+    expect_exit("train", args, 2, "class 0 is 'B', not 'A'");
+    remove_dir(dir);
+}
+END_TEST
+
+#define TINY "--task agent --d-model 8 --heads 2 --d-ff 16 --layers 1"
+
+/* Runs cmd through the shell (with $B the programs' folder); returns its
+ * exit status and leaves stderr in *err (free it). */
+static int shell(const char *cmd, char **err) {
+    const char *bin = getenv("POSENC_BIN");
+    char *errpath = temp_file(), full[4096];
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", errpath);
+    snprintf(full, sizeof full, "B=%s; { %s\n} 2>%s", bin ? bin : "build", cmd, saved);
+    int st = system(full);
+    *err = slurp(saved);
+    unlink(saved);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Defect 2: an existing output that is not a regular file is refused, not
+ * replaced. */
+START_TEST(out_that_is_not_a_regular_file_is_refused) {
+    char *dir = scratch(), args[512], link[256], target[256], fifo[256];
+    snprintf(target, sizeof target, "%s/target", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    write_text(target, "keep me\n");
+    ck_assert_int_eq(symlink(target, link), 0);
+    ck_assert_int_eq(mkfifo(fifo, 0666), 0);
+    snprintf(args, sizeof args, TINY " --steps 1 --out %s", link);
+    expect_exit("train", args, 2, "symbolic link");
+    snprintf(args, sizeof args, TINY " --steps 1 --out %s", fifo);
+    expect_exit("train", args, 2, "FIFO");
+    struct stat st;
+    ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    ck_assert(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    /* the library refuses as well */
+    Err e;
+    ck_assert_int_eq(write_file_atomic(link, "x", 1, &e), ERR_INPUT);
+    char *text = slurp(target);
+    ck_assert_str_eq(text, "keep me\n");
+    free(text);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 3: an output that is one of the inputs, by any name. */
+START_TEST(out_that_is_an_input_is_refused) {
+    char *dir = scratch(), data[256], alias[256], args[1024];
+    snprintf(data, sizeof data, "%s/d.txt", dir);
+    snprintf(alias, sizeof alias, "%s/alias.txt", dir);
+    const char *text = "labels: sentence\nA\tx y\nB\ty x\n";
+    write_text(data, text);
+    ck_assert_int_eq(link(data, alias), 0);
+    snprintf(args, sizeof args, "--data %s --steps 1 --out %s", data, data);
+    expect_exit("train", args, 2, "same file as --data");
+    snprintf(args, sizeof args, "--data %s --valid %s --steps 1 --log %s", data, data, alias);
+    expect_exit("train", args, 2, "same file as --data");
+    snprintf(args, sizeof args, "--data %s --steps 1 --out %s/m.bin --log %s/m.bin", data, dir,
+             dir);
+    expect_exit("train", args, 2, "--out and --log");
+    char *now = slurp(data);
+    ck_assert_str_eq(now, text);
+    free(now);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 5: write errors end in exit 1 with the path and the reason. */
+START_TEST(write_errors_are_reported) {
+    char *err;
+    int st = shell("$B/train " TINY " --steps 2 --eval-every 1 --log /dev/full", &err);
+    ck_assert_msg(st == 1 && strstr(err, "/dev/full") && strstr(err, "No space left"),
+                  "train --log /dev/full: %d %s", st, err);
+    free(err);
+    st = shell("$B/compare_pe --task agent --schemes none --steps 1 --d-model 8 --heads 2 "
+               "--d-ff 16 --out /dev/full", &err);
+    ck_assert_msg(st == 1 && strstr(err, "/dev/full") && strstr(err, "No space left"),
+                  "compare_pe --out /dev/full: %d %s", st, err);
+    free(err);
+    const char *progs[] = {"$B/demo_order", "$B/pe_report --pe sinusoidal",
+                           "$B/encode 'a b c'", "$B/train " TINY " --steps 1",
+                           "$B/pe_plot --help"};
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s >/dev/full", progs[i]);
+        st = shell(cmd, &err);
+        ck_assert_msg(st == 1 && strstr(err, "standard output") && strstr(err, "No space left"),
+                      "%s: %d %s", cmd, st, err);
+        free(err);
+    }
+}
+END_TEST
+
+/* Defect 6: temporaries of dead processes go at the next save. */
+START_TEST(stale_temporaries_are_removed) {
+    char *dir = scratch(), dead[256], live[256], args[512];
+    /* no process has a pid this large (pid_max is at most 2^22) */
+    snprintf(dead, sizeof dead, "%s/m.bin.999999999.0.tmp", dir);
+    snprintf(live, sizeof live, "%s/m.bin.%ld.0.tmp", dir, (long)getpid());
+    write_text(dead, "partial");
+    write_text(live, "being written");
+    snprintf(args, sizeof args, TINY " --steps 1 --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    ck_assert_msg(access(dead, F_OK) != 0, "the dead process's temporary is still there");
+    ck_assert_msg(access(live, F_OK) == 0, "a live process's temporary was removed");
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 6: kill -9 during saves leaves one loadable checkpoint and no
+ * temporary (a save every step, so most kills land in one). */
+START_TEST(kill_during_saves_leaves_no_temporaries) {
+    char *dir = scratch(), cmd[1024], *err;
+    snprintf(cmd, sizeof cmd, "for t in 0.3 0.5 0.4 0.6 0.35 0.45 0.55 0.25 0.65 0.5; do "
+             "$B/train " TINY " --steps 100000000 --eval-every 1 --out %s/m.bin >/dev/null "
+             "2>&1 & p=$!; sleep $t; kill -9 $p; wait $p; done; "
+             "test -z \"$(ls %s | grep '\\.tmp$')\"", dir, dir);
+    int st = shell(cmd, &err);
+    ck_assert_msg(st == 0, "temporaries left: %s", err);
+    free(err);
+    char path[256];
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    Checkpoint ck;
+    Err e;
+    ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
+    checkpoint_free(&ck);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 10: a second run on the same output is refused, naming the
+ * first's pid; defect 11: outputs are checked before training. */
+START_TEST(second_run_on_one_output_is_refused) {
+    char *dir = scratch(), cmd[1024], lock[256], *err;
+    snprintf(lock, sizeof lock, "%s/m.bin.lock", dir);
+    snprintf(cmd, sizeof cmd, "$B/train " TINY " --steps 100000000 --out %s/m.bin --log "
+             "%s/log.csv & echo $! >%s/pid; wait", dir, dir, dir);
+    char bg[1200];
+    snprintf(bg, sizeof bg, "(%s) >/dev/null 2>&1 &", cmd);
+    ck_assert_int_eq(shell(bg, &err), 0);
+    free(err);
+    char pidpath[256];
+    snprintf(pidpath, sizeof pidpath, "%s/pid", dir);
+    for (int i = 0; i < 100 && access(pidpath, F_OK) != 0; i++)
+        nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+    char *pidtext = slurp(pidpath);
+    long pid = strtol(pidtext, NULL, 10);
+    free(pidtext);
+    ck_assert(pid > 0);
+    for (int i = 0; i < 300 && access(lock, F_OK) != 0; i++)
+        nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+    if (access(lock, F_OK) != 0)
+        kill((pid_t)pid, SIGKILL); /* the run we started, before failing */
+    ck_assert_msg(access(lock, F_OK) == 0, "the first run took no lock");
+    char want[64];
+    snprintf(want, sizeof want, "(pid %ld)", pid);
+    snprintf(cmd, sizeof cmd, TINY " --steps 5 --out %s/m.bin", dir);
+    Run second = run("train", cmd);
+    snprintf(cmd, sizeof cmd, TINY " --steps 5 --log %s/log.csv", dir);
+    Run third = run("train", cmd);
+    kill((pid_t)pid, SIGKILL);
+    ck_assert_msg(second.status == 2 && strstr(second.err, want), "%d %s", second.status,
+                  second.err);
+    ck_assert_msg(third.status == 2 && strstr(third.err, want), "%d %s", third.status,
+                  third.err);
+    run_free(&second);
+    run_free(&third);
+    /* the first's log is intact: its header is still there */
+    snprintf(pidpath, sizeof pidpath, "%s/log.csv", dir);
+    char *log = slurp(pidpath);
+    ck_assert_msg(strncmp(log, "step,", 5) == 0, "the log was emptied: '%s'", log);
+    free(log);
+    remove_dir(dir);
+    /* a bad output is reported before the first step, not at the first save */
+    Run r = run("train", TINY " --steps 1000 --out /nonexistent/dir/m.bin");
+    ck_assert_msg(r.status == 2 && strstr(r.err, "/nonexistent/dir") && !strstr(r.err, "step "),
+                  "%d %s", r.status, r.err);
+    run_free(&r);
+}
+END_TEST
+
+/* Defect 12: the command line's edges. */
+START_TEST(cli_edges_are_refused_clearly) {
+    expect_exit("train", "--task agent --seed ' -1'", 2, "--seed");
+    expect_exit("train", "--task agent --steps ' 5'", 2, "--steps");
+    expect_exit("encode", "--base 1 'a b'", 2, "greater than 1");
+    expect_exit("train", "--task agent --task reverse", 2, "--task is given twice");
+    expect_exit("train", "--data data/agent_example.txt --max-len 8", 2,
+                "--max-len applies to the built-in tasks");
+    expect_exit("evaluate", "--model m.bin --data x.txt --split valid", 2,
+                "--split applies to a built-in task");
+    expect_exit("evaluate", "--model m.bin --data x.txt --min-len 3", 2,
+                "--min-len applies to a built-in task");
+    expect_exit("pe_report", "--worked-example --pe rope", 2, "--worked-example");
+    /* scheme options the chosen scheme does not read */
+    expect_exit("train", "--task agent --pe learned --base 500", 2, "--base does nothing for "
+                "the learned scheme");
+    expect_exit("encode", "--pe rope --pairs 2 'a b'", 2, "--pairs does nothing");
+    expect_exit("demo_order", "--pe alibi --pe-init-std 0.1", 2, "--pe-init-std does nothing");
+    expect_exit("pe_plot", "--kind heatmap --pe sinusoidal --buckets 8 --out /tmp/x.png", 2,
+                "--buckets does nothing");
+    /* did you mean */
+    expect_exit("train", "--task agent --stesp 5", 2, "did you mean '--steps'?");
+    expect_exit("evaluate", "--modle m.bin", 2, "did you mean '--model'?");
+    expect_exit("demo_order", "--frobnicate", 2, "unknown option '--frobnicate'");
+}
+END_TEST
+
+/* Defect 12: --steps below the step a run has reached. */
+START_TEST(resume_with_fewer_steps_is_refused) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, TINY " --steps 4 --eval-every 2 --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--resume %s/m.bin --steps 2", dir);
+    expect_exit("train", args, 2, "at step 4 already");
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 9: data errors found after parsing still name FILE:LINE. */
+START_TEST(data_errors_name_file_and_line) {
+    char *dir = scratch(), data[256], valid[256], args[1024];
+    snprintf(data, sizeof data, "%s/d.txt", dir);
+    snprintf(valid, sizeof valid, "%s/v.txt", dir);
+    write_text(data, "labels: sentence\nA\tx y\nB\ty x\n");
+    /* the unknown label is example 2, on line 5 */
+    write_text(valid, "labels: sentence\n# a comment\nA\tx y\n\nZ\ty y\n");
+    snprintf(args, sizeof args, "--data %s --valid %s --steps 1 --d-model 8 --heads 2 "
+             "--d-ff 16 --out %s/m.bin", data, valid, dir);
+    char want[600];
+    snprintf(want, sizeof want, "%s:5: the label 'Z'", valid);
+    expect_exit("train", args, 2, want);
+    snprintf(args, sizeof args, "--data %s --steps 1 --d-model 8 --heads 2 --d-ff 16 --out "
+             "%s/m.bin", data, dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --data %s", dir, valid);
+    expect_exit("evaluate", args, 2, want);
+    /* more labels than a label set holds: the 4097th is on line 4098 */
+    FILE *f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("labels: sentence\n", f);
+    for (int i = 0; i <= DATA_MAX_LABELS; i++)
+        fprintf(f, "L%d\tx\n", i);
+    fclose(f);
+    snprintf(args, sizeof args, "--data %s --steps 1", data);
+    snprintf(want, sizeof want, "%s:%d: more than %d different labels", data,
+             DATA_MAX_LABELS + 2, DATA_MAX_LABELS);
+    expect_exit("train", args, 2, want);
+    /* more words than a model holds: 1000 new words a line; word 32767 of
+     * the file (32769 with <pad> and <unk>) is on line 2 + 32766 / 1000 */
+    f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("labels: sentence\n", f);
+    for (int line = 0; line < 33; line++) {
+        fputs(line % 2 ? "A\t" : "B\t", f);
+        for (int k = 0; k < 1000; k++)
+            fprintf(f, "%sw%d", k ? " " : "", line * 1000 + k);
+        fputs("\n", f);
+    }
+    fclose(f);
+    snprintf(want, sizeof want, "%s:34: the word 'w32766' would make the vocabulary larger "
+             "than the 32768", data);
+    expect_exit("train", args, 2, want);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 7: encode --npy replaces an earlier export whole and refuses a
+ * directory that is not one. */
+START_TEST(npy_export_is_clean_and_refuses_strangers) {
+    char *dir = scratch(), args[512], path[256];
+    snprintf(args, sizeof args, "--d-model 8 --heads 2 --layers 2 --npy %s/x 'a b'", dir);
+    Run r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/x/params/layers.1.norm1.weight.npy", dir);
+    ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    snprintf(args, sizeof args, "--d-model 8 --heads 2 --layers 1 --npy %s/x 'a b'", dir);
+    r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    ck_assert_msg(access(path, F_OK) != 0, "a file of the earlier model is left: %s", path);
+    snprintf(path, sizeof path, "%s/x/params/layers.0.norm1.weight.npy", dir);
+    ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    /* a directory of other things is not mixed into */
+    snprintf(path, sizeof path, "%s/mine", dir);
+    ck_assert_int_eq(mkdir(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/mine/notes.txt", dir);
+    write_text(path, "mine\n");
+    snprintf(args, sizeof args, "--d-model 8 --heads 2 --npy %s/mine 'a b'", dir);
+    expect_exit("encode", args, 2, "not an earlier export");
+    snprintf(path, sizeof path, "%s/mine/config.json", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "encode wrote into a foreign directory");
+    /* nothing temporary is left beside */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "test $(ls '%s' | wc -l) -eq 2", dir);
+    ck_assert_msg(system(cmd) == 0, "temporaries left in %s", dir);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Defect 11: memory is estimated, printed and limited before allocating. */
+START_TEST(memory_is_estimated_and_limited) {
+    expect_exit("train", "--task agent --d-model 32768 --heads 1 --d-ff 8 --steps 1", 2,
+                "--max-memory");
+    expect_exit("train", TINY " --steps 1 --max-memory 1 --batch 4096", 2,
+                "more than --max-memory 1 MiB");
+    Run r = run("train", TINY " --steps 1");
+    ck_assert_msg(r.status == 0 && strstr(r.err, "MiB of memory (limit"), "%s", r.err);
+    run_free(&r);
+    /* one long line: thousands of words in one sentence */
+    char *dir = scratch(), data[256], args[512];
+    snprintf(data, sizeof data, "%s/d.txt", dir);
+    FILE *f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("labels: sentence\nA\tx y\nB\t", f);
+    for (int k = 0; k < 2700; k++)
+        fputs(k ? " ab" : "ab", f);
+    fputs("\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "--data %s --steps 1 --max-memory 1024", data);
+    expect_exit("train", args, 2, "sentences of up to 2700 words");
+    remove_dir(dir);
+}
+END_TEST
+
+Suite *suite_edges(void) {
+    Suite *s = suite_create("edges");
+    TCase *tc = tcase_create("edges");
+    tcase_add_test(tc, resume_refuses_a_meaningless_state);
+    tcase_add_test(tc, loader_trusts_the_file_size_not_the_header);
+    tcase_add_test(tc, model_that_is_a_directory_exits_2);
+    tcase_add_test(tc, resume_refuses_swapped_labels);
+    tcase_add_test(tc, out_that_is_not_a_regular_file_is_refused);
+    tcase_add_test(tc, out_that_is_an_input_is_refused);
+    tcase_add_test(tc, write_errors_are_reported);
+    tcase_add_test(tc, stale_temporaries_are_removed);
+    tcase_add_test(tc, kill_during_saves_leaves_no_temporaries);
+    tcase_add_test(tc, second_run_on_one_output_is_refused);
+    tcase_add_test(tc, cli_edges_are_refused_clearly);
+    tcase_add_test(tc, resume_with_fewer_steps_is_refused);
+    tcase_add_test(tc, data_errors_name_file_and_line);
+    tcase_add_test(tc, npy_export_is_clean_and_refuses_strangers);
+    tcase_add_test(tc, memory_is_estimated_and_limited);
+    tcase_set_timeout(tc, 900);
+    suite_add_tcase(s, tc);
+    return s;
+}
