@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
      * reported before any training rather than after all of it */
     if (fprintf(csv, "scheme,combine,seed,test_accuracy,seconds\n") < 0 || fflush(csv) != 0)
         write_failed(&cli, out);
-    fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; OpenBLAS threads: "
+    fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; threads: "
             "%d\n", mt.task, n, seeds, mt.steps, matmul_threads());
 
     SchemeResult *res = cli_alloc(&cli, n, sizeof *res, "the results");

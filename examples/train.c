@@ -62,7 +62,7 @@ static void describe(const Session *s) {
             c->n_heads, c->n_layers, c->d_ff, c->norm == NORM_PRE ? "pre" : "post",
             s->model.n_params);
     fprintf(stderr, "train: %zu training, %zu validation examples; %zu words, %zu classes; "
-            "batch %zu; OpenBLAS threads: %d\n", s->train.n, s->valid.n, s->vocab.n,
+            "batch %zu; threads: %d\n", s->train.n, s->valid.n, s->vocab.n,
             s->labels.n, mt->batch, matmul_threads());
 }
 
