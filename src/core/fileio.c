@@ -157,3 +157,32 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e) {
     free(tmp);
     return rc;
 }
+
+int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e) {
+    size_t cap = 1 << 16, got = 0;
+    char *b = xmalloc(cap, "a file being read", e);
+    if (!b)
+        return ERR_RUNTIME;
+    while (got < limit) {
+        if (got == cap) {
+            cap = cap * 2 < limit ? cap * 2 : limit;
+            char *more = realloc(b, cap);
+            if (!more) {
+                free(b);
+                return err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
+            }
+            b = more;
+        }
+        size_t k = fread(b + got, 1, cap - got, f);
+        got += k;
+        if (k == 0)
+            break;
+    }
+    if (ferror(f)) {
+        free(b);
+        return err_set(e, ERR_INPUT, "cannot read %s; is it a directory or unreadable?", path);
+    }
+    *buf = b;
+    *n = got;
+    return 0;
+}

@@ -3,6 +3,7 @@
 #define POSENC_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 
@@ -18,5 +19,12 @@
  * not a regular file (a symbolic link, a device) is refused, ERR_INPUT,
  * rather than replaced. */
 int write_file_atomic(const char *path, const void *data, size_t n, Err *e);
+
+/* Reads f (opened from path, for messages) to its end or to limit bytes,
+ * whichever comes first, into *buf (malloc'ed; the caller frees it) and
+ * *n. A reader that refuses files above MAX passes limit MAX + 1: one byte
+ * past tells a file at the limit from a larger one. ERR_INPUT when f
+ * cannot be read (a directory), ERR_RUNTIME when memory runs out. */
+int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e);
 
 #endif

@@ -1,4 +1,5 @@
 #include "trainlog.h"
+#include "../core/fileio.h"
 
 #include <errno.h>
 #include <float.h>
@@ -150,28 +151,10 @@ int trainlog_read(TrainLog *log, const char *path, Err *e) {
     if (!fp)
         return err_set(e, ERR_INPUT, "cannot read the training log %s: %s", path,
                        strerror(errno));
-    /* one byte past the limit tells a file at the limit from a larger one */
-    size_t cap = 1 << 16, n = 0, limit = (size_t)TRAINLOG_MAX_FILE + 1;
-    char *buf = malloc(cap);
-    int rc = buf ? 0 : err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
-    while (!rc && n < limit) {
-        if (n == cap) {
-            cap = cap * 2 < limit ? cap * 2 : limit;
-            char *b = realloc(buf, cap);
-            if (!b) {
-                rc = err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
-                break;
-            }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (!rc && ferror(fp))
-        rc = err_set(e, ERR_INPUT, "cannot read %s; is it a directory?", path);
-    else if (!rc && n > TRAINLOG_MAX_FILE)
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = read_stream(fp, path, (size_t)TRAINLOG_MAX_FILE + 1, &buf, &n, e);
+    if (!rc && n > TRAINLOG_MAX_FILE)
         rc = err_set(e, ERR_INPUT, "%s is larger than %d MiB, more than a training log holds",
                      path, TRAINLOG_MAX_FILE >> 20);
     fclose(fp);

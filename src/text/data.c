@@ -2,6 +2,7 @@
  * set, encoding through a vocabulary, and batching. The file format is in
  * docs/formats.md; the built-in tasks are in tasks.c. */
 #include "data.h"
+#include "../core/fileio.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -323,28 +324,10 @@ int data_read(TextData *out, const char *path, Err *e) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return err_set(e, ERR_INPUT, "cannot open the data file %s; check the path", path);
-    /* one byte past the limit tells a file at the limit from a larger one */
-    size_t cap = 1 << 16, n = 0, limit = (size_t)DATA_MAX_FILE + 1;
-    char *buf = xmalloc(cap, "a data file", e);
-    int rc = buf ? 0 : ERR_RUNTIME;
-    while (!rc && n < limit) {
-        if (n == cap) {
-            cap = cap * 2 < limit ? cap * 2 : limit;
-            char *b = realloc(buf, cap);
-            if (!b) {
-                rc = err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
-                break;
-            }
-            buf = b;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (!rc && ferror(f))
-        rc = err_set(e, ERR_INPUT, "cannot read %s; is it a directory or unreadable?", path);
-    else if (!rc && n > DATA_MAX_FILE)
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = read_stream(f, path, (size_t)DATA_MAX_FILE + 1, &buf, &n, e);
+    if (!rc && n > DATA_MAX_FILE)
         rc = err_set(e, ERR_INPUT, "%s is larger than %u MiB, more than a toy data set needs; "
                      "use a smaller file", path, (unsigned)(DATA_MAX_FILE >> 20));
     fclose(f);
