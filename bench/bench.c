@@ -34,21 +34,34 @@ static double forward_flops(const Shape *s) {
     return (double)s->L * per_layer + 2.0 * (double)s->B * C * 2;
 }
 
-/* Runs f until at least `seconds` have passed (after one warm-up call) and
- * returns the seconds per call. */
 typedef int (*Bench)(void *ctx);
-static double time_it(Bench f, void *ctx, double seconds) {
-    if (f(ctx))
-        return -1.0;
-    size_t n = 0;
-    double t0 = clock_seconds(), t;
-    do {
-        if (f(ctx))
-            return -1.0;
-        n++;
-        t = clock_seconds() - t0;
-    } while (t < seconds);
-    return t / (double)n;
+
+/* The machine is shared: other programs take a core for moments at a
+ * time, and a mean over seconds mixes their load into every figure. So
+ * the measures take turns in ROUNDS rounds of seconds / ROUNDS each
+ * (after one warm-up call of each), and each figure is the seconds per
+ * call of its best round, the least disturbed: the figures of one run
+ * then see the same machine, and their ratios hold. */
+#define ROUNDS 10
+static int time_rounds(const Bench *f, double *best, size_t n, void *ctx, double seconds) {
+    for (size_t i = 0; i < n; i++) {
+        if (f[i](ctx))
+            return -1;
+        best[i] = 1e30;
+    }
+    for (int r = 0; r < ROUNDS; r++)
+        for (size_t i = 0; i < n; i++) {
+            size_t calls = 0;
+            double t0 = clock_seconds(), t;
+            do {
+                if (f[i](ctx))
+                    return -1;
+                calls++;
+                t = clock_seconds() - t0;
+            } while (t < seconds / ROUNDS);
+            best[i] = t / (double)calls < best[i] ? t / (double)calls : best[i];
+        }
+    return 0;
 }
 
 typedef struct {
@@ -101,7 +114,8 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--help") == 0) {
         printf("Usage: bench [SECONDS [SHAPE]]\n\nTimes the forward pass, the training step and "
                "OpenBLAS sgemm at the toy and medium shapes\nof bench/README.md, each for "
-               "about SECONDS (default 3). Prints a table, then\nthe same figures as CSV lines "
+               "about SECONDS (default 3) in 10 rounds, taking turns;\neach figure is its "
+               "best round's. Prints a table, then the same figures as\nCSV lines "
                "starting with 'csv,' (bench/torch_ref.py reads them).\n");
         return 0;
     }
@@ -159,10 +173,11 @@ int main(int argc, char **argv) {
         c.M = s->B * s->T, c.N = s->F, c.K = s->C;
         c.A = rand_buf(&r, c.M * c.K), c.Bm = rand_buf(&r, c.N * c.K);
         c.Cm = rand_buf(&r, c.M * c.N);
-        double t_fwd = time_it(fwd, &c, seconds), t_step = time_it(step, &c, seconds);
-        double t_gemm = time_it(gemm, &c, seconds);
-        if (t_fwd < 0 || t_step < 0)
+        const Bench f[3] = {fwd, step, gemm};
+        double t[3];
+        if (time_rounds(f, t, 3, &c, seconds))
             return 1;
+        double t_fwd = t[0], t_step = t[1], t_gemm = t[2];
         double tokens = (double)(s->B * s->T), flops = forward_flops(s);
         double gf_fwd = flops / t_fwd * 1e-9, gf_step = 3.0 * flops / t_step * 1e-9;
         double gf_gemm = 2.0 * (double)(c.M * c.N * c.K) / t_gemm * 1e-9;

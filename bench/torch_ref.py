@@ -98,15 +98,27 @@ def build(shape):
     return forward, step, B * T
 
 
-def timed(f, seconds):
-    f()
-    n, t0 = 0, time.perf_counter()
-    while True:
+ROUNDS = 10  # as build/bench: the measures take turns, best round kept
+
+
+def timed(fs, seconds):
+    """Seconds per call of each of fs: one warm-up call each, then ROUNDS
+    rounds of seconds / ROUNDS per function, taking turns; each figure is
+    its best round's (the machine is shared, as bench/bench.c says)."""
+    for f in fs:
         f()
-        n += 1
-        t = time.perf_counter() - t0
-        if t >= seconds:
-            return t / n
+    best = [math.inf] * len(fs)
+    for _ in range(ROUNDS):
+        for i, f in enumerate(fs):
+            n, t0 = 0, time.perf_counter()
+            while True:
+                f()
+                n += 1
+                t = time.perf_counter() - t0
+                if t >= seconds / ROUNDS:
+                    break
+            best[i] = min(best[i], t / n)
+    return best
 
 
 def worker(threads, seconds, shapes):
@@ -119,8 +131,8 @@ def worker(threads, seconds, shapes):
     for name in shapes:
         forward, step, tokens = build(name)
         if seconds > 0:
-            out[name] = {"fwd": tokens / timed(forward, seconds),
-                         "train": tokens / timed(step, seconds)}
+            t_fwd, t_step = timed([forward, step], seconds)
+            out[name] = {"fwd": tokens / t_fwd, "train": tokens / t_step}
         else:  # memory only: the same calls, a few of each
             for _ in range(3):
                 forward()
