@@ -6,6 +6,11 @@
 
 #include "par.h"
 
+/* The parameters are walked in fixed chunks of CHUNK elements: a chunk is
+ * the unit of work of a thread, and of the gradient norm's partial sums,
+ * whatever the number of threads. */
+#define CHUNK 16384
+
 void opt_default(OptConfig *o) {
     memset(o, 0, sizeof *o);
     o->lr = 1e-3f;
@@ -58,6 +63,11 @@ int trainer_create(Trainer *t, const Model *m, const OptConfig *o, size_t B, siz
     t->mem = xcalloc(n3, sizeof *t->mem, "the gradients and optimizer state", e);
     if (!t->mem)
         return ERR_RUNTIME;
+    t->part = xcalloc(n3 / 3 / CHUNK + 1, sizeof *t->part, "the gradient norm's sums", e);
+    if (!t->part) {
+        trainer_free(t);
+        return ERR_RUNTIME;
+    }
     t->grad = t->mem;
     t->m = t->mem + t->n;
     t->v = t->mem + 2 * t->n;
@@ -72,6 +82,7 @@ int trainer_create(Trainer *t, const Model *m, const OptConfig *o, size_t B, siz
 void trainer_free(Trainer *t) {
     gradacts_free(&t->ga);
     free(t->mem);
+    free(t->part);
     memset(t, 0, sizeof *t);
 }
 
@@ -81,25 +92,57 @@ static int decays(const ParamSpec *s) {
     return s->rows > 1 && s->init == INIT_UNIFORM;
 }
 
-static void adamw(Trainer *t, Model *m, float lr, float clip_scale) {
+/* AdamW on elements lo..hi-1, which may span several parameters. */
+static void adamw_chunk(Trainer *t, Model *m, float lr, float clip_scale, float c1, float c2,
+                        size_t lo, size_t hi) {
     const OptConfig *o = &t->opt;
-    double step = (double)t->step;
-    float c1 = (float)(1.0 / (1.0 - pow(o->beta1, step)));
-    float c2 = (float)(1.0 / (1.0 - pow(o->beta2, step)));
-    for (size_t s = 0; s < m->n_specs; s++) {
+    for (size_t s = 0; s < m->n_specs && lo < hi; s++) {
         const ParamSpec *spec = &m->specs[s];
-        float wd = decays(spec) ? o->weight_decay : 0.0f;
         size_t end = spec->offset + spec->rows * spec->cols;
-        /* each element on its own: any split gives the same numbers */
-        PAR_FOR_IF(end - spec->offset > PAR_MIN_WORK)
-        for (size_t i = spec->offset; i < end; i++) {
+        if (end <= lo)
+            continue;
+        end = end < hi ? end : hi;
+        float wd = decays(spec) ? o->weight_decay : 0.0f;
+        for (size_t i = lo; i < end; i++) {
             float g = t->grad[i] * clip_scale;
             t->m[i] = o->beta1 * t->m[i] + (1.0f - o->beta1) * g;
             t->v[i] = o->beta2 * t->v[i] + (1.0f - o->beta2) * g * g;
             float mhat = t->m[i] * c1, vhat = t->v[i] * c2;
             m->mem[i] -= lr * (mhat / (sqrtf(vhat) + o->eps) + wd * m->mem[i]);
         }
+        lo = end;
     }
+}
+
+static void adamw(Trainer *t, Model *m, float lr, float clip_scale) {
+    double step = (double)t->step;
+    float c1 = (float)(1.0 / (1.0 - pow(t->opt.beta1, step)));
+    float c2 = (float)(1.0 / (1.0 - pow(t->opt.beta2, step)));
+    size_t n = t->n, chunks = (n + CHUNK - 1) / CHUNK;
+    /* each element on its own: any split gives the same numbers */
+    PAR_FOR_IF(chunks > 1)
+    for (size_t c = 0; c < chunks; c++)
+        adamw_chunk(t, m, lr, clip_scale, c1, c2, c * CHUNK,
+                    n - c * CHUNK < CHUNK ? n : (c + 1) * CHUNK);
+}
+
+/* The gradient's norm: each chunk's sum of squares in double, then the
+ * chunks' sums in chunk order, so the number does not depend on the
+ * number of threads. */
+static double grad_norm2(const Trainer *t, double *part) {
+    size_t n = t->n, chunks = (n + CHUNK - 1) / CHUNK;
+    PAR_FOR_IF(chunks > 1)
+    for (size_t c = 0; c < chunks; c++) {
+        size_t hi = n - c * CHUNK < CHUNK ? n : (c + 1) * CHUNK;
+        double sum = 0.0;
+        for (size_t i = c * CHUNK; i < hi; i++)
+            sum += (double)t->grad[i] * t->grad[i];
+        part[c] = sum;
+    }
+    double norm2 = 0.0;
+    for (size_t c = 0; c < chunks; c++)
+        norm2 += part[c];
+    return norm2;
 }
 
 int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens,
@@ -125,10 +168,7 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
     if (!isfinite(st->loss))
         return err_set(e, ERR_RUNTIME, "the loss is %g at step %zu: training diverged; lower "
                        "--lr or use --warmup", (double)st->loss, next);
-    double norm2 = 0.0;
-    for (size_t i = 0; i < t->n; i++)
-        norm2 += (double)t->grad[i] * t->grad[i];
-    st->grad_norm = (float)sqrt(norm2);
+    st->grad_norm = (float)sqrt(grad_norm2(t, t->part));
     if (!isfinite(st->grad_norm))
         return err_set(e, ERR_RUNTIME, "the gradient is not finite at step %zu: training "
                        "diverged; lower --lr or use --warmup", next);

@@ -29,6 +29,7 @@ typedef struct {
     Params g;       /* named views into grad */
     GradActs ga;
     float *mem;
+    double *part;   /* the gradient norm's partial sums, one per chunk (train.c) */
 } Trainer;
 
 typedef struct {
