@@ -208,7 +208,7 @@ START_TEST(layers_match_their_formulas) {
     float W[3 * 5], bias[3] = {0.5f, -1.0f, 2.0f}, out[2 * 3], ref[2 * 3];
     for (int i = 0; i < 15; i++)
         W[i] = 0.1f * (float)(i - 7);
-    linear_forward(out, x, W, bias, 2, 5, 3, false);
+    linear_forward(out, NULL, x, W, bias, 2, 5, 3);
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 3; j++)
             ref[i * 3 + j] = bias[j];

@@ -107,7 +107,7 @@ static double layer_objective(void *p) {
     LayerCase *c = p;
     float mean[64], rstd[64];
     if (c->kind == 0)
-        linear_forward(c->out, c->inp, c->w, c->b, c->BT, c->C, c->OC, false);
+        linear_forward(c->out, NULL, c->inp, c->w, c->b, c->BT, c->C, c->OC);
     else if (c->kind == 1)
         layernorm_forward(c->out, mean, rstd, c->inp, c->w, c->b, c->BT, c->C);
     else

@@ -65,10 +65,9 @@ static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, f
         layernorm_forward(la->ln1, la->ln1_mean, la->ln1_rstd, x, p->ln1_w, p->ln1_b, BT, C);
         att_in = la->ln1;
     }
-    linear_forward(la->qkv, att_in, p->in_proj_w, p->in_proj_b, BT, C, 3 * C, false);
+    linear_forward(la->qkv, NULL, att_in, p->in_proj_w, p->in_proj_b, BT, C, 3 * C);
     attention_forward(la->atty, la->att, la->qkv, lens, hook, B, T, C, c->n_heads);
-    memcpy(la->s, x, BT * C * sizeof *x);
-    linear_forward(la->s, la->atty, p->out_proj_w, p->out_proj_b, BT, C, C, true);
+    linear_forward(la->s, x, la->atty, p->out_proj_w, p->out_proj_b, BT, C, C);
 
     const float *ff_in;
     if (pre) {
@@ -78,12 +77,11 @@ static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, f
         layernorm_forward(la->ln1, la->ln1_mean, la->ln1_rstd, la->s, p->ln1_w, p->ln1_b, BT, C);
         ff_in = la->ln1;
     }
-    linear_forward(la->ffh, ff_in, p->ff1_w, p->ff1_b, BT, C, F, false);
+    linear_forward(la->ffh, NULL, ff_in, p->ff1_w, p->ff1_b, BT, C, F);
     if (c->act == ACT_RELU)
         activation_forward(la->ffh, la->ffh, BT * F, c->act);
     const float *act = ffn_act(c, la, ffa, BT * F);
-    memcpy(la->u, pre ? la->s : la->ln1, BT * C * sizeof *x);
-    linear_forward(la->u, act, p->ff2_w, p->ff2_b, BT, F, C, true);
+    linear_forward(la->u, pre ? la->s : la->ln1, act, p->ff2_w, p->ff2_b, BT, F, C);
     if (!pre)
         layernorm_forward(la->ln2, la->ln2_mean, la->ln2_rstd, la->u, p->ln2_w, p->ln2_b, BT, C);
 }
@@ -179,10 +177,10 @@ static void micro_forward(const Model *m, Acts *a, const int *ids, const size_t 
     meanpool_forward(a->pooled + b0 * C, hidden, lens, B, T, C);
     size_t K = c->n_classes;
     if (K && c->per_token)
-        linear_forward(a->logits + b0 * T * K, hidden, m->p.head_w, m->p.head_b, BT, C, K, false);
+        linear_forward(a->logits + b0 * T * K, NULL, hidden, m->p.head_w, m->p.head_b, BT, C, K);
     else if (K)
-        linear_forward(a->logits + b0 * K, a->pooled + b0 * C, m->p.head_w, m->p.head_b, B, C,
-                       K, false);
+        linear_forward(a->logits + b0 * K, NULL, a->pooled + b0 * C, m->p.head_w, m->p.head_b, B,
+                       C, K);
 }
 
 int encoder_forward_at(const Model *m, Acts *a, const int *ids, const size_t *lens,

@@ -50,25 +50,23 @@ void embedding_backward(float *dwte, const float *dout, const int *ids, size_t B
     }
 }
 
-void linear_forward(float *out, const float *inp, const float *w, const float *b, size_t BT,
-                    size_t C, size_t OC, bool accumulate) {
-    /* inp is (BT,C), w is (OC,C), b is (OC), out is (BT,OC) */
-    if (!accumulate) {
-        PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
-        for (size_t i = 0; i < BT; i++) {
-            float *o = out + i * OC;
-            if (b)
-                memcpy(o, b, OC * sizeof *o);
-            else
-                memset(o, 0, OC * sizeof *o);
-        }
-    } else if (b) {
-        PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
-        for (size_t i = 0; i < BT; i++)
+void linear_forward(float *out, const float *res, const float *inp, const float *w,
+                    const float *b, size_t BT, size_t C, size_t OC) {
+    /* inp is (BT,C), w is (OC,C), b is (OC), res and out are (BT,OC) */
+    /* res + b first, in one pass over out, then the product with beta = 1:
+     * each element is (res + b) + product. */
+    PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
+    for (size_t i = 0; i < BT; i++) {
+        float *o = out + i * OC;
+        const float *r = res ? res + i * OC : NULL;
+        if (r && b)
             for (size_t j = 0; j < OC; j++)
-                out[i * OC + j] += b[j];
+                o[j] = r[j] + b[j];
+        else if (r || b)
+            memcpy(o, r ? r : b, OC * sizeof *o);
+        else
+            memset(o, 0, OC * sizeof *o);
     }
-    /* Bias first, then the product with beta = 1: one pass over out fewer. */
     matmul(out, OC, inp, C, false, w, C, true, BT, OC, C, 1.0f, 1.0f);
 }
 

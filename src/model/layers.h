@@ -36,10 +36,10 @@ void embedding_forward(float *out, const int *ids, const float *wte, size_t BT, 
 void embedding_backward(float *dwte, const float *dout, const int *ids, size_t BT, size_t E,
                         size_t C, float scale);
 
-/* out = inp W^T + b, the layout of torch.nn.Linear. With accumulate set the
- * product is added to what out holds (a residual); b may be NULL. */
-void linear_forward(float *out, const float *inp, const float *w, const float *b, size_t BT,
-                    size_t C, size_t OC, bool accumulate);
+/* out = res + inp W^T + b, the layout of torch.nn.Linear with a residual
+ * res (BT,OC) added; res and b may be NULL. */
+void linear_forward(float *out, const float *res, const float *inp, const float *w,
+                    const float *b, size_t BT, size_t C, size_t OC);
 /* dinp (=, or += with accumulate) dout W; dw += dout^T inp; db += column
  * sums of dout (db may be NULL). */
 void linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
