@@ -82,15 +82,15 @@ $(BUILD)/bench: $(BUILD)/obj/bench/bench.o $(LIB)
 	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
 # PyTorch (Debian's python3-torch) is installed on first use, like the
-# other tools; torch_ref.py then times its four thread settings.
+# other tools; torch_ref.py runs build/bench and times PyTorch's four thread
+# settings, taking turns (bench/README.md).
 build/bench-deps.ok: scripts/deps.sh
 	@mkdir -p $(@D)
 	scripts/deps.sh bench
 	@touch $@
 
 bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS sgemm and PyTorch
-	$(BUILD)/bench | tee $(BUILD)/bench.txt
-	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench.txt
+	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench | tee $(BUILD)/bench.txt
 
 demo: $(BUILD)/demo_order ## run build/demo_order on its default sentences
 	@$(BUILD)/demo_order

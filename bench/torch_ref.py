@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """The benchmark's shapes in PyTorch, and the ratio of the C model to it.
 
-    /usr/bin/python3 bench/torch_ref.py build/bench.txt [SECONDS]
+    /usr/bin/python3 bench/torch_ref.py build/bench [SECONDS]
 
-reads the C figures that build/bench printed (its 'csv,' lines), times the
-same model in PyTorch under four thread settings and compares the C model
-with the best of them, shape by shape and measure by measure; then it
-measures PyTorch's peak resident memory at the medium shape and checks the
-goals of bench/README.md. `make bench` runs both. The model: nn.Embedding,
+runs the C benchmark (build/bench, reading its 'csv,' lines) and times the
+same model in PyTorch under four thread settings, taking turns in ROUNDS
+rounds of SECONDS / ROUNDS per measure (default SECONDS 3), and compares
+the C model with the best of the four, shape by shape and measure by
+measure, each side's figure its best round's: the machine is shared, and
+the load of other programs comes and goes for tens of seconds at a time,
+so the two sides must see the same stretch of time. Then it measures
+PyTorch's peak resident memory at the medium shape and checks the goals
+of bench/README.md. `make bench` runs it. The model: nn.Embedding,
 the sinusoid added, nn.TransformerEncoder (post-norm, ReLU, dropout 0), mean
 pooling, a 2-class head and cross-entropy; the step is forward, backward,
 gradient clipping and AdamW, as in the C trainer. The forward pass runs
@@ -149,8 +153,11 @@ def child(threads, blas, seconds, shapes):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def read_c(path):
-    text = open(path).read()
+def run_c(bench, seconds):
+    """One run of build/bench: (threads, {shape: figures}), its table
+    printed as it comes."""
+    text = subprocess.run([bench, str(seconds)], capture_output=True, text=True,
+                          check=True).stdout
     threads = int(re.search(r"threads: (\d+)", text).group(1))
     c = {}
     for line in text.splitlines():
@@ -158,16 +165,42 @@ def read_c(path):
         if f[0] == "csv" and f[1] in SHAPES:
             c[f[1]] = {"fwd": float(f[2]), "train": float(f[3]), "step_gf": float(f[5]),
                        "sgemm_gf": float(f[6]), "rss": float(f[7])}
+        elif f[0] != "csv" and line.strip() and not line.startswith(("ratio:", "model MB",
+                                                                   "activations")):
+            print(line)
     return threads, c
 
 
-def main(path, seconds):
-    threads, c = read_c(path)
-    runs = {}
-    for t, b in SETTINGS:
-        runs[(t, b)] = child(t, b, seconds, list(SHAPES))
+RUNS = 3  # runs of each side, taking turns
+
+
+def main(bench, seconds):
+    c, runs = {}, {s: [] for s in SETTINGS}
+    for r in range(RUNS):
+        print(f"C, run {r + 1} of {RUNS}:", flush=True)
+        threads, cr = run_c(bench, seconds / RUNS)
+        for name, fig in cr.items():
+            best = c.setdefault(name, dict(fig))
+            for k in fig:  # every figure is better higher, but memory: the largest
+                best[k] = max(best[k], fig[k])
+        for t, b in SETTINGS:
+            runs[(t, b)].append(child(t, b, seconds / RUNS, list(SHAPES)))
+    # each setting's best run, figure by figure
+    runs = {s: {"version": rs[0]["version"],
+                **{n: {w: max(r[n][w] for r in rs) for w in ("fwd", "train")} for n in SHAPES}}
+            for s, rs in runs.items()}
+    print(f"\nC, the best of {RUNS} runs of {bench} {seconds / RUNS:g} "
+          f"(each figure its best round's):")
+    print(f"{'shape':7} {'fwd tok/s':>10} {'train tok/s':>12} {'step GF/s':>10} "
+          f"{'sgemm GF/s':>11} {'ratio':>6} {'peak RSS MB':>12}")
+    for name in SHAPES:
+        f = c[name]
+        print(f"{name:7} {f['fwd']:10.0f} {f['train']:12.0f} {f['step_gf']:10.1f} "
+              f"{f['sgemm_gf']:11.1f} {f['step_gf'] / f['sgemm_gf']:6.2f} {f['rss']:12.1f}")
+    print()
     version = next(iter(runs.values()))["version"]
-    print(f"PyTorch {version}: four settings, each in its own process "
+    print(f"PyTorch {version}: four settings, each in its own process, the best of {RUNS} "
+          f"runs of each "
           f"(torch threads x OPENBLAS_NUM_THREADS); the C model ran with {threads} threads")
     print(f"{'shape':7} {'measure':7} " + " ".join(f"{f't{t}/ob{b}':>9}" for t, b in SETTINGS)
           + f" {'best':>9} {'C':>9} {'C/best':>7} {'goal':>5}")
