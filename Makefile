@@ -50,8 +50,9 @@ TEST_BIN := $(BUILD)/run_tests
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
-# The library and the programs need OpenBLAS and stb; only the tests link Check.
-PROG_LIBS := $(BLAS_LIBS) $(STB_LIBS) -lm
+# The library and the programs need OpenBLAS, SLEEF and stb; only the tests
+# link Check.
+PROG_LIBS := $(BLAS_LIBS) $(SLEEF_LIBS) $(STB_LIBS) -lm
 TEST_LIBS := $(PROG_LIBS) $(CHECK_LIBS)
 
 all: $(LIB) $(PROG_BIN) ## build the library and every program into build/

@@ -3,7 +3,7 @@
 # missing (through sudo when not root; where it cannot, it prints the
 # command to run and stops).
 #
-#   scripts/deps.sh        OpenBLAS (Debian's OpenMP build), Check and stb,
+#   scripts/deps.sh        OpenBLAS (Debian's OpenMP build), Check, stb and SLEEF,
 #                          found with pkg-config; prints Makefile lines with
 #                          their flags (the Makefile keeps them as
 #                          build/config.mk)
@@ -113,7 +113,7 @@ multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
 ompblas=/usr/lib/$multiarch/openblas-openmp
 
 # pkg-config module -> Debian package that provides it
-need="check:check stb:libstb-dev"
+need="check:check stb:libstb-dev sleef:libsleef-dev"
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
 [ -f "$ompblas/pkgconfig/openblas.pc" ] || missing="$missing libopenblas-openmp-dev"
@@ -140,8 +140,10 @@ fi
 echo "# written by scripts/deps.sh; delete it to check the packages again"
 blas_cflags=$(PKG_CONFIG_PATH=$ompblas/pkgconfig pkg-config --cflags openblas)
 blas_libs=$(PKG_CONFIG_PATH=$ompblas/pkgconfig pkg-config --libs openblas)
-echo "DEP_CFLAGS := $blas_cflags $(pkg-config --cflags check stb)"
+# SLEEF: the softmax's vectorized exp (src/model/vexp.h)
+echo "DEP_CFLAGS := $blas_cflags $(pkg-config --cflags check stb sleef) -DPOSENC_SLEEF"
 echo "BLAS_LIBS := $blas_libs -Wl,-rpath,$ompblas"
 echo "OMP_FLAGS := -fopenmp"
 echo "STB_LIBS := $(pkg-config --libs stb)"
+echo "SLEEF_LIBS := $(pkg-config --libs sleef)"
 echo "CHECK_LIBS := $(pkg-config --libs check)"

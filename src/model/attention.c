@@ -7,6 +7,7 @@
 #include "layers.h"
 #include "matmul.h"
 #include "par.h"
+#include "vexp.h"
 
 /* Softmax over the first n entries of row[0..T); the rest become 0. The
  * maximum is the row's own, never a sentinel, so no logit can underflow the
@@ -24,8 +25,7 @@ static void softmax_row(float *row, size_t n, size_t T) {
         max = lane[k] > max ? lane[k] : max;
     for (; j < n; j++)
         max = row[j] > max ? row[j] : max;
-    for (j = 0; j < n; j++)
-        row[j] = expf(row[j] - max);
+    exp_shifted(row, n, max);
     float inv = 1.0f / sum_lanes(row, n);
     for (j = 0; j < n; j++)
         row[j] *= inv;
@@ -101,9 +101,7 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
     for (size_t i = 0; i < T; i++) {
         const float *ai = a + i * T;
         float *di = ds + i * T;
-        float dot = 0.0f;
-        for (size_t j = 0; j < T; j++)
-            dot += ai[j] * di[j];
+        float dot = dot_lanes(ai, di, T);
         for (size_t j = 0; j < T; j++)
             di[j] = ai[j] * (di[j] - dot);
     }

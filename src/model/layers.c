@@ -25,6 +25,20 @@ float sum_lanes(const float *x, size_t n) {
     return sum;
 }
 
+float dot_lanes(const float *x, const float *y, size_t n) {
+    float lane[SUM_LANES] = {0};
+    size_t j = 0;
+    for (; j + SUM_LANES <= n; j += SUM_LANES)
+        for (size_t k = 0; k < SUM_LANES; k++)
+            lane[k] += x[j + k] * y[j + k];
+    float sum = 0.0f;
+    for (size_t k = 0; k < SUM_LANES; k++)
+        sum += lane[k];
+    for (; j < n; j++)
+        sum += x[j] * y[j];
+    return sum;
+}
+
 void embedding_forward(float *out, const int *ids, const float *wte, size_t BT, size_t E,
                        size_t C, float scale) {
     /* ids is (BT), wte is (V,E), out is (BT,C) */

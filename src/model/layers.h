@@ -27,6 +27,8 @@ typedef enum { ACT_RELU = 0, ACT_GELU = 1 } Activation;
  * result is the same on every run. */
 #define SUM_LANES 8
 float sum_lanes(const float *x, size_t n);
+/* The dot product of x and y[0..n), in the same lanes. */
+float dot_lanes(const float *x, const float *y, size_t n);
 
 /* Writes the token embeddings, times scale, into the first E of C channels
  * of each row; channels E..C-1 are left for a concatenated position code. */

@@ -40,6 +40,15 @@ static inline int par_threads(void) {
 #endif
 }
 
+/* Whether the caller runs inside a parallel loop already. */
+static inline int par_in_loop(void) {
+#ifdef _OPENMP
+    return omp_in_parallel();
+#else
+    return 0;
+#endif
+}
+
 /* The calling thread's number within its loop, 0..par_threads()-1. */
 static inline int par_thread(void) {
 #ifdef _OPENMP

@@ -1,0 +1,21 @@
+/* exp over a row, the softmax's one costly step, eight floats at a time.
+ *
+ * The native build links SLEEF (Debian's libsleef-dev) and, on a CPU with
+ * AVX2 and FMA, uses its Sleef_expf8_u10avx2: within 1 ulp, like glibc's
+ * expf, but about eight times as fast. Elsewhere (no AVX2, the web page,
+ * a build without POSENC_SLEEF) it is expf. The two round differently in
+ * the last bit now and then, so trained numbers depend on which ran, as
+ * they depend on OpenBLAS's kernels. */
+#ifndef POSENC_VEXP_H
+#define POSENC_VEXP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* x[i] = exp(x[i] - shift) for i < n. */
+void exp_shifted(float *x, size_t n, float shift);
+
+/* Whether exp_shifted uses SLEEF on this machine. */
+bool exp_vectorized(void);
+
+#endif
