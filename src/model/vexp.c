@@ -9,8 +9,9 @@
 /* sleef.h declares its AVX2 functions only when the whole file is built
  * for AVX, which would let the compiler use AVX anywhere in it; only the
  * function below is built for AVX2, and it runs only after the check in
- * exp_vectorized. Its declaration, as sleef.h gives it: */
-__m256 Sleef_expf8_u10avx2(__m256 x);
+ * exp_vectorized. The declaration, as sleef.h gives it, with the target
+ * that tells the compiler its argument is passed in an AVX register: */
+__attribute__((target("avx2,fma"))) __m256 Sleef_expf8_u10avx2(__m256 x);
 
 __attribute__((target("avx2,fma"))) static void exp_avx2(float *x, size_t n, float shift) {
     __m256 s = _mm256_set1_ps(shift);
