@@ -1,5 +1,6 @@
 /* The one matrix product of the project. Every matmul of the model goes
- * through matmul(), a thin wrapper over OpenBLAS's cblas_sgemm; matmul_ref()
+ * through matmul(), a wrapper over OpenBLAS's cblas_sgemm that cuts a large
+ * product into one block per thread (matmul.c says why); matmul_ref()
  * is the same product in plain loops (double accumulators), kept as the test
  * oracle. Built with -DPOSENC_NO_BLAS (the WebAssembly page), matmul()
  * calls matmul_ref() instead and nothing includes cblas.h.
