@@ -7,9 +7,14 @@
 #include "par.h"
 
 /* Columns per block of the loops that sum over rows column by column:
- * each thread walks the rows of its own block of columns, row by row,
- * so every column is still summed in row order. */
-#define COL_BLOCK 64
+ * one block per thread (rounded up to 16 columns, a cache line, so no two
+ * threads write one line). Each thread walks the rows of its own block,
+ * row by row, so every column is still summed in row order whatever the
+ * block. Fixed blocks of 64 left a 64-wide model's sums to one thread. */
+static size_t col_block(size_t n) {
+    size_t team = (size_t)par_threads(), per = (n + team - 1) / team;
+    return (per + 15) / 16 * 16;
+}
 
 float sum_lanes(const float *x, size_t n) {
     float lane[SUM_LANES] = {0};
@@ -93,9 +98,10 @@ void linear_backward(float *dinp, float *dw, float *db, const float *dout, const
     matmul(dw, C, dout, OC, true, inp, C, false, OC, C, BT, 1.0f, 1.0f);
     if (!db)
         return;
+    size_t blk = col_block(OC);
     PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
-    for (size_t j0 = 0; j0 < OC; j0 += COL_BLOCK) {
-        size_t j1 = j0 + COL_BLOCK < OC ? j0 + COL_BLOCK : OC;
+    for (size_t j0 = 0; j0 < OC; j0 += blk) {
+        size_t j1 = j0 + blk < OC ? j0 + blk : OC;
         for (size_t i = 0; i < BT; i++)
             for (size_t j = j0; j < j1; j++)
                 db[j] += dout[i * OC + j];
@@ -129,9 +135,10 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
                         size_t C, bool accumulate) {
     /* dout, inp, dinp are (BT,C); w, dw, db are (C); mean, rstd are (BT) */
     /* dw and db sum over the rows: a loop of their own, by columns */
+    size_t blk = col_block(C);
     PAR_FOR_IF(BT * C > PAR_MIN_WORK)
-    for (size_t c0 = 0; c0 < C; c0 += COL_BLOCK) {
-        size_t c1 = c0 + COL_BLOCK < C ? c0 + COL_BLOCK : C;
+    for (size_t c0 = 0; c0 < C; c0 += blk) {
+        size_t c1 = c0 + blk < C ? c0 + blk : C;
         for (size_t i = 0; i < BT; i++) {
             const float *dy = dout + i * C, *x = inp + i * C;
             float m = mean[i], s = rstd[i];
