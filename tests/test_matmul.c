@@ -1,9 +1,16 @@
 /* The sgemm wrapper against the plain-loop oracle, every transpose and a
  * leading dimension wider than the matrix (how attention reads one head),
- * products large enough to be split among threads; and the softmax's exp. */
+ * products large enough to be split among threads; the softmax's exp; and
+ * the loops around the products, which give the plain serial loop's
+ * numbers bit for bit with any number of threads. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
+#include "../src/model/layers.h"
 #include "../src/model/matmul.h"
 #include "../src/model/vexp.h"
 #include "../src/core/rng.h"
@@ -113,6 +120,74 @@ START_TEST(beta_zero_ignores_nan_in_output) {
 }
 END_TEST
 
+/* LayerNorm's backward and a bias's gradient as plain serial loops: every
+ * column summed in row order, every row's means in column order. */
+static void serial_backward(float *dinp, float *dw, float *db, float *dbias, const float *dout,
+                            const float *inp, const float *w, const float *mean,
+                            const float *rstd, size_t BT, size_t C) {
+    for (size_t i = 0; i < BT; i++) {
+        const float *dy = dout + i * C, *x = inp + i * C;
+        float m = mean[i], s = rstd[i], g_mean = 0.0f, gx_mean = 0.0f;
+        for (size_t c = 0; c < C; c++) {
+            dw[c] += dy[c] * ((x[c] - m) * s);
+            db[c] += dy[c];
+            dbias[c] += dy[c];
+            float xhat = (x[c] - m) * s, g = dy[c] * w[c];
+            g_mean += g;
+            gx_mean += g * xhat;
+        }
+        g_mean /= (float)C;
+        gx_mean /= (float)C;
+        for (size_t c = 0; c < C; c++) {
+            float xhat = (x[c] - m) * s;
+            dinp[i * C + c] += s * (dy[c] * w[c] - g_mean - xhat * gx_mean);
+        }
+    }
+}
+
+START_TEST(loops_give_the_serial_numbers) {
+    /* 301 rows (not a multiple of the 8 taken side by side) of 72 columns
+     * (not a multiple of the 16 summed in registers), on 1, 2 and 3
+     * threads: enough work that the loops run in parallel */
+    enum { BT = 301, C = 72 };
+    Rng r;
+    rng_seed(&r, 10);
+    float *dout = random_buf(&r, BT * C), *inp = random_buf(&r, BT * C);
+    float *w = random_buf(&r, C), *mean = random_buf(&r, BT), *rstd = random_buf(&r, BT);
+    float *start = random_buf(&r, BT * C + 3 * C);
+    float *wl = random_buf(&r, C * C); /* a linear layer's (C,C) weights */
+    size_t n = BT * C + 3 * C; /* dinp, then LayerNorm's dw and db, the bias's gradient */
+    float *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+    float *scratch = malloc(BT * C * sizeof *scratch), *dwl = malloc(C * C * sizeof *dwl);
+    ck_assert(want && got && scratch && dwl);
+#ifdef _OPENMP
+    int team = omp_get_max_threads();
+#endif
+    memcpy(want, start, n * sizeof *want);
+    serial_backward(want, want + BT * C, want + BT * C + C, want + BT * C + 2 * C, dout, inp, w,
+                    mean, rstd, BT, C);
+    for (int threads = 1; threads <= 3; threads++) {
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        memcpy(got, start, n * sizeof *got);
+        layernorm_backward(got, got + BT * C, got + BT * C + C, dout, inp, w, mean, rstd, BT, C,
+                           true);
+        memset(dwl, 0, C * C * sizeof *dwl);
+        linear_backward(scratch, dwl, got + BT * C + 2 * C, dout, inp, wl, BT, C, C, false);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(memcmp(&got[i], &want[i], sizeof *got) == 0,
+                          "%d threads: entry %zu is %.9g, the serial loop's %.9g", threads, i,
+                          (double)got[i], (double)want[i]);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(team);
+#endif
+    free(dout), free(inp), free(w), free(mean), free(rstd), free(start), free(wl);
+    free(want), free(got), free(scratch), free(dwl);
+}
+END_TEST
+
 Suite *suite_matmul(void) {
     Suite *s = suite_create("matmul");
     TCase *tc = tcase_create("sgemm");
@@ -120,6 +195,7 @@ Suite *suite_matmul(void) {
     tcase_add_test(tc, beta_zero_ignores_nan_in_output);
     tcase_add_test(tc, split_products_match_reference);
     tcase_add_test(tc, exp_is_expf_to_an_ulp);
+    tcase_add_test(tc, loops_give_the_serial_numbers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,14 +6,80 @@
 #include "matmul.h"
 #include "par.h"
 
-/* Columns per block of the loops that sum over rows column by column:
- * one block per thread (rounded up to 16 columns, a cache line, so no two
- * threads write one line). Each thread walks the rows of its own block,
- * row by row, so every column is still summed in row order whatever the
- * block. Fixed blocks of 64 left a 64-wide model's sums to one thread. */
+/* The sums over rows (a bias's gradient, LayerNorm's weights') go column
+ * by column, each column in row order, in tiles of TILE columns summed in
+ * locals while the rows go by and stored once: no chain of stores and
+ * loads from one row to the next, and no cache line written by two
+ * threads row after row (a gradient sits at any offset in its buffer, so
+ * the edge of one thread's columns may share a line with the next's). */
+#define TILE 16
+
+/* Columns per thread in those sums: one block each, a multiple of TILE.
+ * Fixed blocks of 64 had left a 64-wide model's sums to one thread. */
 static size_t col_block(size_t n) {
     size_t team = (size_t)par_threads(), per = (n + team - 1) / team;
-    return (per + 15) / 16 * 16;
+    return (per + TILE - 1) / TILE * TILE;
+}
+
+/* Four floats that +, - and * take lane by lane (GCC's and Clang's
+ * vector extension; the same IEEE operations as on each float alone).
+ * The compiler made poor vector code of the tile loops below written on
+ * plain floats, keeping the sums in memory. */
+typedef float F4 __attribute__((vector_size(16)));
+#define TILE_VECS (TILE / 4)
+
+static F4 f4_load(const float *p) {
+    F4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static void f4_store(float *p, F4 v) { memcpy(p, &v, sizeof v); }
+
+/* db[j] += the sum of dout[i][j] over the rows i, for j in j0..j1-1. */
+static void col_sums(float *db, const float *dout, size_t BT, size_t OC, size_t j0, size_t j1) {
+    size_t t = j0;
+    for (; t + TILE <= j1; t += TILE) {
+        F4 acc[TILE_VECS];
+        for (size_t k = 0; k < TILE_VECS; k++)
+            acc[k] = f4_load(db + t + 4 * k);
+        for (size_t i = 0; i < BT; i++)
+            for (size_t k = 0; k < TILE_VECS; k++)
+                acc[k] += f4_load(dout + i * OC + t + 4 * k);
+        for (size_t k = 0; k < TILE_VECS; k++)
+            f4_store(db + t + 4 * k, acc[k]);
+    }
+    for (size_t i = 0; i < BT; i++)
+        for (size_t j = t; j < j1; j++)
+            db[j] += dout[i * OC + j];
+}
+
+/* LayerNorm's weights: dw[c] += dy xhat and db[c] += dy over the rows,
+ * for c in c0..c1-1, with xhat = (x - mean) rstd. */
+static void ln_col_sums(float *dw, float *db, const float *dout, const float *inp,
+                        const float *mean, const float *rstd, size_t BT, size_t C, size_t c0,
+                        size_t c1) {
+    size_t t = c0;
+    for (; t + TILE <= c1; t += TILE) {
+        F4 aw[TILE_VECS], ab[TILE_VECS];
+        for (size_t k = 0; k < TILE_VECS; k++)
+            aw[k] = f4_load(dw + t + 4 * k), ab[k] = f4_load(db + t + 4 * k);
+        for (size_t i = 0; i < BT; i++) {
+            F4 m = {mean[i], mean[i], mean[i], mean[i]}, s = {rstd[i], rstd[i], rstd[i], rstd[i]};
+            for (size_t k = 0; k < TILE_VECS; k++) {
+                F4 dy = f4_load(dout + i * C + t + 4 * k), x = f4_load(inp + i * C + t + 4 * k);
+                aw[k] += dy * ((x - m) * s);
+                ab[k] += dy;
+            }
+        }
+        for (size_t k = 0; k < TILE_VECS; k++)
+            f4_store(dw + t + 4 * k, aw[k]), f4_store(db + t + 4 * k, ab[k]);
+    }
+    for (size_t i = 0; i < BT; i++)
+        for (size_t c = t; c < c1; c++) {
+            dw[c] += dout[i * C + c] * ((inp[i * C + c] - mean[i]) * rstd[i]);
+            db[c] += dout[i * C + c];
+        }
 }
 
 float sum_lanes(const float *x, size_t n) {
@@ -100,12 +166,8 @@ void linear_backward(float *dinp, float *dw, float *db, const float *dout, const
         return;
     size_t blk = col_block(OC);
     PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
-    for (size_t j0 = 0; j0 < OC; j0 += blk) {
-        size_t j1 = j0 + blk < OC ? j0 + blk : OC;
-        for (size_t i = 0; i < BT; i++)
-            for (size_t j = j0; j < j1; j++)
-                db[j] += dout[i * OC + j];
-    }
+    for (size_t j0 = 0; j0 < OC; j0 += blk)
+        col_sums(db, dout, BT, OC, j0, j0 + blk < OC ? j0 + blk : OC);
 }
 
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
@@ -130,6 +192,44 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
     }
 }
 
+/* LayerNorm's backward for rows at a time: with xhat = (x - m) s and
+ * g = dy * w, dx = s * (g - mean(g) - xhat * mean(g * xhat)). Each row's
+ * two means are sums taken in column order, one add waiting on the last;
+ * LN_ROWS rows side by side make that many independent chains, which
+ * the CPU overlaps, and every row gets the same numbers as alone. */
+#define LN_ROWS 8
+static void ln_rows_backward(float *dx, const float *dy, const float *x, const float *w,
+                             const float *mean, const float *rstd, size_t n, size_t C,
+                             bool accumulate) {
+    float g_mean[LN_ROWS] = {0}, gx_mean[LN_ROWS] = {0};
+    if (n == LN_ROWS) /* a constant count: the sums stay in registers */
+        for (size_t c = 0; c < C; c++)
+            for (size_t r = 0; r < LN_ROWS; r++) {
+                float xhat = (x[r * C + c] - mean[r]) * rstd[r];
+                float g = dy[r * C + c] * w[c];
+                g_mean[r] += g;
+                gx_mean[r] += g * xhat;
+            }
+    else
+        for (size_t c = 0; c < C; c++)
+            for (size_t r = 0; r < n; r++) {
+                float xhat = (x[r * C + c] - mean[r]) * rstd[r];
+                float g = dy[r * C + c] * w[c];
+                g_mean[r] += g;
+                gx_mean[r] += g * xhat;
+            }
+    for (size_t r = 0; r < n; r++) {
+        float m = mean[r], s = rstd[r], gm = g_mean[r] / (float)C, gxm = gx_mean[r] / (float)C;
+        const float *dyr = dy + r * C, *xr = x + r * C;
+        float *dxr = dx + r * C;
+        for (size_t c = 0; c < C; c++) {
+            float xhat = (xr[c] - m) * s;
+            float d = s * (dyr[c] * w[c] - gm - xhat * gxm);
+            dxr[c] = accumulate ? dxr[c] + d : d;
+        }
+    }
+}
+
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, size_t BT,
                         size_t C, bool accumulate) {
@@ -137,38 +237,13 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
     /* dw and db sum over the rows: a loop of their own, by columns */
     size_t blk = col_block(C);
     PAR_FOR_IF(BT * C > PAR_MIN_WORK)
-    for (size_t c0 = 0; c0 < C; c0 += blk) {
-        size_t c1 = c0 + blk < C ? c0 + blk : C;
-        for (size_t i = 0; i < BT; i++) {
-            const float *dy = dout + i * C, *x = inp + i * C;
-            float m = mean[i], s = rstd[i];
-            for (size_t c = c0; c < c1; c++) {
-                dw[c] += dy[c] * ((x[c] - m) * s);
-                db[c] += dy[c];
-            }
-        }
-    }
+    for (size_t c0 = 0; c0 < C; c0 += blk)
+        ln_col_sums(dw, db, dout, inp, mean, rstd, BT, C, c0, c0 + blk < C ? c0 + blk : C);
     PAR_FOR_IF(BT * C > PAR_MIN_WORK)
-    for (size_t i = 0; i < BT; i++) {
-        const float *dy = dout + i * C, *x = inp + i * C;
-        float *dx = dinp + i * C;
-        float m = mean[i], s = rstd[i];
-        /* with xhat = (x - m) s and g = dy * w:
-         * dx = s * (g - mean(g) - xhat * mean(g * xhat)) */
-        float g_mean = 0.0f, gx_mean = 0.0f;
-        for (size_t c = 0; c < C; c++) {
-            float xhat = (x[c] - m) * s;
-            float g = dy[c] * w[c];
-            g_mean += g;
-            gx_mean += g * xhat;
-        }
-        g_mean /= (float)C;
-        gx_mean /= (float)C;
-        for (size_t c = 0; c < C; c++) {
-            float xhat = (x[c] - m) * s;
-            float d = s * (dy[c] * w[c] - g_mean - xhat * gx_mean);
-            dx[c] = accumulate ? dx[c] + d : d;
-        }
+    for (size_t i = 0; i < BT; i += LN_ROWS) {
+        size_t n = BT - i < LN_ROWS ? BT - i : LN_ROWS;
+        ln_rows_backward(dinp + i * C, dout + i * C, inp + i * C, w, mean + i, rstd + i, n, C,
+                         accumulate);
     }
 }
 
