@@ -198,26 +198,28 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
  * LN_ROWS rows side by side make that many independent chains, which
  * the CPU overlaps, and every row gets the same numbers as alone. */
 #define LN_ROWS 8
+
+/* The two sums of rows 0..n-1 over their columns, in column order. */
+static inline void ln_row_sums(float *g_sum, float *gx_sum, const float *dy, const float *x,
+                               const float *w, const float *mean, const float *rstd, size_t n,
+                               size_t C) {
+    for (size_t c = 0; c < C; c++)
+        for (size_t r = 0; r < n; r++) {
+            float xhat = (x[r * C + c] - mean[r]) * rstd[r];
+            float g = dy[r * C + c] * w[c];
+            g_sum[r] += g;
+            gx_sum[r] += g * xhat;
+        }
+}
+
 static void ln_rows_backward(float *dx, const float *dy, const float *x, const float *w,
                              const float *mean, const float *rstd, size_t n, size_t C,
                              bool accumulate) {
     float g_mean[LN_ROWS] = {0}, gx_mean[LN_ROWS] = {0};
     if (n == LN_ROWS) /* a constant count: the sums stay in registers */
-        for (size_t c = 0; c < C; c++)
-            for (size_t r = 0; r < LN_ROWS; r++) {
-                float xhat = (x[r * C + c] - mean[r]) * rstd[r];
-                float g = dy[r * C + c] * w[c];
-                g_mean[r] += g;
-                gx_mean[r] += g * xhat;
-            }
+        ln_row_sums(g_mean, gx_mean, dy, x, w, mean, rstd, LN_ROWS, C);
     else
-        for (size_t c = 0; c < C; c++)
-            for (size_t r = 0; r < n; r++) {
-                float xhat = (x[r * C + c] - mean[r]) * rstd[r];
-                float g = dy[r * C + c] * w[c];
-                g_mean[r] += g;
-                gx_mean[r] += g * xhat;
-            }
+        ln_row_sums(g_mean, gx_mean, dy, x, w, mean, rstd, n, C);
     for (size_t r = 0; r < n; r++) {
         float m = mean[r], s = rstd[r], gm = g_mean[r] / (float)C, gxm = gx_mean[r] / (float)C;
         const float *dyr = dy + r * C, *xr = x + r * C;
