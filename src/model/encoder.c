@@ -227,8 +227,8 @@ static void layer_backward(const Model *m, const LayerParams *p, LayerParams *g,
         /* s = x + atty Wo^T + bo; datty goes to du, now free */
         linear_backward(du, g->out_proj_w, g->out_proj_b, ds, la->atty, p->out_proj_w, BT, C,
                         C, false);
-        attention_backward(ga->dqkv, ga->dscores, ga->n_scratch, du, la->qkv, la->att, hook, B, T, C,
-                           c->n_heads);
+        attention_backward(ga->dqkv, ga->dscores, ga->n_scratch, du, la->qkv, la->att, hook, B,
+                           T, C, c->n_heads);
         /* qkv = x Win^T + bin; dx = ds (residual) + this */
         linear_backward(ds, g->in_proj_w, g->in_proj_b, ga->dqkv, x, p->in_proj_w, BT, C,
                         3 * C, true);

@@ -11,15 +11,10 @@
  * locals while the rows go by and stored once: no chain of stores and
  * loads from one row to the next, and no cache line written by two
  * threads row after row (a gradient sits at any offset in its buffer, so
- * the edge of one thread's columns may share a line with the next's). */
+ * the edge of one thread's columns may share a line with the next's).
+ * Each thread takes one block of columns (fixed blocks of 64 had left a
+ * 64-wide model's sums to one thread). */
 #define TILE 16
-
-/* Columns per thread in those sums: one block each, a multiple of TILE.
- * Fixed blocks of 64 had left a 64-wide model's sums to one thread. */
-static size_t col_block(size_t n) {
-    size_t team = (size_t)par_threads(), per = (n + team - 1) / team;
-    return (per + TILE - 1) / TILE * TILE;
-}
 
 /* Four floats that +, - and * take lane by lane (GCC's and Clang's
  * vector extension; the same IEEE operations as on each float alone).
@@ -164,7 +159,7 @@ void linear_backward(float *dinp, float *dw, float *db, const float *dout, const
     matmul(dw, C, dout, OC, true, inp, C, false, OC, C, BT, 1.0f, 1.0f);
     if (!db)
         return;
-    size_t blk = col_block(OC);
+    size_t blk = par_block(OC, TILE); /* one block of columns per thread */
     PAR_FOR_IF(BT * OC > PAR_MIN_WORK)
     for (size_t j0 = 0; j0 < OC; j0 += blk)
         col_sums(db, dout, BT, OC, j0, j0 + blk < OC ? j0 + blk : OC);
@@ -237,7 +232,7 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
                         size_t C, bool accumulate) {
     /* dout, inp, dinp are (BT,C); w, dw, db are (C); mean, rstd are (BT) */
     /* dw and db sum over the rows: a loop of their own, by columns */
-    size_t blk = col_block(C);
+    size_t blk = par_block(C, TILE);
     PAR_FOR_IF(BT * C > PAR_MIN_WORK)
     for (size_t c0 = 0; c0 < C; c0 += blk)
         ln_col_sums(dw, db, dout, inp, mean, rstd, BT, C, c0, c0 + blk < C ? c0 + blk : C);

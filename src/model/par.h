@@ -49,6 +49,14 @@ static inline int par_in_loop(void) {
 #endif
 }
 
+/* Elements per thread when n are cut into one block per thread, rounded
+ * up to a multiple of align (16 floats: a cache line, so no two threads
+ * write one line when the array starts on one). */
+static inline size_t par_block(size_t n, size_t align) {
+    size_t team = (size_t)par_threads(), per = (n + team - 1) / team;
+    return (per + align - 1) / align * align;
+}
+
 /* The calling thread's number within its loop, 0..par_threads()-1. */
 static inline int par_thread(void) {
 #ifdef _OPENMP

@@ -131,9 +131,8 @@ static void adamw(Trainer *t, Model *m, float lr, float clip_scale) {
     float c1 = (float)(1.0 / (1.0 - pow(t->opt.beta1, step)));
     float c2 = (float)(1.0 / (1.0 - pow(t->opt.beta2, step)));
     /* Each element on its own, so any split gives the same numbers: one
-     * block per thread, a multiple of 16 elements (a cache line). */
-    size_t n = t->n, team = (size_t)par_threads();
-    size_t per = ((n + team - 1) / team + 15) / 16 * 16;
+     * block per thread. */
+    size_t n = t->n, team = (size_t)par_threads(), per = par_block(n, 16);
     PAR_FOR_IF(team > 1 && n > PAR_MIN_WORK)
     for (size_t k = 0; k < team; k++)
         if (k * per < n) {
@@ -174,8 +173,10 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
     }
     memset(st, 0, sizeof *st);
     PAR_FOR_IF(t->n > 16 * PAR_MIN_WORK)
-    for (size_t i = 0; i < t->n; i += PAR_MIN_WORK)
-        memset(t->grad + i, 0, (t->n - i < PAR_MIN_WORK ? t->n - i : PAR_MIN_WORK) * sizeof *t->grad);
+    for (size_t i = 0; i < t->n; i += PAR_MIN_WORK) {
+        size_t len = t->n - i < PAR_MIN_WORK ? t->n - i : PAR_MIN_WORK;
+        memset(t->grad + i, 0, len * sizeof *t->grad);
+    }
     rc = encoder_train_batch(m, &t->g, a, &t->ga, ids, lens, pos, labels, B, T, &st->loss,
                              &st->correct, &st->labelled, e);
     if (rc)
