@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../src/core/rng.h"
 #include "../src/run/checkpoint.h"
@@ -415,6 +418,49 @@ START_TEST(micro_batches_train_like_one_batch) {
 }
 END_TEST
 
+START_TEST(any_thread_count_trains_the_same_model) {
+    /* Width 64 and batches of 32: products large enough to be cut in
+     * halves (rows, columns, and the (C,C) gradients with too few of
+     * either), on 1, 2 and 3 threads; t5 for a table inside attention. */
+    TrainMeta mt;
+    Config cfg;
+    OptConfig opt;
+    small_run(&mt, &cfg, &opt, "t5");
+    mt.batch = 32;
+    cfg.d_model = 64, cfg.n_heads = 4, cfg.d_ff = 256;
+    float *first = NULL, losses[3][12];
+#ifdef _OPENMP
+    int team = omp_get_max_threads();
+#endif
+    for (int threads = 1; threads <= 3; threads++) {
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        Session s;
+        Err e;
+        ck_assert_msg(session_create(&s, &mt, &cfg, &opt, &e) == 0, "%s", e.msg);
+        run_steps(&s, 12, losses[threads - 1]);
+        size_t bytes = s.model.n_params * sizeof(float);
+        if (!first) {
+            first = malloc(bytes);
+            ck_assert_ptr_nonnull(first);
+            memcpy(first, s.model.mem, bytes);
+        } else {
+            ck_assert_msg(memcmp(losses[threads - 1], losses[0], sizeof losses[0]) == 0,
+                          "the losses on %d threads differ from one thread's", threads);
+            ck_assert_msg(memcmp(s.model.mem, first, bytes) == 0,
+                          "the weights after 12 steps on %d threads differ from one thread's",
+                          threads);
+        }
+        session_free(&s);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(team);
+#endif
+    free(first);
+}
+END_TEST
+
 Suite *suite_train(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("training");
@@ -427,6 +473,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, learning_rate_schedules);
     tcase_add_test(tc, evaluation_per_length_skips_past_the_table);
     tcase_add_test(tc, micro_batches_train_like_one_batch);
+    tcase_add_test(tc, any_thread_count_trains_the_same_model);
     suite_add_tcase(s, tc);
     tc = tcase_create("outcomes");
     tcase_add_test(tc, position_is_what_the_agent_task_needs);

@@ -15,8 +15,13 @@ static void sgemm(float *C, size_t ldc, const float *A, size_t lda, bool trans_a
                 (int)lda, B, (int)ldb, beta, C, (int)ldc);
 }
 
-/* Products smaller than this (multiply-adds) run on the calling thread. */
+/* Products smaller than this (multiply-adds) run as one call. OpenBLAS
+ * runs them on the calling thread: its own threading starts above
+ * 65536 x 4 multiply-adds (interface/gemm.c). */
 #define SPLIT_MIN_WORK 100000.0
+/* The larger products are cut in two halves: of rows when they have this
+ * many, or more rows than columns; of columns otherwise. */
+#define SPLIT_MIN_ROWS 128
 #endif
 
 /* Model sizes are checked against INT_MAX when a model is created
@@ -29,31 +34,37 @@ void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
 #ifdef POSENC_NO_BLAS
     matmul_ref(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, alpha, beta);
 #else
-    /* With several threads, C is cut into one block of rows per thread (of
-     * columns when it has few rows) and each thread runs a single-threaded
-     * sgemm on its block. OpenBLAS's own threaded driver shares the packed
-     * panels between its threads and hands them over with sched_yield;
-     * at the model's sizes that costs more than packing twice (the toy
-     * training step of bench/README.md 13% faster). Inside a parallel
-     * loop (attention's heads) the product stays on its thread. */
-    size_t team = (size_t)par_threads(), min = 64 * team;
-    if (team > 1 && !par_in_loop() && (M >= min || N >= min) &&
-        (double)M * (double)N * (double)K >= SPLIT_MIN_WORK) {
-        bool by_rows = M >= min;
-        size_t len = by_rows ? M : N, per = (len + team - 1) / team;
-        PAR_FOR_IF(1)
-        for (size_t t = 0; t < team; t++) {
-            size_t o = t * per, n = o < len ? (len - o < per ? len - o : per) : 0;
-            if (n && by_rows)
-                sgemm(C + o * ldc, ldc, trans_a ? A + o : A + o * lda, lda, trans_a, B, ldb,
-                      trans_b, n, N, K, alpha, beta);
-            else if (n)
-                sgemm(C + o, ldc, A, lda, trans_a, trans_b ? B + o * ldb : B + o, ldb, trans_b,
-                      M, n, K, alpha, beta);
-        }
+    /* A large product is cut in two halves, each a single-threaded sgemm,
+     * whatever the number of threads: OpenBLAS rounds a block of rows
+     * differently from the same rows inside a larger call (its kernels take
+     * the edges with other code), so a cut that followed the threads would
+     * make the numbers follow them too. With two fixed halves, one thread
+     * or eight give the same model, bit for bit (tests/test_train.c); more
+     * blocks would keep more threads busy, but each block packs the shared
+     * operand again, and eight blocks cost 8 to 12% on one and two threads
+     * (bench/README.md). OpenBLAS's own threaded driver is never used: a
+     * call inside a parallel loop runs on its thread (omp_in_parallel),
+     * and one outside a loop is under its threshold or on one thread.
+     * Inside a parallel loop already (attention's heads) the product stays
+     * whole on its thread. */
+    if (par_in_loop() || (double)M * (double)N * (double)K < SPLIT_MIN_WORK) {
+        sgemm(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, alpha, beta);
         return;
     }
-    sgemm(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, alpha, beta);
+    bool by_rows = M >= SPLIT_MIN_ROWS || M >= N;
+    size_t len = by_rows ? M : N, blocks = len > 1 ? 2 : 1, per = (len + 1) / blocks;
+    /* with one thread the loop is no parallel region, and OpenBLAS, seeing
+     * one OpenMP thread, stays on it */
+    PAR_FOR_IF(par_threads() > 1)
+    for (size_t t = 0; t < blocks; t++) {
+        size_t o = t * per, n = len - o < per ? len - o : per;
+        if (by_rows)
+            sgemm(C + o * ldc, ldc, trans_a ? A + o : A + o * lda, lda, trans_a, B, ldb,
+                  trans_b, n, N, K, alpha, beta);
+        else
+            sgemm(C + o, ldc, A, lda, trans_a, trans_b ? B + o * ldb : B + o, ldb, trans_b, M,
+                  n, K, alpha, beta);
+    }
 #endif
 }
 

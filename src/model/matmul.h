@@ -1,8 +1,9 @@
 /* The one matrix product of the project. Every matmul of the model goes
  * through matmul(), a wrapper over OpenBLAS's cblas_sgemm that cuts a large
- * product into one block per thread (matmul.c says why); matmul_ref()
- * is the same product in plain loops (double accumulators), kept as the test
- * oracle. Built with -DPOSENC_NO_BLAS (the WebAssembly page), matmul()
+ * product into two halves, one per thread, the same halves whatever the
+ * thread count, so that the numbers do not depend on it (matmul.c says
+ * why); matmul_ref() is the same product in plain loops (double
+ * accumulators), kept as the test oracle. Built with -DPOSENC_NO_BLAS (the WebAssembly page), matmul()
  * calls matmul_ref() instead and nothing includes cblas.h.
  *
  *   C (M,N) = alpha * op(A) op(B) + beta * C
