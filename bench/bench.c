@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 
 #include "../src/model/matmul.h"
+#include "../src/model/par.h"
 #include "../src/core/clock.h"
 #include "../src/core/rng.h"
 #include "../src/model/train.h"
@@ -126,8 +127,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     /* OpenBLAS's OpenMP build and the model's loops share OpenMP's pool */
-    printf("threads: %d (OpenMP and OpenBLAS; set OMP_NUM_THREADS to change)\n\n",
-           matmul_threads());
+    par_start(argv);
+    printf("threads: %s\n\n", par_describe());
     printf("%-7s %12s %12s %10s %10s %10s %6s %10s %10s\n", "shape", "fwd tok/s", "train tok/s",
            "fwd GF/s", "step GF/s", "sgemm GF/s", "ratio", "model MB", "peak RSS MB");
     char csv[2][256];

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "cli.h"
 
+#include "../src/model/par.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -44,6 +46,8 @@ void cli_check_stdout(void) {
 void cli_init(Cli *cli, int argc, char **argv, const char *prog) {
     prog_name = prog;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    /* first: it may start the program again (par.h) */
+    par_start(argv);
     atexit(cli_check_stdout);
 #endif
     cli->argc = argc;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/model/matmul.h"
+#include "../src/model/par.h"
 #include "../src/run/trial.h"
 #include "cli.h"
 
@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
     if (fprintf(csv, "scheme,combine,seed,test_accuracy,seconds\n") < 0 || fflush(csv) != 0)
         write_failed(&cli, out);
     fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; threads: "
-            "%d\n", mt.task, n, seeds, mt.steps, matmul_threads());
+            "%s\n", mt.task, n, seeds, mt.steps, par_describe());
 
     SchemeResult *res = cli_alloc(&cli, n, sizeof *res, "the results");
     uint64_t base = cfg.seed;

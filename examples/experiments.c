@@ -16,7 +16,7 @@
 #include "../src/core/clock.h"
 #include "../src/core/rng.h"
 #include "../src/model/encoder.h"
-#include "../src/model/matmul.h"
+#include "../src/model/par.h"
 #include "../src/run/experiment.h"
 #include "../src/run/trial.h"
 #include "../src/text/order.h"
@@ -233,9 +233,9 @@ int main(int argc, char **argv) {
     Runner r = {.cli = &cli, .set = &set, .start = clock_seconds()};
     size_t S = pe_count(), k = set.seeds;
     r.total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + 3) * k + EXP_VARIANTS * set.variant_seeds;
-    fprintf(stderr, "experiments: %zu runs%s (d_model %zu, %zu layers, %zu seeds); OpenBLAS "
-            "threads: %d\n", r.total, quick ? ", quick settings" : "", set.d_model, set.layers,
-            set.seeds, matmul_threads());
+    fprintf(stderr, "experiments: %zu runs%s (d_model %zu, %zu layers, %zu seeds); threads: "
+            "%s\n", r.total, quick ? ", quick settings" : "", set.d_model, set.layers,
+            set.seeds, par_describe());
     ExpResults res;
     Err e;
     if (exp_results_init(&res, &set, &e))

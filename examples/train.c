@@ -9,7 +9,7 @@
 
 #include "../src/core/clock.h"
 #include "../src/core/fileio.h"
-#include "../src/model/matmul.h"
+#include "../src/model/par.h"
 #include "../src/run/session.h"
 #include "cli.h"
 
@@ -62,8 +62,8 @@ static void describe(const Session *s) {
             c->n_heads, c->n_layers, c->d_ff, c->norm == NORM_PRE ? "pre" : "post",
             s->model.n_params);
     fprintf(stderr, "train: %zu training, %zu validation examples; %zu words, %zu classes; "
-            "batch %zu; threads: %d\n", s->train.n, s->valid.n, s->vocab.n,
-            s->labels.n, mt->batch, matmul_threads());
+            "batch %zu; threads: %s\n", s->train.n, s->valid.n, s->vocab.n,
+            s->labels.n, mt->batch, par_describe());
 }
 
 /* What happened since the last evaluation. */
@@ -124,8 +124,11 @@ static int report(Session *s, Progress *p, Kept *k, FILE *log, const char *logpa
                  100.0 * eval_accuracy(&valid), k->best && changed ? " *" : "");
         snprintf(vcsv, sizeof vcsv, "%.6f,%.6f", vloss, eval_accuracy(&valid));
     }
-    fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s  %4.0fs left\n", step,
-            s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t, left);
+    /* the threads now: fewer while other programs keep CPUs busy (par.h) */
+    int threads = par_threads();
+    fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s, %d thread%s  %4.0fs "
+            "left\n", step, s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t,
+            threads, threads == 1 ? "" : "s", left);
     if (log && (fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g,%zu\n", step, loss, acc, vcsv,
                         s->meta.seconds, (double)lr, k->step) < 0 || fflush(log) != 0))
         return err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", logpath,

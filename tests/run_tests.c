@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/model/par.h"
 #include "suites.h"
 
 float *run_model(const Model *m, const int *ids, const size_t *lens, size_t B, size_t T,
@@ -40,7 +41,11 @@ void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, Nor
     ck_assert_msg(model_create(m, &c, &e) == 0, "%s", e.msg);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    (void)argc;
+    /* as the programs do: spinning calmed, the team from the CPUs (the
+     * Makefile's OMP_NUM_THREADS stands) */
+    par_start(argv);
     SRunner *sr = srunner_create(suite_matmul());
     srunner_add_suite(sr, suite_encoder());
     srunner_add_suite(sr, suite_pe());
@@ -61,6 +66,7 @@ int main(void) {
     srunner_add_suite(sr, suite_orderdemo());
     srunner_add_suite(sr, suite_edges());
     srunner_add_suite(sr, suite_fuzz());
+    srunner_add_suite(sr, suite_threads());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

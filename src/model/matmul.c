@@ -86,13 +86,3 @@ void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
         }
     }
 }
-
-/* With OpenMP, OpenBLAS's OpenMP build takes its thread count from
- * OpenMP's at every call, and so do the project's loops (par.h). */
-#if defined(_OPENMP)
-int matmul_threads(void) { return par_threads(); }
-#elif defined(POSENC_NO_BLAS)
-int matmul_threads(void) { return 1; }
-#else
-int matmul_threads(void) { return openblas_get_num_threads(); }
-#endif

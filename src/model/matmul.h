@@ -26,9 +26,4 @@ void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
                 const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
                 float alpha, float beta);
 
-/* Threads the matrix products and the loops of src/model will use:
- * OMP_NUM_THREADS (default: one per core) in the OpenMP build, OpenBLAS's
- * OPENBLAS_NUM_THREADS when built without OpenMP, 1 without BLAS. */
-int matmul_threads(void);
-
 #endif

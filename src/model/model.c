@@ -321,7 +321,7 @@ int gradacts_create_micro(GradActs *g, const Model *m, size_t B, size_t T, size_
     if (Bm == 0 || Bm > B)
         return err_set(e, ERR_INPUT, "a micro-batch of %zu sentences: it must be between 1 "
                        "and the batch's %zu", Bm, B);
-    g->n_scratch = (size_t)par_threads();
+    g->n_scratch = (size_t)par_max_threads();
     Carver count = {0};
     size_t n = gradacts_walk(g, &count, m, B, T, Bm);
     g->mem = xcalloc(n, sizeof *g->mem, "the gradients of the activations", e);
@@ -342,7 +342,7 @@ size_t config_act_floats(const Config *c, size_t B, size_t T, bool train) {
     if (config_check(c, NULL) || pe_plan(&m.pe, &c->pe, c->d_model, c->n_heads, c->max_len, NULL))
         return 0;
     Acts a;
-    GradActs g = {.n_scratch = (size_t)par_threads()};
+    GradActs g = {.n_scratch = (size_t)par_max_threads()};
     Carver count = {0}, gcount = {0};
     size_t n = acts_walk(&a, &count, &m, B, T, B);
     return train ? n + gradacts_walk(&g, &gcount, &m, B, T, B) : n;

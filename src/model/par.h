@@ -57,6 +57,34 @@ static inline size_t par_block(size_t n, size_t align) {
     return (per + align - 1) / align * align;
 }
 
+/* How long libgomp lets a waiting thread spin before it sleeps, unless the
+ * user set OMP_WAIT_POLICY or GOMP_SPINCOUNT: bench/README.md measures
+ * the choice (libgomp's default, 300,000, is what makes two programs at
+ * once crawl). */
+#define PAR_SPIN_COUNT "1000"
+
+/* A program's first call, argv its main's: starts the program again with
+ * PAR_SPIN_COUNT in force (cpus_calm_spinning, src/core/cpus.h), then sets
+ * the team: OMP_NUM_THREADS when the user gave it, else the CPUs the
+ * process may use (its affinity and its cgroup's quota), where libgomp
+ * alone would count the affinity only. Returns the team. */
+int par_start(char **argv);
+
+/* The most threads the team may have: par_start's cap (the threads'
+ * scratch is sized for it), or the team now when par_start was not called. */
+int par_max_threads(void);
+
+/* Called between steps (train_step, eval_batch): every quarter second,
+ * the team shrinks to the CPUs other programs leave free, or grows back,
+ * never past par_start's; a user's OMP_NUM_THREADS stands as given. The
+ * numbers do not depend on the team (matmul.c, and the loops above), so
+ * this changes the speed and nothing else. */
+void par_follow_load(void);
+
+/* "2 threads (the CPUs this process may use: 2; ...)" for the programs'
+ * first lines. */
+const char *par_describe(void);
+
 /* The calling thread's number within its loop, 0..par_threads()-1. */
 static inline int par_thread(void) {
 #ifdef _OPENMP

@@ -163,6 +163,7 @@ static double grad_norm2(const Trainer *t, double *part) {
 int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens,
                const size_t *pos, const int *labels, size_t B, size_t T, StepStats *st, Err *e) {
     int rc;
+    par_follow_load();
     /* The gradients of the activations follow the activations' shape:
      * made for a micro-batch by trainer_create, for a whole batch when the
      * caller's activations keep one (acts_create). */
@@ -200,6 +201,7 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
 
 int eval_batch(const Model *m, Acts *a, const int *ids, const size_t *lens, const int *labels,
                size_t B, size_t T, StepStats *st, Err *e) {
+    par_follow_load();
     int rc = encoder_forward(m, a, ids, lens, B, T, e);
     if (rc)
         return rc;
