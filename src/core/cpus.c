@@ -189,31 +189,3 @@ double cpus_others(const CpuSample *before, const CpuSample *after) {
     double others = (after->busy - before->busy - (after->own - before->own)) / wall;
     return others > 0.0 ? others : 0.0;
 }
-
-/* Set in the second start, when the spin count is this module's. */
-#define SPIN_MARK "POSENC_SPIN_SET"
-static bool spin_ours;
-
-bool cpus_calm_spinning(char **argv, const char *spin) {
-    if (getenv(SPIN_MARK)) {
-        /* libgomp has read them by now: the environment goes back to the
-         * user's, so a program this one starts makes its own choice */
-        unsetenv(SPIN_MARK);
-        unsetenv("GOMP_SPINCOUNT");
-        spin_ours = true;
-        return true;
-    }
-    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT"))
-        return false;
-#ifdef __linux__
-    if (setenv("GOMP_SPINCOUNT", spin, 1) == 0 && setenv(SPIN_MARK, "1", 1) == 0)
-        execv("/proc/self/exe", argv);
-#else
-    (void)argv, (void)spin;
-#endif
-    unsetenv(SPIN_MARK);
-    unsetenv("GOMP_SPINCOUNT");
-    return false;
-}
-
-bool cpus_spin_is_ours(void) { return spin_ours; }

@@ -48,19 +48,4 @@ void cpus_sample(CpuSample *s);
  * stole counts as busy. */
 double cpus_others(const CpuSample *before, const CpuSample *after);
 
-/* libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, while it loads,
- * before main; its default lets a waiting thread spin for 300,000 rounds
- * (a millisecond or more) before it sleeps, which is what makes two
- * programs at once crawl. Unless the user set either, this sets
- * GOMP_SPINCOUNT to spin and runs the program again (execv of
- * /proc/self/exe with the same argv), so that libgomp loads with it; in
- * that second start it takes both variables out of the environment again
- * (children see the user's) and returns true. False: the user's settings
- * stand, or exec failed (libgomp's defaults stay). Call it first thing in
- * main, before any thread starts. */
-bool cpus_calm_spinning(char **argv, const char *spin);
-
-/* Whether the spin count in force is this module's (true) or the user's. */
-bool cpus_spin_is_ours(void);
-
 #endif

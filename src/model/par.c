@@ -5,6 +5,8 @@
 
 #include "../core/clock.h"
 #include "../core/cpus.h"
+#include "../core/restart.h"
+#include "matmul.h"
 
 /* The most threads (the user's OMP_NUM_THREADS, or the CPUs the process
  * may use; 0 before par_start), whether the team follows the load, and
@@ -27,7 +29,16 @@ static int clamp_team(double free_cpus) {
 
 int par_start(char **argv) {
 #ifdef _OPENMP
-    cpus_calm_spinning(argv, PAR_SPIN_COUNT);
+    /* libgomp's spinning and OpenBLAS's kernels are read as they load:
+     * the settings the user left open are given to a second start */
+    EnvSetting set[2];
+    size_t n = 0;
+    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
+        set[n++] = (EnvSetting){"GOMP_SPINCOUNT", PAR_SPIN_COUNT};
+    const char *kernels = getenv("OPENBLAS_CORETYPE") ? NULL : matmul_better_kernels();
+    if (kernels)
+        set[n++] = (EnvSetting){"OPENBLAS_CORETYPE", kernels};
+    restart_with(argv, set, n);
     const char *given = getenv("OMP_NUM_THREADS");
     if (given && *given) {
         cap = omp_get_max_threads();
@@ -78,7 +89,7 @@ const char *par_describe(void) {
     /* how waiting threads wait, when more than one can */
     const char *policy = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
     size_t at = n > 0 && (size_t)n < sizeof buf ? (size_t)n : 0;
-    if (cap > 1 && cpus_spin_is_ours())
+    if (cap > 1 && restart_set("GOMP_SPINCOUNT"))
         snprintf(buf + at, sizeof buf - at, ", idle ones sleep after %s spins", PAR_SPIN_COUNT);
     else if (cap > 1 && (policy || spin))
         snprintf(buf + at, sizeof buf - at, ", %s=%s as given", spin ? "GOMP_SPINCOUNT" :

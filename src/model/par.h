@@ -63,11 +63,14 @@ static inline size_t par_block(size_t n, size_t align) {
  * once crawl). */
 #define PAR_SPIN_COUNT "1000"
 
-/* A program's first call, argv its main's: starts the program again with
- * PAR_SPIN_COUNT in force (cpus_calm_spinning, src/core/cpus.h), then sets
- * the team: OMP_NUM_THREADS when the user gave it, else the CPUs the
- * process may use (its affinity and its cgroup's quota), where libgomp
- * alone would count the affinity only. Returns the team. */
+/* A program's first call, argv its main's. Unless the user set them, it
+ * starts the program again (restart_with, src/core/restart.h) with
+ * GOMP_SPINCOUNT=PAR_SPIN_COUNT, and with OPENBLAS_CORETYPE when OpenBLAS
+ * fell back to old kernels on a CPU it did not recognise
+ * (matmul_better_kernels). Then it sets the team: OMP_NUM_THREADS when the
+ * user gave it, else the CPUs the process may use (its affinity and its
+ * cgroup's quota), where libgomp alone would count the affinity only, less
+ * the threads other programs run at that moment. Returns the team. */
 int par_start(char **argv);
 
 /* The most threads the team may have: par_start's cap (the threads'
