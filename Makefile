@@ -48,7 +48,7 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test sanitize fuzz bench clean help deps experiments web webtest
+.PHONY: all demo test sanitize fuzz bench clean help deps experiments web webtest gridtest FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
@@ -98,13 +98,57 @@ bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS s
 demo: $(BUILD)/demo_order ## run build/demo_order on its default sentences
 	@$(BUILD)/demo_order
 
-# The experiments of docs/results.md, with the kernels the docs are made
-# with (BLAS_ENV, below). QUICK=1 runs the same pipeline on tiny settings
-# into build/experiments-quick/ (what CI runs); the full run rewrites
-# docs/results.md, docs/results/ and docs/img/results/.
-EXP_ARGS = $(if $(QUICK),--quick --out $(BUILD)/experiments-quick,--out docs)
-experiments: $(BUILD)/experiments ## run the experiments of docs/results.md (QUICK=1: tiny, into build/)
-	$(BLAS_ENV) $(BUILD)/experiments $(EXP_ARGS)
+# The experiments of docs/results.md, as cells (docs/experiments.md), with
+# the kernels the docs are made with (KERNEL_ENV, below). QUICK=1 runs the
+# same pipeline on tiny settings into build/experiments-quick/ (what CI
+# runs); the full run rewrites docs/results.md, docs/results/ and
+# docs/img/results/. JOBS=N cells at once (default: the CPUs), SEEDS=N
+# seeds; HOSTS=FILE first runs the missing cells on the machines of FILE
+# (GNU parallel's --sshloginfile; each with this project built at the same
+# commit in REMOTE_DIR, default this directory's path) and stores their
+# records here.
+CELLS_DIR  = $(if $(QUICK),$(BUILD)/cells-quick,$(BUILD)/cells)
+EXP_SET    = $(if $(QUICK),--quick) $(if $(SEEDS),--seeds $(SEEDS))
+EXP_ARGS   = $(EXP_SET) --cells $(CELLS_DIR) $(if $(JOBS),--jobs $(JOBS)) \
+	--out $(if $(QUICK),$(BUILD)/experiments-quick,docs)
+REMOTE_DIR ?= $(CURDIR)
+experiments: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## run the experiments of docs/results.md as cells (QUICK=1, JOBS=N, HOSTS=FILE)
+ifneq ($(HOSTS),)
+	bash -c 'set -o pipefail; $(BUILD)/experiments --list --missing $(EXP_SET) \
+		--cells $(CELLS_DIR) | parallel --will-cite --sshloginfile $(HOSTS) --workdir $(REMOTE_DIR) \
+		$(KERNEL_ENV) $(BUILD)/experiments --cell {} --cells - $(EXP_SET) \
+		| $(BUILD)/experiments --store $(EXP_SET) --cells $(CELLS_DIR)'
+endif
+	$(KERNEL_ENV) $(BUILD)/experiments $(EXP_ARGS)
+
+# GNU parallel, for HOSTS= (and sshd for make gridtest's remote host).
+build/grid-deps.ok: scripts/deps.sh
+	@mkdir -p $(@D)
+	scripts/deps.sh grid
+	@touch $@
+
+# The cells' pipeline end to end on the quick grid (tests/grid_test.sh):
+# JOBS=1 and JOBS=2 give the same page, byte for byte; a run killed halfway
+# goes on; a second run on one page is refused; a killed publishing is
+# finished; and the grid through ssh to an sshd on localhost gives the
+# same page again.
+gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed and resumed, and over ssh
+	$(KERNEL_ENV) tests/grid_test.sh $(BUILD)
+
+# The sources the experiments were built from: a cell made by other
+# sources is run again, and a record from a machine built at another
+# commit refused. The hash of src/ and examples/ at HEAD, of their
+# uncommitted changes and of their new files; without git, a constant.
+SOURCE_ID = $(shell { git rev-parse HEAD:src HEAD:examples; git diff HEAD -- src examples; \
+	git ls-files -o --exclude-standard -z src examples | xargs -0 -r cat; } 2>/dev/null \
+	| sha1sum | cut -c1-12)
+$(BUILD)/source_id.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define POSENC_SOURCE_ID "$(SOURCE_ID)"' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/obj/examples/experiments.o: $(BUILD)/source_id.h
+$(BUILD)/obj/examples/experiments.o: CPPFLAGS += -include $(BUILD)/source_id.h
+FORCE:
 
 # The suites find the programs through POSENC_BIN; Check forks every test,
 # and its timeout is raised for the sanitizer build. OpenBLAS picks its
@@ -116,8 +160,8 @@ experiments: $(BUILD)/experiments ## run the experiments of docs/results.md (QUI
 # count of both BLAS and the project's loops is OMP_NUM_THREADS's (OpenBLAS
 # follows OpenMP's at every call); OPENBLAS_NUM_THREADS is kept for a
 # build against the pthread OpenBLAS.
-BLAS_ENV := OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 \
-	$(if $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo y),OPENBLAS_CORETYPE=Haswell)
+KERNEL_ENV := $(if $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo y),OPENBLAS_CORETYPE=Haswell)
+BLAS_ENV := OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(KERNEL_ENV)
 test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites (and the docs test)
 	$(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
 

@@ -1,29 +1,42 @@
-/* experiments: the comparisons of docs/results.md, run and written up.
+/* experiments: the comparisons of docs/results.md, run as cells and
+ * written up.
  *
- * Five experiments over every scheme and several seeds (order untrained;
- * who did it and which came first; length generalization; randomized
- * positions; layout, combine and scaling), each a table with its spread,
- * the CSV behind it, a figure where one helps, and a closing sentence that
- * the numbers decide (results_doc.c writes the page). */
+ * Each training of the grid (section, task, scheme, seed) is a cell with
+ * its own small file; a cell already done is not run again, several run at
+ * once (--jobs), and other machines can run them (--list, --cell, --store:
+ * GNU parallel over ssh or a Slurm array, docs/experiments.md). The page,
+ * its CSVs and figures are written from the cells' files, as one set. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../src/core/clock.h"
-#include "../src/core/rng.h"
-#include "../src/model/encoder.h"
+#include "../src/core/cpus.h"
+#include "../src/core/fileio.h"
+#include "../src/model/matmul.h"
 #include "../src/model/par.h"
 #include "../src/run/experiment.h"
-#include "../src/run/trial.h"
-#include "../src/text/order.h"
+#include "../src/run/outputs.h"
 #include "cli.h"
 
+/* The sources this binary was built from (the Makefile's hash of src/ and
+ * examples/ at HEAD and of their uncommitted changes): a cell made by
+ * other sources is run again, and one from another machine refused. */
+#ifndef POSENC_SOURCE_ID
+#define POSENC_SOURCE_ID "unknown"
+#endif
+
 static const char *const USAGE[] = {
-    "Usage: experiments [--out DIR] [--quick] [--seeds N]\n"
+    "Usage: experiments [--out DIR] [--cells DIR] [--jobs N] [--quick] [--seeds N]\n"
+    "       experiments --list [--missing] [--cells DIR] [--quick] [--seeds N]\n"
+    "       experiments --cell ID [--cells DIR|-] [--quick] [--seeds N]\n"
+    "       experiments --store [--cells DIR] [--quick] [--seeds N] < RECORDS\n"
     "\n"
     "Runs the experiments of docs/results.md and writes DIR/results.md, its figures\n"
     "DIR/img/results/*.png and the CSV files behind every table, DIR/results/*.csv:\n"
@@ -34,164 +47,47 @@ static const char *const USAGE[] = {
     "  4. the same with and without --random-positions 4L for sinusoidal, learned\n"
     "     and rope;\n"
     "  5. interleaved vs split sinusoid, add vs concat, sqrt(d_model) scaling.\n"
-    "A progress line per run goes to stderr. `make experiments` runs the whole set\n"
-    "(about 25 minutes on 2 cores) into docs/; `make experiments QUICK=1` the same\n"
-    "pipeline on tiny settings (under 3 minutes) into build/experiments-quick/.\n"
+    "\n"
+    "Each training is a cell, e.g. lengths-reverse-rope-s2, whose result goes to its\n"
+    "own file CELLS/ID.cell. A cell already done (by this build, with these\n"
+    "settings) is skipped, so a run stopped anywhere goes on where it stopped; the\n"
+    "page is written from the cells' files once all are done, and replaces the old\n"
+    "page, CSVs and figures as one set. A cell's numbers do not depend on --jobs or\n"
+    "on threads. `make experiments` runs the whole grid into docs/ (JOBS=N, HOSTS=FILE\n"
+    "for other machines: docs/experiments.md); `make experiments QUICK=1` the same\n"
+    "pipeline on tiny settings into build/experiments-quick/.\n"
     "\n"
     "Options:\n"
-    "  --out DIR             where to write (default docs; created if missing)\n"
+    "  --out DIR             where to write the page (default docs; created if missing)\n"
+    "  --cells DIR           the cells' files (default build/cells, or\n"
+    "                        build/cells-quick with --quick)\n"
+    "  --jobs N              cells at once, 1..256 (default: the CPUs this process may\n"
+    "                        use); each runs on the threads left free\n"
     "  --quick               tiny models and few steps: checks the pipeline, not\n"
     "                        the schemes\n"
     "  --seeds N             seeds per configuration, 2..20 (default 3; 5 for\n"
-    "                        experiment 5)\n"
+    "                        experiment 5); cells of the first seeds are kept\n"
+    "  --list                print the cells' names, one per line, and stop\n"
+    "  --missing             with --list: only the cells not done yet\n"
+    "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
+    "                        --cells - print its record on stdout instead\n"
+    "  --store               read cell records (what --cell ID --cells - prints) from\n"
+    "                        stdin and write each to CELLS/ID.cell\n"
     "  --help                show this help\n"
     "\n"
-    "Exit status: 0 on success, 2 for bad options, 1 when a run fails.\n",
+    "Exit status: 0 on success, 2 for bad options or refused records, 1 when a cell\n"
+    "fails (the cells done are kept).\n",
     NULL};
 
-/* Every run of the pipeline, counted for the progress lines. */
 typedef struct {
-    const Cli *cli;
-    const ExpSettings *set;
-    size_t done, total;
-    double start;
-} Runner;
-
-static void progress(Runner *r, const char *what, double value, double seconds) {
-    r->done++;
-    double el = clock_seconds() - r->start;
-    fprintf(stderr, "experiments: [%3zu/%zu] %-44s %.4f  (%.1f s; %.0f s left)\n", r->done,
-            r->total, what, value, seconds, el / (double)r->done * (double)(r->total - r->done));
-}
-
-/* A model config of the experiments' shape with scheme `name`. */
-static Config model_config(const ExpSettings *set, const char *name, uint64_t seed) {
-    Config c;
-    config_default(&c, 0, name);
-    c.d_model = set->d_model, c.n_heads = set->heads, c.n_layers = set->layers;
-    c.d_ff = set->d_ff, c.seed = seed;
-    return c;
-}
-
-static Trial train_one(Runner *r, const char *task, const TaskOptions *to, const Config *c,
-                       size_t steps, size_t random_positions, const char *label) {
-    TrainMeta mt = {.batch = r->set->batch, .steps = steps, .eval_every = steps,
-                    .task_opt = *to, .seed = c->seed, .random_positions = random_positions};
-    snprintf(mt.task, sizeof mt.task, "%s", task);
-    OptConfig opt;
-    opt_default(&opt);
-    Trial t;
-    Err e;
-    if (trial_run(&t, &mt, c, &opt, &e))
-        cli_fail(r->cli, &e);
-    progress(r, label, t.accuracy, t.seconds);
-    return t;
-}
-
-/* 1. The largest |difference| of aligned output rows of untrained models,
- * over sentences of 8 distinct words and random reorderings of them. */
-static double order_gap(const Config *c, Rng *r) {
-    enum { N = 8, PAIRS = 4 };
-    Model m;
-    Acts a;
-    Err e;
-    Config cc = *c;
-    cc.vocab_size = N + 2;
-    cc.max_len = N;
-    if (model_create(&m, &cc, &e) || acts_create(&a, &m, 2, N, &e)) {
-        fprintf(stderr, "experiments: %s\n", e.msg);
-        exit(1);
-    }
-    double worst = 0.0;
-    for (int k = 0; k < PAIRS; k++) {
-        int ids[2 * N];
-        size_t perm[N], lens[2] = {N, N};
-        for (size_t i = 0; i < N; i++)
-            perm[i] = i;
-        rng_shuffle(r, perm, N);
-        for (size_t i = 0; i < N; i++)
-            ids[i] = 2 + (int)i;
-        for (size_t i = 0; i < N; i++)
-            ids[N + i] = ids[perm[i]];
-        if (encoder_forward(&m, &a, ids, lens, 2, N, &e)) {
-            fprintf(stderr, "experiments: %s\n", e.msg);
-            exit(1);
-        }
-        size_t C = m.cfg.d_model;
-        worst = fmax(worst, max_aligned_diff(a.hidden, a.hidden + N * C, perm, N, C));
-    }
-    acts_free(&a);
-    model_free(&m);
-    return worst;
-}
-
-static void run_order(Runner *r, ExpResults *res) {
-    Rng rng;
-    rng_seed(&rng, 1);
-    for (size_t s = 0; s < pe_count(); s++)
-        for (size_t k = 0; k < r->set->seeds; k++) {
-            Config c = model_config(r->set, pe_at(s)->name, 1 + k);
-            double t0 = clock_seconds(), gap = order_gap(&c, &rng);
-            exp_record(res, EXP_ORDER, "order", pe_at(s)->name, k, gap, NULL, 0);
-            char what[64];
-            snprintf(what, sizeof what, "order %s seed %zu", pe_at(s)->name, k + 1);
-            progress(r, what, gap, clock_seconds() - t0);
-        }
-}
-
-static void run_tasks(Runner *r, ExpResults *res) {
-    static const char *const tasks[] = {"agent", "direction"};
-    for (size_t t = 0; t < 2; t++)
-        for (size_t s = 0; s < pe_count(); s++)
-            for (size_t k = 0; k < r->set->seeds; k++) {
-                Config c = model_config(r->set, pe_at(s)->name, 1 + k);
-                TaskOptions to = {.seed = 1, .n_test = r->set->n_test};
-                char what[64];
-                snprintf(what, sizeof what, "%s %s seed %zu", tasks[t], pe_at(s)->name, k + 1);
-                Trial tr = train_one(r, tasks[t], &to, &c, r->set->task_steps, 0, what);
-                exp_record(res, EXP_TASKS, tasks[t], pe_at(s)->name, k, tr.accuracy, NULL, 0);
-                trial_free(&tr);
-            }
-}
-
-/* 3 and 4: trained on lengths min_len..L, tested on min_len..4L. */
-static void run_lengths(Runner *r, ExpResults *res, bool randomized) {
-    static const char *const random_schemes[] = {"sinusoidal", "learned", "rope"};
-    const ExpSettings *set = r->set;
-    size_t n_schemes = randomized ? 3 : pe_count();
-    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
-        for (size_t s = 0; s < n_schemes; s++)
-            for (size_t k = 0; k < set->seeds; k++) {
-                const char *name = randomized ? random_schemes[s] : pe_at(s)->name;
-                Config c = model_config(set, name, 1 + k);
-                TaskOptions to = {.seed = 1, .min_len = set->min_len, .max_train_len = set->L,
-                                  .max_len = 4 * set->L, .n_test = set->n_test_lengths};
-                char what[64];
-                snprintf(what, sizeof what, "%s %s%s seed %zu", exp_length_tasks[t], name,
-                         randomized ? " random" : "", k + 1);
-                Trial tr = train_one(r, exp_length_tasks[t], &to, &c, set->length_steps,
-                                     randomized ? 4 * set->L : 0, what);
-                exp_record(res, randomized ? EXP_RANDOM : EXP_LENGTHS, exp_length_tasks[t], name,
-                           k, tr.accuracy, tr.per_len, tr.max_len);
-                trial_free(&tr);
-            }
-}
-
-/* 5. The sinusoid's variants on reverse, lengths as trained. */
-static void run_variants(Runner *r, ExpResults *res) {
-    for (size_t v = 0; v < EXP_VARIANTS; v++)
-        for (size_t k = 0; k < r->set->variant_seeds; k++) {
-            Config c = model_config(r->set, "sinusoidal", 1 + k);
-            exp_variant_config(&c, v);
-            TaskOptions to = {.seed = 1, .n_test = r->set->n_test};
-            char what[64];
-            snprintf(what, sizeof what, "reverse %s seed %zu", exp_variant_names[v], k + 1);
-            Trial tr = train_one(r, "reverse", &to, &c, r->set->length_steps, 0, what);
-            exp_record(res, EXP_VARIANT, "reverse", exp_variant_names[v], k, tr.accuracy, NULL,
-                       0);
-            trial_free(&tr);
-        }
-}
+    Cli cli;
+    ExpSettings set;
+    ExpCell *cells;
+    size_t n;
+    const char *cells_dir, *out;
+    bool quick;
+    size_t seeds, jobs;
+} Grid;
 
 static void make_dir(const Cli *cli, const char *path) {
     if (mkdir(path, 0777) != 0 && errno != EEXIST) {
@@ -202,53 +98,367 @@ static void make_dir(const Cli *cli, const char *path) {
     }
 }
 
-int main(int argc, char **argv) {
-    Cli cli;
-    cli_init(&cli, argc, argv, "experiments");
-    const char *out = "docs";
-    bool quick = false;
-    size_t seeds = 0;
-    for (const char *arg; (arg = cli_next(&cli));) {
-        cli_help(&cli, USAGE);
-        if (cli_flag(&cli, "--quick"))
-            quick = true;
-        else if (cli_opt(&cli, "--out"))
-            out = cli.val;
-        else if (cli_opt(&cli, "--seeds"))
-            seeds = cli_size(&cli, "--seeds", cli.val, 2, 20);
-        else
-            cli_unknown(&cli, arg);
-    }
-    ExpSettings set;
-    exp_settings(&set, quick, seeds);
-    char path[4096];
-    make_dir(&cli, out);
-    snprintf(path, sizeof path, "%s/img", out);
-    make_dir(&cli, path);
-    snprintf(path, sizeof path, "%s/img/results", out);
-    make_dir(&cli, path);
-    snprintf(path, sizeof path, "%s/results", out);
-    make_dir(&cli, path);
+/* mkdir -p for the default build/cells */
+static void make_dirs(const Cli *cli, const char *path) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            make_dir(cli, buf);
+            *p = '/';
+        }
+    make_dir(cli, buf);
+}
 
-    Runner r = {.cli = &cli, .set = &set, .start = clock_seconds()};
-    size_t S = pe_count(), k = set.seeds;
-    r.total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + 3) * k + EXP_VARIANTS * set.variant_seeds;
-    fprintf(stderr, "experiments: %zu runs%s (d_model %zu, %zu layers, %zu seeds); threads: "
-            "%s\n", r.total, quick ? ", quick settings" : "", set.d_model, set.layers,
-            set.seeds, par_describe());
-    ExpResults res;
+/* ---- one cell, here ---- */
+
+static int run_cell(Grid *g, const char *id) {
+    const ExpCell *cell = exp_cell_find(g->cells, g->n, id);
+    if (!cell)
+        cli_usage_error(&g->cli, "no cell is named '%s'; `experiments --list%s` names them",
+                        id, g->quick ? " --quick" : "");
     Err e;
-    if (exp_results_init(&res, &set, &e))
-        cli_fail(&cli, &e);
-    run_order(&r, &res);
-    run_tasks(&r, &res);
-    run_lengths(&r, &res, false);
-    run_lengths(&r, &res, true);
-    run_variants(&r, &res);
-    res.minutes = (clock_seconds() - r.start) / 60.0;
-    if (exp_write(&res, out, &e))
-        cli_fail(&cli, &e);
-    fprintf(stderr, "experiments: wrote %s/results.md in %.1f minutes\n", out, res.minutes);
-    exp_results_free(&res);
+    ExpRun run;
+    double t0 = clock_seconds();
+    if (exp_cell_run(&g->set, cell, &run, &e))
+        cli_fail(&g->cli, &e);
+    Buf b = {0};
+    int rc = exp_cell_format(&b, &g->set, cell, &run, POSENC_SOURCE_ID, matmul_kernels(),
+                             clock_seconds() - t0);
+    free(run.per_len);
+    if (rc)
+        err_set(&e, ERR_RUNTIME, "out of memory writing cell %s", id);
+    else if (strcmp(g->cells_dir, "-") == 0)
+        rc = fwrite(b.p, 1, b.n, stdout) == b.n && fflush(stdout) == 0
+                 ? 0 : err_set(&e, ERR_RUNTIME, "writing the standard output failed");
+    else
+        rc = exp_cell_save_text(g->cells_dir, id, (const char *)b.p, b.n, &e);
+    buf_free(&b);
+    if (rc)
+        cli_fail(&g->cli, &e);
     return 0;
+}
+
+/* ---- records from other machines ---- */
+
+static int store(Grid *g) {
+    Err e;
+    char *text = NULL;
+    size_t n = 0, stored = 0, at = 0;
+    if (read_stream(stdin, "the standard input", (size_t)1 << 30, &text, &n, &e))
+        cli_fail(&g->cli, &e);
+    char key[512];
+    exp_settings_key(key, sizeof key, &g->set);
+    while (at < n) {
+        ExpCellFile f;
+        size_t used;
+        if (exp_cell_parse(text + at, n - at, &used, &f, &e)) {
+            fprintf(stderr, "experiments: after %zu records: %s; the rest of the input is "
+                    "dropped (its cells are still missing: run them again)\n", stored, e.msg);
+            free(text);
+            return 1;
+        }
+        const char *why = !exp_cell_find(g->cells, g->n, f.id) ? "is no cell of this grid"
+                          : strcmp(f.settings, key) ? "was made with other settings"
+                          : strcmp(f.source, POSENC_SOURCE_ID)
+                              ? "was made by a build of other sources" : NULL;
+        if (why) {
+            fprintf(stderr, "experiments: the record of %s %s (source %s, this build %s); "
+                    "build every machine at the same commit with the same options%s\n",
+                    f.id, why, f.source, POSENC_SOURCE_ID, g->quick ? " (--quick)" : "");
+            exit(2);
+        }
+        if (exp_cell_save_text(g->cells_dir, f.id, text + at, used, &e))
+            cli_fail(&g->cli, &e);
+        exp_cell_file_free(&f);
+        at += used, stored++;
+    }
+    free(text);
+    fprintf(stderr, "experiments: stored %zu cell records in %s\n", stored, g->cells_dir);
+    return 0;
+}
+
+/* ---- the grid, here, several cells at once ---- */
+
+typedef struct {
+    pid_t pid;
+    size_t cell;
+} Child;
+
+/* The threads of one cell: the CPUs shared among the cells at once (a cell
+ * would follow the load by itself, but a short one ends before its first
+ * look); the user's OMP_NUM_THREADS stands. Numbers do not depend on it. */
+static void cell_threads(size_t jobs) {
+    if (getenv("OMP_NUM_THREADS"))
+        return;
+    size_t cpus = cpus_usable(), per = cpus / jobs;
+    char n[32];
+    snprintf(n, sizeof n, "%zu", per ? per : 1);
+    setenv("OMP_NUM_THREADS", n, 1);
+}
+
+static pid_t spawn(const Grid *g, const char *exe, const ExpCell *cell) {
+    char seeds[32];
+    snprintf(seeds, sizeof seeds, "%zu", g->seeds);
+    const char *argv[12];
+    size_t k = 0;
+    argv[k++] = exe;
+    argv[k++] = "--cell";
+    argv[k++] = cell->id;
+    argv[k++] = "--cells";
+    argv[k++] = g->cells_dir;
+    if (g->quick)
+        argv[k++] = "--quick";
+    if (g->seeds)
+        argv[k++] = "--seeds", argv[k++] = seeds;
+    argv[k] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        cell_threads(g->jobs);
+        execv("/proc/self/exe", (char *const *)argv);
+        fprintf(stderr, "experiments: cannot start a cell: %s\n", strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+/* A signal that ends the run (Ctrl-C, kill): the cells running get it too,
+ * so none goes on alone; what is done stays done. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig) { stop_signal = sig; }
+
+static void stop_cells(const Child *kids, size_t running) {
+    for (size_t k = 0; k < running; k++)
+        kill(kids[k].pid, stop_signal);
+    for (size_t k = 0; k < running; k++)
+        waitpid(kids[k].pid, NULL, 0);
+    signal(stop_signal, SIG_DFL);
+    raise(stop_signal);
+}
+
+/* "4m10s" */
+static void duration(char *buf, size_t cap, double s) {
+    long t = (long)(s + 0.5);
+    if (t < 60)
+        snprintf(buf, cap, "%lds", t);
+    else
+        snprintf(buf, cap, "%ldm%02lds", t / 60, t % 60);
+}
+
+static int run_grid(Grid *g, const size_t *todo, size_t n_todo, size_t skipped) {
+    Child *kids = cli_alloc(&g->cli, g->jobs, sizeof *kids, "the running cells");
+    double left_cost = 0.0, done_cost = 0.0, start = clock_seconds();
+    for (size_t i = 0; i < n_todo; i++)
+        left_cost += g->cells[todo[i]].cost;
+    size_t next = 0, running = 0, done = skipped, failed = 0;
+    struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: wait() returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    while (next < n_todo || running) {
+        if (stop_signal)
+            stop_cells(kids, running);
+        while (running < g->jobs && next < n_todo && !failed) {
+            const ExpCell *c = &g->cells[todo[next]];
+            pid_t pid = spawn(g, g->cli.argv[0], c);
+            if (pid < 0) {
+                fprintf(stderr, "experiments: cannot start cell %s: %s\n", c->id,
+                        strerror(errno));
+                failed++;
+                break;
+            }
+            kids[running++] = (Child){pid, todo[next++]};
+        }
+        if (!running)
+            break;
+        int status;
+        pid_t pid = wait(&status);
+        if (pid < 0 && errno == EINTR)
+            continue;
+        if (pid < 0)
+            break;
+        size_t k = 0;
+        while (k < running && kids[k].pid != pid)
+            k++;
+        if (k == running)
+            continue;
+        const ExpCell *c = &g->cells[kids[k].cell];
+        kids[k] = kids[--running];
+        Err e;
+        ExpCellFile f;
+        bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+                  exp_cell_load(g->cells_dir, &g->set, c, POSENC_SOURCE_ID, &f, &e) == CELL_DONE;
+        if (!ok) {
+            fprintf(stderr, "experiments: cell %s failed (%s %d); no new cell starts\n", c->id,
+                    WIFEXITED(status) ? "exit status" : "signal",
+                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+            failed++;
+            continue;
+        }
+        done++;
+        done_cost += c->cost, left_cost -= c->cost;
+        char left[32];
+        duration(left, sizeof left, (clock_seconds() - start) / done_cost * left_cost);
+        fprintf(stderr, "experiments: [%3zu/%zu] %-40s %.4f  (%.1f s; about %s left)\n", done,
+                g->n, c->id, f.value, f.seconds, left);
+        exp_cell_file_free(&f);
+    }
+    free(kids);
+    if (failed) {
+        fprintf(stderr, "experiments: %zu cell%s failed; the %zu done are kept: run the same "
+                "command again to retry the rest\n", failed, failed == 1 ? "" : "s", done);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- the page, from the cells ---- */
+
+static void write_page(Grid *g) {
+    Err e;
+    ExpResults res;
+    if (exp_results_init(&res, &g->set, &e))
+        cli_fail(&g->cli, &e);
+    char kernels[64] = "";
+    for (size_t i = 0; i < g->n; i++) {
+        ExpCellFile f;
+        if (exp_cell_load(g->cells_dir, &g->set, &g->cells[i], POSENC_SOURCE_ID, &f, &e) !=
+            CELL_DONE) {
+            fprintf(stderr, "experiments: cell %s is not done; run the grid to finish it\n",
+                    g->cells[i].id);
+            exit(1);
+        }
+        /* OpenBLAS's kernels round differently: one page, one set of them */
+        if (!kernels[0])
+            snprintf(kernels, sizeof kernels, "%s", f.kernels);
+        else if (strcmp(kernels, f.kernels) != 0) {
+            fprintf(stderr, "experiments: cell %s ran on OpenBLAS's %s kernels, others on %s; "
+                    "set OPENBLAS_CORETYPE alike on every machine and run it again\n",
+                    g->cells[i].id, f.kernels, kernels);
+            exit(2);
+        }
+        const ExpCell *c = &g->cells[i];
+        exp_record(&res, c->kind, c->task, c->name, c->seed, f.value, f.per_len, f.max_len);
+        exp_cell_file_free(&f);
+    }
+    char staging[4096], path[4096 + 32];
+    if (publish_stage(g->out, "results", staging, sizeof staging, &e))
+        cli_fail(&g->cli, &e);
+    snprintf(path, sizeof path, "%s/results", staging);
+    make_dir(&g->cli, path);
+    snprintf(path, sizeof path, "%s/img", staging);
+    make_dir(&g->cli, path);
+    snprintf(path, sizeof path, "%s/img/results", staging);
+    make_dir(&g->cli, path);
+    if (exp_write(&res, staging, &e) || publish_commit(g->out, staging, &e))
+        cli_fail(&g->cli, &e);
+    exp_results_free(&res);
+}
+
+int main(int argc, char **argv) {
+    Grid g = {.out = "docs", .cells_dir = NULL};
+    cli_init(&g.cli, argc, argv, "experiments");
+    const char *cell = NULL;
+    bool list = false, missing = false, do_store = false;
+    for (const char *arg; (arg = cli_next(&g.cli));) {
+        cli_help(&g.cli, USAGE);
+        if (cli_flag(&g.cli, "--quick"))
+            g.quick = true;
+        else if (cli_opt(&g.cli, "--out"))
+            g.out = g.cli.val;
+        else if (cli_opt(&g.cli, "--cells"))
+            g.cells_dir = g.cli.val;
+        else if (cli_opt(&g.cli, "--seeds"))
+            g.seeds = cli_size(&g.cli, "--seeds", g.cli.val, 2, 20);
+        else if (cli_opt(&g.cli, "--jobs"))
+            g.jobs = cli_size(&g.cli, "--jobs", g.cli.val, 1, 256);
+        else if (cli_opt(&g.cli, "--cell"))
+            cell = g.cli.val;
+        else if (cli_flag(&g.cli, "--list"))
+            list = true;
+        else if (cli_flag(&g.cli, "--missing"))
+            missing = true;
+        else if (cli_flag(&g.cli, "--store"))
+            do_store = true;
+        else
+            cli_unknown(&g.cli, arg);
+    }
+    if ((cell != NULL) + list + do_store > 1)
+        cli_usage_error(&g.cli, "--cell, --list and --store are three different jobs; give "
+                        "one");
+    if (missing && !list)
+        cli_usage_error(&g.cli, "--missing goes with --list");
+    if (g.cells_dir && strcmp(g.cells_dir, "-") == 0 && !cell)
+        cli_usage_error(&g.cli, "--cells - (the record on stdout) goes with --cell ID");
+    if (!g.cells_dir)
+        g.cells_dir = g.quick ? "build/cells-quick" : "build/cells";
+    exp_settings(&g.set, g.quick, g.seeds);
+    Err e;
+    if (exp_cells(&g.set, &g.cells, &g.n, &e))
+        cli_fail(&g.cli, &e);
+    if (cell)
+        return run_cell(&g, cell);
+    if (strcmp(g.cells_dir, "-") != 0)
+        make_dirs(&g.cli, g.cells_dir);
+    if (do_store)
+        return store(&g);
+
+    /* what is done, what is to run */
+    size_t *todo = cli_alloc(&g.cli, g.n, sizeof *todo, "the cells to run");
+    size_t n_todo = 0, stale = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        ExpCellFile f;
+        ExpCellState st = exp_cell_load(g.cells_dir, &g.set, &g.cells[i], POSENC_SOURCE_ID,
+                                        &f, &e);
+        if (st == CELL_DONE)
+            exp_cell_file_free(&f);
+        else
+            todo[n_todo++] = i, stale += st != CELL_MISSING;
+    }
+    if (list) {
+        for (size_t i = 0, k = 0; i < g.n; i++) {
+            bool is_todo = k < n_todo && todo[k] == i;
+            k += is_todo;
+            if (!missing || is_todo)
+                printf("%s\n", g.cells[i].id);
+        }
+        free(todo);
+        free(g.cells);
+        return 0;
+    }
+
+    /* two runs on one page, or on one set of cells, would overwrite each
+     * other file by file: the second is refused, as train refuses */
+    OutputLock page_lock, cells_lock;
+    char page[4096], cells_name[4096];
+    make_dirs(&g.cli, g.out);
+    snprintf(page, sizeof page, "%s/results.md", g.out);
+    snprintf(cells_name, sizeof cells_name, "%s/cells", g.cells_dir);
+    if (output_lock(&page_lock, page, "--out", true, &e) ||
+        output_lock(&cells_lock, cells_name, "--cells", true, &e) ||
+        publish_recover(g.out, "results", &e))
+        cli_fail(&g.cli, &e);
+    if (!g.jobs)
+        g.jobs = cpus_usable();
+    fprintf(stderr, "experiments: %zu cells%s (d_model %zu, %zu layers, %zu seeds): %zu done, "
+            "skipped; %zu to run%s, %zu at once; threads: %s\n", g.n,
+            g.quick ? ", quick settings" : "", g.set.d_model, g.set.layers, g.set.seeds,
+            g.n - n_todo, n_todo, stale ? " (some made by other sources or settings)" : "",
+            g.jobs, par_describe());
+    double t0 = clock_seconds();
+    int rc = run_grid(&g, todo, n_todo, g.n - n_todo);
+    if (!rc) {
+        write_page(&g);
+        fprintf(stderr, "experiments: wrote %s/results.md from %zu cells (%zu run now, in %.1f "
+                "minutes)\n", g.out, g.n, n_todo, (clock_seconds() - t0) / 60.0);
+    }
+    output_unlock(&cells_lock);
+    output_unlock(&page_lock);
+    free(todo);
+    free(g.cells);
+    return rc;
 }

@@ -12,6 +12,8 @@
 #   scripts/deps.sh webtest  Chromium and python3 (for make webtest only)
 #   scripts/deps.sh bench  Debian's PyTorch and NumPy for /usr/bin/python3
 #                          (bench/torch_ref.py, for make bench only)
+#   scripts/deps.sh grid   GNU parallel, and ssh with sshd (make experiments
+#                          HOSTS=..., make gridtest)
 #
 # Everything meant for a person goes to stderr so stdout stays a makefile.
 set -eu
@@ -89,6 +91,18 @@ fi
 if [ "${1:-}" = bench ]; then
     if ! /usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1; then
         install python3-torch python3-numpy
+    fi
+    exit 0
+fi
+
+if [ "${1:-}" = grid ]; then
+    missing=""
+    command -v parallel >/dev/null 2>&1 || missing="parallel"
+    command -v ssh >/dev/null 2>&1 || missing="$missing openssh-client"
+    [ -x /usr/sbin/sshd ] || missing="$missing openssh-server"
+    if [ -n "$missing" ]; then
+        # shellcheck disable=SC2086 # one word per package
+        install $missing
     fi
     exit 0
 fi

@@ -307,7 +307,7 @@ END_TEST
  * CSV and figure written. */
 START_TEST(experiments_quick_fills_every_table) {
     char *dir = scratch(), args[512], path[256];
-    snprintf(args, sizeof args, "--quick --out %s", dir);
+    snprintf(args, sizeof args, "--quick --cells %s/cells --out %s", dir, dir);
     Run r = run("experiments", args);
     ck_assert_msg(r.status == 0, "%s", r.err);
     run_free(&r);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/buf.h"
 #include "../core/err.h"
 #include "../model/model.h"
 
@@ -52,7 +53,6 @@ typedef struct {
     ExpSettings set;
     ExpRun *runs;
     size_t n, cap;
-    double minutes; /* the whole pipeline, for the page */
     bool failed;    /* a run could not be stored (out of memory) */
 } ExpResults;
 
@@ -66,5 +66,63 @@ void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name,
 /* Writes DIR/results.md, the CSV files in DIR/results and the figures in
  * DIR/img/results. */
 int exp_write(const ExpResults *r, const char *dir, Err *e);
+
+/* ---- the grid as cells (exp_cells.c) ---- */
+
+/* One training of the grid (or, in section 1, one untrained model): the
+ * unit that runs on its own, writes its own file, and is never run twice. */
+typedef struct {
+    ExpKind kind;
+    char task[16];
+    char name[40];  /* the scheme, or experiment 5's variant */
+    size_t seed;    /* 0-based */
+    size_t variant; /* experiment 5: which (exp_variant_names) */
+    char id[96];    /* its name and file name, e.g. "lengths-reverse-rope-s2" */
+    double cost;    /* a weight for the time left: about its training steps */
+} ExpCell;
+
+/* Every cell of the grid for set, in the page's order (allocated). */
+int exp_cells(const ExpSettings *set, ExpCell **cells, size_t *n, Err *e);
+const ExpCell *exp_cell_find(const ExpCell *cells, size_t n, const char *id);
+
+/* The settings a cell's numbers depend on, as one line (the seed count is
+ * not among them: a sixth seed reuses the first five). */
+void exp_settings_key(char *buf, size_t cap, const ExpSettings *set);
+
+/* Runs one cell into run (per_len allocated for the length runs). */
+int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e);
+
+/* A cell's result as a record of text lines, from its magic line to
+ * "end": what a cell file holds and what `experiments --cell ID --cells -`
+ * prints for another machine to store. source names the sources the
+ * binary was built from, kernels OpenBLAS's. */
+int exp_cell_format(Buf *b, const ExpSettings *set, const ExpCell *cell, const ExpRun *run,
+                    const char *source, const char *kernels, double seconds);
+
+typedef struct {
+    char id[96], source[64], settings[512], kernels[64];
+    double value, seconds;
+    double *per_len; /* max_len + 1 values, or NULL */
+    size_t max_len;
+} ExpCellFile;
+
+/* Parses the record at the start of text (n bytes); *used is its length. */
+int exp_cell_parse(const char *text, size_t n, size_t *used, ExpCellFile *f, Err *e);
+void exp_cell_file_free(ExpCellFile *f);
+
+/* Writes DIR/ID.cell, atomically. */
+int exp_cell_save_text(const char *dir, const char *id, const char *text, size_t n, Err *e);
+
+typedef enum {
+    CELL_DONE,           /* read, and made by these sources with these settings */
+    CELL_MISSING,        /* no file */
+    CELL_DAMAGED,        /* a file that is no cell record (e has why) */
+    CELL_OTHER_SETTINGS, /* made for other settings */
+    CELL_OTHER_SOURCE,   /* made by a build of other sources */
+} ExpCellState;
+
+/* Reads DIR/ID.cell into f (free it with exp_cell_file_free when DONE). */
+ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCell *cell,
+                           const char *source, ExpCellFile *f, Err *e);
 
 #endif

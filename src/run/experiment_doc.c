@@ -356,8 +356,10 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
         buf_printf(&b, "**Quick settings** (`make experiments QUICK=1`): tiny models trained "
                    "for a few steps, to check the pipeline. These numbers say nothing about "
                    "the schemes; the real page is docs/results.md.\n\n");
-    buf_printf(&b, "Every number on this page comes from one run of `make experiments` "
-               "(`build/experiments --out docs`), %.0f minutes on 2 cores. The models have "
+    buf_printf(&b, "Every number on this page comes from `make experiments` "
+               "(`build/experiments --out docs`), which runs each training as a cell of its "
+               "own, several at once or on other machines ([experiments.md](experiments.md)), "
+               "and writes this page from the cells' files. The models have "
                "d_model %zu, %zu heads, %zu layers, d_ff %zu, post-norm and ReLU, trained with "
                "AdamW (lr 1e-3, warm-up 100 steps) in batches of %zu; the seeds 1 to %zu set "
                "the weights and the batch order (data seed 1). Each table gives the mean "
@@ -365,7 +367,7 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
                "[results/](results/), and each table's closing sentence is written by the "
                "program from its numbers. [Page 4](04-relative.md) explains the schemes "
                "inside attention; [page 5](05-training.md) how to train one model.\n\n",
-               r->minutes, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->seeds);
+               s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->seeds);
     order_section(&b, r);
     tasks_section(&b, r);
     lengths_section(&b, r);

@@ -1,12 +1,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include "outputs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "../core/fileio.h"
 
 static const char *kind_of(mode_t m) {
     if (S_ISLNK(m))
@@ -131,4 +135,101 @@ void output_unlock(OutputLock *l) {
     free(l->path);
     l->fd = -1;
     l->path = NULL;
+}
+
+/* ---- a set of files replaced as one ---- */
+
+#define COMPLETE "COMPLETE"
+
+/* a/b into buf; false when it does not fit */
+static bool join(char *buf, size_t cap, const char *a, const char *b) {
+    int n = snprintf(buf, cap, "%s%s%s", a, a[0] && b[0] ? "/" : "", b);
+    return n >= 0 && (size_t)n < cap;
+}
+
+/* Moves every file under from/rel to to/rel (making to's folders) and
+ * removes from's folders on the way back up; with move false, removes
+ * the files instead. */
+static int walk(const char *from, const char *to, const char *rel, bool move, Err *e) {
+    char src[4096];
+    if (!join(src, sizeof src, from, rel))
+        return err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
+    DIR *d = opendir(src);
+    if (!d)
+        return err_set(e, ERR_RUNTIME, "cannot read the folder %s: %s", src, strerror(errno));
+    int rc = 0;
+    for (struct dirent *ent; !rc && (ent = readdir(d));) {
+        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0 ||
+            (!rel[0] && strcmp(ent->d_name, COMPLETE) == 0))
+            continue;
+        char sub[4096], path[4096], dst[4096];
+        if (!join(sub, sizeof sub, rel, ent->d_name) || !join(path, sizeof path, from, sub) ||
+            !join(dst, sizeof dst, to, sub)) {
+            rc = err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
+            break;
+        }
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            rc = err_set(e, ERR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
+        else if (S_ISDIR(st.st_mode)) {
+            if (move && mkdir(dst, 0777) != 0 && errno != EEXIST)
+                rc = err_set(e, ERR_RUNTIME, "cannot create the folder %s: %s", dst,
+                             strerror(errno));
+            if (!rc)
+                rc = walk(from, to, sub, move, e);
+        } else if (move ? rename(path, dst) != 0 : unlink(path) != 0) {
+            rc = err_set(e, ERR_RUNTIME, "cannot %s %s: %s", move ? "move into place"
+                         : "remove", path, strerror(errno));
+        }
+    }
+    closedir(d);
+    if (!rc && rel[0] && rmdir(src) != 0)
+        rc = err_set(e, ERR_RUNTIME, "cannot remove the folder %s: %s", src, strerror(errno));
+    return rc;
+}
+
+static int finish(const char *dir, const char *staging, bool complete, Err *e) {
+    int rc = walk(staging, dir, "", complete, e);
+    char mark[4096 + 16];
+    snprintf(mark, sizeof mark, "%s/" COMPLETE, staging);
+    if (!rc && complete && unlink(mark) != 0)
+        rc = err_set(e, ERR_RUNTIME, "cannot remove %s: %s", mark, strerror(errno));
+    if (!rc && rmdir(staging) != 0)
+        rc = err_set(e, ERR_RUNTIME, "cannot remove the folder %s: %s", staging,
+                     strerror(errno));
+    return rc;
+}
+
+static void staging_path(char *buf, size_t cap, const char *dir, const char *name) {
+    snprintf(buf, cap, "%s/.%s.new", dir, name);
+}
+
+int publish_recover(const char *dir, const char *name, Err *e) {
+    char staging[4096], mark[4096 + 16];
+    staging_path(staging, sizeof staging, dir, name);
+    struct stat st;
+    if (lstat(staging, &st) != 0)
+        return 0;
+    if (!S_ISDIR(st.st_mode))
+        return err_set(e, ERR_INPUT, "%s is in the way (not a folder); remove it", staging);
+    snprintf(mark, sizeof mark, "%s/" COMPLETE, staging);
+    return finish(dir, staging, access(mark, F_OK) == 0, e);
+}
+
+int publish_stage(const char *dir, const char *name, char *staging, size_t cap, Err *e) {
+    int rc = publish_recover(dir, name, e);
+    if (rc)
+        return rc;
+    staging_path(staging, cap, dir, name);
+    if (mkdir(staging, 0777) != 0)
+        return err_set(e, ERR_INPUT, "cannot create the folder %s: %s; check %s is writable",
+                       staging, strerror(errno), dir);
+    return 0;
+}
+
+int publish_commit(const char *dir, const char *staging, Err *e) {
+    char mark[4096 + 16];
+    snprintf(mark, sizeof mark, "%s/" COMPLETE, staging);
+    int rc = write_file_atomic(mark, "", 0, e);
+    return rc ? rc : finish(dir, staging, true, e);
 }

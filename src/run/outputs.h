@@ -40,4 +40,17 @@ typedef struct {
 int output_lock(OutputLock *l, const char *path, const char *opt, bool sidecar, Err *e);
 void output_unlock(OutputLock *l);
 
+/* A set of files replaced as one (a page, its tables and its figures), so
+ * that no reader, and no killed run, sees new files beside old ones:
+ * publish_stage makes DIR/.NAME.new, the caller writes the whole set
+ * there (in subfolders as it will stand in DIR), and publish_commit marks
+ * it complete and moves every file into place. A run killed while moving
+ * leaves the marked folder, which the next publish_stage or
+ * publish_recover finishes moving; one killed while writing leaves an
+ * unmarked folder, which they remove. staging gets the folder's path. */
+int publish_stage(const char *dir, const char *name, char *staging, size_t cap, Err *e);
+int publish_commit(const char *dir, const char *staging, Err *e);
+/* Finishes or removes what a killed run left of DIR/.NAME.new. */
+int publish_recover(const char *dir, const char *name, Err *e);
+
 #endif
