@@ -87,6 +87,15 @@ const char *matmul_better_kernels(void) {
     return NULL;
 }
 
+const char *matmul_kernels(void) {
+#ifdef POSENC_NO_BLAS
+    return "plain loops";
+#else
+    const char *core = openblas_get_corename();
+    return core ? core : "unknown";
+#endif
+}
+
 void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
                 const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
                 float alpha, float beta) {

@@ -28,6 +28,10 @@ void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
  * with AVX2 and FMA; NULL otherwise, and without BLAS. */
 const char *matmul_better_kernels(void);
 
+/* The kernels the products run on: OpenBLAS's name for them ("Haswell"),
+ * or "plain loops" without BLAS. */
+const char *matmul_kernels(void);
+
 void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
                 const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
                 float alpha, float beta);
