@@ -10,9 +10,9 @@
  * any CPU. "build/" in a command becomes $POSENC_BIN/ (the sanitizer build
  * runs the same pages); "make demo" runs the demo; other make commands are
  * not run here, since this test runs inside make. Trained models' numbers
- * depend on OpenBLAS's kernels and thread count, which `make test` pins
- * (the Makefile's BLAS_ENV); scripts/docs_regen.py rewrites the pages'
- * outputs after a change that moves them.
+ * depend on OpenBLAS's kernels (not on the thread count), which `make
+ * test` pins (the Makefile's BLAS_ENV); scripts/docs_regen.py rewrites the
+ * pages' outputs after a change that moves them.
  *
  * Numbers in prose. A block gets a name from an HTML comment on the line
  * just before its fence, and a paragraph that quotes its output ends with
