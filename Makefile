@@ -152,14 +152,14 @@ FORCE:
 
 # The suites find the programs through POSENC_BIN; Check forks every test,
 # and its timeout is raised for the sanitizer build. OpenBLAS picks its
-# kernels by CPU and splits its work by thread count, and each choice
-# rounds differently: a trained model's numbers then drift apart over its
-# steps. The docs show runs with the Haswell kernels (what OpenBLAS 0.3.21
-# uses on AVX2 and AMD machines) and 2 threads, so the tests ask for those
-# wherever the CPU has AVX2. With the OpenMP build of OpenBLAS the thread
-# count of both BLAS and the project's loops is OMP_NUM_THREADS's (OpenBLAS
-# follows OpenMP's at every call); OPENBLAS_NUM_THREADS is kept for a
-# build against the pthread OpenBLAS.
+# kernels by CPU, and each set rounds differently: a trained model's
+# numbers then drift apart over its steps. The docs show runs with the
+# Haswell kernels (what OpenBLAS 0.3.21 uses on AVX2 and AMD machines), so
+# the tests and the experiments ask for those wherever the CPU has AVX2
+# (KERNEL_ENV). The thread count changes no number (src/model/matmul.c);
+# the tests fix it at 2 (OMP_NUM_THREADS, which OpenBLAS's OpenMP build
+# follows too) so that they run alike on a busy machine; a test that wants
+# the defaults unsets it.
 KERNEL_ENV := $(if $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo y),OPENBLAS_CORETYPE=Haswell)
 BLAS_ENV := OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(KERNEL_ENV)
 test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites (and the docs test)
