@@ -29,16 +29,11 @@ static int clamp_team(double free_cpus) {
 
 int par_start(char **argv) {
 #ifdef _OPENMP
-    /* libgomp's spinning and OpenBLAS's kernels are read as they load:
-     * the settings the user left open are given to a second start */
-    EnvSetting set[2];
-    size_t n = 0;
-    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
-        set[n++] = (EnvSetting){"GOMP_SPINCOUNT", PAR_SPIN_COUNT};
+    /* OpenBLAS reads its kernels as it loads: when the user left them to
+     * it and it chose badly, a second start asks for better ones */
     const char *kernels = getenv("OPENBLAS_CORETYPE") ? NULL : matmul_better_kernels();
-    if (kernels)
-        set[n++] = (EnvSetting){"OPENBLAS_CORETYPE", kernels};
-    restart_with(argv, set, n);
+    EnvSetting set = {"OPENBLAS_CORETYPE", kernels};
+    restart_with(argv, &set, kernels ? 1 : 0);
     const char *given = getenv("OMP_NUM_THREADS");
     if (given && *given) {
         cap = omp_get_max_threads();
@@ -89,9 +84,7 @@ const char *par_describe(void) {
     /* how waiting threads wait, when more than one can */
     const char *policy = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
     size_t at = n > 0 && (size_t)n < sizeof buf ? (size_t)n : 0;
-    if (cap > 1 && restart_set("GOMP_SPINCOUNT"))
-        snprintf(buf + at, sizeof buf - at, ", idle ones sleep after %s spins", PAR_SPIN_COUNT);
-    else if (cap > 1 && (policy || spin))
+    if (cap > 1 && (policy || spin))
         snprintf(buf + at, sizeof buf - at, ", %s=%s as given", spin ? "GOMP_SPINCOUNT" :
                  "OMP_WAIT_POLICY", spin ? spin : policy);
     return buf;

@@ -57,20 +57,17 @@ static inline size_t par_block(size_t n, size_t align) {
     return (per + align - 1) / align * align;
 }
 
-/* How long libgomp lets a waiting thread spin before it sleeps, unless the
- * user set OMP_WAIT_POLICY or GOMP_SPINCOUNT: bench/README.md measures
- * the choice (libgomp's default, 300,000, is what makes two programs at
- * once crawl). */
-#define PAR_SPIN_COUNT "1000"
-
-/* A program's first call, argv its main's. Unless the user set them, it
- * starts the program again (restart_with, src/core/restart.h) with
- * GOMP_SPINCOUNT=PAR_SPIN_COUNT, and with OPENBLAS_CORETYPE when OpenBLAS
- * fell back to old kernels on a CPU it did not recognise
- * (matmul_better_kernels). Then it sets the team: OMP_NUM_THREADS when the
- * user gave it, else the CPUs the process may use (its affinity and its
- * cgroup's quota), where libgomp alone would count the affinity only, less
- * the threads other programs run at that moment. Returns the team. */
+/* A program's first call, argv its main's. When OpenBLAS fell back to old
+ * kernels on a CPU it did not recognise (matmul_better_kernels) and the
+ * user set no OPENBLAS_CORETYPE, it starts the program again with better
+ * ones (restart_with, src/core/restart.h). Then it sets the team:
+ * OMP_NUM_THREADS when the user gave it, else the CPUs the process may use
+ * (its affinity and its cgroup's quota), where libgomp alone would count
+ * the affinity only, less the threads other programs run at that moment.
+ * libgomp's waiting threads keep their default spin (bench/README.md: a
+ * shorter one cost a third of the speed alone, and the team that follows
+ * the load is what keeps two programs from spinning each other down).
+ * Returns the team. */
 int par_start(char **argv);
 
 /* The most threads the team may have: par_start's cap (the threads'
