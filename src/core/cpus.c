@@ -3,6 +3,7 @@
 
 #include "clock.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,19 +163,25 @@ void cpus_sample(CpuSample *s) {
         return;
     }
     /* "cpuN user nice system idle iowait irq softirq steal ...", in clock
-     * ticks: all but idle and iowait is time the CPU was not ours to take
-     * (steal: the hypervisor gave it to another machine) */
+     * ticks: user, nice, system, irq and softirq are time the CPU ran
+     * something. Steal (the hypervisor ran another machine) is left out:
+     * in a virtual machine it is reported in bursts, a quarter of a CPU
+     * with nothing running here, which would read as a neighbour. */
     char line[512];
     unsigned long long busy = 0;
     while (fgets(line, sizeof line, f)) {
         unsigned cpu;
-        unsigned long long v[8] = {0};
-        if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
-                   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 5)
+        unsigned long long v[7] = {0};
+        /* "cpu  ..." is the machine's total: %u would skip the blanks and
+         * read its first figure as a CPU's number */
+        if (strncmp(line, "cpu", 3) != 0 || !isdigit((unsigned char)line[3]))
+            continue;
+        if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6]) < 5)
             continue;
         if (masked && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set))
             continue;
-        busy += v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+        busy += v[0] + v[1] + v[2] + v[5] + v[6];
         s->ok = true;
     }
     fclose(f);

@@ -45,7 +45,7 @@ void cpus_sample(CpuSample *s);
 /* How many CPUs other programs kept busy between two samples (of the CPUs
  * in the affinity mask): their busy time less this process's, over the
  * wall time; 0 when a sample failed or no time passed. Time the hypervisor
- * stole counts as busy. */
+ * stole does not count (cpus.c says why). */
 double cpus_others(const CpuSample *before, const CpuSample *after);
 
 #endif

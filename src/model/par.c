@@ -20,10 +20,11 @@ static CpuSample last;
  * neighbour within a few of its steps. */
 #define LOAD_PERIOD 0.25
 
-static int clamp_team(double free_cpus) {
-    /* rounded: a browser's tenth of a CPU does not cost a thread, a busy
-     * loop's whole one does */
-    int team = (int)(free_cpus + 0.5);
+/* The team beside others CPUs' worth of other programs: a CPU counts as
+ * taken from three quarters of one on, so a browser's tenth or the
+ * kernel's noise costs no thread and a busy loop's whole CPU does. */
+static int clamp_team(double cpus, double others) {
+    int team = (int)cpus - (int)(others + 0.25);
     return team < 1 ? 1 : team > cap ? cap : team;
 }
 
@@ -43,7 +44,7 @@ int par_start(char **argv) {
     cap = (int)cpus_usable();
     following = cap > 1;
     /* the threads other programs run now, until the first real reading */
-    omp_set_num_threads(clamp_team((double)cap - (double)cpus_running_others()));
+    omp_set_num_threads(clamp_team(cap, (double)cpus_running_others()));
     cpus_sample(&last);
     return omp_get_max_threads();
 #else
@@ -61,7 +62,7 @@ void par_follow_load(void) {
         return;
     CpuSample now;
     cpus_sample(&now);
-    int team = clamp_team((double)cpus_affinity() - cpus_others(&last, &now));
+    int team = clamp_team((double)cpus_affinity(), cpus_others(&last, &now));
     if (team != omp_get_max_threads())
         omp_set_num_threads(team);
     last = now;
