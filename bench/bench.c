@@ -128,6 +128,7 @@ int main(int argc, char **argv) {
     }
     /* OpenBLAS's OpenMP build and the model's loops share OpenMP's pool */
     par_start(argv);
+    par_hold(); /* the figures are the machine's at full strength */
     printf("threads: %s\n\n", par_describe());
     printf("%-7s %12s %12s %10s %10s %10s %6s %10s %10s\n", "shape", "fwd tok/s", "train tok/s",
            "fwd GF/s", "step GF/s", "sgemm GF/s", "ratio", "model MB", "peak RSS MB");

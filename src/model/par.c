@@ -69,6 +69,13 @@ void par_follow_load(void) {
 #endif
 }
 
+void par_hold(void) {
+#ifdef _OPENMP
+    following = 0;
+    omp_set_num_threads(par_max_threads());
+#endif
+}
+
 const char *par_describe(void) {
     static char buf[256];
     int team = par_threads(), n;

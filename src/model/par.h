@@ -81,7 +81,12 @@ int par_max_threads(void);
  * this changes the speed and nothing else. */
 void par_follow_load(void);
 
-/* "2 threads (the CPUs this process may use: 2; ...)" for the programs'
+/* The team goes back to its cap and stays there, whatever the load: for a
+ * benchmark, whose figures are the machine's at full strength (run it on
+ * a quiet machine). */
+void par_hold(void);
+
+/* "2 (the CPUs this process may use; fewer while ...)" for the programs'
  * first lines. */
 const char *par_describe(void);
 
