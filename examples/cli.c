@@ -57,6 +57,7 @@ void cli_init(Cli *cli, int argc, char **argv, const char *prog) {
     cli->prog = prog;
     cli->usage = NULL;
     cli->task_seen = false;
+    cli->n_given = 0;
 }
 
 const char *cli_next(Cli *cli) {
@@ -65,7 +66,21 @@ const char *cli_next(Cli *cli) {
     return cli->argv[++cli->i];
 }
 
-bool cli_flag(Cli *cli, const char *name) { return strcmp(cli->argv[cli->i], name) == 0; }
+/* Notes that option name was given, for cli_given. */
+static void note_given(Cli *cli, const char *name) {
+    for (size_t i = 0; i < cli->n_given; i++)
+        if (strcmp(cli->given[i], name) == 0)
+            return;
+    if (cli->n_given < CLI_MAX_GIVEN)
+        cli->given[cli->n_given++] = name;
+}
+
+bool cli_flag(Cli *cli, const char *name) {
+    if (strcmp(cli->argv[cli->i], name) != 0)
+        return false;
+    note_given(cli, name);
+    return true;
+}
 
 bool cli_opt(Cli *cli, const char *name) {
     const char *a = cli->argv[cli->i];
@@ -74,10 +89,12 @@ bool cli_opt(Cli *cli, const char *name) {
         return false;
     if (a[n] == '=') {
         cli->val = a + n + 1;
+        note_given(cli, name);
         return true;
     }
     if (a[n] != '\0')
         return false;
+    note_given(cli, name);
     if (cli->i + 1 >= cli->argc)
         cli_usage_error(cli, "option %s needs a value", name);
     cli->val = cli->argv[++cli->i];
@@ -97,6 +114,12 @@ void cli_usage_error(const Cli *cli, const char *fmt, ...) {
 void cli_fail(const Cli *cli, const Err *e) {
     fprintf(msg_out(), "%s: %s\n", cli->prog, e->msg);
     CLI_EXIT(e->code ? e->code : 1);
+}
+
+void cli_error(const Cli *cli, const Err *e) {
+    if (e->code == ERR_INPUT)
+        cli_usage_error(cli, "%s", e->msg);
+    cli_fail(cli, e);
 }
 
 void cli_help(Cli *cli, const char *const *usage) {
@@ -399,16 +422,70 @@ void cli_unknown(const Cli *cli, const char *arg) {
     cli_usage_error(cli, "unknown option '%s'", arg);
 }
 
+/* "a, b and c": the schemes of names[0..n) that read option opt (all
+ * schemes when names is NULL), into buf. */
+static void readers(char *buf, size_t cap, size_t opt, const PeConfig *pc,
+                    const char *const *names, size_t n) {
+    size_t len = 0, count = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < (names ? n : pe_count()); i++) {
+        const PeScheme *s = names ? pe_find(names[i]) : pe_at(i);
+        Combine k = opt == PE_OPT_WIDTH ? COMBINE_CONCAT : pc->combine;
+        if (!s || !(pe_options_read(s, k) & (1u << opt)))
+            continue;
+        int w = snprintf(buf + len, cap - len, "%s%s", count++ ? ", " : "", s->name);
+        if (w < 0 || (size_t)w >= cap - len)
+            break;
+        len += (size_t)w;
+    }
+}
+
+void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *names, size_t n) {
+    unsigned read = 0;
+    for (size_t i = 0; i < n; i++) {
+        const PeScheme *s = pe_find(names[i]);
+        if (s)
+            read |= pe_options_read(s, pc->combine);
+    }
+    unsigned unread = pe_options_given(pc) & ~read;
+    for (size_t opt = 0; opt < PE_OPT_COUNT; opt++) {
+        if (!(unread & (1u << opt)))
+            continue;
+        char chosen[256], who[256];
+        readers(who, sizeof who, opt, pc, NULL, 0);
+        const char *under = opt == PE_OPT_WIDTH ? " under --combine concat" : "";
+        if (n == 1)
+            cli_usage_error(cli, "%s does nothing for the %s scheme, which does not read it; "
+                            "drop it or choose a scheme that does (%s%s)",
+                            pe_option_name(opt), names[0], who, under);
+        size_t len = 0;
+        chosen[0] = '\0';
+        for (size_t i = 0; i < n && len < sizeof chosen; i++) {
+            int w = snprintf(chosen + len, sizeof chosen - len, "%s%s", i ? ", " : "", names[i]);
+            len += w > 0 ? (size_t)w : 0;
+        }
+        cli_usage_error(cli, "%s applies to none of %s; drop it or add a scheme that reads it "
+                        "(%s%s)", pe_option_name(opt), chosen, who, under);
+    }
+}
+
 void cli_refuse_unused(const Cli *cli, const Config *c) {
-    PePlan plan;
-    Err e;
-    /* a plan that fails is reported with its reason when the model is made */
-    if (pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, &e))
-        return;
-    const char *opt = pe_unused_option(&plan, &c->pe);
+    const char *name = c->pe.name;
+    cli_refuse_unread(cli, &c->pe, &name, 1);
+}
+
+const char *cli_given(const Cli *cli, const char *const *names) {
+    for (const char *const *n = names; *n; n++)
+        for (size_t i = 0; i < cli->n_given; i++)
+            if (strcmp(cli->given[i], *n) == 0)
+                return *n;
+    return NULL;
+}
+
+void cli_refuse_given(const Cli *cli, const char *const *names, const char *why) {
+    const char *opt = cli_given(cli, names);
     if (opt)
-        cli_usage_error(cli, "%s does nothing for the %s scheme, which does not read it; drop it "
-                        "or choose a scheme that does", opt, c->pe.name);
+        cli_usage_error(cli, "%s does nothing %s; drop it", opt, why);
 }
 
 double cli_default_memory(void) {

@@ -20,6 +20,8 @@
 extern jmp_buf cli_fuzz_exit;
 #endif
 
+#define CLI_MAX_GIVEN 64
+
 /* Iterates over argv. An option's value comes as "--name value" or
  * "--name=value". */
 typedef struct {
@@ -30,6 +32,8 @@ typedef struct {
     const char *prog; /* program name for messages */
     const char *const *usage; /* the help text, for "did you mean" (set by cli_help) */
     bool task_seen;   /* --task was given: a second one is refused */
+    const char *given[CLI_MAX_GIVEN]; /* the options matched so far, once each */
+    size_t n_given;
 } Cli;
 
 void cli_init(Cli *cli, int argc, char **argv, const char *prog);
@@ -49,10 +53,21 @@ void cli_help(Cli *cli, const char *const *usage);
  * option of the help text as a suggestion ("did you mean '--steps'?"). */
 _Noreturn void cli_unknown(const Cli *cli, const char *arg);
 
-/* Refuses (usage error) an option of c's scheme settings that the chosen
- * scheme does not read, e.g. --base with learned, through
- * pe_unused_option; for programs that build one scheme. */
+/* The rule for the scheme options (--combine, --pe-dim, --pairs, --layout,
+ * --base, --buckets, --max-distance, --pe-init-std; pe_options_given): one
+ * given that none of the schemes names[0..n) reads is a usage error that
+ * names it ("--buckets applies to none of rope, alibi") and the schemes
+ * that do read it. Each scheme then takes the options it reads
+ * (pe_config_for). */
+void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *names, size_t n);
+/* The same for the one scheme of c. */
 void cli_refuse_unused(const Cli *cli, const Config *c);
+
+/* The first of names (NULL-terminated) given on the command line, or NULL. */
+const char *cli_given(const Cli *cli, const char *const *names);
+/* The rule for a program's modes: the first of names given is a usage
+ * error, "OPTION does nothing WHY; drop it" (why: "with --relative"). */
+void cli_refuse_given(const Cli *cli, const char *const *names, const char *why);
 
 /* Matches --task NAME, checks NAME is a built-in task (a usage error
  * otherwise) and copies it into dst (cap bytes). */
@@ -85,6 +100,11 @@ _Noreturn void cli_usage_error(const Cli *cli, const char *fmt, ...)
 
 /* Prints "prog: msg" for an error from the library and exits with its code. */
 _Noreturn void cli_fail(const Cli *cli, const Err *e);
+
+/* An error of the library: bad input (ERR_INPUT) as a usage error, exit 2
+ * with the pointer to --help; anything else (out of memory, a failed
+ * write) as cli_fail, exit 1. */
+_Noreturn void cli_error(const Cli *cli, const Err *e);
 
 /* Matches one of the options that shape a model (listed in
  * CLI_MODEL_HELP) and stores it in c; returns false if the current

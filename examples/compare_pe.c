@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../src/model/par.h"
+#include "../src/run/session.h"
 #include "../src/run/trial.h"
 #include "cli.h"
 
@@ -84,18 +85,21 @@ int main(int argc, char **argv) {
     }
     const char **names;
     size_t n = cli_scheme_list(&cli, "--schemes", schemes, &names);
-    /* check the options against every scheme before hours of training */
+    /* every option against every scheme before hours of training: one no
+     * scheme reads, then what a run of each would refuse */
+    cli_refuse_unread(&cli, &cfg.pe, names, n);
     Err e;
-    for (size_t i = 0; i < n; i++) {
-        Config probe = cfg;
-        probe.vocab_size = 2;
-        snprintf(probe.pe.name, sizeof probe.pe.name, "%s", names[i]);
-        if (config_check(&probe, &e) || opt_check(&opt, &e))
-            cli_usage_error(&cli, "%s", e.msg);
-    }
     TaskOptions resolved;
     if (task_options_resolve(&resolved, &mt.task_opt, mt.task, &e))
         cli_usage_error(&cli, "%s", e.msg);
+    for (size_t i = 0; i < n; i++) {
+        Config probe = cfg;
+        probe.vocab_size = 2;
+        probe.pe = pe_config_for(&cfg.pe, pe_find(names[i]));
+        if (config_check(&probe, &e) || opt_check(&opt, &e) ||
+            session_check_options(&mt, &probe.pe, resolved.max_train_len, &e))
+            cli_usage_error(&cli, "%s", e.msg);
+    }
     FILE *csv = fopen(out, "w");
     if (!csv) {
         err_set(&e, ERR_INPUT, "cannot write %s; check the directory or give --out", out);
@@ -112,7 +116,7 @@ int main(int argc, char **argv) {
     uint64_t base = cfg.seed;
     for (size_t i = 0; i < n; i++) {
         Config c = cfg;
-        snprintf(c.pe.name, sizeof c.pe.name, "%s", names[i]);
+        c.pe = pe_config_for(&cfg.pe, pe_find(names[i]));
         for (size_t k = 0; k < seeds; k++) {
             c.seed = mt.seed = base + k;
             Trial t;
@@ -126,7 +130,9 @@ int main(int argc, char **argv) {
             trial_free(&t);
             fprintf(stderr, "compare_pe: %-10s seed %llu: test accuracy %.4f (%.1f s)\n",
                     names[i], (unsigned long long)c.seed, res[i].acc[k], dt);
-            if (fprintf(csv, "%s,%s,%llu,%.6f,%.3f\n", names[i], combine_name(res[i].combine),
+            /* as the table: '-' for a scheme that adds no code to the input */
+            if (fprintf(csv, "%s,%s,%llu,%.6f,%.3f\n", names[i],
+                        res[i].w == 0 ? "-" : combine_name(res[i].combine),
                         (unsigned long long)c.seed, res[i].acc[k], dt) < 0 || fflush(csv) != 0)
                 write_failed(&cli, out);
         }

@@ -204,7 +204,7 @@ static size_t *read_sentences(const Cli *cli, const char *const sent[2], size_t 
     OrderPair pair;
     if (order_pair_init(&pair, sent[0], n_sent == 1 ? NULL : sent[1], &e)) {
         if (e.code == ERR_INPUT)
-            cli_usage_error(cli, "%s", e.msg);
+            cli_error(cli, &e);
         cli_fail(cli, &e);
     }
     *a = pair.a;
@@ -219,7 +219,7 @@ static void check_schemes(const Cli *cli, const Config *cfg, const char *const *
     Err e;
     for (size_t i = 0; i < n_names; i++)
         if (order_check_scheme(cfg, names[i], n, &e))
-            cli_usage_error(cli, "%s", e.msg);
+            cli_error(cli, &e);
 }
 
 static void print_header(const Words *a, const Words *b, const Config *cfg, const char *model,
@@ -309,12 +309,8 @@ int main(int argc, char **argv) {
     if (model && shaping)
         cli_usage_error(&cli, "with --model the scheme and shape come from the model; drop %s",
                         shaping);
-    if (!model && n_names == 1) {
-        /* one scheme: an option it does not read would do nothing */
-        Config one = cfg;
-        snprintf(one.pe.name, sizeof one.pe.name, "%s", names[0]);
-        cli_refuse_unused(&cli, &one);
-    }
+    if (!model) /* an option no chosen scheme reads would do nothing */
+        cli_refuse_unread(&cli, &cfg.pe, names, n_names);
     Words a, b;
     size_t *perm = read_sentences(&cli, sent, n_sent, &a, &b);
     if (model) {

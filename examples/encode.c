@@ -85,12 +85,12 @@ int main(int argc, char **argv) {
             cli_fail(&cli, &e);
         cfg.vocab_size = ck.vocab.n;
         if (model_create(&ck.model, &cfg, &e))
-            cli_usage_error(&cli, "%s", e.msg);
+            cli_error(&cli, &e);
     }
     int *ids;
     size_t T;
     if (tokenize(&ck.vocab, sentence, &ids, &T, stderr, &e))
-        cli_usage_error(&cli, "%s", e.msg);
+        cli_error(&cli, &e);
     const Model *m = &ck.model;
     Acts a;
     size_t lens[1] = {T};

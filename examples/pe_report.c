@@ -17,7 +17,8 @@
 static const char *const USAGE[] = {
     "Usage: pe_report [options]\n"
     "       pe_report --worked-example\n"
-    "       pe_report --relative K [--d-model C] [--heads H] [--seed S]\n"
+    "       pe_report --relative K [--d-model C] [--heads H] [--seed S] [--base B]\n"
+    "                 [--layout L] [--buckets N] [--max-distance D]\n"
     "\n"
     "Measures the properties of each positional-encoding scheme on its code\n"
     "alone (no model): uniqueness, boundedness, length consistency,\n"
@@ -342,7 +343,7 @@ static void relative(const Cli *cli, const Config *cfg, size_t K) {
         A[i] = rng_normal(&r) / sqrtf((float)d);
     if (pe_plan(&plan, &rope, d, cfg->n_heads, N, &e) ||
         attention_logits(S, &plan, &rope, cfg->seed, N, &e))
-        cli_usage_error(cli, "%s", e.msg);
+        cli_error(cli, &e);
     printf("What the schemes make of an offset of %zu (d_model %zu, %zu heads):\n\n", K, d,
            cfg->n_heads);
     printf("%6s  %16s  %20s  %16s\n", "p", "PE(p).PE(p+k)", "PE(p)^T A PE(p+k)",
@@ -415,16 +416,21 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (offset) {
+        static const char *const unread[] = {"--pe",     "--positions", "--far",
+                                             "--combine", "--pe-dim",   "--pairs",
+                                             "--pe-init-std", "--csv", NULL};
+        cli_refuse_given(&cli, unread, "with --relative, which reads --d-model, --heads, "
+                         "--seed, --base, --layout, --buckets and --max-distance");
         relative(&cli, &cfg, offset);
         return 0;
     }
     const char **names;
     size_t n = cli_scheme_list(&cli, "--pe", list, &names);
+    cli_refuse_unread(&cli, &cfg.pe, names, n);
     PeProps *props = cli_alloc(&cli, n, sizeof *props, "the properties");
     Err e;
     for (size_t i = 0; i < n; i++) {
-        PeConfig pc = cfg.pe;
-        snprintf(pc.name, sizeof pc.name, "%s", names[i]);
+        PeConfig pc = pe_config_for(&cfg.pe, pe_find(names[i]));
         int rc = pe_properties(&props[i], &pc, cfg.seed, cfg.d_model, cfg.n_heads, N, far, &e);
         if (rc == ERR_INPUT)
             cli_usage_error(&cli, "%s", e.msg);

@@ -25,16 +25,16 @@ void err_clear(Err *e) {
 void *xmalloc(size_t bytes, const char *what, Err *e) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p)
-        err_set(e, ERR_RUNTIME, "out of memory allocating %zu bytes for %s; "
-                "try a smaller batch, sequence length or model", bytes, what);
+        err_set(e, ERR_RUNTIME, "out of memory allocating %zu bytes for %s: the machine, or "
+                "the process's limit (ulimit -v), has no more", bytes, what);
     return p;
 }
 
 void *xcalloc(size_t count, size_t size, const char *what, Err *e) {
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p)
-        err_set(e, ERR_RUNTIME, "out of memory allocating %zu x %zu bytes for %s; "
-                "try a smaller batch, sequence length or model", count, size, what);
+        err_set(e, ERR_RUNTIME, "out of memory allocating %zu x %zu bytes for %s: the machine, "
+                "or the process's limit (ulimit -v), has no more", count, size, what);
     return p;
 }
 

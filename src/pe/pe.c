@@ -1,5 +1,6 @@
 #include "pe.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <stdint.h>
@@ -67,21 +68,83 @@ const char *pe_meets(const PePlan *plan) {
     return plan->w ? combine_name(plan->combine) : "nothing added";
 }
 
+/* The command line's spelling of each PeConfig option, in the order of
+ * PE_OPT_ (pe.h), and the reads bit of the schemes that use it. --combine
+ * is read by every scheme that adds a code to the input. */
+static const struct {
+    const char *name;
+    unsigned reads;
+} OPTIONS[PE_OPT_COUNT] = {
+    {"--combine", 0},
+    {"--pe-dim", PE_READS_WIDTH},
+    {"--pairs", PE_READS_PAIRS},
+    {"--layout", PE_READS_LAYOUT},
+    {"--base", PE_READS_BASE},
+    {"--buckets", PE_READS_BUCKETS},
+    {"--max-distance", PE_READS_BUCKETS},
+    {"--pe-init-std", PE_READS_INIT},
+};
+
+const char *pe_option_name(size_t opt) { return opt < PE_OPT_COUNT ? OPTIONS[opt].name : NULL; }
+
+unsigned pe_options_given(const PeConfig *pc) {
+    unsigned g = 0;
+    g |= pc->combine != COMBINE_DEFAULT ? 1u << PE_OPT_COMBINE : 0;
+    g |= pc->width ? 1u << PE_OPT_WIDTH : 0;
+    g |= pc->pairs ? 1u << PE_OPT_PAIRS : 0;
+    g |= pc->layout != LAYOUT_INTERLEAVED ? 1u << PE_OPT_LAYOUT : 0;
+    g |= pc->base > 0.0 ? 1u << PE_OPT_BASE : 0;
+    g |= pc->buckets ? 1u << PE_OPT_BUCKETS : 0;
+    g |= pc->max_distance ? 1u << PE_OPT_MAX_DISTANCE : 0;
+    g |= pc->init_std > 0.0 ? 1u << PE_OPT_INIT_STD : 0;
+    return g;
+}
+
+unsigned pe_options_read(const PeScheme *s, Combine combine) {
+    unsigned r = 0;
+    for (size_t i = 0; i < PE_OPT_COUNT; i++)
+        if (OPTIONS[i].reads & s->reads)
+            r |= 1u << i;
+    /* the width of a code that is added is the model's: --pe-dim is read
+     * under concat only */
+    if (combine == COMBINE_DEFAULT)
+        combine = s->default_combine;
+    if (combine != COMBINE_CONCAT)
+        r &= ~(1u << PE_OPT_WIDTH);
+    if (pe_in_input(s))
+        r |= 1u << PE_OPT_COMBINE;
+    return r;
+}
+
 const char *pe_unused_option(const PePlan *plan, const PeConfig *pc) {
-    unsigned r = plan->scheme->reads;
-    if (pc->width && !((r & PE_READS_WIDTH) && plan->combine == COMBINE_CONCAT))
-        return "--pe-dim";
-    if (pc->pairs && !(r & PE_READS_PAIRS))
-        return "--pairs";
-    if (pc->layout != LAYOUT_INTERLEAVED && !(r & PE_READS_LAYOUT))
-        return "--layout";
-    if (pc->base > 0.0 && !(r & PE_READS_BASE))
-        return "--base";
-    if ((pc->buckets || pc->max_distance) && !(r & PE_READS_BUCKETS))
-        return pc->buckets ? "--buckets" : "--max-distance";
-    if (pc->init_std > 0.0 && !(r & PE_READS_INIT))
-        return "--pe-init-std";
+    unsigned unused = pe_options_given(pc) & ~pe_options_read(plan->scheme, plan->combine);
+    for (size_t i = 0; i < PE_OPT_COUNT; i++)
+        if (unused & (1u << i))
+            return OPTIONS[i].name;
     return NULL;
+}
+
+PeConfig pe_config_for(const PeConfig *pc, const PeScheme *s) {
+    PeConfig r = *pc;
+    snprintf(r.name, sizeof r.name, "%s", s->name);
+    unsigned unread = ~pe_options_read(s, pc->combine);
+    if (unread & (1u << PE_OPT_COMBINE))
+        r.combine = COMBINE_DEFAULT;
+    if (unread & (1u << PE_OPT_WIDTH))
+        r.width = 0;
+    if (unread & (1u << PE_OPT_PAIRS))
+        r.pairs = 0;
+    if (unread & (1u << PE_OPT_LAYOUT))
+        r.layout = LAYOUT_INTERLEAVED;
+    if (unread & (1u << PE_OPT_BASE))
+        r.base = 0.0;
+    if (unread & (1u << PE_OPT_BUCKETS))
+        r.buckets = 0;
+    if (unread & (1u << PE_OPT_MAX_DISTANCE))
+        r.max_distance = 0;
+    if (unread & (1u << PE_OPT_INIT_STD))
+        r.init_std = 0.0;
+    return r;
 }
 
 bool pe_in_attention(const PeScheme *s) { return s->rotate || s->bias; }

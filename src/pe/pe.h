@@ -165,11 +165,36 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
  * "inside attention", or "nothing added" (none). */
 const char *pe_meets(const PePlan *plan);
 
-/* The first option set in pc (not 0, not the default) that the plan's
- * scheme does not read, as the command line spells it ("--pairs"), or
- * NULL: for programs that train or draw one scheme, to refuse an option
- * that would do nothing. */
+/* The options of PeConfig as the command line spells them, one bit each
+ * in the masks below: what a user gave, and what a scheme reads. The one
+ * table behind the programs' rule that an option no chosen scheme reads is
+ * refused, and behind the reference's table of options. */
+enum {
+    PE_OPT_COMBINE,
+    PE_OPT_WIDTH,
+    PE_OPT_PAIRS,
+    PE_OPT_LAYOUT,
+    PE_OPT_BASE,
+    PE_OPT_BUCKETS,
+    PE_OPT_MAX_DISTANCE,
+    PE_OPT_INIT_STD,
+    PE_OPT_COUNT
+};
+/* "--pairs" for PE_OPT_PAIRS; NULL past the last. */
+const char *pe_option_name(size_t opt);
+/* The options set in pc (not 0, not the default). */
+unsigned pe_options_given(const PeConfig *pc);
+/* The options scheme s reads when its code meets the embedding by combine
+ * (COMBINE_DEFAULT: its own): --pe-dim only under concat, --combine only
+ * for a scheme that adds a code to the input. */
+unsigned pe_options_read(const PeScheme *s, Combine combine);
+/* The first option set in pc that the plan's scheme does not read, as the
+ * command line spells it ("--pairs"), or NULL. */
 const char *pe_unused_option(const PePlan *plan, const PeConfig *pc);
+/* pc for scheme s: its name, and the options s does not read back to
+ * their defaults; for programs that run a list of schemes with one set of
+ * options, each scheme taking the ones it reads. */
+PeConfig pe_config_for(const PeConfig *pc, const PeScheme *s);
 
 /* True for the schemes that act inside attention (rotate or bias). */
 bool pe_in_attention(const PeScheme *s);

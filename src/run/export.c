@@ -84,14 +84,16 @@ static int write_config(const char *path, const Model *m, Err *e) {
     int ok = fprintf(f, "{\n  \"vocab_size\": %zu,\n  \"d_model\": %zu,\n  \"nhead\": %zu,\n"
             "  \"num_layers\": %zu,\n  \"dim_feedforward\": %zu,\n  \"norm_first\": %s,\n"
             "  \"activation\": \"%s\",\n  \"layer_norm_eps\": 1e-05,\n  \"pe\": \"%s\",\n"
-            "  \"pe_in_attention\": %s,\n  \"combine\": \"%s\",\n  \"pe_width\": %zu,\n"
+            "  \"pe_in_attention\": %s,\n  \"combine\": %s,\n  \"pe_width\": %zu,\n"
             "  \"embedding_width\": %zu,\n  \"pe_layout\": \"%s\",\n  \"pe_base\": %.17g,\n"
             "  \"t5_buckets\": %zu,\n  \"t5_max_distance\": %zu,\n  \"scale_embed\": %s,\n"
             "  \"n_classes\": %zu,\n  \"per_token\": %s\n}\n",
             c->vocab_size, c->d_model, c->n_heads, c->n_layers, c->d_ff,
             c->norm == NORM_PRE ? "true" : "false", c->act == ACT_GELU ? "gelu" : "relu",
             pc.name, pe_in_attention(m->pe.scheme) ? "true" : "false",
-            combine_name(m->pe.combine), m->pe.w, m->pe.E,
+            /* null, as compare_pe's '-', where no code meets the embedding */
+            m->pe.w == 0 ? "null" : m->pe.combine == COMBINE_CONCAT ? "\"concat\"" : "\"add\"",
+            m->pe.w, m->pe.E,
             pc.layout == LAYOUT_SPLIT ? "split" : "interleaved", pc.base, pc.buckets,
             pc.max_distance, c->scale_embed ? "true" : "false", c->n_classes,
             c->per_token ? "true" : "false") >= 0;

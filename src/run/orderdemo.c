@@ -57,10 +57,11 @@ int order_pair_init(OrderPair *p, const char *s1, const char *s2, Err *e) {
 }
 
 void order_config_scheme(Config *c, const char *scheme) {
-    snprintf(c->pe.name, sizeof c->pe.name, "%s", scheme);
     const PeScheme *s = pe_find(scheme); /* NULL: pe_plan will say it is unknown */
-    if (s && pe_in_attention(s))
-        c->pe.combine = COMBINE_DEFAULT; /* --combine is for the input schemes */
+    if (s)
+        c->pe = pe_config_for(&c->pe, s); /* each scheme takes the options it reads */
+    else
+        snprintf(c->pe.name, sizeof c->pe.name, "%s", scheme);
 }
 
 int order_check_scheme(const Config *cfg, const char *scheme, size_t n, Err *e) {

@@ -74,7 +74,7 @@ static int load_data(Session *s, Err *e) {
 
 /* Random positions need a scheme that reads positions one by one, and
  * room for the longest training sentence. */
-static int check_random_positions(const TrainMeta *mt, const PeConfig *pc, size_t longest,
+int session_check_options(const TrainMeta *mt, const PeConfig *pc, size_t longest,
                                   Err *e) {
     size_t N = mt->random_positions;
     const PeScheme *s = pe_find(pc->name);
@@ -170,7 +170,7 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
         else if (s->meta.table_len)
             c.max_len = s->meta.table_len;
         if (!rc)
-            rc = check_random_positions(&s->meta, &c.pe, s->train.max_len, e);
+            rc = session_check_options(&s->meta, &c.pe, s->train.max_len, e);
         if (!rc)
             rc = check_memory(s, &c, e);
         if (!rc)

@@ -46,6 +46,12 @@ typedef struct {
  * longest training sentence, and creates the model and optimizer. */
 int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
                    Err *e);
+/* The training options of meta that depend on the scheme pc, checked
+ * before any data is read (--random-positions: a scheme that reads
+ * positions one by one, and room for longest, the longest training
+ * sentence); compare_pe checks every scheme this way before its first run. */
+int session_check_options(const TrainMeta *meta, const PeConfig *pc, size_t longest, Err *e);
+
 /* Continues a checkpoint saved with its training state; steps, if not 0,
  * replaces the number of steps the run was asked for (it must be past the
  * saved step); max_memory as in TrainMeta. */
