@@ -55,9 +55,10 @@ static const char *const USAGE[] = {
     "\n"
     "Scheme options, for heatmap, lines, dots, bits and attention: --d-model\n"
     "(default 128 for heatmap and dots, 32 for lines and bits, 64 for attention),\n"
-    "--combine, --pe-dim, --pairs, --layout, --base, --seed, as below (naive and\n"
-    "curves draw fixed things and refuse them). Attention takes all the model\n"
-    "options:\n"
+    "--heads (default 4; rope, alibi and t5 act per head), --combine, --pe-dim,\n"
+    "--pairs, --layout, --base, --buckets, --max-distance, --pe-init-std, --seed,\n"
+    "as below (naive and curves draw fixed things and refuse them). Attention\n"
+    "takes all the model options:\n"
     "\n", CLI_MODEL_HELP,
     "\n"
     "Exit status: 0 when the picture is written, 2 for bad options or input\n"
@@ -149,6 +150,9 @@ static int draw_attention(Canvas *cv, Config *cfg, const char *model, const char
              (unsigned long long)cfg->seed);
     if (!(rc = config_check(cfg, e)) && !(rc = model_create(&m, cfg, e))) {
         rc = fig_attention(cv, NULL, &m, &v, sentence, layer, about, e);
+        if (rc == ERR_INPUT && strstr(e->msg, "table has rows")) /* an untrained table grows */
+            snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg),
+                     ", or give --table-len");
         model_free(&m);
     }
     vocab_free(&v);

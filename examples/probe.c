@@ -27,6 +27,9 @@ static const char *const USAGE[] = {
     "Options:\n"
     "  --task NAME           the sentences to probe with (default: the task the\n"
     "                        models were trained on, which must then be one)\n"
+    "  --data FILE           sentences from a file instead (the format of train\n"
+    "                        --data; labels are not read): the first half fits the\n"
+    "                        probe, the second half scores it\n"
     "  --examples N          sentences of each split (default: the task's)\n"
     "  --min-len N           shortest sentence (default: as in training)\n"
     "  --max-len N           longest sentence (default: as in training)\n"
@@ -44,33 +47,38 @@ static const char *const USAGE[] = {
 
 typedef struct {
     const char *path;
-    char label[96];
+    char label[160];
     char scheme[32];
     const PeScheme *kind; /* the registry's entry: one colour per scheme */
     bool pre;
     ProbeResult r;
 } Probed;
 
-static void probe_one(const Cli *cli, Probed *p, const char *task, const TaskOptions *over,
-                      double ridge) {
+static void probe_one(const Cli *cli, Probed *p, const char *task, const char *data,
+                      const TaskOptions *over, double ridge) {
     Checkpoint ck;
     Err e;
     if (checkpoint_load(&ck, p->path, &e))
         cli_fail(cli, &e);
     const char *own = ck.has_train && ck.meta.task[0] ? ck.meta.task : NULL;
-    if (!task && !own)
-        cli_usage_error(cli, "%s was not trained on a built-in task: give one with --task",
-                        p->path);
+    if (!task && !data && !own)
+        cli_usage_error(cli, "%s was not trained on a built-in task: give one with --task, or "
+                        "sentences with --data", p->path);
     const Config *c = &ck.model.cfg;
     snprintf(p->scheme, sizeof p->scheme, "%s", c->pe.name);
     p->kind = ck.model.pe.scheme;
     p->pre = c->norm == NORM_PRE;
     snprintf(p->label, sizeof p->label, "%s, %s-norm", c->pe.name, p->pre ? "pre" : "post");
     Dataset fit, test;
-    if (session_eval_data(&fit, &ck, task ? task : own, NULL, over, "valid", NULL, &e))
+    /* the words alone: a position needs no label, so any model reads any
+     * task's sentences or a file's */
+    const char *from = data ? NULL : task ? task : own;
+    if (session_words_data(&fit, &ck, from, data, over, "valid", &e))
         cli_fail(cli, &e);
-    if (session_eval_data(&test, &ck, task ? task : own, NULL, over, "test", NULL, &e))
+    if (session_words_data(&test, &ck, from, data, over, "test", &e)) {
+        dataset_free(&fit);
         cli_fail(cli, &e);
+    }
     int rc = probe_position(&p->r, &ck.model, &fit, &test, ridge, &e);
     dataset_free(&fit);
     dataset_free(&test);
@@ -79,15 +87,52 @@ static void probe_one(const Cli *cli, Probed *p, const char *task, const TaskOpt
         cli_fail(cli, &e);
 }
 
+/* Without --task the models' own tasks give the sentences: one table
+ * needs them all on one task. */
+static void same_task(const Cli *cli, const Probed *p, size_t n) {
+    char first[32] = "";
+    for (size_t i = 0; i < n; i++) {
+        Checkpoint ck;
+        Err e;
+        if (checkpoint_load(&ck, p[i].path, &e))
+            cli_fail(cli, &e);
+        char own[32];
+        snprintf(own, sizeof own, "%s", ck.has_train ? ck.meta.task : "");
+        checkpoint_free(&ck);
+        if (i == 0)
+            snprintf(first, sizeof first, "%s", own);
+        else if (own[0] && first[0] && strcmp(own, first) != 0)
+            cli_usage_error(cli, "%s was trained on %s and %s on %s: give --task to probe them "
+                            "on the same sentences", p[0].path, first, p[i].path, own);
+    }
+}
+
+/* Two models of one scheme and norm would share a row's name: the file
+ * tells them apart. */
+static void unique_labels(Probed *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            if (i != j && strcmp(p[i].scheme, p[j].scheme) == 0 && p[i].pre == p[j].pre) {
+                const char *base = strrchr(p[i].path, '/');
+                snprintf(p[i].label, sizeof p[i].label, "%s, %s-norm (%s)", p[i].scheme,
+                         p[i].pre ? "pre" : "post", base ? base + 1 : p[i].path);
+                break;
+            }
+}
+
 static void print_table(const Probed *p, size_t n, size_t rows, bool r2) {
-    printf("%-22s", "layer");
+    int w = 22;
+    for (size_t i = 0; i < n; i++)
+        w = (int)strlen(p[i].label) > w ? (int)strlen(p[i].label) : w;
+    printf("%-*s", w, "layer");
     for (size_t l = 0; l < rows; l++)
         printf("%8zu", l);
     printf("\n");
     for (size_t i = 0; i < n; i++) {
-        printf("%-22s", p[i].label);
+        printf("%-*s", w, p[i].label);
         for (size_t l = 0; l < p[i].r.n_rows; l++)
-            printf("%8.4f", r2 ? p[i].r.r2[l] : p[i].r.accuracy[l]);
+            /* a space first: a large negative R^2 must not run into its neighbour */
+            printf(" %7.4f", r2 ? p[i].r.r2[l] : p[i].r.accuracy[l]);
         printf("\n");
     }
 }
@@ -153,7 +198,7 @@ int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "probe");
     char task_buf[32];
-    const char *task = NULL, *plot_path = NULL;
+    const char *task = NULL, *plot_path = NULL, *data = NULL;
     /* a task other than the model's own is drawn from the tasks' default seed */
     TaskOptions over = {.seed = 1};
     bool csv = false;
@@ -166,6 +211,8 @@ int main(int argc, char **argv) {
             csv = true;
         } else if (cli_task(&cli, task_buf, sizeof task_buf)) {
             task = task_buf;
+        } else if (cli_opt(&cli, "--data")) {
+            data = cli.val;
         } else if (cli_opt(&cli, "--examples")) {
             over.n_valid = over.n_test = cli_size(&cli, "--examples", cli.val, 1,
                                                   TASK_MAX_EXAMPLES);
@@ -190,12 +237,20 @@ int main(int argc, char **argv) {
     }
     if (n == 0)
         cli_usage_error(&cli, "give one or more models saved by train --out");
+    if (task && data)
+        cli_usage_error(&cli, "give --task or --data, not both");
+    static const char *const task_only[] = {"--examples", "--min-len", "--max-len", NULL};
+    if (data)
+        cli_refuse_given(&cli, task_only, "with --data, whose sentences are the file's");
+    if (!task && !data)
+        same_task(&cli, p, n);
 
     size_t rows = 0;
     for (size_t i = 0; i < n; i++) {
-        probe_one(&cli, &p[i], task, &over, ridge);
+        probe_one(&cli, &p[i], task, data, &over, ridge);
         rows = p[i].r.n_rows > rows ? p[i].r.n_rows : rows;
     }
+    unique_labels(p, n);
     if (csv) {
         printf("model,scheme,norm,layer,accuracy,r2\n");
         for (size_t i = 0; i < n; i++)

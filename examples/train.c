@@ -319,7 +319,13 @@ int main(int argc, char **argv) {
     Kept k = {.best = s.valid.n > 0 && (!keep_opt || strcmp(keep_opt, "best") == 0)};
     Run r = {&s, &k, NULL};
     if (keep_opt && strcmp(keep_opt, "best") == 0 && !s.valid.n) {
-        err_set(&e, ERR_INPUT, "--keep best needs validation data (--valid FILE)");
+        /* --valid cannot be added to a resumed run: say what can be done */
+        if (resume)
+            err_set(&e, ERR_INPUT, "--keep best needs validation data, and the run of %s has "
+                    "none (it was trained on --data without --valid); use --keep last, or train "
+                    "again with --valid FILE", resume);
+        else
+            err_set(&e, ERR_INPUT, "--keep best needs validation data (--valid FILE)");
         fail(&cli, &r, &e);
     }
     describe(&s);

@@ -80,8 +80,12 @@ int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const
         goto done;
     }
     if (w.n > model_max_positions(m)) {
-        rc = err_set(e, ERR_INPUT, "the sentence has %zu words but the model takes at most %zu; "
-                     "use a shorter sentence or a larger --table-len", w.n, model_max_positions(m));
+        /* a trained model's table is what it is: the shorter sentence is
+         * the advice that always holds (pe_plot adds --table-len for an
+         * untrained model) */
+        rc = err_set(e, ERR_INPUT, "the sentence has %zu words but the model's %s table has rows "
+                     "for %zu positions; use a shorter sentence", w.n, m->pe.scheme->name,
+                     model_max_positions(m));
         goto done;
     }
     if ((rc = tokenize(v, sentence, &ids, &n, NULL, e)) || (rc = acts_create(&a, m, 1, n, e)) ||

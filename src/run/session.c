@@ -343,9 +343,11 @@ int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_
     return rc;
 }
 
-int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
-                      const TaskOptions *overrides, const char *which, size_t *n_unknown,
-                      Err *e) {
+/* session_eval_data, with labels or (words_only) without: a position
+ * probe needs the words alone, whatever the model's classes. */
+static int eval_text(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                     const TaskOptions *overrides, const char *which, size_t *n_unknown,
+                     bool words_only, Err *e) {
     memset(out, 0, sizeof *out);
     TextData txt[3];
     memset(txt, 0, sizeof txt);
@@ -378,9 +380,9 @@ int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, cons
     }
     const TextData *src = &txt[task && strcmp(which, "valid") == 0 ? 1 : 2];
     if (!rc)
-        rc = data_encode(out, src, (Vocab *)&ck->vocab, (LabelSet *)&ck->labels, false,
-                         n_unknown, e);
-    if (!rc && (out->kind == LABELS_TOKEN) != ck->model.cfg.per_token)
+        rc = data_encode(out, src, (Vocab *)&ck->vocab,
+                         words_only ? NULL : (LabelSet *)&ck->labels, false, n_unknown, e);
+    if (!rc && !words_only && (out->kind == LABELS_TOKEN) != ck->model.cfg.per_token)
         rc = err_set(e, ERR_INPUT, "the data has %s labels but the model predicts %s",
                      out->kind == LABELS_TOKEN ? "per-token" : "sentence",
                      ck->model.cfg.per_token ? "one label per token" : "one label per sentence");
@@ -389,4 +391,35 @@ int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, cons
     if (rc)
         dataset_free(out);
     return rc;
+}
+
+int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                      const TaskOptions *overrides, const char *which, size_t *n_unknown,
+                      Err *e) {
+    return eval_text(out, ck, task, path, overrides, which, n_unknown, false, e);
+}
+
+int session_words_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                       const TaskOptions *overrides, const char *which, Err *e) {
+    int rc = eval_text(out, ck, task, path, overrides, which, NULL, true, e);
+    if (rc || task)
+        return rc;
+    /* a file has one split: its first half fits, its second scores */
+    size_t half = out->n / 2, lo = strcmp(which, "valid") == 0 ? 0 : half,
+           hi = lo ? out->n : half;
+    if (half == 0) {
+        dataset_free(out);
+        return err_set(e, ERR_INPUT, "%s has %zu sentence%s: a probe needs two or more (half "
+                       "to fit, half to score)", path, out->n, out->n == 1 ? "" : "s");
+    }
+    size_t base = out->start[lo];
+    memmove(out->ids, out->ids + base, (out->start[hi] - base) * sizeof *out->ids);
+    out->max_len = 0;
+    for (size_t i = lo; i <= hi; i++) {
+        out->start[i - lo] = out->start[i] - base;
+        if (i > lo && out->start[i - lo] - out->start[i - lo - 1] > out->max_len)
+            out->max_len = out->start[i - lo] - out->start[i - lo - 1];
+    }
+    out->n = hi - lo;
+    return 0;
 }

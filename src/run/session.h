@@ -89,4 +89,11 @@ int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, cons
                       const TaskOptions *overrides, const char *which, size_t *n_unknown,
                       Err *e);
 
+/* The words of the same data without their labels (all -1), for a
+ * position probe, which needs none: a model trained on a file can be
+ * probed on a task and the other way round. From a file (path), "valid" is
+ * its first half and "test" its second. */
+int session_words_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                       const TaskOptions *overrides, const char *which, Err *e);
+
 #endif

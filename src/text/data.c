@@ -486,7 +486,9 @@ int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool gr
         size_t la = token ? a : i, lb = token ? b : i + 1;
         for (size_t j = la; !rc && j < lb; j++) {
             int id = -1;
-            if (grow)
+            if (!s) /* words only: the labels are not read */
+                id = -1;
+            else if (grow)
                 rc = labelset_add(s, in->label[j], &id, e);
             else if ((id = labelset_find(s, in->label[j])) < 0)
                 rc = unknown_label(s, in->label[j], e);

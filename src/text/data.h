@@ -85,7 +85,8 @@ int labelset_add(LabelSet *s, const char *name, int *id, Err *e);
 /* Maps text to ids. With grow set (training data) new words join v and new
  * labels join s; without it (evaluation data) unknown words become <unk>
  * (counted in *n_unknown if not NULL) and an unknown label is an ERR_INPUT
- * error naming it. Errors name FILE:LINE when in came from a file; a
+ * error naming it; with s NULL the labels are not read (all -1), for uses
+ * that need the words alone. Errors name FILE:LINE when in came from a file; a
  * vocabulary grown past DATA_MAX_WORDS is an ERR_INPUT error. */
 int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool grow,
                 size_t *n_unknown, Err *e);
