@@ -239,11 +239,15 @@ bool cli_model_option(Cli *cli, Config *c) {
         else
             cli_usage_error(cli, "--layout is interleaved or split, not '%s'", cli->val);
     } else if (cli_opt(cli, "--base")) {
-        /* base 1 makes every wavelength the same: above 1, not from it */
-        c->pe.base = cli_double(cli, "--base", cli->val, 1.0, 1e12);
-        if (c->pe.base <= 1.000001)
+        /* base 1 makes every wavelength the same: above 1, not from it,
+         * and the message says so for any value out of range */
+        char *end;
+        double b = strtod(cli->val, &end);
+        if (!*cli->val || isspace((unsigned char)*cli->val) || *end || !isfinite(b) ||
+            !pe_base_ok(b))
             cli_usage_error(cli, "--base wants a number greater than 1 (up to 1e12), not '%s': "
                             "at 1 every channel has the same wavelength", cli->val);
+        c->pe.base = b;
     } else if (cli_opt(cli, "--buckets")) {
         c->pe.buckets = cli_size(cli, "--buckets", cli->val, 4, 4096);
     } else if (cli_opt(cli, "--max-distance")) {

@@ -1,5 +1,6 @@
 #include "pe.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,6 +85,8 @@ static const struct {
     {"--max-distance", PE_READS_BUCKETS},
     {"--pe-init-std", PE_READS_INIT},
 };
+
+bool pe_base_ok(double base) { return isfinite(base) && base > 1.000001 && base <= 1e12; }
 
 const char *pe_option_name(size_t opt) { return opt < PE_OPT_COUNT ? OPTIONS[opt].name : NULL; }
 
@@ -170,9 +173,11 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
     if (pc->layout != LAYOUT_INTERLEAVED && pc->layout != LAYOUT_SPLIT)
         return err_set(e, ERR_INPUT, "sinusoid layout %d is not interleaved or split",
                        (int)pc->layout);
-    if (pc->base < 0.0 || (pc->base > 0.0 && pc->base <= 1.0))
-        return err_set(e, ERR_INPUT, "sinusoid base %g must be greater than 1 (the paper uses 10000)",
-                       pc->base);
+    /* 0 is the default; anything else, a checkpoint's too, as the command
+     * line takes it (NaN is not 0 and not in range) */
+    if (pc->base != 0.0 && !pe_base_ok(pc->base))
+        return err_set(e, ERR_INPUT, "the wavelength base %g must be greater than 1 and at most "
+                       "1e12 (the paper uses 10000)", pc->base);
     if (!(pc->init_std >= 0.0 && pc->init_std <= 100.0))
         return err_set(e, ERR_INPUT, "the initial std %g of a learned table must be between 0 "
                        "and 100", pc->init_std);

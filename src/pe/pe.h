@@ -238,6 +238,10 @@ void sinusoid_table(float *P, size_t first, size_t T, size_t d, SinLayout layout
 
 /* The wavelength base of pc: its base, or the paper's 10000. */
 double pe_base(const PeConfig *pc);
+/* A wavelength base the schemes take: finite, above 1 (at 1 every channel
+ * has one wavelength; within 1e-6 of it float32 cannot tell them apart)
+ * and at most 1e12; the command line and the checkpoint loader both ask. */
+bool pe_base_ok(double base);
 
 /* pc with every 0 that stands for a default replaced by the default. */
 PeConfig pe_resolved(const PeConfig *pc);

@@ -29,6 +29,10 @@ static int t5_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
     if (B < 4 || B % 2 != 0 || B > 4096)
         return err_set(e, ERR_INPUT, "t5 needs an even number of buckets from 4 to 4096 (half "
                        "for each direction), not %zu; set --buckets", B);
+    if (D <= B / 4 && !pc->max_distance) /* the default, which the user did not give */
+        return err_set(e, ERR_INPUT, "t5 with --buckets %zu has %zu exact offsets, no fewer than "
+                       "the default --max-distance %zu: give --max-distance above %zu, or at "
+                       "most %zu buckets", B, B / 4, D, B / 4, 4 * D - 2);
     if (D <= B / 4 || D > 1000000)
         return err_set(e, ERR_INPUT, "t5's --max-distance %zu must be above the %zu exact "
                        "offsets and at most 1000000", D, B / 4);

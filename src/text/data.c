@@ -275,9 +275,14 @@ int data_parse(TextData *out, const char *text, size_t len, const char *name, Er
         pos = 3; /* a byte-order mark, as some editors write */
     while (!rc && pos < len) {
         const char *p = text + pos;
-        const char *nl = memchr(p, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - p) : len - pos;
-        pos += n + (nl != NULL);
+        /* a line ends at \n, \r\n or a lone \r (old Mac files): a file of
+         * \r endings is lines, not one long header */
+        size_t n = 0;
+        while (pos + n < len && p[n] != '\n' && p[n] != '\r')
+            n++;
+        pos += n;
+        if (pos < len) /* past the ending: \r\n is one */
+            pos += text[pos] == '\r' && pos + 1 < len && text[pos + 1] == '\n' ? 2 : 1;
         lineno++;
         if (n > DATA_MAX_LINE) {
             rc = bad_line(e, name, lineno, "the line has %zu bytes, more than the %d allowed; "
