@@ -17,6 +17,7 @@
 static const char *const USAGE[] = {
     "Usage: pe_report [options]\n"
     "       pe_report --worked-example\n"
+    "       pe_report --options\n"
     "       pe_report --relative K [--d-model C] [--heads H] [--seed S] [--base B]\n"
     "                 [--layout L] [--buckets N] [--max-distance D]\n"
     "\n"
@@ -50,6 +51,8 @@ static const char *const USAGE[] = {
     "                        dot product PE(p).PE(p+K), the same through a random\n"
     "                        matrix, rope's logit, at positions p = 0 to 200; ALiBi's\n"
     "                        slopes; T5's buckets\n"
+    "  --options             which schemes read each scheme option (the table the\n"
+    "                        programs refuse unread options by)\n"
     "  --worked-example      the notes' River Bank table (d_model 6) and their sin/cos\n"
     "                        values, each checked against the exact value\n"
     "  --help                show this help\n"
@@ -323,6 +326,25 @@ static void worked_example(void) {
            "its last digit is cut instead of rounded.\n");
 }
 
+/* --options: the scheme options and who reads them, from pe.c's table. */
+static void print_options(void) {
+    printf("The options of a position code and the schemes that read them. demo_order,\n"
+           "train, encode, compare_pe, pe_plot and pe_report take them; an option that\n"
+           "no chosen scheme reads is refused, and in a list of schemes each scheme\n"
+           "takes the ones it reads.\n\n");
+    printf("| option | read by |\n| --- | --- |\n");
+    for (size_t o = 0; o < PE_OPT_COUNT; o++) {
+        printf("| %s |", pe_option_name(o));
+        size_t k = 0;
+        for (size_t i = 0; i < pe_count(); i++) {
+            const PeScheme *sc = pe_at(i);
+            if (pe_options_read(sc, COMBINE_CONCAT) & (1u << o))
+                printf("%s %s", k++ ? "," : "", sc->name);
+        }
+        printf("%s |\n", o == PE_OPT_WIDTH ? " (under --combine concat)" : "");
+    }
+}
+
 /* --relative K: what the sinusoid, a learned product of it, RoPE, ALiBi
  * and T5 make of an offset of K, at several positions. */
 static void relative(const Cli *cli, const Config *cfg, size_t K) {
@@ -386,12 +408,14 @@ int main(int argc, char **argv) {
     config_default(&cfg, 0, "none");
     const char *list = "all";
     size_t N = 256, far = 1000000;
-    bool csv = false, example = false;
+    bool csv = false, example = false, options = false;
     size_t offset = 0;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
         if (cli_flag(&cli, "--csv")) {
             csv = true;
+        } else if (cli_flag(&cli, "--options")) {
+            options = true;
         } else if (cli_flag(&cli, "--worked-example")) {
             example = true;
         } else if (cli_opt(&cli, "--relative")) {
@@ -407,10 +431,14 @@ int main(int argc, char **argv) {
             cli_unknown(&cli, arg);
         }
     }
-    for (int i = 1; example && i < argc; i++)
-        if (strcmp(argv[i], "--worked-example") != 0)
-            cli_usage_error(&cli, "--worked-example prints one fixed example and takes no other "
-                            "option; drop %s", argv[i]);
+    for (int i = 1; (example || options) && i < argc; i++)
+        if (strcmp(argv[i], example ? "--worked-example" : "--options") != 0)
+            cli_usage_error(&cli, "%s prints one fixed table and takes no other option; drop %s",
+                            example ? "--worked-example" : "--options", argv[i]);
+    if (options) {
+        print_options();
+        return 0;
+    }
     if (example) {
         worked_example();
         return 0;
