@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "../src/pe/pe.h"
 #include "../src/text/data.h"
@@ -276,6 +277,36 @@ START_TEST(resume_keep_best_gives_advice_that_works) {
 }
 END_TEST
 
+/* An exhausted machine is not a usage error: exit 1 and no "Try --help"
+ * in every program (encode said 2), and no advice the program cannot take. */
+START_TEST(out_of_memory_exits_1_everywhere) {
+#ifdef __SANITIZE_ADDRESS__
+    /* AddressSanitizer reserves terabytes of address space and stops a
+     * program at a 48 GB malloc instead of returning NULL: the plain build
+     * runs this test */
+    return;
+#endif
+    const char *bin = getenv("POSENC_BIN");
+    const char *progs[] = {"encode \"a b\"", "demo_order --pe sinusoidal",
+                           "pe_plot --kind attention --out /tmp/posenc_rules_never.png"};
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+        char cmd[512];
+        /* 4 GB of address space, a model of 48 GB */
+        snprintf(cmd, sizeof cmd, "ulimit -v 4000000; %s/%s --d-model 8192 --heads 8 --d-ff "
+                 "30000 --layers 16 >/dev/null 2>/tmp/posenc_rules_oom.txt", bin ? bin : "build",
+                 progs[i]);
+        int st = system(cmd);
+        char *err = slurp("/tmp/posenc_rules_oom.txt");
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s: exit %d: %s", progs[i],
+                      WIFEXITED(st) ? WEXITSTATUS(st) : -1, err);
+        ck_assert_msg(strstr(err, "out of memory") && !strstr(err, "Try") &&
+                          !strstr(err, "smaller batch"), "%s: %s", progs[i], err);
+        free(err);
+    }
+    remove("/tmp/posenc_rules_oom.txt");
+}
+END_TEST
+
 Suite *suite_rules(void) {
     Suite *s = suite_create("rules");
     TCase *tc = tcase_create("rules");
@@ -290,6 +321,7 @@ Suite *suite_rules(void) {
     tcase_add_test(tc, probe_refuses_models_of_two_tasks_without_task);
     tcase_add_test(tc, no_combine_where_no_code_meets_the_embedding);
     tcase_add_test(tc, resume_keep_best_gives_advice_that_works);
+    tcase_add_test(tc, out_of_memory_exits_1_everywhere);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,9 +1,12 @@
 /* libFuzzer target for the option parser of the programs (examples/cli.c,
  * compiled in here): the bytes, split at NUL bytes, are an argv that goes
- * through every matcher train, evaluate and compare_pe use, then the check
- * of scheme options a scheme ignores. Any argv must give values in range
- * or a usage error, never a crash, a leak or undefined behaviour. In this
- * build a usage error longjmps back here instead of exiting. */
+ * through every matcher train, evaluate and compare_pe use, then the rule
+ * of the scheme options for the schemes chosen (--pe, or a --schemes
+ * list). Any argv must give values in range or a usage error, never a
+ * crash, a leak or undefined behaviour; and an argv accepted has no scheme
+ * option that none of its schemes reads (checked here against pe.c's
+ * table, scheme by scheme). In this build a usage error longjmps back here
+ * instead of exiting. */
 #define _POSIX_C_SOURCE 200809L /* as examples/cli.c defines it: strdup */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,8 +20,14 @@ static const char *const USAGE[] = {
     "--task --data --valid --pe --out --log --resume --schemes --help\n", CLI_TRAIN_HELP,
     CLI_TASK_HELP, CLI_MODEL_HELP, NULL};
 
+/* The --schemes list of the argv being parsed: freed by the caller of
+ * parse, which a usage error's longjmp skips. */
+static const char **list;
+
 /* Apart from the function that calls setjmp, so that no variable of that
  * one changes between the setjmp and a longjmp. */
+static size_t n_list;
+
 static void parse(Cli *c) {
     Cli cli = *c;
     TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100};
@@ -32,11 +41,11 @@ static void parse(Cli *c) {
             cli_model_option(&cli, &cfg) || cli_train_option(&cli, &mt, &opt))
             continue;
         if (cli_opt(&cli, "--schemes")) {
-            const char **names;
-            size_t n = cli_scheme_list(&cli, "--schemes", cli.val, &names);
-            if (n == 0 || n > pe_count())
+            free(list);
+            list = NULL;
+            n_list = cli_scheme_list(&cli, "--schemes", cli.val, &list);
+            if (n_list == 0 || n_list > pe_count())
                 abort();
-            free(names);
             continue;
         }
         cli_unknown(&cli, arg);
@@ -45,7 +54,19 @@ static void parse(Cli *c) {
     if (mt.batch < 1 || mt.batch > TRAIN_MAX_BATCH || mt.steps < 1 || mt.eval_every < 1 ||
         !(opt.lr > 0.0f) || !pe_find(cfg.pe.name))
         abort();
-    cli_refuse_unused(&cli, &cfg);
+    const char *one = cfg.pe.name;
+    const char *const *names = list ? list : &one;
+    size_t n = list ? n_list : 1;
+    cli_refuse_unread(&cli, &cfg.pe, names, n);
+    /* accepted: each option given is read by some scheme chosen */
+    unsigned given = pe_options_given(&cfg.pe);
+    for (size_t o = 0; o < PE_OPT_COUNT; o++) {
+        bool read = false;
+        for (size_t i = 0; i < n; i++)
+            read |= (pe_options_read(pe_find(names[i]), cfg.pe.combine) >> o) & 1u;
+        if ((given >> o) & 1u && !read)
+            abort();
+    }
 }
 
 /* The setjmp alone in its function: nothing here changes after it. */
@@ -77,6 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len) {
     cli_init(&cli, argc, args, "fuzz");
     cli.usage = USAGE;
     guarded(&cli);
+    free(list);
+    list = NULL;
     for (int i = 0; i < argc; i++)
         free(args[i]);
     return 0;
