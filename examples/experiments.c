@@ -400,12 +400,15 @@ int main(int argc, char **argv) {
     Err e;
     if (exp_cells(&g.set, &g.cells, &g.n, &e))
         cli_fail(&g.cli, &e);
-    if (cell)
-        return run_cell(&g, cell);
+    if (cell || do_store) {
+        if (!cell && strcmp(g.cells_dir, "-") != 0)
+            make_dirs(&g.cli, g.cells_dir);
+        int rc = cell ? run_cell(&g, cell) : store(&g);
+        free(g.cells);
+        return rc;
+    }
     if (strcmp(g.cells_dir, "-") != 0)
         make_dirs(&g.cli, g.cells_dir);
-    if (do_store)
-        return store(&g);
 
     /* what is done, what is to run */
     size_t *todo = cli_alloc(&g.cli, g.n, sizeof *todo, "the cells to run");

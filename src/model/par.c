@@ -23,10 +23,12 @@ static CpuSample last;
 /* The team beside others CPUs' worth of other programs: a CPU counts as
  * taken from three quarters of one on, so a browser's tenth or the
  * kernel's noise costs no thread and a busy loop's whole CPU does. */
+#ifdef _OPENMP
 static int clamp_team(double cpus, double others) {
     int team = (int)cpus - (int)(others + 0.25);
     return team < 1 ? 1 : team > cap ? cap : team;
 }
+#endif
 
 int par_start(char **argv) {
 #ifdef _OPENMP
