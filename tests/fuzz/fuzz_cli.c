@@ -43,7 +43,10 @@ static void parse(Cli *c) {
         if (cli_opt(&cli, "--schemes")) {
             free(list);
             list = NULL;
-            n_list = cli_scheme_list(&cli, "--schemes", cli.val, &list);
+            /* through a local: on a usage error the parser frees its list */
+            const char **got;
+            n_list = cli_scheme_list(&cli, "--schemes", cli.val, &got);
+            list = got;
             if (n_list == 0 || n_list > pe_count())
                 abort();
             continue;
