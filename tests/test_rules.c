@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "../src/pe/pe.h"
+#include "../src/run/checkpoint.h"
 #include "../src/text/data.h"
 #include "suites.h"
 
@@ -307,6 +308,41 @@ START_TEST(out_of_memory_exits_1_everywhere) {
 }
 END_TEST
 
+/* Every weight 3e38 (finite, loaded, checksum right): the outputs
+ * overflow to NaN, and no program may report a number from them (evaluate
+ * printed accuracy 0.0983, encode -nan rows, demo_order a -nan cosine). */
+START_TEST(huge_weights_are_an_error_in_every_program) {
+    char *dir = scratch(), path[128], args[512];
+    snprintf(args, sizeof args, "--task agent --pe t5 --steps 2 --d-model 16 --heads 2 --d-ff 32 "
+             "--keep last --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    Checkpoint ck;
+    Err e;
+    ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
+    for (size_t i = 0; i < ck.model.n_params; i++)
+        ck.model.mem[i] = 3e38f;
+    snprintf(path, sizeof path, "%s/huge.bin", dir);
+    ck_assert_msg(checkpoint_save(path, &ck.model, &ck.vocab, &ck.labels, NULL, NULL, &e) == 0,
+                  "%s", e.msg);
+    checkpoint_free(&ck);
+    const char *progs[][2] = {
+        {"evaluate", "--task agent --model %s"},
+        {"encode", "--model %s \"the lion\""},
+        {"demo_order", "--model %s"},
+        {"probe", "--task agent --examples 20 %s"},
+        {"pe_plot", "--kind attention --out /tmp/posenc_rules_never.png --model %s"},
+    };
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+        snprintf(args, sizeof args, progs[i][1], path);
+        expect_exit(progs[i][0], args, 2, "is not a finite number");
+    }
+    remove_dir(dir);
+}
+END_TEST
+
 Suite *suite_rules(void) {
     Suite *s = suite_create("rules");
     TCase *tc = tcase_create("rules");
@@ -322,6 +358,7 @@ Suite *suite_rules(void) {
     tcase_add_test(tc, no_combine_where_no_code_meets_the_embedding);
     tcase_add_test(tc, resume_keep_best_gives_advice_that_works);
     tcase_add_test(tc, out_of_memory_exits_1_everywhere);
+    tcase_add_test(tc, huge_weights_are_an_error_in_every_program);
     suite_add_tcase(s, tc);
     return s;
 }
