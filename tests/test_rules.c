@@ -427,6 +427,38 @@ START_TEST(the_loader_refuses_what_the_command_line_refuses) {
 }
 END_TEST
 
+/* A resumed run checks its data as a fresh run does: a sentence longer
+ * than the random positions (rope) or than the learned table, added to the
+ * file after the start, was trained on unwritten positions (exit 0). */
+START_TEST(resume_checks_what_a_fresh_run_checks) {
+    char *dir = scratch(), path[128], args[512];
+    snprintf(path, sizeof path, "%s/d.txt", dir);
+    const char *runs[][2] = {{"--pe rope --random-positions 3", "(--random-positions)"},
+                             {"--pe learned", "(its learned table)"}};
+    for (size_t i = 0; i < 2; i++) {
+        write_text(path, "labels: sentence\nx\ta b c\ny\tc b a\nx\tb a c\ny\ta c b\n");
+        snprintf(args, sizeof args, "--data %s %s --steps 5 --d-model 16 --heads 2 --d-ff 32 "
+                 "--keep last --out %s/m.bin", path, runs[i][0], dir);
+        Run r = run("train", args);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        run_free(&r);
+        FILE *f = fopen(path, "a");
+        ck_assert_ptr_nonnull(f);
+        fputs("x\ta b c a b c a b c a b c\n", f);
+        ck_assert_int_eq(fclose(f), 0);
+        snprintf(args, sizeof args, "--resume %s/m.bin --steps 10 --out %s/m2.bin", dir, dir);
+        expect_exit("train", args, 2, runs[i][1]);
+        /* a fresh run with the same options refuses the same file */
+        snprintf(args, sizeof args, "--data %s %s%s --steps 5 --d-model 16 --heads 2 --d-ff 32 "
+                 "--out %s/m3.bin", path, runs[i][0], i ? " --table-len 3" : "", dir);
+        r = run("train", args);
+        ck_assert_msg(r.status == 2, "a fresh run took the data: %s", r.err);
+        run_free(&r);
+    }
+    remove_dir(dir);
+}
+END_TEST
+
 Suite *suite_rules(void) {
     Suite *s = suite_create("rules");
     TCase *tc = tcase_create("rules");
@@ -444,6 +476,7 @@ Suite *suite_rules(void) {
     tcase_add_test(tc, out_of_memory_exits_1_everywhere);
     tcase_add_test(tc, huge_weights_are_an_error_in_every_program);
     tcase_add_test(tc, the_loader_refuses_what_the_command_line_refuses);
+    tcase_add_test(tc, resume_checks_what_a_fresh_run_checks);
     suite_add_tcase(s, tc);
     return s;
 }
