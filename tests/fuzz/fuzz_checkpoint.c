@@ -3,7 +3,8 @@
  * bounds or an allocation larger than the file backs. The fuzz build
  * defines FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which skips the
  * checksum (a fuzzer cannot forge one) so that every field check behind it
- * is reached. `make fuzz` builds and runs it. */
+ * is reached. A model that loads must run, or be refused for outputs that
+ * are not finite. `make fuzz` builds and runs it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len) {
         for (size_t t = 0; t < T; t++)
             ids[t] = (int)t;
         if (T <= model_max_positions(&ck.model) && acts_create(&a, &ck.model, 1, T, &e) == 0) {
-            if (encoder_forward(&ck.model, &a, ids, lens, 1, T, &e) != 0)
+            /* the one refusal a loaded model may meet: weights whose
+             * outputs overflow float (any finite bytes can be such) */
+            if (encoder_forward(&ck.model, &a, ids, lens, 1, T, &e) != 0 &&
+                !strstr(e.msg, "not a finite number"))
                 abort();
             acts_free(&a);
         }
