@@ -253,7 +253,8 @@ bool cli_model_option(Cli *cli, Config *c) {
     } else if (cli_opt(cli, "--max-distance")) {
         c->pe.max_distance = cli_size(cli, "--max-distance", cli->val, 2, 1000000);
     } else if (cli_opt(cli, "--pe-init-std")) {
-        c->pe.init_std = cli_double(cli, "--pe-init-std", cli->val, 1e-6, 100.0);
+        c->pe.init_std = cli_double(cli, "--pe-init-std", cli->val, PE_INIT_STD_MIN,
+                                    PE_INIT_STD_MAX);
     } else if (cli_opt(cli, "--d-model")) {
         c->d_model = cli_size(cli, "--d-model", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--heads")) {

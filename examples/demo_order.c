@@ -264,6 +264,13 @@ static void run_trained(const Cli *cli, const char *path, const Words *a, const 
         if (vocab_find(&ck.vocab, a->w[i]) < 0)
             fprintf(stderr, "warning: '%s' is not in the model's vocabulary; it becomes <unk>\n",
                     a->w[i]);
+    /* run once before printing anything: a model whose outputs are not
+     * finite is refused with nothing half printed */
+    Acts acts;
+    Result first;
+    if (order_run(&first, &acts, &ck.model, &ck.vocab, a, b, perm, &e))
+        cli_fail(cli, &e);
+    acts_free(&acts);
     if (csv)
         printf("scheme,max_abs_diff,pooled_cosine\n");
     else

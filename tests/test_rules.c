@@ -4,12 +4,15 @@
  * followed. Each test reproduces a defect as the issue found it. */
 #define _POSIX_C_SOURCE 200809L
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "../src/pe/pe.h"
+#include "../src/run/checkpoint.h"
+#include "../src/text/vocab.h"
 #include "../src/text/data.h"
 #include "suites.h"
 
@@ -307,6 +310,155 @@ START_TEST(out_of_memory_exits_1_everywhere) {
 }
 END_TEST
 
+/* Every weight 3e38 (finite, loaded, checksum right): the outputs
+ * overflow to NaN, and no program may report a number from them (evaluate
+ * printed accuracy 0.0983, encode -nan rows, demo_order a -nan cosine). */
+START_TEST(huge_weights_are_an_error_in_every_program) {
+    char *dir = scratch(), path[128], args[512];
+    snprintf(args, sizeof args, "--task agent --pe t5 --steps 2 --d-model 16 --heads 2 --d-ff 32 "
+             "--keep last --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    Checkpoint ck;
+    Err e;
+    ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
+    for (size_t i = 0; i < ck.model.n_params; i++)
+        ck.model.mem[i] = 3e38f;
+    snprintf(path, sizeof path, "%s/huge.bin", dir);
+    ck_assert_msg(checkpoint_save(path, &ck.model, &ck.vocab, &ck.labels, NULL, NULL, &e) == 0,
+                  "%s", e.msg);
+    checkpoint_free(&ck);
+    const char *progs[][2] = {
+        {"evaluate", "--task agent --model %s"},
+        {"encode", "--model %s \"the lion\""},
+        {"demo_order", "--model %s"},
+        {"probe", "--task agent --examples 20 %s"},
+        {"pe_plot", "--kind attention --out /tmp/posenc_rules_never.png --model %s"},
+    };
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+        snprintf(args, sizeof args, progs[i][1], path);
+        expect_exit(progs[i][0], args, 2, "is not a finite number");
+    }
+    remove_dir(dir);
+}
+END_TEST
+
+/* The bytes of a checkpoint of a small model of scheme pe, with its
+ * configuration edited by edit; *n its length. */
+static unsigned char *checkpoint_bytes(const char *pe, void (*edit)(Config *), size_t *n) {
+    Config c;
+    config_default(&c, 4, pe);
+    c.d_model = 8, c.n_heads = 2, c.d_ff = 8, c.n_layers = 1, c.n_classes = 2;
+    if (edit)
+        edit(&c);
+    Model m;
+    Vocab v;
+    Err e;
+    ck_assert_msg(model_create(&m, &c, &e) == 0, "%s", e.msg);
+    ck_assert(vocab_init(&v, &e) == 0 && vocab_add_text(&v, "a b", &e) == 0);
+    char *path = temp_file();
+    ck_assert_msg(checkpoint_save(path, &m, &v, NULL, NULL, NULL, &e) == 0, "%s", e.msg);
+    model_free(&m);
+    vocab_free(&v);
+    char *bytes = slurp(path);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    fclose(f);
+    remove(path);
+    return (unsigned char *)bytes;
+}
+
+/* A valid checksum over edited bytes, as a forger would write it. */
+static void fix_checksum(unsigned char *b, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i + 8 < n; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    for (int i = 0; i < 8; i++)
+        b[n - 8 + i] = (unsigned char)(h >> (8 * i));
+}
+
+static void base_1234(Config *c) { c->pe.base = 1234.5; }
+static void rope_buckets(Config *c) { c->pe.buckets = 8; }
+
+/* The loader refuses what the command line refuses (it took a base of
+ * NaN as 10000, and inf, 1e300, 1.0000001; a version 1 file naming rope or
+ * t5; an option the scheme does not read). */
+START_TEST(the_loader_refuses_what_the_command_line_refuses) {
+    size_t n;
+    unsigned char *b = checkpoint_bytes("sinusoidal", base_1234, &n);
+    double was = 1234.5;
+    size_t at = 0;
+    for (size_t i = 24; i + 8 <= n && !at; i++)
+        if (memcmp(b + i, &was, 8) == 0)
+            at = i;
+    ck_assert_msg(at, "the base is not in the file");
+    const double bad[] = {0.0 / 0.0, 1.0 / 0.0, 1e300, 1.0000001, -5.0};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        memcpy(b + at, &bad[k], 8);
+        fix_checksum(b, n);
+        Checkpoint ck;
+        Err e;
+        ck_assert_msg(checkpoint_parse(&ck, b, n, "forged", &e) == ERR_INPUT, "base %g loaded",
+                      bad[k]);
+        ck_assert_msg(strstr(e.msg, "base") != NULL, "%s", e.msg);
+    }
+    free(b);
+    const char *v2[] = {"rope", "alibi", "t5"};
+    for (size_t k = 0; k < 3; k++) {
+        b = checkpoint_bytes(v2[k], NULL, &n);
+        b[8] = 1; /* the version, after the magic */
+        fix_checksum(b, n);
+        Checkpoint ck;
+        Err e;
+        ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
+        ck_assert_msg(strstr(e.msg, "version 1") != NULL, "%s", e.msg);
+        free(b);
+    }
+    b = checkpoint_bytes("rope", rope_buckets, &n);
+    Checkpoint ck;
+    Err e;
+    ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "--buckets") != NULL, "%s", e.msg);
+    free(b);
+}
+END_TEST
+
+/* A resumed run checks its data as a fresh run does: a sentence longer
+ * than the random positions (rope) or than the learned table, added to the
+ * file after the start, was trained on unwritten positions (exit 0). */
+START_TEST(resume_checks_what_a_fresh_run_checks) {
+    char *dir = scratch(), path[128], args[512];
+    snprintf(path, sizeof path, "%s/d.txt", dir);
+    const char *runs[][2] = {{"--pe rope --random-positions 3", "(--random-positions)"},
+                             {"--pe learned", "(its learned table)"}};
+    for (size_t i = 0; i < 2; i++) {
+        write_text(path, "labels: sentence\nx\ta b c\ny\tc b a\nx\tb a c\ny\ta c b\n");
+        snprintf(args, sizeof args, "--data %s %s --steps 5 --d-model 16 --heads 2 --d-ff 32 "
+                 "--keep last --out %s/m.bin", path, runs[i][0], dir);
+        Run r = run("train", args);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        run_free(&r);
+        FILE *f = fopen(path, "a");
+        ck_assert_ptr_nonnull(f);
+        fputs("x\ta b c a b c a b c a b c\n", f);
+        ck_assert_int_eq(fclose(f), 0);
+        snprintf(args, sizeof args, "--resume %s/m.bin --steps 10 --out %s/m2.bin", dir, dir);
+        expect_exit("train", args, 2, runs[i][1]);
+        /* a fresh run with the same options refuses the same file */
+        snprintf(args, sizeof args, "--data %s %s%s --steps 5 --d-model 16 --heads 2 --d-ff 32 "
+                 "--out %s/m3.bin", path, runs[i][0], i ? " --table-len 3" : "", dir);
+        r = run("train", args);
+        ck_assert_msg(r.status == 2, "a fresh run took the data: %s", r.err);
+        run_free(&r);
+    }
+    remove_dir(dir);
+}
+END_TEST
+
 Suite *suite_rules(void) {
     Suite *s = suite_create("rules");
     TCase *tc = tcase_create("rules");
@@ -322,6 +474,9 @@ Suite *suite_rules(void) {
     tcase_add_test(tc, no_combine_where_no_code_meets_the_embedding);
     tcase_add_test(tc, resume_keep_best_gives_advice_that_works);
     tcase_add_test(tc, out_of_memory_exits_1_everywhere);
+    tcase_add_test(tc, huge_weights_are_an_error_in_every_program);
+    tcase_add_test(tc, the_loader_refuses_what_the_command_line_refuses);
+    tcase_add_test(tc, resume_checks_what_a_fresh_run_checks);
     suite_add_tcase(s, tc);
     return s;
 }

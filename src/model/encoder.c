@@ -146,6 +146,36 @@ static int batch_begin(const Model *m, Acts *a, const int *ids, const size_t *le
     return 0;
 }
 
+/* Finite weights can still overflow float (every weight 3e38): the
+ * outputs are then NaN or infinite, and what reads them (an accuracy, a
+ * cosine, a probe) would report a number that means nothing. Every
+ * program's forward pass ends here, so one check covers them all. */
+static int check_finite(const Model *m, const Acts *a, const size_t *lens, size_t B, size_t T,
+                        Err *e) {
+    size_t C = m->cfg.d_model, K = m->cfg.n_classes;
+    for (size_t b = 0; b < B; b++) {
+        bool ok = true;
+        for (size_t t = 0; t < lens[b]; t++)
+            for (size_t c = 0; c < C; c++)
+                ok &= isfinite(a->hidden[(b * T + t) * C + c]) != 0;
+        if (K && m->cfg.per_token)
+            for (size_t i = 0; i < lens[b] * K; i++)
+                ok &= isfinite(a->logits[b * T * K + i]) != 0;
+        else
+            for (size_t k = 0; k < K; k++)
+                ok &= isfinite(a->logits[b * K + k]) != 0;
+        if (ok)
+            continue;
+        float big = 0.0f;
+        for (size_t i = 0; i < m->n_params; i++)
+            big = fabsf(m->mem[i]) > big ? fabsf(m->mem[i]) : big;
+        return err_set(e, ERR_INPUT, "the model's output for sentence %zu is not a finite number "
+                       "(NaN or infinity): its weights (the largest %g in magnitude) overflow "
+                       "float arithmetic; the model cannot be used", b + 1, (double)big);
+    }
+    return 0;
+}
+
 /* The forward pass of sentences b0..b0+B-1 of the batch (B <= a->Bm):
  * the layers in the micro-batch's buffers, then its rows of hidden,
  * pooled and logits. */
@@ -191,7 +221,7 @@ int encoder_forward_at(const Model *m, Acts *a, const int *ids, const size_t *le
         return rc;
     for (size_t b0 = 0; b0 < B; b0 += a->Bm)
         micro_forward(m, a, ids, lens, natural, b0, B - b0 < a->Bm ? B - b0 : a->Bm, T);
-    return 0;
+    return check_finite(m, a, lens, B, T, e);
 }
 
 float encoder_loss(const Model *m, const Acts *a, GradActs *ga, const int *labels, size_t B,

@@ -173,6 +173,10 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
     if (pc->layout != LAYOUT_INTERLEAVED && pc->layout != LAYOUT_SPLIT)
         return err_set(e, ERR_INPUT, "sinusoid layout %d is not interleaved or split",
                        (int)pc->layout);
+    if (pc->init_std != 0.0 &&
+        !(pc->init_std >= PE_INIT_STD_MIN && pc->init_std <= PE_INIT_STD_MAX))
+        return err_set(e, ERR_INPUT, "the learned table's first std %g must be from %g to %g",
+                       pc->init_std, PE_INIT_STD_MIN, PE_INIT_STD_MAX);
     /* 0 is the default; anything else, a checkpoint's too, as the command
      * line takes it (NaN is not 0 and not in range) */
     if (pc->base != 0.0 && !pe_base_ok(pc->base))

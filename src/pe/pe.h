@@ -40,6 +40,8 @@ typedef enum { LAYOUT_INTERLEAVED = 0, LAYOUT_SPLIT = 1 } SinLayout;
 #define PE_DEFAULT_BUCKETS 32           /* T5's */
 #define PE_DEFAULT_MAX_DISTANCE 128     /* T5's */
 #define PE_DEFAULT_INIT_STD 0.02        /* BERT's and GPT-2's */
+#define PE_INIT_STD_MIN 1e-6            /* --pe-init-std's range, for the command */
+#define PE_INIT_STD_MAX 100.0           /* line and the checkpoint loader alike */
 
 /* What the user chose; a checkpoint stores it as it is. 0 in a field means
  * the scheme's default. */

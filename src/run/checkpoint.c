@@ -273,15 +273,32 @@ static void get_config(Rd *r, Config *c) {
     c->pe.pairs = get_size(r, 0, MAX_DIM, "the number of sin/cos pairs");
     c->pe.layout = (SinLayout)get_enum(r, 2, "the sinusoid layout");
     c->pe.base = get_f64(r);
+    /* the schemes inside attention came with version 2: a version 1 file
+     * that names one was not written by any build */
+    const PeScheme *s = pe_find(c->pe.name);
+    if (r->version < 2 && s && pe_in_attention(s)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "it is a version 1 file, which cannot hold %s (it came with "
+                 "version 2)", s->name);
+        bad(r, msg);
+    }
     if (r->version >= 2) {
         c->pe.buckets = get_size(r, 0, MAX_DIM, "the number of t5 buckets");
         c->pe.max_distance = get_size(r, 0, SIZE_MAX / 2, "t5's maximum distance");
         c->pe.init_std = get_f64(r);
     }
     Err e;
+    PePlan plan;
     if (!r->rc && config_check(c, &e)) {
         char msg[sizeof e.msg + 32];
         snprintf(msg, sizeof msg, "its configuration is invalid: %s", e.msg);
+        bad(r, msg);
+    } else if (!r->rc && !pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, &e) &&
+               pe_unused_option(&plan, &c->pe)) {
+        /* what train refuses on its command line no file holds either */
+        char msg[160];
+        snprintf(msg, sizeof msg, "its configuration sets %s, which the %s scheme does not read",
+                 pe_unused_option(&plan, &c->pe), c->pe.name);
         bad(r, msg);
     }
 }

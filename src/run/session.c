@@ -74,8 +74,7 @@ static int load_data(Session *s, Err *e) {
 
 /* Random positions need a scheme that reads positions one by one, and
  * room for the longest training sentence. */
-int session_check_options(const TrainMeta *mt, const PeConfig *pc, size_t longest,
-                                  Err *e) {
+int session_check_options(const TrainMeta *mt, const PeConfig *pc, size_t longest, Err *e) {
     size_t N = mt->random_positions;
     const PeScheme *s = pe_find(pc->name);
     if (!N || !s)
@@ -148,6 +147,31 @@ static int alloc_batches(Session *s, const OptConfig *opt, Err *e) {
     return rc;
 }
 
+/* What a run of model c on the session's data needs, checked the same way
+ * for a fresh run and a resumed one (whose data file may have changed
+ * since): the options that depend on the scheme, positions for the
+ * longest training sentence (a learned table has rows for so many), and
+ * the memory. */
+static int check_run(Session *s, const Config *c, const char *resumed, Err *e) {
+    int rc = session_check_options(&s->meta, &c->pe, s->train.max_len, e);
+    PePlan plan;
+    size_t need = s->meta.random_positions ? s->meta.random_positions : s->train.max_len;
+    if (!rc && !(rc = pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, e)) &&
+        need > plan.max_positions)
+        rc = err_set(e, ERR_INPUT, "training needs positions 0..%zu but the %s table has rows "
+                     "for 0..%zu only", need - 1, c->pe.name, plan.max_positions - 1);
+    if (rc && resumed)
+        /* the options are the checkpoint's, checked when it was started:
+         * what changed is the data, and the advice is about the data */
+        rc = err_set(e, ERR_INPUT, "%s cannot go on with this data: its longest training "
+                     "sentence has %zu words, and the run has positions for %zu (%s); restore "
+                     "the data it was started with, or train from scratch", resumed,
+                     s->train.max_len, s->meta.random_positions ? s->meta.random_positions
+                     : plan.max_positions, s->meta.random_positions ? "--random-positions" :
+                     "its learned table");
+    return rc ? rc : check_memory(s, c, e);
+}
+
 int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
                    Err *e) {
     session_zero(s);
@@ -170,9 +194,7 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
         else if (s->meta.table_len)
             c.max_len = s->meta.table_len;
         if (!rc)
-            rc = session_check_options(&s->meta, &c.pe, s->train.max_len, e);
-        if (!rc)
-            rc = check_memory(s, &c, e);
+            rc = check_run(s, &c, NULL, e);
         if (!rc)
             rc = model_create(&s->model, &c, e);
     }
@@ -223,7 +245,7 @@ int session_resume(Session *s, const char *path, size_t steps, double max_memory
                          "'%s', not '%s' (labels in order of first appearance); was the data "
                          "file changed?", path, i, s->labels.names[i], ck.labels.names[i]);
     if (!rc)
-        rc = check_memory(s, &ck.model.cfg, e);
+        rc = check_run(s, &ck.model.cfg, path, e);
     if (!rc) {
         s->model = ck.model; /* the session takes the model over */
         memset(&ck.model, 0, sizeof ck.model);
