@@ -341,7 +341,7 @@ static void random_section(Buf *b, const ExpResults *r) {
     /* each (task, scheme) on its own, by the U test: an average over them
      * hid gains on some and losses on others */
     Buf up = {0}, down = {0}, same = {0}, cost = {0};
-    size_t n_up = 0, n_down = 0, n_cost = 0, n_pairs = 0;
+    size_t n_up = 0, n_down = 0, n_cost = 0, n_pairs = 0, n_past = 0;
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
         for (size_t i = 0; i < 3; i++) {
             const char *task = exp_length_tasks[t];
@@ -360,6 +360,7 @@ static void random_section(Buf *b, const ExpResults *r) {
                            w[0].mean - wo[0].mean);
             if (isnan(w[1].mean) || isnan(wo[1].mean))
                 continue;
+            n_past++;
             bool differ = p_of(w[1], wo[1]) < P_REAL;
             Buf *to = !differ ? &same : w[1].mean > wo[1].mean ? &up : &down;
             size_t *count = to == &up ? &n_up : to == &down ? &n_down : NULL;
@@ -383,10 +384,10 @@ static void random_section(Buf *b, const ExpResults *r) {
                "without them, gets rows for every position with them. On the trained "
                "lengths they cost accuracy in %zu of %zu cases%s%.*s%s. Ruoss et al. report "
                "+12.0 points on average over 15 tasks with random positions at test as well; "
-               "evaluated at 0..T-1, this run gains in %zu and loses in %zu of %zu cases past "
-               "L, and is no test of their protocol.\n\n", n_cost, n_pairs,
+               "evaluated at 0..T-1, this run gains in %zu and loses in %zu of the %zu cases "
+               "defined past L, and is no test of their protocol.\n\n", n_cost, n_pairs,
                n_cost ? " (" : "", cost.failed ? 0 : (int)cost.n, cost.p ? (char *)cost.p : "",
-               n_cost ? ")" : "", n_up, n_down, n_pairs);
+               n_cost ? ")" : "", n_up, n_down, n_past);
     buf_free(&up), buf_free(&down), buf_free(&same), buf_free(&cost);
 }
 
