@@ -29,7 +29,7 @@ static void cell_range(Buf *b, Stat s) {
     if (isnan(s.mean))
         buf_printf(b, " n/a |");
     else
-        buf_printf(b, " %.4f ± %.4f [%.2f, %.2f] |", s.mean, s.sd, s.lo, s.hi);
+        buf_printf(b, " %.4f ± %.4f [%.3f, %.3f] |", s.mean, s.sd, s.lo, s.hi);
 }
 
 /* Two-sided p of the U test between the seeds of a and b. */
