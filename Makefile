@@ -138,10 +138,14 @@ gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed
 # The sources the experiments were built from: a cell made by other
 # sources is run again, and a record from a machine built at another
 # commit refused. The hash of src/ and examples/ at HEAD, of their
-# uncommitted changes and of their new files; without git, a constant.
-SOURCE_ID = $(shell { git rev-parse HEAD:src HEAD:examples; git diff HEAD -- src examples; \
-	git ls-files -o --exclude-standard -z src examples | xargs -0 -r cat; } 2>/dev/null \
-	| sha1sum | cut -c1-12)
+# uncommitted changes and of their new files, less the files that only
+# write the page from the cells (PAGE_ONLY: a change to the page's prose
+# or figures runs no cell again); without git, a constant.
+PAGE_ONLY = src/run/experiment_doc.c src/run/exp_stats.c src/run/exp_stats.h src/plot/
+SOURCE_ID = $(shell { git ls-tree -r HEAD src examples | grep -v -F $(PAGE_ONLY:%=-e %); \
+	git diff HEAD -- src examples $(PAGE_ONLY:%=:!%); \
+	git ls-files -o --exclude-standard -z -- src examples $(PAGE_ONLY:%=:!%) \
+	| xargs -0 -r cat; } 2>/dev/null | sha1sum | cut -c1-12)
 $(BUILD)/source_id.h: FORCE
 	@mkdir -p $(@D)
 	@echo '#define POSENC_SOURCE_ID "$(SOURCE_ID)"' > $@.tmp

@@ -65,8 +65,9 @@ static const char *const USAGE[] = {
     "                        use); each runs on the threads left free\n"
     "  --quick               tiny models and few steps: checks the pipeline, not\n"
     "                        the schemes\n"
-    "  --seeds N             seeds per configuration, 2..20 (default 3; 5 for\n"
-    "                        experiment 5); cells of the first seeds are kept\n"
+    "  --seeds N             seeds per configuration, 2..20 (default 5; 2 with\n"
+    "                        --quick); each seed draws the weights, the batch order\n"
+    "                        and the data; cells of the first seeds are kept\n"
     "  --list                print the cells' names, one per line, and stop\n"
     "  --missing             with --list: only the cells not done yet\n"
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
@@ -373,7 +374,7 @@ int main(int argc, char **argv) {
         else if (cli_opt(&g.cli, "--cells"))
             g.cells_dir = g.cli.val;
         else if (cli_opt(&g.cli, "--seeds"))
-            g.seeds = cli_size(&g.cli, "--seeds", g.cli.val, 2, 20);
+            g.seeds = cli_size(&g.cli, "--seeds", g.cli.val, 2, EXP_MAX_SEEDS);
         else if (cli_opt(&g.cli, "--jobs"))
             g.jobs = cli_size(&g.cli, "--jobs", g.cli.val, 1, 256);
         else if (cli_opt(&g.cli, "--cell"))

@@ -157,7 +157,9 @@ int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *
                     .steps = cell->kind == EXP_TASKS ? set->task_steps : set->length_steps,
                     .random_positions = cell->kind == EXP_RANDOM ? 4 * set->L : 0};
     mt.eval_every = mt.steps;
-    mt.task_opt = (TaskOptions){.seed = 1, .n_test = lengths ? set->n_test_lengths : set->n_test};
+    /* the seed draws the data too: the spread over seeds is then that of
+     * a new experiment, not of one data set's initialisations */
+    mt.task_opt = (TaskOptions){.seed = 1 + cell->seed, .n_test = lengths ? set->n_test_lengths : set->n_test};
     if (lengths)
         mt.task_opt.min_len = set->min_len, mt.task_opt.max_train_len = set->L,
         mt.task_opt.max_len = 4 * set->L;

@@ -12,6 +12,7 @@
 typedef struct {
     double mean, sd, lo, hi;
     size_t n;
+    double v[EXP_MAX_SEEDS]; /* the n values, for the tests between two Stats */
 } Stat;
 
 /* The runs of (kind, task, name), by value(run, arg), or by run->value when

@@ -32,7 +32,7 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
         s->n_test = 100, s->n_test_lengths = 200;
     } else {
         s->d_model = 32, s->heads = 4, s->layers = 2, s->d_ff = 128, s->batch = 32;
-        s->seeds = 3, s->variant_seeds = 5;
+        s->seeds = 5, s->variant_seeds = 5;
         s->task_steps = 1500, s->length_steps = 4000;
         s->min_len = 4, s->L = 8;
         s->n_test = 1000, s->n_test_lengths = 2000;
@@ -116,6 +116,8 @@ Stat exp_stat(const ExpResults *r, ExpKind kind, const char *task, const char *n
             undefined = true;
             continue;
         }
+        if (s.n < EXP_MAX_SEEDS)
+            s.v[s.n] = v;
         sum += v, sq += v * v, s.n++;
         s.lo = fmin(s.lo, v), s.hi = fmax(s.hi, v);
     }

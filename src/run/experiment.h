@@ -23,6 +23,9 @@ typedef struct {
     size_t n_test_lengths; /* test sentences of experiments 3 and 4 */
 } ExpSettings;
 
+/* The most seeds per configuration (--seeds). */
+#define EXP_MAX_SEEDS 20
+
 /* The settings of the full run, or of --quick; seeds 0 keeps the default. */
 void exp_settings(ExpSettings *s, bool quick, size_t seeds);
 

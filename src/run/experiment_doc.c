@@ -11,15 +11,34 @@
 #include "../plot/chart.h"
 #include "../text/order.h"
 #include "exp_internal.h"
+#include "exp_stats.h"
 
-#define CHANCE_BAND 0.1 /* a two-class accuracy within this of 0.5 is chance */
-#define SOLVED 0.95
+#define SOLVED 0.95  /* an accuracy this high solves a task */
+#define P_REAL 0.05  /* two sets of seeds differ when the U test gives less */
+#define LEARNED 0.9  /* ALiBi is compared past L only where it reached this on L */
 
 static void cell(Buf *b, Stat s) {
     if (isnan(s.mean))
         buf_printf(b, " n/a |");
     else
         buf_printf(b, " %.4f ± %.4f |", s.mean, s.sd);
+}
+
+/* The mean, the SD and the seeds' range, where the table has room. */
+static void cell_range(Buf *b, Stat s) {
+    if (isnan(s.mean))
+        buf_printf(b, " n/a |");
+    else
+        buf_printf(b, " %.4f ± %.4f [%.3f, %.3f] |", s.mean, s.sd, s.lo, s.hi);
+}
+
+/* Two-sided p of the U test between the seeds of a and b. */
+static double p_of(Stat a, Stat b) { return mann_whitney_p(a.v, a.n, b.v, b.n); }
+
+/* "p = 0.008, Cliff's delta 0.84 (large)" for a against b. */
+static void test_text(Buf *b, Stat x, Stat y) {
+    double d = cliffs_delta(x.v, x.n, y.v, y.n);
+    buf_printf(b, "p = %.3f, Cliff's delta %+.2f (%s)", p_of(x, y), d, cliffs_size(d));
 }
 
 static void range(Buf *b, Stat s) {
@@ -29,21 +48,31 @@ static void range(Buf *b, Stat s) {
         buf_printf(b, " %.4f to %.4f |", s.lo, s.hi);
 }
 
-/* "a (0.50), b (0.51)" for the schemes whose mean passes keep(mean, arg). */
-static size_t list_of(Buf *b, const Stat *st, const char *const *names, size_t n,
-                      bool (*keep)(double)) {
+/* At chance: the 95% Wilson interval of the test items of all seeds
+ * pooled (items per seed) holds 0.5, the rate of guessing two classes. */
+static bool at_chance(Stat s, size_t items) {
+    double lo, hi, n = (double)items * (double)s.n;
+    wilson95(s.mean * n, n, &lo, &hi);
+    return lo <= 0.5 && 0.5 <= hi;
+}
+
+typedef enum { AT_CHANCE, SOLVED_IT, BETWEEN } Verdict;
+
+static Verdict verdict(Stat s, size_t items) {
+    return at_chance(s, items) ? AT_CHANCE : s.mean >= SOLVED ? SOLVED_IT : BETWEEN;
+}
+
+/* "a (0.50), b (0.51)" for the schemes whose verdict is v. */
+static size_t list_of(Buf *b, const Stat *st, const char *const *names, size_t n, Verdict v,
+                      size_t items) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!isnan(st[i].mean) && keep(st[i].mean))
+        if (!isnan(st[i].mean) && verdict(st[i], items) == v)
             buf_printf(b, "%s%s (%.2f)", k++ ? ", " : "", names[i], st[i].mean);
     if (!k)
         buf_printf(b, "no scheme");
     return k;
 }
-
-static bool at_chance(double m) { return fabs(m - 0.5) <= CHANCE_BAND; }
-static bool solved(double m) { return m >= SOLVED; }
-static bool between(double m) { return !at_chance(m) && !solved(m); }
 
 static const char *scheme_names[16];
 
@@ -116,18 +145,19 @@ static void tasks_section(Buf *b, const ExpResults *r) {
     buf_printf(b, "\n");
     for (int t = 0; t < 2; t++) {
         buf_printf(b, "On %s, at chance: ", tname[t]);
-        list_of(b, task[t], scheme_names, S, at_chance);
+        list_of(b, task[t], scheme_names, S, AT_CHANCE, r->set.n_test);
         buf_printf(b, "; 0.95 or more: ");
-        list_of(b, task[t], scheme_names, S, solved);
+        list_of(b, task[t], scheme_names, S, SOLVED_IT, r->set.n_test);
         buf_printf(b, "; between: ");
-        list_of(b, task[t], scheme_names, S, between);
+        list_of(b, task[t], scheme_names, S, BETWEEN, r->set.n_test);
         buf_printf(b, ". ");
     }
     size_t a = find(scheme_names, S, "alibi");
+    bool alibi_chance = a < S && at_chance(di[a], r->set.n_test);
     if (a < S && !isnan(di[a].mean))
         buf_printf(b, "Symmetric alibi %s on direction (%.2f): %s\n\n",
-                   at_chance(di[a].mean) ? "is at chance" : "is above chance", di[a].mean,
-                   at_chance(di[a].mean)
+                   alibi_chance ? "is at chance" : "is above chance", di[a].mean,
+                   alibi_chance
                        ? "a bias that is the same to the left and to the right gives a "
                          "sequence and its reverse the same sentence vector, and their labels "
                          "are opposite. Press et al.'s ALiBi is causal, so the paper never "
@@ -136,6 +166,9 @@ static void tasks_section(Buf *b, const ExpResults *r) {
                          "closer look.");
     else
         buf_printf(b, "\n\n");
+    /* the rule, on the page that applies it */
+    buf_printf(b, "At chance means that the 95%% Wilson interval of the %zu x %zu test "
+               "sentences of all seeds, pooled, holds 0.5.\n\n", r->set.seeds, r->set.n_test);
 }
 
 /* ---- 3 and 4: lengths ---- */
@@ -201,10 +234,14 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                "tested on %zu sentences of lengths %zu..%zu, accuracy per token "
                "(`results/lengths.csv`). Three tasks: `reverse` and `sort` need each "
                "position, `previous` (each digit's label is the digit before it) only the "
-               "order of neighbours. Each cell is the mean over the lengths of its band, "
-               "then over seeds; n/a: the learned table has no rows past L.\n\n",
-               lo, L, L, r->set.length_steps, r->set.n_test_lengths, lo, 4 * L);
-    size_t alibi_wins = 0, tasks = 0;
+               "order of neighbours (its first token has a fixed label, which counts). Each "
+               "cell is the mean over the lengths of its band, then over seeds, ± the SD, "
+               "[lowest, highest seed]; n/a: the learned table has no rows past L. In the "
+               "rankings below each table, ≈ joins two schemes whose seeds do not differ "
+               "(two-sided Mann-Whitney, p ≥ %.2f), a comma two that do.\n\n",
+               lo, L, L, r->set.length_steps, r->set.n_test_lengths, lo, 4 * L, P_REAL);
+    size_t alibi_wins = 0, alibi_losses = 0, tasks = 0;
+    Buf skipped = {0};
     Buf cmp = {0};
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++) {
         const char *task = exp_length_tasks[t];
@@ -217,7 +254,7 @@ static void lengths_section(Buf *b, const ExpResults *r) {
             buf_printf(b, "| %s |", scheme_names[i]);
             for (int k = 0; k < 3; k++) {
                 st[i][k] = exp_stat(r, EXP_LENGTHS, task, scheme_names[i], band_value, &bands[k]);
-                cell(b, st[i][k]);
+                cell_range(b, st[i][k]);
             }
             buf_printf(b, "\n");
         }
@@ -225,6 +262,7 @@ static void lengths_section(Buf *b, const ExpResults *r) {
         buf_printf(b, "\n");
         for (int k = 1; k < 3; k++) {
             bool used[16] = {false};
+            size_t prev = S;
             buf_printf(b, "%s %zu..%zu the best are ", k == 1 ? "On" : "; on", bands[k].lo,
                        bands[k].hi);
             for (int rank = 0; rank < 3; rank++) {
@@ -236,33 +274,54 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                 if (best == S)
                     break;
                 used[best] = true;
-                buf_printf(b, "%s%s (%.2f)", rank ? ", " : "", scheme_names[best],
-                           st[best][k].mean);
+                /* a tie by the rule the page states */
+                const char *sep = !rank ? "" : p_of(st[prev][k], st[best][k]) < P_REAL ? ", "
+                                                                                    : " ≈ ";
+                buf_printf(b, "%s%s (%.2f)", sep, scheme_names[best], st[best][k].mean);
+                prev = best;
             }
         }
         size_t a = find(scheme_names, S, "alibi"), s = find(scheme_names, S, "sinusoidal");
-        if (a < S && s < S) {
+        /* Past L, ALiBi against the sinusoid only where ALiBi learned
+         * the trained lengths: a model that learned nothing extrapolates
+         * nothing, and the comparison would measure no extrapolation. */
+        if (a < S && s < S && st[a][0].mean < LEARNED) {
+            buf_printf(&skipped, "%s%s (%.2f)", skipped.n ? ", " : "", task, st[a][0].mean);
+        } else if (a < S && s < S) {
             tasks++;
-            bool wins = st[a][1].mean > st[s][1].mean;
-            alibi_wins += wins;
-            buf_printf(&cmp, "%s%s %.2f against %.2f", tasks > 1 ? ", " : "", task, st[a][1].mean,
-                       st[s][1].mean);
+            bool differ = p_of(st[a][1], st[s][1]) < P_REAL;
+            alibi_wins += differ && st[a][1].mean > st[s][1].mean;
+            alibi_losses += differ && st[a][1].mean < st[s][1].mean;
+            buf_printf(&cmp, "%s%s %.2f against %.2f, ", tasks > 1 ? "; " : "", task,
+                       st[a][1].mean, st[s][1].mean);
+            test_text(&cmp, st[a][1], st[s][1]);
         }
         buf_printf(b, ".\n\n");
     }
     size_t none = find(scheme_names, S, "none");
     Stat nst = exp_stat(r, EXP_LENGTHS, "reverse", "none", band_value, &bands[0]);
-    buf_printf(b, "Past the training lengths, alibi beats the sinusoid on %zu of %zu tasks "
-               "(%.*s, at %zu..%zu). Press et al. (2022) report that ALiBi extrapolates where "
-               "the sinusoid does not, in causal language models: this run %s. Kazemnejad et "
-               "al. (2023) find no position at all best for length generalization in "
-               "decoders; that rests on the causal mask, and here none %s (%.2f on reverse's "
-               "trained lengths).\n\n", alibi_wins, tasks, cmp.failed ? 0 : (int)cmp.n,
-               cmp.p ? (char *)cmp.p : "", L + 1, 2 * L,
-               alibi_wins * 2 > tasks ? "agrees" : "does not agree",
+    buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
+               "not, in causal language models. Here ALiBi is compared with the sinusoid on "
+               "%zu..%zu only where it learned the trained lengths (%.2f or more on %zu..%zu)",
+               L + 1, 2 * L, LEARNED, lo, L);
+    if (skipped.n)
+        buf_printf(b, "; it did not on %.*s, where a comparison past L would measure "
+                   "nothing", skipped.failed ? 0 : (int)skipped.n,
+                   skipped.p ? (char *)skipped.p : "");
+    if (tasks)
+        buf_printf(b, ". On the %zu task%s left it is ahead on %zu and behind on %zu (%.*s): "
+                   "this run %s.", tasks, tasks == 1 ? "" : "s", alibi_wins, alibi_losses,
+                   cmp.failed ? 0 : (int)cmp.n, cmp.p ? (char *)cmp.p : "",
+                   alibi_wins * 2 > tasks ? "agrees" : "does not agree");
+    else
+        buf_printf(b, ". That leaves no task: the finding cannot be tested here.");
+    buf_printf(b, " Kazemnejad et al. (2023) find no position at all best for length "
+               "generalization in decoders; that rests on the causal mask, and here none %s "
+               "(%.2f on reverse's trained lengths).\n\n",
                none < S && !isnan(nst.mean) && nst.mean < 0.5 ? "cannot learn the tasks at all"
                                                               : "is not the worst",
                nst.mean);
+    buf_free(&skipped);
     buf_free(&cmp);
 }
 
@@ -273,13 +332,16 @@ static void random_section(Buf *b, const ExpResults *r) {
     buf_printf(b, "## 4. Randomized positions\n\nThe runs of section 3 for sinusoidal, learned "
                "and rope, again with `--random-positions %zu` (Ruoss et al. 2023): each "
                "training sentence gets sorted positions drawn from 0..%zu, so positions past "
-               "L are seen in training; evaluation uses 0..T-1 (`results/random.csv`). "
+               "L are seen in training; evaluation uses 0..T-1, where Ruoss et al. give test "
+               "sentences sorted random positions from the same range (`results/random.csv`). "
                "Cells as in section 3, without | with.\n\n"
                "| task | scheme | %zu..%zu | | %zu..%zu | | %zu..%zu | |\n"
                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                N, N - 1, in.lo, in.hi, mid.lo, mid.hi, far.lo, far.hi);
-    double delta = 0.0;
-    size_t n_delta = 0, gained = 0;
+    /* each (task, scheme) on its own, by the U test: an average over them
+     * hid gains on some and losses on others */
+    Buf up = {0}, down = {0}, same = {0}, cost = {0};
+    size_t n_up = 0, n_down = 0, n_cost = 0, n_pairs = 0, n_past = 0;
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
         for (size_t i = 0; i < 3; i++) {
             const char *task = exp_length_tasks[t];
@@ -289,25 +351,44 @@ static void random_section(Buf *b, const ExpResults *r) {
             for (int k = 0; k < 3; k++) {
                 wo[k] = exp_stat(r, EXP_LENGTHS, task, rnd[i], band_value, bands[k]);
                 w[k] = exp_stat(r, EXP_RANDOM, task, rnd[i], band_value, bands[k]);
-                cell(b, wo[k]), cell(b, w[k]);
+                cell_range(b, wo[k]), cell_range(b, w[k]);
             }
             buf_printf(b, "\n");
-            if (!isnan(w[1].mean) && !isnan(wo[1].mean)) {
-                delta += w[1].mean - wo[1].mean, n_delta++;
-                gained += w[1].mean > wo[1].mean;
-            }
+            n_pairs++;
+            if (p_of(w[0], wo[0]) < P_REAL && w[0].mean < wo[0].mean)
+                buf_printf(&cost, "%s%s/%s %+.2f", n_cost++ ? ", " : "", task, rnd[i],
+                           w[0].mean - wo[0].mean);
+            if (isnan(w[1].mean) || isnan(wo[1].mean))
+                continue;
+            n_past++;
+            bool differ = p_of(w[1], wo[1]) < P_REAL;
+            Buf *to = !differ ? &same : w[1].mean > wo[1].mean ? &up : &down;
+            size_t *count = to == &up ? &n_up : to == &down ? &n_down : NULL;
+            buf_printf(to, "%s%s/%s %+.2f", to->n ? ", " : "", task, rnd[i],
+                       w[1].mean - wo[1].mean);
+            if (count)
+                ++*count;
         }
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
         buf_printf(b, "%s![%s with and without random positions](img/results/random_%s.png)\n",
                    t ? "" : "\n", exp_length_tasks[t], exp_length_tasks[t]);
-    double mean = n_delta ? delta / (double)n_delta : NAN;
-    buf_printf(b, "\nOn %zu..%zu, random positions change the accuracy by %+.3f on average "
-               "over the %zu runs where both are defined (higher in %zu of them); the learned "
-               "table, undefined past L without them, gets rows for every position with them. "
-               "Ruoss et al. report +12.0 points on average over 15 tasks: this run %s in "
-               "direction%s.\n\n", mid.lo, mid.hi, mean, n_delta, gained,
-               mean > 0.0 ? "agrees" : "does not agree",
-               mean > 0.0 && mean < 0.12 ? ", with a smaller gain" : "");
+    const Buf *parts[3] = {&up, &down, &same};
+    const char *says[3] = {"raise the accuracy (p < 0.05) for", "lower it for",
+                           "make no difference the seeds can tell for"};
+    buf_printf(b, "\nOn %zu..%zu, random positions ", mid.lo, mid.hi);
+    for (int k = 0, said = 0; k < 3; k++)
+        if (parts[k]->n && !parts[k]->failed)
+            buf_printf(b, "%s%s %.*s", said++ ? "; " : "", says[k], (int)parts[k]->n,
+                       (char *)parts[k]->p);
+    buf_printf(b, " (task/scheme, with minus without); the learned table, undefined past L "
+               "without them, gets rows for every position with them. On the trained "
+               "lengths they cost accuracy in %zu of %zu cases%s%.*s%s. Ruoss et al. report "
+               "+12.0 points on average over 15 tasks with random positions at test as well; "
+               "evaluated at 0..T-1, this run gains in %zu and loses in %zu of the %zu cases "
+               "defined past L, and is no test of their protocol.\n\n", n_cost, n_pairs,
+               n_cost ? " (" : "", cost.failed ? 0 : (int)cost.n, cost.p ? (char *)cost.p : "",
+               n_cost ? ")" : "", n_up, n_down, n_past);
+    buf_free(&up), buf_free(&down), buf_free(&same), buf_free(&cost);
 }
 
 static void variants_section(Buf *b, const ExpResults *r) {
@@ -324,18 +405,21 @@ static void variants_section(Buf *b, const ExpResults *r) {
         buf_printf(b, "| %s | %.4f | %.4f | %.4f | %.4f |\n", exp_variant_names[v], st[v].mean,
                    st[v].sd, st[v].lo, st[v].hi);
     }
-    buf_printf(b, "\nAgainst the baseline (%.4f): ", st[0].mean);
+    buf_printf(b, "\nAgainst the baseline (%.4f), a difference is called real when the seeds "
+               "differ at p < %.2f (two-sided Mann-Whitney, exact), its size given by Cliff's "
+               "delta: ", st[0].mean, P_REAL);
     for (size_t v = 1; v < EXP_VARIANTS; v++) {
-        bool overlap = st[v].lo <= st[0].hi && st[0].lo <= st[v].hi;
-        buf_printf(b, "%s%s %+.4f (%s)", v > 1 ? "; " : "", exp_variant_names[v],
-                   st[v].mean - st[0].mean,
-                   overlap ? "the seeds' ranges overlap: within seed noise"
-                           : "the ranges do not overlap: a real difference");
+        bool differ = p_of(st[v], st[0]) < P_REAL;
+        buf_printf(b, "%s%s %+.4f (%s: ", v > 1 ? "; " : "", exp_variant_names[v],
+                   st[v].mean - st[0].mean, differ ? "real" : "not told from seed noise");
+        test_text(b, st[v], st[0]);
+        buf_printf(b, ")");
     }
-    bool split_same = st[1].lo <= st[0].hi && st[0].lo <= st[1].hi;
+    bool split_same = p_of(st[1], st[0]) >= P_REAL;
     buf_printf(b, ". The two layouts are one set of channels in another order, with the same "
                "properties; the tensor2tensor discussion (PR #177) found them training alike, "
-               "and this run %s.\n", split_same ? "agrees" : "does not agree");
+               "and this run %s. Near the ceiling a real difference can be a small one: read "
+               "its size beside it.\n", split_same ? "agrees" : "does not agree");
 }
 
 int exp_write(const ExpResults *r, const char *dir, Err *e) {
@@ -362,8 +446,11 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
                "and writes this page from the cells' files. The models have "
                "d_model %zu, %zu heads, %zu layers, d_ff %zu, post-norm and ReLU, trained with "
                "AdamW (lr 1e-3, warm-up 100 steps) in batches of %zu; the seeds 1 to %zu set "
-               "the weights and the batch order (data seed 1). Each table gives the mean "
-               "over seeds and the spread; the CSV files behind the tables are in "
+               "the weights, the batch order and the data (each seed its own draw of the "
+               "task). Each table gives the mean over seeds ± the sample standard deviation, "
+               "and the lowest and highest seed; a verdict follows a rule stated beside it "
+               "(at chance: a binomial interval; a real difference: a Mann-Whitney test with "
+               "its effect size). The CSV files behind the tables are in "
                "[results/](results/), and each table's closing sentence is written by the "
                "program from its numbers. [Page 4](04-relative.md) explains the schemes "
                "inside attention; [page 5](05-training.md) how to train one model.\n\n",
