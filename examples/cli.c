@@ -243,8 +243,7 @@ bool cli_model_option(Cli *cli, Config *c) {
          * and the message says so for any value out of range */
         char *end;
         double b = strtod(cli->val, &end);
-        if (!*cli->val || isspace((unsigned char)*cli->val) || *end || !isfinite(b) ||
-            !pe_base_ok(b))
+        if (!*cli->val || isspace((unsigned char)*cli->val) || *end || !pe_base_ok(b))
             cli_usage_error(cli, "--base wants a number greater than 1 (up to 1e12), not '%s': "
                             "at 1 every channel has the same wavelength", cli->val);
         c->pe.base = b;
@@ -427,16 +426,15 @@ void cli_unknown(const Cli *cli, const char *arg) {
     cli_usage_error(cli, "unknown option '%s'", arg);
 }
 
-/* "a, b and c": the schemes of names[0..n) that read option opt (all
- * schemes when names is NULL), into buf. */
-static void readers(char *buf, size_t cap, size_t opt, const PeConfig *pc,
-                    const char *const *names, size_t n) {
+/* "a, b, c": the schemes that read option opt (--pe-dim: under concat),
+ * into buf. */
+static void readers(char *buf, size_t cap, size_t opt, const PeConfig *pc) {
     size_t len = 0, count = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < (names ? n : pe_count()); i++) {
-        const PeScheme *s = names ? pe_find(names[i]) : pe_at(i);
+    for (size_t i = 0; i < pe_count(); i++) {
+        const PeScheme *s = pe_at(i);
         Combine k = opt == PE_OPT_WIDTH ? COMBINE_CONCAT : pc->combine;
-        if (!s || !(pe_options_read(s, k) & (1u << opt)))
+        if (!(pe_options_read(s, k) & (1u << opt)))
             continue;
         int w = snprintf(buf + len, cap - len, "%s%s", count++ ? ", " : "", s->name);
         if (w < 0 || (size_t)w >= cap - len)
@@ -457,7 +455,7 @@ void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *na
         if (!(unread & (1u << opt)))
             continue;
         char chosen[256], who[256];
-        readers(who, sizeof who, opt, pc, NULL, 0);
+        readers(who, sizeof who, opt, pc);
         const char *under = opt == PE_OPT_WIDTH ? " under --combine concat" : "";
         if (n == 1)
             cli_usage_error(cli, "%s does nothing for the %s scheme, which does not read it; "

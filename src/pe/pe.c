@@ -96,10 +96,10 @@ unsigned pe_options_given(const PeConfig *pc) {
     g |= pc->width ? 1u << PE_OPT_WIDTH : 0;
     g |= pc->pairs ? 1u << PE_OPT_PAIRS : 0;
     g |= pc->layout != LAYOUT_INTERLEAVED ? 1u << PE_OPT_LAYOUT : 0;
-    g |= pc->base > 0.0 ? 1u << PE_OPT_BASE : 0;
+    g |= pc->base != 0.0 ? 1u << PE_OPT_BASE : 0;
     g |= pc->buckets ? 1u << PE_OPT_BUCKETS : 0;
     g |= pc->max_distance ? 1u << PE_OPT_MAX_DISTANCE : 0;
-    g |= pc->init_std > 0.0 ? 1u << PE_OPT_INIT_STD : 0;
+    g |= pc->init_std != 0.0 ? 1u << PE_OPT_INIT_STD : 0;
     return g;
 }
 
