@@ -464,14 +464,27 @@ void linechart_draw(Canvas *cv, int x, int y, const LineChart *lc, Box *area) {
 }
 
 int linechart_png(const char *path, const LineChart *lc, Err *e) {
+    return linecharts_png(path, lc, 1, 1, e);
+}
+
+int linecharts_png(const char *path, const LineChart *lc, size_t n, size_t cols, Err *e) {
     const int margin = 10;
-    int w, h;
-    linechart_size(lc, &w, &h);
+    int w = 0, h = 0;
+    for (size_t i = 0; i < n; i++) {
+        int cw, ch;
+        linechart_size(&lc[i], &cw, &ch);
+        w = cw > w ? cw : w;
+        h = ch > h ? ch : h;
+    }
+    size_t rows = (n + cols - 1) / cols;
     Canvas cv;
-    int rc = canvas_init(&cv, w + 2 * margin, h + 2 * margin, e);
+    int rc = canvas_init(&cv, (int)cols * (w + margin) + margin, (int)rows * (h + margin) + margin,
+                         e);
     if (rc)
         return rc;
-    linechart_draw(&cv, margin, margin, lc, NULL);
+    for (size_t i = 0; i < n; i++)
+        linechart_draw(&cv, margin + (int)(i % cols) * (w + margin),
+                       margin + (int)(i / cols) * (h + margin), &lc[i], NULL);
     rc = canvas_write_png(&cv, path, e);
     canvas_free(&cv);
     return rc;

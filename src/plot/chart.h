@@ -95,4 +95,8 @@ void linechart_draw(Canvas *cv, int x, int y, const LineChart *lc, Box *area);
  * PNG (canvas_write_png). */
 int linechart_png(const char *path, const LineChart *lc, Err *e);
 
+/* n charts as small multiples, cols to a row, each in a cell the size of
+ * the largest, on one canvas written to path as a PNG. */
+int linecharts_png(const char *path, const LineChart *lc, size_t n, size_t cols, Err *e);
+
 #endif

@@ -192,38 +192,57 @@ static void mean_curve(double *y, const ExpResults *r, ExpKind kind, const char 
     }
 }
 
+/* The panel of a scheme in a length figure: none and the notes' naive
+ * codes, the absolute codes (the sinusoid, the learned table), or the
+ * schemes inside attention; small multiples instead of ten lines in one. */
+static size_t family_of(const PeScheme *s) {
+    return pe_in_attention(s) ? 2 : s->first_position == 1 ? 0 : 1;
+}
+
+static const char *const FAMILY[3] = {"no position and the naive codes", "the absolute codes",
+                                      "inside attention"};
+
 static int length_figure(const ExpResults *r, const char *dir, const char *task, bool random,
                          Err *e) {
     size_t L = r->set.L, top = 4 * L, S = random ? 3 : schemes();
     static const char *const rnd[3] = {"sinusoidal", "learned", "rope"};
-    double x[4 * 64 + 1], y[2 * 16][4 * 64 + 1];
-    Series s[2 * 16 + 1];
-    char labels[2 * 16][48];
-    size_t n = 0;
+    static double x[4 * 64 + 1], y[2 * 16][4 * 64 + 1];
+    static Series s[3][2 * 16 + 1];
+    char labels[2 * 16][48], titles[3][160];
+    size_t n[3] = {0}, k = 0;
     for (size_t len = 0; len <= top; len++)
         x[len] = (double)len;
     for (size_t i = 0; i < S; i++)
-        for (int with = 0; with <= (random ? 1 : 0); with++) {
+        for (int with = 0; with <= (random ? 1 : 0); with++, k++) {
             const char *name = random ? rnd[i] : scheme_names[i];
-            mean_curve(y[n], r, with ? EXP_RANDOM : EXP_LENGTHS, task, name, top);
-            snprintf(labels[n], sizeof labels[n], "%s%s", name, with ? ", random positions" : "");
-            s[n] = (Series){.x = x + r->set.min_len, .y = y[n] + r->set.min_len,
-                            .n = top - r->set.min_len + 1, .label = labels[n],
-                            .color = series_color(i), .dashed = with, .markers = true};
-            n++;
+            size_t panel = random ? i : family_of(pe_find(name));
+            mean_curve(y[k], r, with ? EXP_RANDOM : EXP_LENGTHS, task, name, top);
+            snprintf(labels[k], sizeof labels[k], "%s", !random ? name
+                     : with ? "trained with random positions" : "trained at 0..T-1");
+            s[panel][n[panel]] = (Series){
+                .x = x + r->set.min_len, .y = y[k] + r->set.min_len,
+                .n = top - r->set.min_len + 1, .label = labels[k],
+                .color = series_color(random ? (size_t)with : n[panel]), .dashed = with,
+                .markers = true};
+            n[panel]++;
         }
-    double vx[2] = {(double)L, (double)L}, vy[2] = {0.0, 1.0};
-    s[n++] = (Series){.x = vx, .y = vy, .n = 2, .label = "longest training length",
-                      .color = RGB_GREY, .dashed = true};
-    char title[128], path[4096];
-    snprintf(title, sizeof title, "%s: accuracy by length, mean of %zu seeds%s", task,
-             r->set.seeds, random ? ", with and without random positions" : "");
-    LineChart lc = {.series = s, .n_series = n, .title = title, .xlabel = "sentence length",
-                    .ylabel = "accuracy", .plot_w = 620, .plot_h = 320, .fixed_y = true,
-                    .ymin = 0.0, .ymax = 1.0, .x_integer = true, .legend = true};
+    static const double vy[2] = {0.0, 1.0};
+    double vx[2] = {(double)L, (double)L};
+    LineChart lc[3];
+    for (size_t p = 0; p < 3; p++) {
+        s[p][n[p]++] = (Series){.x = vx, .y = vy, .n = 2, .label = "longest training length",
+                                .color = RGB_GREY, .dashed = true};
+        snprintf(titles[p], sizeof titles[p], "%s, %s: accuracy by length, mean of %zu seeds",
+                 task, random ? rnd[p] : FAMILY[p], r->set.seeds);
+        lc[p] = (LineChart){.series = s[p], .n_series = n[p], .title = titles[p],
+                            .xlabel = "sentence length", .ylabel = "accuracy", .plot_w = 560,
+                            .plot_h = 220, .fixed_y = true, .ymin = 0.0, .ymax = 1.0,
+                            .x_integer = true, .legend = true};
+    }
+    char path[4096];
     snprintf(path, sizeof path, "%s/img/results/%s_%s.png", dir, random ? "random" : "lengths",
              task);
-    return linechart_png(path, &lc, e);
+    return linecharts_png(path, lc, 3, 1, e);
 }
 
 static void lengths_section(Buf *b, const ExpResults *r) {
