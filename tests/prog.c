@@ -87,6 +87,26 @@ size_t for_each_fuzz_input(const char *target,
     return files;
 }
 
+char *scratch(void) {
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/posenc_testXXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    return dir;
+}
+
+void remove_dir(const char *dir) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 char *temp_file(void) {
     static char path[64];
     snprintf(path, sizeof path, "/tmp/posenc_testXXXXXX");

@@ -64,6 +64,12 @@ char *slurp(const char *path);
 /* An empty file under /tmp, newly made; the path lives until the next
  * call. The caller unlinks it. */
 char *temp_file(void);
+/* A new directory under /tmp (a static buffer, valid until the next
+ * call), its removal with everything in it, and a text file written whole;
+ * each fails the test on error. */
+char *scratch(void);
+void remove_dir(const char *dir);
+void write_text(const char *path, const char *text);
 
 /* Calls fn on every file of tests/fuzz/seeds/TARGET and
  * tests/fuzz/regressions/TARGET (the inputs a fuzz target keeps: hand-made

@@ -14,26 +14,6 @@
 #include "../src/run/session.h"
 #include "suites.h"
 
-static char *scratch(void) {
-    static char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/posenc_edgeXXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    return dir;
-}
-
-static void remove_dir(const char *dir) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static void write_text(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 /* A session of a tiny agent run, not trained. */
 static void tiny_session(Session *s) {
     TrainMeta mt = {.batch = 4, .steps = 20, .eval_every = 10, .task_opt = {.seed = 1}};

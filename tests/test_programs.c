@@ -12,19 +12,6 @@
 #include "suites.h"
 
 /* A fresh scratch directory under /tmp (removed by the caller with rm -r). */
-static char *scratch(void) {
-    static char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/posenc_progXXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    return dir;
-}
-
-static void remove_dir(const char *dir) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
 static bool exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;

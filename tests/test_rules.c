@@ -16,26 +16,6 @@
 #include "../src/text/data.h"
 #include "suites.h"
 
-static char *scratch(void) {
-    static char dir[64];
-    snprintf(dir, sizeof dir, "/tmp/posenc_rulesXXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    return dir;
-}
-
-static void remove_dir(const char *dir) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-static void write_text(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 /* One value for each scheme option, as pe_option_name spells them. */
 static const char *const VALUE[PE_OPT_COUNT] = {"concat", "8", "2", "split", "100", "16", "64",
                                                 "0.1"};
