@@ -235,21 +235,22 @@ fuzz: $(FUZZ_BIN) ## run each libFuzzer target FUZZ_SECONDS (default 60) s
 # node finds Debian's node-acorn in /usr/share/nodejs by itself, a node from
 # elsewhere needs NODE_PATH.
 WEB       := build/web
-WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c)) src/text/vocab.c \
-	src/text/order.c src/run/orderdemo.c web/posenc_web.c
-WEB_PAGE  := $(WEB)/index.html $(WEB)/app.js
+WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
+	src/run/orderdemo.c src/run/session.c src/run/checkpoint.c web/posenc_web.c \
+	web/posenc_train.c
+WEB_PAGE  := $(addprefix $(WEB)/,index.html app.js draw.js train.js train_worker.js)
 EMCC      := env NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH} emcc
-EM_FLAGS  := -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS
-EM_LINK   := -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createPosenc -sENVIRONMENT=web \
+EM_FLAGS  := -std=c11 -O2 -msimd128 $(WARN) -DPOSENC_NO_BLAS
+EM_LINK   := -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createPosenc -sENVIRONMENT=web,worker \
 	-sALLOW_MEMORY_GROWTH=1 -sEXPORTED_FUNCTIONS=_malloc,_free \
-	-sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString
+	-sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString,FS
 
 build/web-deps.ok: scripts/deps.sh
 	@mkdir -p $(@D)
 	scripts/deps.sh web
 	@touch $@
 
-$(WEB)/posenc.js: $(WEB_SRC) $(wildcard src/*/*.h) build/web-deps.ok
+$(WEB)/posenc.js: $(WEB_SRC) $(wildcard src/*/*.h web/*.h) build/web-deps.ok
 	@mkdir -p $(@D)
 	$(EMCC) $(EM_FLAGS) $(WEB_SRC) -o $@ $(EM_LINK)
 

@@ -74,38 +74,11 @@ typedef struct {
     size_t first, since, correct, labelled, tokens;
 } Progress;
 
-/* The model train keeps: with --keep best, a copy of the parameters of the
- * evaluation with the best validation accuracy (ties go to the lower
- * validation loss), since the last step can fall on a spike of the loss;
- * with --keep last, the model as it is. */
-typedef struct {
-    bool best;      /* --keep best */
-    float *params;  /* (n_params) the kept parameters, with best */
-    size_t step;    /* the step they come from */
-    double acc, loss;
-    bool saved;     /* --out holds them */
-} Kept;
-
-/* Takes the model as it is at an evaluation if it beats the kept one;
- * true if it did. */
-static bool keep(Kept *k, const Session *s, const EvalStats *valid) {
-    double acc = eval_accuracy(valid);
-    double loss = valid->labelled ? valid->loss_sum / (double)valid->labelled : 0.0;
-    if (k->best && k->step && (acc < k->acc || (acc == k->acc && loss >= k->loss)))
-        return false;
-    if (k->best)
-        memcpy(k->params, s->model.mem, s->model.n_params * sizeof *k->params);
-    k->step = s->trainer.step;
-    k->acc = acc;
-    k->loss = loss;
-    return true;
-}
-
 /* At an evaluation: a line of progress on stderr, a row of the log, and
  * the kept model updated (and saved to out when it changes). Without
  * validation data the validation fields are left out (empty). */
-static int report(Session *s, Progress *p, Kept *k, FILE *log, const char *logpath,
-                  const char *out, float lr, Err *e) {
+static int report(Session *s, Progress *p, Kept *k, bool *saved, FILE *log,
+                  const char *logpath, const char *out, float lr, Err *e) {
     EvalStats valid = {0};
     int rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &valid, e);
     if (rc)
@@ -117,7 +90,7 @@ static int report(Session *s, Progress *p, Kept *k, FILE *log, const char *logpa
     double loss = p->loss_sum / (double)p->since;
     double acc = p->labelled ? (double)p->correct / (double)p->labelled : 0.0;
     double vloss = valid.labelled ? valid.loss_sum / (double)valid.labelled : 0.0;
-    bool changed = keep(k, s, &valid);
+    bool changed = kept_offer(k, s, &valid);
     char vtext[64] = "", vcsv[64] = ",";
     if (s->valid.n) {
         snprintf(vtext, sizeof vtext, "  valid loss %.4f  acc %5.1f%%%s", vloss,
@@ -138,7 +111,7 @@ static int report(Session *s, Progress *p, Kept *k, FILE *log, const char *logpa
     if (out && changed) {
         if ((rc = session_save(s, out, e)))
             return rc;
-        k->saved = true;
+        *saved = true;
     }
     return 0;
 }
@@ -183,7 +156,7 @@ static int finish(Session *s, const Kept *k, Err *e) {
         int rc = print_results(s, prefix, e);
         if (rc)
             return rc;
-        memcpy(s->model.mem, k->params, s->model.n_params * sizeof *k->params);
+        kept_restore(k, s);
     }
     printf("kept: the model of step %zu of %zu (%s)\n", k->step, last,
            k->best ? "the best validation accuracy" : "the last step");
@@ -236,7 +209,7 @@ typedef struct {
 static void fail(const Cli *cli, Run *r, const Err *e) {
     if (r->log)
         fclose(r->log);
-    free(r->k->params);
+    kept_free(r->k);
     session_free(r->s);
     cli_fail(cli, e);
 }
@@ -316,8 +289,11 @@ int main(int argc, char **argv) {
                     : session_create(&s, &mt, &cfg, &opt, &e);
     if (rc)
         cli_fail(&cli, &e);
-    Kept k = {.best = s.valid.n > 0 && (!keep_opt || strcmp(keep_opt, "best") == 0)};
+    Kept k = {0};
     Run r = {&s, &k, NULL};
+    bool saved = false; /* out holds the kept model */
+    if (kept_init(&k, &s, s.valid.n > 0 && (!keep_opt || strcmp(keep_opt, "best") == 0), &e))
+        fail(&cli, &r, &e);
     if (keep_opt && strcmp(keep_opt, "best") == 0 && !s.valid.n) {
         /* --valid cannot be added to a resumed run: say what can be done */
         if (resume)
@@ -333,8 +309,6 @@ int main(int argc, char **argv) {
     /* every output checked and locked before any training (issue 9) */
     if (cli_train_outputs(&s.meta, out, logpath, resume, &e))
         fail(&cli, &r, &e);
-    if (k.best && !(k.params = xmalloc(s.model.n_params * sizeof *k.params, "the kept model", &e)))
-        fail(&cli, &r, &e);
     if (logpath && !(r.log = open_log(logpath, resume != NULL, s.trainer.step, &e)))
         fail(&cli, &r, &e);
     if (resume && s.trainer.step) {
@@ -342,10 +316,10 @@ int main(int argc, char **argv) {
         EvalStats v = {0};
         if (evaluate_dataset(&s.model, &s.valid, 64, NULL, &v, &e))
             fail(&cli, &r, &e);
-        keep(&k, &s, &v);
+        kept_offer(&k, &s, &v);
         if (out && session_save(&s, out, &e)) /* out holds the kept model from the start */
             fail(&cli, &r, &e);
-        k.saved = out != NULL;
+        saved = out != NULL;
     }
     if (s.trainer.step >= s.meta.steps)
         fprintf(stderr, "train: the run is already at step %zu of %zu; give --steps to go on\n",
@@ -355,7 +329,7 @@ int main(int argc, char **argv) {
     while (s.trainer.step < s.meta.steps) {
         StepStats st;
         if (session_step(&s, &st, &e)) {
-            if (out && k.saved)
+            if (out && saved)
                 fprintf(stderr, "train: %s still holds the model of step %zu\n", out, k.step);
             else if (out)
                 fprintf(stderr, "train: nothing was saved to %s\n", out);
@@ -369,7 +343,7 @@ int main(int argc, char **argv) {
             p.tokens += s.lens[b];
         if (s.trainer.step % s.meta.eval_every != 0 && s.trainer.step != s.meta.steps)
             continue;
-        if (report(&s, &p, &k, r.log, logpath, out, st.lr, &e))
+        if (report(&s, &p, &k, &saved, r.log, logpath, out, st.lr, &e))
             fail(&cli, &r, &e);
     }
     FILE *log = r.log;
@@ -386,7 +360,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "train: %s holds the model of step %zu\n", out, k.step);
     else
         fprintf(stderr, "train: no --out was given, so the trained model was not saved\n");
-    free(k.params);
+    kept_free(&k);
     session_free(&s);
     return 0;
 }

@@ -24,9 +24,14 @@ static float *random_buf(Rng *r, size_t n) {
     return x;
 }
 
-/* One product against the oracle; padding columns must stay untouched. */
-static void check_product(Rng *r, size_t M, size_t N, size_t K, bool ta, bool tb, size_t pad,
-                          float beta, const char *what) {
+typedef void Product(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
+                     const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
+                     float alpha, float beta);
+
+/* One product (matmul, or the web build's matmul_loops) against the
+ * oracle; padding columns must stay untouched. */
+static void check_with(Product *f, Rng *r, size_t M, size_t N, size_t K, bool ta, bool tb,
+                       size_t pad, float beta, const char *what) {
     size_t lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad;
     float *A = random_buf(r, (ta ? K : M) * lda);
     float *B = random_buf(r, (tb ? N : K) * ldb);
@@ -35,7 +40,7 @@ static void check_product(Rng *r, size_t M, size_t N, size_t K, bool ta, bool tb
     ck_assert_ptr_nonnull(C2);
     for (size_t i = 0; i < M * ldc; i++)
         C2[i] = C1[i];
-    matmul(C1, ldc, A, lda, ta, B, ldb, tb, M, N, K, 0.75f, beta);
+    f(C1, ldc, A, lda, ta, B, ldb, tb, M, N, K, 0.75f, beta);
     matmul_ref(C2, ldc, A, lda, ta, B, ldb, tb, M, N, K, 0.75f, beta);
     double worst = 0.0;
     for (size_t i = 0; i < M; i++)
@@ -54,6 +59,11 @@ static void check_product(Rng *r, size_t M, size_t N, size_t K, bool ta, bool tb
     free(C2);
 }
 
+static void check_product(Rng *r, size_t M, size_t N, size_t K, bool ta, bool tb, size_t pad,
+                          float beta, const char *what) {
+    check_with(matmul, r, M, N, K, ta, tb, pad, beta, what);
+}
+
 START_TEST(matmul_matches_reference) {
     Rng r;
     rng_seed(&r, 7);
@@ -62,6 +72,23 @@ START_TEST(matmul_matches_reference) {
         check_product(&r, M, N, K, trial & 1, (trial >> 1) & 1, rng_below(&r, 5),
                       (float)(trial % 3) * 0.5f, "small");
     }
+}
+END_TEST
+
+/* The WebAssembly page's product (matmul_loops), every transpose, padded
+ * strides, beta 0 over NaN (C must not be read then). */
+START_TEST(web_loops_match_reference) {
+    Rng r;
+    rng_seed(&r, 9);
+    for (int trial = 0; trial < 40; trial++) {
+        size_t M = 1 + rng_below(&r, 40), N = 1 + rng_below(&r, 40), K = 1 + rng_below(&r, 70);
+        check_with(matmul_loops, &r, M, N, K, trial & 1, (trial >> 1) & 1, rng_below(&r, 5),
+                   (float)(trial % 3) * 0.5f, "plain loops");
+    }
+    float C[4] = {NAN, NAN, NAN, NAN}, A[2] = {1.0f, 2.0f}, B[2] = {3.0f, 4.0f};
+    matmul_loops(C, 2, A, 1, false, B, 2, false, 2, 2, 1, 1.0f, 0.0f);
+    ck_assert_float_eq(C[0], 3.0f);
+    ck_assert_float_eq(C[3], 8.0f);
 }
 END_TEST
 
@@ -192,6 +219,7 @@ Suite *suite_matmul(void) {
     Suite *s = suite_create("matmul");
     TCase *tc = tcase_create("sgemm");
     tcase_add_test(tc, matmul_matches_reference);
+    tcase_add_test(tc, web_loops_match_reference);
     tcase_add_test(tc, beta_zero_ignores_nan_in_output);
     tcase_add_test(tc, split_products_match_reference);
     tcase_add_test(tc, exp_is_expf_to_an_ulp);

@@ -3,6 +3,7 @@
 // draws what they return. It computes nothing itself: every number shown
 // comes from the library; this file formats and paints.
 import createPosenc from './posenc.js';
+import { $, el, fmtE, fmtF, colour, maxAbs, drawMap, cellAt } from './draw.js';
 
 const M = await createPosenc();
 
@@ -47,32 +48,6 @@ const api = {
 // replaces the HEAP views) or free what the pointer points to.
 const f32 = (ptr, n) => M.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
 const f64 = (ptr, n) => M.HEAPF64.slice(ptr >> 3, (ptr >> 3) + n);
-
-const $ = (sel) => document.querySelector(sel);
-const el = (tag, props = {}, ...kids) => {
-  const e = Object.assign(document.createElement(tag), props);
-  for (const k of kids) e.append(k);
-  return e;
-};
-
-// printf's %.Ne and %.Nf, as demo_order prints them (JavaScript writes
-// e-7 where C writes e-07).
-const fmtE = (x, d) => Number.isFinite(x)
-  ? x.toExponential(d).replace(/e([+-])(\d)$/, 'e$10$2') : String(x);
-const fmtF = (x, d) => Number.isFinite(x) ? x.toFixed(d) : String(x);
-
-// The diverging map of src/plot/chart.c (colormap), so the page's colours
-// are pe_plot's: anchors at t = -1, -0.5, 0, 0.5, 1.
-const ANCHOR = [[35, 60, 140], [115, 160, 210], [246, 246, 246], [225, 125, 95], [145, 15, 35]];
-function colour(t) {
-  if (Number.isNaN(t)) return [160, 160, 160];
-  t = Math.max(-1, Math.min(1, t));
-  const s = (t + 1) * 2, i = Math.floor(s);
-  if (i >= 4) return ANCHOR[4];
-  const f = s - i, a = ANCHOR[i], b = ANCHOR[i + 1];
-  return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f));
-}
-const maxAbs = (v) => { let m = 0; for (const x of v) m = Math.max(m, Math.abs(x)); return m > 0 ? m : 1; };
 
 const schemes = Array.from({ length: api.schemeCount() }, (_, i) => api.schemeName(i));
 for (const id of ['#scheme', '#code-scheme']) {
@@ -249,72 +224,6 @@ $('#scheme').addEventListener('change', showSelected);
 
 // ---------------------------------------------------------------- pictures
 
-// A heatmap of v (rows x cols) in a box of the canvas, with its axes, a
-// title and a colour bar; returns where the cells are, for the mouse.
-function drawMap(canvas, v, rows, cols, o) {
-  const g = canvas.getContext('2d');
-  const W = canvas.width, H = canvas.height;
-  const box = { x: 58, y: 28, w: W - 58 - 78, h: H - 28 - 46 };
-  g.clearRect(0, 0, W, H);
-  g.fillStyle = '#fff';
-  g.fillRect(0, 0, W, H);
-  const img = new ImageData(cols, rows), vmax = o.vmax;
-  for (let i = 0; i < rows * cols; i++) img.data.set([...colour(v[i] / vmax), 255], 4 * i);
-  const off = new OffscreenCanvas(cols, rows);
-  off.getContext('2d').putImageData(img, 0, 0);
-  g.imageSmoothingEnabled = false;
-  g.drawImage(off, box.x, box.y, box.w, box.h);
-  g.strokeStyle = '#888';
-  g.strokeRect(box.x - 0.5, box.y - 0.5, box.w + 1, box.h + 1);
-  g.fillStyle = '#222';
-  g.font = '13px system-ui, sans-serif';
-  g.textAlign = 'left';
-  g.fillText(o.title, box.x, 18);
-  g.font = '11px system-ui, sans-serif';
-  // ticks at round labels, at most about eight per axis
-  const ticks = (n, first) => {
-    const step = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500].find((s) => n / s <= 8) || 1000;
-    const out = [];
-    for (let k = 0; k < n; k++) if ((k + first) % step === 0) out.push([k, k + first]);
-    return out;
-  };
-  g.textAlign = 'center';
-  for (const [k, label] of ticks(cols, o.xfirst))
-    g.fillText(String(label), box.x + (k + 0.5) * box.w / cols, box.y + box.h + 14);
-  g.fillText(o.xlabel, box.x + box.w / 2, box.y + box.h + 34);
-  g.textAlign = 'right';
-  for (const [k, label] of ticks(rows, o.yfirst))
-    g.fillText(String(label), box.x - 6, box.y + (k + 0.5) * box.h / rows + 4);
-  g.save();
-  g.translate(14, box.y + box.h / 2);
-  g.rotate(-Math.PI / 2);
-  g.textAlign = 'center';
-  g.fillText(o.ylabel, 0, 0);
-  g.restore();
-  // colour bar from -vmax to vmax
-  const cb = { x: box.x + box.w + 14, y: box.y, w: 14, h: box.h };
-  for (let y = 0; y < cb.h; y++) {
-    g.fillStyle = `rgb(${colour(1 - 2 * y / (cb.h - 1)).join(',')})`;
-    g.fillRect(cb.x, cb.y + y, cb.w, 1);
-  }
-  g.strokeRect(cb.x - 0.5, cb.y - 0.5, cb.w + 1, cb.h + 1);
-  g.fillStyle = '#222';
-  g.textAlign = 'left';
-  for (const [f, val] of [[0, vmax], [0.5, 0], [1, -vmax]])
-    g.fillText(Number(val.toPrecision(3)).toString(), cb.x + cb.w + 4, cb.y + f * cb.h + 4);
-  return { ...box, rows, cols };
-}
-
-// The cell under the mouse, or null.
-function cellAt(canvas, geo, ev) {
-  if (!geo) return null;
-  const r = canvas.getBoundingClientRect();
-  const x = (ev.clientX - r.left) * canvas.width / r.width;
-  const y = (ev.clientY - r.top) * canvas.height / r.height;
-  if (x < geo.x || y < geo.y || x >= geo.x + geo.w || y >= geo.y + geo.h) return null;
-  return { row: Math.floor((y - geo.y) * geo.rows / geo.h),
-           col: Math.floor((x - geo.x) * geo.cols / geo.w) };
-}
 
 // ---------------------------------------------------------------- 2. The code
 

@@ -22,13 +22,7 @@
 #include "../src/model/matmul.h"
 #include "../src/pe/analysis.h"
 #include "../src/run/orderdemo.h"
-
-#ifdef __EMSCRIPTEN__
-#include <emscripten/emscripten.h>
-#define EXPORT EMSCRIPTEN_KEEPALIVE
-#else
-#define EXPORT
-#endif
+#include "pw.h"
 
 /* The heatmap and the dot-product matrix draw at most this many positions
  * and channels: a canvas shows no more. */
@@ -37,9 +31,9 @@
 /* t and k of the rotation: far enough to see float32 lose the angle. */
 #define PW_MAX_SHIFT 1000000
 
-static Err last_err;
+Err pw_err;
 
-EXPORT const char *pw_error(void) { return last_err.msg; }
+EXPORT const char *pw_error(void) { return pw_err.msg; }
 
 EXPORT int pw_scheme_count(void) { return (int)pe_count(); }
 
@@ -63,8 +57,7 @@ EXPORT int pw_scheme_in_attention(int i) {
     return s && pe_in_attention(s);
 }
 
-/* A whole number in s, as demo_order reads --seed. */
-static int parse_u64(uint64_t *out, const char *opt, const char *s, Err *e) {
+int pw_parse_u64(uint64_t *out, const char *opt, const char *s, Err *e) {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -75,8 +68,7 @@ static int parse_u64(uint64_t *out, const char *opt, const char *s, Err *e) {
     return 0;
 }
 
-/* A whole number from lo to hi in s, with demo_order's message for it. */
-static int parse_size(size_t *out, const char *opt, const char *s, size_t lo, size_t hi,
+int pw_parse_size(size_t *out, const char *opt, const char *s, size_t lo, size_t hi,
                       Err *e) {
     char *end;
     errno = 0;
@@ -137,17 +129,17 @@ static int order_keep(const Model *m, const Acts *acts, Err *e) {
 EXPORT int pw_order(const char *s1, const char *s2, const char *scheme, const char *d_model,
                     const char *heads, const char *layers, const char *d_ff, int pre_norm,
                     const char *seed) {
-    Err *e = &last_err;
+    Err *e = &pw_err;
     err_clear(e);
     order_clear();
     Config cfg;
     order_config_default(&cfg);
     int rc;
-    if ((rc = parse_size(&cfg.d_model, "--d-model", d_model, 1, MAX_DIM, e)) ||
-        (rc = parse_size(&cfg.n_heads, "--heads", heads, 1, MAX_DIM, e)) ||
-        (rc = parse_size(&cfg.n_layers, "--layers", layers, 1, MAX_LAYERS, e)) ||
-        (rc = parse_size(&cfg.d_ff, "--d-ff", d_ff, 1, MAX_DIM, e)) ||
-        (rc = parse_u64(&cfg.seed, "--seed", seed, e)))
+    if ((rc = pw_parse_size(&cfg.d_model, "--d-model", d_model, 1, MAX_DIM, e)) ||
+        (rc = pw_parse_size(&cfg.n_heads, "--heads", heads, 1, MAX_DIM, e)) ||
+        (rc = pw_parse_size(&cfg.n_layers, "--layers", layers, 1, MAX_LAYERS, e)) ||
+        (rc = pw_parse_size(&cfg.d_ff, "--d-ff", d_ff, 1, MAX_DIM, e)) ||
+        (rc = pw_parse_u64(&cfg.seed, "--seed", seed, e)))
         return rc;
     cfg.norm = pre_norm ? NORM_PRE : NORM_POST;
     if ((rc = order_pair_init(&order.pair, s1, s2, e)))
@@ -221,16 +213,16 @@ static void code_clear(void) {
  * own, 1 add, 2 concat (Combine's values). */
 EXPORT int pw_code(const char *scheme, const char *d_model, const char *heads, double base,
                    int split, int combine, const char *positions, const char *seed) {
-    Err *e = &last_err;
+    Err *e = &pw_err;
     err_clear(e);
     code_clear();
     size_t C, NH, T;
     uint64_t s;
     int rc;
-    if ((rc = parse_size(&C, "--d-model", d_model, 1, PW_MAX_CHANNELS, e)) ||
-        (rc = parse_size(&NH, "--heads", heads, 1, PW_MAX_CHANNELS, e)) ||
-        (rc = parse_size(&T, "--positions", positions, 1, PW_MAX_POSITIONS, e)) ||
-        (rc = parse_u64(&s, "--seed", seed, e)))
+    if ((rc = pw_parse_size(&C, "--d-model", d_model, 1, PW_MAX_CHANNELS, e)) ||
+        (rc = pw_parse_size(&NH, "--heads", heads, 1, PW_MAX_CHANNELS, e)) ||
+        (rc = pw_parse_size(&T, "--positions", positions, 1, PW_MAX_POSITIONS, e)) ||
+        (rc = pw_parse_u64(&s, "--seed", seed, e)))
         return rc;
     /* pe_plot's range for --base: below 1 the wavelengths shrink with i */
     if (!(base >= 1.000001 && base <= 1e12))
@@ -294,16 +286,16 @@ static struct {
  * alone, never on t; the product is the model's matmul. */
 EXPORT int pw_rotation(const char *d_model, double base, int split, const char *t_s,
                        const char *k_s) {
-    Err *e = &last_err;
+    Err *e = &pw_err;
     err_clear(e);
     free(rot.v);
     free(rot.M);
     memset(&rot, 0, sizeof rot);
     size_t d, t, k;
     int rc;
-    if ((rc = parse_size(&d, "d_model", d_model, 2, PW_MAX_CHANNELS, e)) ||
-        (rc = parse_size(&t, "t", t_s, 0, PW_MAX_SHIFT, e)) ||
-        (rc = parse_size(&k, "k", k_s, 0, PW_MAX_SHIFT, e)))
+    if ((rc = pw_parse_size(&d, "d_model", d_model, 2, PW_MAX_CHANNELS, e)) ||
+        (rc = pw_parse_size(&t, "t", t_s, 0, PW_MAX_SHIFT, e)) ||
+        (rc = pw_parse_size(&k, "k", k_s, 0, PW_MAX_SHIFT, e)))
         return rc;
     if (d % 2)
         return err_set(e, ERR_INPUT, "the rotation pairs each sin with its cos: give an even "

@@ -1,12 +1,13 @@
 #define _POSIX_C_SOURCE 200809L /* strcasecmp */
 #include "matmul.h"
 
+#include <stdlib.h>
 #include <strings.h>
 
 #include "par.h"
 
 /* POSENC_NO_BLAS (the WebAssembly build, `make web`: OpenBLAS has no build
- * for it) routes matmul to the plain loops below. */
+ * for it) routes matmul to matmul_loops below. */
 #ifndef POSENC_NO_BLAS
 #include <cblas.h>
 
@@ -35,7 +36,7 @@ void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
     if (M == 0 || N == 0)
         return;
 #ifdef POSENC_NO_BLAS
-    matmul_ref(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, alpha, beta);
+    matmul_loops(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, alpha, beta);
 #else
     /* A large product is cut in two halves, each a single-threaded sgemm,
      * whatever the number of threads: OpenBLAS rounds a block of rows
@@ -89,7 +90,7 @@ const char *matmul_better_kernels(void) {
 
 const char *matmul_kernels(void) {
 #ifdef POSENC_NO_BLAS
-    return "plain loops";
+    return "plain loops (matmul_loops)";
 #else
     const char *core = openblas_get_corename();
     return core ? core : "unknown";
@@ -113,4 +114,44 @@ void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
             C[i * ldc + j] = (float)(alpha * acc + prev);
         }
     }
+}
+
+/* c += a b, n floats: the inner loop of matmul_loops, with restrict so
+ * that the compiler may vectorize it (wasm's SIMD, or SSE natively)
+ * without checking that c and b overlap. */
+static void axpy(float *restrict c, const float *restrict b, float a, size_t n) {
+    for (size_t j = 0; j < n; j++)
+        c[j] += a * b[j];
+}
+
+void matmul_loops(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
+                  const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
+                  float alpha, float beta) {
+    if (M == 0 || N == 0)
+        return;
+    /* Row i of C is a sum of rows of B, k by k: every inner loop runs
+     * along a row, contiguous in memory. A transposed B is copied upright
+     * first (the model's linear layers are all x W^T: this is the common
+     * case); without the memory for the copy, the oracle's loops do. */
+    float *upright = NULL;
+    if (trans_b) {
+        upright = malloc(K * N * sizeof *upright);
+        if (!upright) {
+            matmul_ref(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, alpha, beta);
+            return;
+        }
+        for (size_t j = 0; j < N; j++)
+            for (size_t k = 0; k < K; k++)
+                upright[k * N + j] = B[j * ldb + k];
+        B = upright;
+        ldb = N;
+    }
+    for (size_t i = 0; i < M; i++) {
+        float *c = C + i * ldc;
+        for (size_t j = 0; j < N; j++) /* as BLAS: C is not read when beta is 0 */
+            c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+        for (size_t k = 0; k < K; k++)
+            axpy(c, B + k * ldb, alpha * (trans_a ? A[k * lda + i] : A[i * lda + k]), N);
+    }
+    free(upright);
 }

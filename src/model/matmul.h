@@ -3,8 +3,9 @@
  * product into two halves, one per thread, the same halves whatever the
  * thread count, so that the numbers do not depend on it (matmul.c says
  * why); matmul_ref() is the same product in plain loops (double
- * accumulators), kept as the test oracle. Built with -DPOSENC_NO_BLAS (the WebAssembly page), matmul()
- * calls matmul_ref() instead and nothing includes cblas.h.
+ * accumulators), kept as the test oracle. Built with -DPOSENC_NO_BLAS (the
+ * WebAssembly page), matmul() calls matmul_loops() instead, and nothing
+ * includes cblas.h.
  *
  *   C (M,N) = alpha * op(A) op(B) + beta * C
  *
@@ -31,6 +32,13 @@ const char *matmul_better_kernels(void);
 /* The kernels the products run on: OpenBLAS's name for them ("Haswell"),
  * or "plain loops" without BLAS. */
 const char *matmul_kernels(void);
+
+/* The product in float accumulators, in the loop order that reads memory
+ * in rows and that a compiler vectorizes: the WebAssembly build's matmul,
+ * built everywhere so that the native tests check it against the oracle. */
+void matmul_loops(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
+                  const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
+                  float alpha, float beta);
 
 void matmul_ref(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
                 const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,

@@ -415,6 +415,38 @@ static int eval_text(Dataset *out, const Checkpoint *ck, const char *task, const
     return rc;
 }
 
+int kept_init(Kept *k, const Session *s, bool best, Err *e) {
+    memset(k, 0, sizeof *k);
+    k->best = best;
+    if (best && !(k->params = xmalloc(s->model.n_params * sizeof *k->params, "the kept model",
+                                      e)))
+        return ERR_RUNTIME;
+    return 0;
+}
+
+bool kept_offer(Kept *k, const Session *s, const EvalStats *valid) {
+    double acc = eval_accuracy(valid);
+    double loss = valid->labelled ? valid->loss_sum / (double)valid->labelled : 0.0;
+    if (k->best && k->step && (acc < k->acc || (acc == k->acc && loss >= k->loss)))
+        return false;
+    if (k->best)
+        memcpy(k->params, s->model.mem, s->model.n_params * sizeof *k->params);
+    k->step = s->trainer.step;
+    k->acc = acc;
+    k->loss = loss;
+    return true;
+}
+
+void kept_restore(const Kept *k, Session *s) {
+    if (k->best && k->step)
+        memcpy(s->model.mem, k->params, s->model.n_params * sizeof *k->params);
+}
+
+void kept_free(Kept *k) {
+    free(k->params);
+    k->params = NULL;
+}
+
 int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
                       const TaskOptions *overrides, const char *which, size_t *n_unknown,
                       Err *e) {

@@ -70,6 +70,27 @@ void session_free(Session *s);
 int session_step(Session *s, StepStats *st, Err *e);
 int session_save(const Session *s, const char *path, Err *e);
 
+/* The model a run keeps (train --keep): with best, a copy of the
+ * parameters of the evaluation with the best validation accuracy (ties go
+ * to the lower validation loss), since the last step can fall on a spike
+ * of the loss; without it, the model as it is. build/train and the web
+ * page keep the same model this way. */
+typedef struct {
+    bool best;     /* --keep best */
+    float *params; /* (n_params) the kept parameters, with best */
+    size_t step;   /* the step they come from; 0 before the first offer */
+    double acc, loss;
+} Kept;
+
+int kept_init(Kept *k, const Session *s, bool best, Err *e);
+/* Offers the model as it stands after an evaluation on the validation
+ * split; true if it is now the kept one. */
+bool kept_offer(Kept *k, const Session *s, const EvalStats *valid);
+/* Puts the kept parameters back into the model (with best; without, the
+ * model is already the kept one). */
+void kept_restore(const Kept *k, Session *s);
+void kept_free(Kept *k);
+
 /* Evaluates m on every example of d, in batches of at most B sentences of
  * one length. per_len (if not NULL) has d->max_len + 1 entries, indexed by
  * length; total sums them. */

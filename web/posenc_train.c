@@ -1,0 +1,483 @@
+/* posenc_train: the page's training section (web/train.js, run in a Web
+ * Worker by web/train_worker.js), built into the same WebAssembly module
+ * as web/posenc_web.c.
+ *
+ * Training is src/run/session.c's, as build/train runs it: the same
+ * session, the same steps, the same evaluations every eval_every steps,
+ * and the same model kept (Kept: the best validation accuracy). The page
+ * calls pw_train_advance again and again, a few steps at a time, so that
+ * the worker can report progress and hear Stop between calls.
+ *
+ * After training, the model is saved as a checkpoint in the module's
+ * in-memory file system and loaded back, so that the model the page then
+ * shows (attention, lengths, the order demo) is exactly the file it
+ * downloads; "Open a checkpoint" puts the user's file there and loads it
+ * the same way, through the programs' checkpoint loader. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/core/clock.h"
+#include "../src/run/orderdemo.h"
+#include "../src/run/session.h"
+#include "pw.h"
+
+/* The largest model the page trains: a tab's memory and a few seconds a
+ * run, on one thread with the plain loops (the README's table). */
+#define PW_TRAIN_MAX_DIM 128
+#define PW_TRAIN_MAX_FF 512
+#define PW_TRAIN_MAX_LAYERS 4
+#define PW_TRAIN_MAX_STEPS 20000
+#define PW_TRAIN_MAX_BATCH 128
+#define PW_TRAIN_MAX_MEMORY (512.0 * 1024 * 1024)
+/* The length view tests up to this many words. */
+#define PW_MAX_TEST_LEN 64
+
+/* ---- 4a. Training ---- */
+
+static struct {
+    bool live;
+    Session s;
+    Kept k;
+    double start, seconds;        /* when this run started; seconds spent in steps */
+    double loss_sum;              /* since the last report */
+    size_t since, correct, labelled;
+    size_t tokens;                /* tokens trained on, the whole run */
+    bool evaluated;               /* the last advance ended on an evaluation */
+    double valid_acc, valid_loss; /* the last evaluation's */
+    bool kept_changed;
+    /* at the end: the last step's accuracies, then the kept model's */
+    double last_valid, last_test, kept_valid, kept_test;
+} tr;
+
+static void train_clear(void) {
+    if (tr.live) {
+        kept_free(&tr.k);
+        session_free(&tr.s);
+    }
+    memset(&tr, 0, sizeof tr);
+}
+
+static int parse_rate(float *out, const char *s, Err *e) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE || !(v > 0.0 && v <= 1.0))
+        return err_set(e, ERR_INPUT, "--lr wants a number above 0 and at most 1, not '%s'", s);
+    *out = (float)v;
+    return 0;
+}
+
+/* train --task task --pe scheme --d-model .. --heads .. --layers .. --d-ff ..
+ * --norm pre|post --steps .. --batch .. --lr .. --seed .. --eval-every ..
+ * [--max-train-len ..]: the same session build/train creates. max_train_len
+ * "" or "0" keeps the task's own. */
+EXPORT int pw_train_begin(const char *task, const char *scheme, const char *d_model,
+                          const char *heads, const char *layers, const char *d_ff, int pre_norm,
+                          const char *steps, const char *batch, const char *lr,
+                          const char *seed, const char *eval_every, const char *max_train_len) {
+    Err *e = &pw_err;
+    err_clear(e);
+    train_clear();
+    if (!task_exists(task))
+        return err_set(e, ERR_INPUT, "unknown task '%s' (the tasks: %s)", task, task_names());
+    if (!pe_find(scheme))
+        return err_set(e, ERR_INPUT, "unknown scheme '%s'", scheme);
+    TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1},
+                    .max_memory = PW_TRAIN_MAX_MEMORY};
+    snprintf(mt.task, sizeof mt.task, "%s", task);
+    OptConfig opt;
+    opt_default(&opt);
+    Config cfg;
+    config_default(&cfg, 0, scheme);
+    int rc;
+    if ((rc = pw_parse_size(&cfg.d_model, "--d-model", d_model, 1, PW_TRAIN_MAX_DIM, e)) ||
+        (rc = pw_parse_size(&cfg.n_heads, "--heads", heads, 1, PW_TRAIN_MAX_DIM, e)) ||
+        (rc = pw_parse_size(&cfg.n_layers, "--layers", layers, 1, PW_TRAIN_MAX_LAYERS, e)) ||
+        (rc = pw_parse_size(&cfg.d_ff, "--d-ff", d_ff, 1, PW_TRAIN_MAX_FF, e)) ||
+        (rc = pw_parse_size(&mt.steps, "--steps", steps, 1, PW_TRAIN_MAX_STEPS, e)) ||
+        (rc = pw_parse_size(&mt.batch, "--batch", batch, 1, PW_TRAIN_MAX_BATCH, e)) ||
+        (rc = parse_rate(&opt.lr, lr, e)) ||
+        (rc = pw_parse_u64(&cfg.seed, "--seed", seed, e)) ||
+        (rc = pw_parse_size(&mt.eval_every, "--eval-every", eval_every, 1, PW_TRAIN_MAX_STEPS,
+                            e)))
+        return rc;
+    if (max_train_len[0] && strcmp(max_train_len, "0") != 0 &&
+        (rc = pw_parse_size(&mt.task_opt.max_train_len, "--max-train-len", max_train_len, 1,
+                            TASK_MAX_LEN, e)))
+        return rc;
+    cfg.norm = pre_norm ? NORM_PRE : NORM_POST;
+    mt.seed = cfg.seed; /* as train: --seed sets the weights and the batches' order */
+    if ((rc = session_create(&tr.s, &mt, &cfg, &opt, e)))
+        return rc;
+    tr.live = true;
+    if ((rc = kept_init(&tr.k, &tr.s, tr.s.valid.n > 0, e))) {
+        train_clear();
+        return rc;
+    }
+    tr.start = clock_seconds();
+    return 0;
+}
+
+/* Runs up to n steps, stopping early after an evaluation (every
+ * eval_every steps and at the last step, as build/train evaluates). */
+EXPORT int pw_train_advance(int n) {
+    Err *e = &pw_err;
+    err_clear(e);
+    if (!tr.live)
+        return err_set(e, ERR_INPUT, "no training run: press Train");
+    tr.evaluated = false;
+    tr.loss_sum = 0.0;
+    tr.since = tr.correct = tr.labelled = 0;
+    Session *s = &tr.s;
+    double t0 = clock_seconds();
+    for (int i = 0; i < n && s->trainer.step < s->meta.steps; i++) {
+        StepStats st;
+        int rc = session_step(s, &st, e);
+        if (rc)
+            return rc;
+        tr.loss_sum += st.loss;
+        tr.correct += st.correct;
+        tr.labelled += st.labelled;
+        tr.since++;
+        for (size_t b = 0; b < s->meta.batch; b++)
+            tr.tokens += s->lens[b];
+        if (s->trainer.step % s->meta.eval_every == 0 || s->trainer.step == s->meta.steps) {
+            EvalStats v = {0};
+            if ((rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &v, e)))
+                return rc;
+            tr.valid_acc = eval_accuracy(&v);
+            tr.valid_loss = v.labelled ? v.loss_sum / (double)v.labelled : 0.0;
+            tr.kept_changed = kept_offer(&tr.k, s, &v);
+            tr.evaluated = true;
+            break;
+        }
+    }
+    tr.seconds += clock_seconds() - t0;
+    return 0;
+}
+
+EXPORT int pw_train_step(void) { return tr.live ? (int)tr.s.trainer.step : 0; }
+EXPORT int pw_train_steps(void) { return tr.live ? (int)tr.s.meta.steps : 0; }
+EXPORT int pw_train_done(void) { return tr.live && tr.s.trainer.step >= tr.s.meta.steps; }
+/* The mean loss and accuracy of the steps of the last advance. */
+EXPORT double pw_train_loss(void) { return tr.since ? tr.loss_sum / (double)tr.since : 0.0; }
+EXPORT double pw_train_accuracy(void) {
+    return tr.labelled ? (double)tr.correct / (double)tr.labelled : 0.0;
+}
+EXPORT int pw_train_evaluated(void) { return tr.evaluated; }
+EXPORT double pw_train_valid_accuracy(void) { return tr.valid_acc; }
+EXPORT double pw_train_valid_loss(void) { return tr.valid_loss; }
+EXPORT int pw_train_kept_changed(void) { return tr.kept_changed; }
+EXPORT int pw_train_kept_step(void) { return (int)tr.k.step; }
+EXPORT double pw_train_seconds(void) { return tr.seconds; }
+EXPORT double pw_train_tokens_per_second(void) {
+    return tr.seconds > 0.0 ? (double)tr.tokens / tr.seconds : 0.0;
+}
+EXPORT int pw_train_parameters(void) { return tr.live ? (int)tr.s.model.n_params : 0; }
+EXPORT int pw_train_examples(void) { return tr.live ? (int)tr.s.train.n : 0; }
+
+/* What build/train prints first: the task, scheme, model and data. */
+EXPORT const char *pw_train_describe(void) {
+    static char line[512];
+    line[0] = '\0';
+    if (!tr.live)
+        return line;
+    const Config *c = &tr.s.model.cfg;
+    snprintf(line, sizeof line, "%s, %s (%s), d_model %zu, %zu heads, %zu layers, d_ff %zu, "
+             "%s-norm, %zu parameters; %zu training, %zu validation examples; batch %zu",
+             tr.s.meta.task, c->pe.name, pe_meets(&tr.s.model.pe), c->d_model, c->n_heads,
+             c->n_layers, c->d_ff, c->norm == NORM_PRE ? "pre" : "post", tr.s.model.n_params,
+             tr.s.train.n, tr.s.valid.n, tr.s.meta.batch);
+    return line;
+}
+
+static int accuracies(const Session *s, double *valid, double *test, Err *e) {
+    EvalStats v, t;
+    int rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &v, e);
+    if (!rc)
+        rc = evaluate_dataset(&s->model, &s->test, 64, NULL, &t, e);
+    if (!rc) {
+        *valid = eval_accuracy_all(&v);
+        *test = eval_accuracy_all(&t);
+    }
+    return rc;
+}
+
+static int model_open_file(const char *path, Err *e);
+
+/* The end of a run, stopped or complete, as build/train ends it: the last
+ * step's accuracies, the kept model put back, its accuracies; then the
+ * model saved to path (the in-memory file the page downloads) and opened
+ * for the views below. */
+EXPORT int pw_train_finish(const char *path) {
+    Err *e = &pw_err;
+    err_clear(e);
+    if (!tr.live)
+        return err_set(e, ERR_INPUT, "no training run: press Train");
+    if (tr.s.trainer.step == 0)
+        return err_set(e, ERR_INPUT, "the run was stopped before its first step: nothing to "
+                       "keep");
+    int rc = accuracies(&tr.s, &tr.last_valid, &tr.last_test, e);
+    if (rc)
+        return rc;
+    if (!tr.k.step) /* stopped before the first evaluation: the last step is kept */
+        tr.k.step = tr.s.trainer.step;
+    if (tr.k.step != tr.s.trainer.step)
+        kept_restore(&tr.k, &tr.s);
+    if ((rc = accuracies(&tr.s, &tr.kept_valid, &tr.kept_test, e)) ||
+        (rc = session_save(&tr.s, path, e)))
+        return rc;
+    return model_open_file(path, e);
+}
+
+EXPORT double pw_train_last_valid(void) { return tr.last_valid; }
+EXPORT double pw_train_last_test(void) { return tr.last_test; }
+EXPORT double pw_train_kept_valid(void) { return tr.kept_valid; }
+EXPORT double pw_train_kept_test(void) { return tr.kept_test; }
+EXPORT void pw_train_reset(void) { train_clear(); }
+
+/* ---- 4b. A model: the one trained, or a checkpoint opened ---- */
+
+static struct {
+    bool live;
+    Checkpoint ck;
+    char about[512];
+    /* attention for one sentence */
+    size_t n;         /* words */
+    Words words;
+    float *att;       /* (L,NH,n,n) */
+    int *pred;        /* (n) per token, or (1) */
+    size_t unknown;
+    /* accuracy per length */
+    size_t max_len, train_max;
+    EvalStats *per;   /* (max_len + 1) */
+    EvalStats total;
+    /* the order demo */
+    OrderPair pair;
+    OrderResult order;
+    int order_pred[2]; /* sentence tasks: the class of each sentence; else -1 */
+} md;
+
+static void attention_clear(void) {
+    words_free(&md.words);
+    free(md.att);
+    free(md.pred);
+    md.att = NULL;
+    md.pred = NULL;
+    md.n = md.unknown = 0;
+}
+
+static void model_clear(void) {
+    attention_clear();
+    free(md.per);
+    order_pair_free(&md.pair);
+    if (md.live)
+        checkpoint_free(&md.ck);
+    memset(&md, 0, sizeof md);
+}
+
+static int model_open_file(const char *path, Err *e) {
+    model_clear();
+    int rc = checkpoint_load(&md.ck, path, e);
+    if (rc)
+        return rc;
+    md.live = true;
+    const Checkpoint *ck = &md.ck;
+    const Config *c = &ck->model.cfg;
+    char trained[128] = "";
+    if (ck->has_train)
+        snprintf(trained, sizeof trained, "; trained on %s for %zu steps",
+                 ck->meta.task[0] ? ck->meta.task : "a data file", ck->step);
+    snprintf(md.about, sizeof md.about, "%s (%s), d_model %zu, %zu heads, %zu layers, d_ff "
+             "%zu, %s-norm, %zu words, %zu classes%s", c->pe.name, pe_meets(&ck->model.pe),
+             c->d_model, c->n_heads, c->n_layers, c->d_ff, c->norm == NORM_PRE ? "pre" : "post",
+             ck->vocab.n, ck->labels.n, trained);
+    return 0;
+}
+
+/* Opens the checkpoint at path (a file the page wrote into the module's
+ * file system): the loader's message for a bad one. */
+EXPORT int pw_model_open(const char *path) {
+    err_clear(&pw_err);
+    return model_open_file(path, &pw_err);
+}
+
+EXPORT int pw_model_live(void) { return md.live; }
+EXPORT const char *pw_model_about(void) { return md.about; }
+EXPORT const char *pw_model_task(void) {
+    return md.live && md.ck.has_train ? md.ck.meta.task : "";
+}
+EXPORT int pw_model_layers(void) { return md.live ? (int)md.ck.model.cfg.n_layers : 0; }
+EXPORT int pw_model_heads(void) { return md.live ? (int)md.ck.model.cfg.n_heads : 0; }
+EXPORT int pw_model_per_token(void) { return md.live && md.ck.model.cfg.per_token; }
+
+/* The class the model gives to slot 0 of a row of K logits. */
+static int argmax(const float *logits, size_t K) {
+    size_t best = 0;
+    for (size_t k = 1; k < K; k++)
+        if (logits[k] > logits[best])
+            best = k;
+    return (int)best;
+}
+
+/* Runs the model on one sentence and keeps every layer's and head's
+ * attention weights and the model's answer. */
+EXPORT int pw_model_attention(const char *sentence) {
+    Err *e = &pw_err;
+    err_clear(e);
+    attention_clear();
+    if (!md.live)
+        return err_set(e, ERR_INPUT, "no model: train one or open a checkpoint");
+    const Model *m = &md.ck.model;
+    int rc = words_split(&md.words, sentence, e);
+    if (rc)
+        return rc;
+    size_t n = md.words.n, limit = model_max_positions(m);
+    if (n == 0)
+        return err_set(e, ERR_INPUT, "type a sentence: the box is empty");
+    if (n > ORDER_MAX_WORDS || (limit && n > limit))
+        return err_set(e, ERR_INPUT, "the sentence has %zu words; this model reads at most %zu",
+                       n, limit && limit < ORDER_MAX_WORDS ? limit : (size_t)ORDER_MAX_WORDS);
+    const Config *c = &m->cfg;
+    size_t L = c->n_layers, NH = c->n_heads;
+    int *ids = malloc(n * sizeof *ids);
+    md.att = malloc(L * NH * n * n * sizeof *md.att);
+    md.pred = malloc(n * sizeof *md.pred);
+    if (!ids || !md.att || !md.pred) {
+        free(ids);
+        attention_clear();
+        return err_set(e, ERR_RUNTIME, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        int id = vocab_find(&md.ck.vocab, md.words.w[i]);
+        md.unknown += id < 0;
+        ids[i] = id < 0 ? VOCAB_UNK : id;
+    }
+    Acts a;
+    if ((rc = acts_create(&a, m, 1, n, e)) || (rc = encoder_forward(m, &a, ids, &n, 1, n, e))) {
+        free(ids);
+        attention_clear();
+        return rc;
+    }
+    for (size_t l = 0; l < L; l++)
+        memcpy(md.att + l * NH * n * n, a.layer[l].att, NH * n * n * sizeof *md.att);
+    size_t K = c->n_classes;
+    for (size_t i = 0; i < (c->per_token ? n : 1); i++)
+        md.pred[i] = a.logits ? argmax(a.logits + i * K, K) : -1;
+    acts_free(&a);
+    free(ids);
+    md.n = n;
+    return 0;
+}
+
+EXPORT int pw_attention_words(void) { return (int)md.n; }
+EXPORT const char *pw_attention_word(int i) {
+    return i >= 0 && (size_t)i < md.n ? md.words.w[i] : "";
+}
+EXPORT int pw_attention_unknown(void) { return (int)md.unknown; }
+EXPORT const float *pw_attention_weights(void) { return md.att; }
+/* The model's answer: its class for the sentence (i = 0) or for word i. */
+EXPORT const char *pw_attention_answer(int i) {
+    size_t slots = md.ck.model.cfg.per_token ? md.n : (md.n ? 1 : 0);
+    if (i < 0 || (size_t)i >= slots || md.pred[i] < 0)
+        return "";
+    return md.ck.labels.names[md.pred[i]];
+}
+
+/* evaluate --task TASK --max-len max_len: accuracy per length on the
+ * task's test split with lengths up to max_len, those past the training
+ * lengths included. */
+EXPORT int pw_model_lengths(const char *max_len) {
+    Err *e = &pw_err;
+    err_clear(e);
+    free(md.per);
+    md.per = NULL;
+    md.max_len = 0;
+    if (!md.live)
+        return err_set(e, ERR_INPUT, "no model: train one or open a checkpoint");
+    const Checkpoint *ck = &md.ck;
+    if (!ck->has_train || !ck->meta.task[0])
+        return err_set(e, ERR_INPUT, "this model was trained on a data file, not on a task: "
+                       "its lengths are the file's (build/evaluate --data FILE)");
+    if (strcmp(ck->meta.task, "agent") == 0)
+        return err_set(e, ERR_INPUT, "agent's sentences all have 4 or 5 words: there are no "
+                       "longer ones to test; train a sequence task (reverse, sort, ...)");
+    TaskOptions over = {0}, trained;
+    int rc;
+    if ((rc = pw_parse_size(&over.max_len, "--max-len", max_len, 1, PW_MAX_TEST_LEN, e)) ||
+        (rc = task_options_resolve(&trained, &ck->meta.task_opt, ck->meta.task, e)))
+        return rc;
+    if (over.max_len < trained.min_len)
+        return err_set(e, ERR_INPUT, "--max-len %zu is below the task's shortest sentence (%zu)",
+                       over.max_len, trained.min_len);
+    Dataset d;
+    if ((rc = session_eval_data(&d, ck, ck->meta.task, NULL, &over, "test", NULL, e)))
+        return rc;
+    md.per = calloc(d.max_len + 1, sizeof *md.per);
+    if (!md.per) {
+        dataset_free(&d);
+        return err_set(e, ERR_RUNTIME, "out of memory");
+    }
+    rc = evaluate_dataset(&ck->model, &d, 64, md.per, &md.total, e);
+    md.max_len = d.max_len;
+    md.train_max = trained.max_train_len;
+    dataset_free(&d);
+    return rc;
+}
+
+EXPORT int pw_lengths_max(void) { return (int)md.max_len; }
+EXPORT int pw_lengths_trained(void) { return (int)md.train_max; }
+EXPORT int pw_lengths_examples(int len) {
+    return md.per && len >= 0 && (size_t)len <= md.max_len ? (int)md.per[len].examples : 0;
+}
+/* -1 for a length the model cannot encode (past a learned table). */
+EXPORT double pw_lengths_accuracy(int len) {
+    if (!md.per || len < 0 || (size_t)len > md.max_len || !md.per[len].examples)
+        return 0.0;
+    return md.per[len].skipped ? -1.0 : eval_accuracy(&md.per[len]);
+}
+EXPORT double pw_lengths_total(void) { return eval_accuracy_all(&md.total); }
+
+/* demo_order on this model: the two sentences' output rows and pooled
+ * vectors compared, and, for a sentence task, the class given to each. */
+EXPORT int pw_model_order(const char *s1, const char *s2) {
+    Err *e = &pw_err;
+    err_clear(e);
+    order_pair_free(&md.pair);
+    if (!md.live)
+        return err_set(e, ERR_INPUT, "no model: train one or open a checkpoint");
+    const Model *m = &md.ck.model;
+    int rc = order_pair_init(&md.pair, s1, s2, e);
+    if (rc)
+        return rc;
+    size_t limit = model_max_positions(m);
+    if (limit && md.pair.a.n > limit)
+        return err_set(e, ERR_INPUT, "the sentence has %zu words; this model reads at most %zu",
+                       md.pair.a.n, limit);
+    Acts a;
+    if ((rc = order_run(&md.order, &a, m, &md.ck.vocab, &md.pair.a, &md.pair.b, md.pair.perm,
+                        e)))
+        return rc;
+    size_t K = m->cfg.n_classes;
+    for (int i = 0; i < 2; i++)
+        md.order_pred[i] = a.logits && !m->cfg.per_token ? argmax(a.logits + i * K, K) : -1;
+    acts_free(&a);
+    return 0;
+}
+
+EXPORT double pw_model_order_max_diff(void) { return md.order.max_diff; }
+EXPORT double pw_model_order_cosine(void) { return md.order.cos; }
+EXPORT const char *pw_model_order_verdict(void) { return order_verdict(md.order.max_diff); }
+EXPORT const char *pw_model_order_answer(int i) {
+    return i >= 0 && i < 2 && md.order_pred[i] >= 0 ? md.ck.labels.names[md.order_pred[i]] : "";
+}
+
+/* The tasks, "agent, direction, ...", and one's line, for the selector. */
+EXPORT const char *pw_task_names(void) { return task_names(); }
+EXPORT const char *pw_task_about(const char *name) {
+    const char *a = task_about(name);
+    return a ? a : "";
+}
