@@ -260,17 +260,29 @@ $(WEB)/%: web/%
 
 web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 -m http.server -d build/web)
 
+# build/train-plain: build/train on the page's products (matmul_loops, no
+# OpenBLAS, no SLEEF, one thread), natively; webtest holds the page's
+# training to it to the last digit, and to build/train within the rounding
+# of OpenBLAS's products (web/README.md).
+PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
+	src/run/checkpoint.c src/run/session.c src/run/outputs.c examples/train.c examples/cli.c
+$(BUILD)/train-plain: $(PLAIN_SRC) $(wildcard src/*/*.h examples/*.h)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm
+
 # The page in headless Chromium against build/demo_order (web/webtest.py
-# says how, and why Python's standard library drives it); it saves a
-# screenshot of each section in build/web-shots/.
+# says how, and why Python's standard library drives it), and section 4,
+# training, against build/train and build/evaluate (web/webtest_train.py);
+# it saves a screenshot of each section in build/web/shots/.
 build/webtest-deps.ok: scripts/deps.sh
 	@mkdir -p $(@D)
 	scripts/deps.sh webtest
 	@touch $@
 
-webtest: web $(BUILD)/demo_order build/webtest-deps.ok ## the page in headless Chromium, against demo_order
-	$(BLAS_ENV) python3 web/webtest.py --page $(WEB) --demo $(BUILD)/demo_order \
-		--shots build/web-shots
+webtest: web $(BUILD)/demo_order $(BUILD)/train $(BUILD)/evaluate $(BUILD)/train-plain \
+	build/webtest-deps.ok ## the page in headless Chromium, against the programs
+	$(BLAS_ENV) python3 web/webtest.py --page $(WEB) --demo $(BUILD)/demo_order --bin $(BUILD) \
+		--shots $(WEB)/shots
 
 clean: ## remove build/
 	rm -rf build

@@ -73,16 +73,16 @@ export function drawMap(canvas, v, rows, cols, o) {
   g.textAlign = 'center';
   g.fillText(o.ylabel, 0, 0);
   g.restore();
-  // colour bar from -vmax to vmax
-  const cb = { x: box.x + box.w + 14, y: box.y, w: 14, h: box.h };
+  // colour bar from -vmax to vmax, or from 0 (o.positive: weights)
+  const cb = { x: box.x + box.w + 14, y: box.y, w: 14, h: box.h }, lo = o.positive ? 0 : -1;
   for (let y = 0; y < cb.h; y++) {
-    g.fillStyle = `rgb(${colour(1 - 2 * y / (cb.h - 1)).join(',')})`;
+    g.fillStyle = `rgb(${colour(1 - (1 - lo) * y / (cb.h - 1)).join(',')})`;
     g.fillRect(cb.x, cb.y + y, cb.w, 1);
   }
   g.strokeRect(cb.x - 0.5, cb.y - 0.5, cb.w + 1, cb.h + 1);
   g.fillStyle = '#222';
   g.textAlign = 'left';
-  for (const [f, val] of [[0, vmax], [0.5, 0], [1, -vmax]])
+  for (const [f, val] of [[0, vmax], [0.5, (1 + lo) / 2 * vmax], [1, lo * vmax]])
     g.fillText(Number(val.toPrecision(3)).toString(), cb.x + cb.w + 4, cb.y + f * cb.h + 4);
   return { ...box, rows, cols };
 }
@@ -108,7 +108,7 @@ function niceTicks(lo, hi, n) {
 }
 
 // Line charts of several series on one pair of axes: series is a list of
-// { name, colour, points: [[x, y], ...], dash }, o has title, xlabel,
+// { name, colour, points: [[x, y], ...], dash, dots }, o has title, xlabel,
 // ylabel, xmax, ymin, ymax (y outside is clipped) and, if wanted, marks: a
 // list of [x, label] drawn as dotted vertical lines. Returns the plot box.
 export function lineChart(canvas, series, o) {
@@ -166,10 +166,9 @@ export function lineChart(canvas, series, o) {
     g.beginPath();
     s.points.forEach(([x, y], i) => (i ? g.lineTo(X(x), Y(y)) : g.moveTo(X(x), Y(y))));
     g.stroke();
-    if (s.points.length === 1) {
-      const [x, y] = s.points[0];
+    if (s.dots || s.points.length === 1) {
       g.fillStyle = s.colour;
-      g.fillRect(X(x) - 2, Y(y) - 2, 4, 4);
+      for (const [x, y] of s.points) g.fillRect(X(x) - 2.5, Y(y) - 2.5, 5, 5);
     }
   }
   g.restore();

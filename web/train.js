@@ -73,7 +73,8 @@ function drawCurves() {
   lineChart($('#t-loss'), state.runs.map((r) => ({ name: r.scheme, colour: r.colour, points: r.loss })),
     { title: 'training loss (mean over each slice of steps)', xlabel: 'step', ylabel: 'loss',
       xmax: steps, ymin: 0, ymax: maxLoss * 1.05 });
-  lineChart($('#t-acc'), state.runs.map((r) => ({ name: r.scheme, colour: r.colour, points: r.valid })),
+  lineChart($('#t-acc'), state.runs.map((r) => ({ name: r.scheme, colour: r.colour, points: r.valid,
+                                                   dots: true })),
     { title: 'validation accuracy (at each evaluation)', xlabel: 'step', ylabel: 'accuracy',
       xmax: steps, ymin: 0, ymax: 1 });
 }
@@ -132,7 +133,10 @@ async function trainOne(o) {
   const result = await request('train', { options: o }, (m) => {
     if (m.type === 'started') { $('#t-describe').textContent = `train: ${m.describe}`; return; }
     run.loss.push([m.step, m.loss]);
-    if ('validAccuracy' in m) { lastEval = m; run.valid.push([m.step, m.validAccuracy]); }
+    if ('validAccuracy' in m) {
+      lastEval = run.lastEval = m;
+      run.valid.push([m.step, m.validAccuracy]);
+    }
     $('#t-progress').textContent = `${o.scheme}: ${progressLine(m, lastEval)}`;
     drawCurves();
   });
@@ -241,8 +245,8 @@ function drawAttention() {
   const off = (l * att.heads + h) * n * n;
   att.shown = att.weights.subarray(off, off + n * n);
   att.map = drawMap($('#m-att'), att.shown, n, n, {
-    vmax: 1, xnames: att.words, ynames: att.words, xlabel: 'key (the word attended to)',
-    ylabel: 'query', title: `layer ${l}, head ${h}: softmax weights, each row sums to 1`,
+    vmax: 1, positive: true, xnames: att.words, ynames: att.words,
+    xlabel: 'key (the word attended to)', ylabel: 'query', title: `layer ${l}, head ${h}: softmax weights, each row sums to 1`,
   });
 }
 
@@ -267,7 +271,7 @@ async function updateLengths() {
   }
   state.lastLengths = r;
   const shown = r.rows.filter((x) => x.accuracy >= 0);
-  lineChart($('#m-len'), [{ name: 'test accuracy', colour: COLOURS[0],
+  lineChart($('#m-len'), [{ name: 'test accuracy', colour: COLOURS[0], dots: true,
                             points: shown.map((x) => [x.len, x.accuracy]) }],
     { title: `accuracy per length (test split); trained on lengths up to ${r.trained}`,
       xlabel: 'length (words)', ylabel: 'accuracy', xmin: 0,

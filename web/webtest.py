@@ -37,6 +37,8 @@ import tempfile
 import threading
 import time
 
+import webtest_train
+
 TOL = 1e-5  # the bound for page against program
 BLIND_TOL = 1e-4  # ORDER_BLIND_TOL of src/text/order.h
 
@@ -317,7 +319,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--page", default="build/web")
     ap.add_argument("--demo", default="build/demo_order")
-    ap.add_argument("--shots", default="build/web-shots")
+    ap.add_argument("--bin", default="build", help="where build/train and build/evaluate are")
+    ap.add_argument("--shots", default="build/web/shots")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--reps", type=int, default=200, help="demos timed in the browser")
     a = ap.parse_args()
@@ -336,6 +339,7 @@ def main():
     b = Chromium(a.chromium)
     try:
         run(ck, b, Page(b), url, a)
+        webtest_train.run(ck, b, Page(b), a, dict(os.environ))
     except Exception as ex:  # a broken page must fail the run, with the reason
         ck.check(False, "the browser session ran to the end", repr(ex))
         if b.stderr:

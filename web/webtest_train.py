@@ -1,0 +1,230 @@
+"""make webtest, section 4: training in the browser, against build/train and build/evaluate.
+
+Called by webtest.py with its browser, page and checks. It trains agent
+with sinusoidal and with none in the page (in its Web Worker), reads the
+accuracies from the results table, and holds them against build/train run
+with the same options on one thread (the command the page prints); it
+times each run and takes the longest gap between two frames of the page
+while it trained. It downloads the trained model and scores it with
+build/evaluate; it opens a model trained by build/train and compares the
+page's accuracy per length with build/evaluate's, and a truncated copy
+whose message must be the loader's. It saves screenshots of the section.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+MAX_FRAME_GAP_MS = 100  # the issue's bound: no frame longer than this while training
+
+
+def wait(b, expr, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if b.js(expr):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"{what}: not done in {timeout} s")
+
+
+def native_train(cmd, env):
+    """build/train's kept accuracies and its last validation loss:
+    {'valid': x, 'test': y, 'valid_loss': z}."""
+    r = subprocess.run(cmd, shell=True, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(f"{cmd} failed: {r.stderr}")
+    out = {}
+    for line in r.stderr.splitlines():
+        if line.startswith("step ") and "valid loss " in line:
+            out["valid_loss"] = float(line.split("valid loss ")[1].split()[0])
+    for line in r.stdout.splitlines():
+        for k in ("valid", "test"):
+            if line.startswith(f"{k} accuracy: "):
+                out[k] = float(line.split(": ")[1])
+    return out
+
+
+def train_in_page(b, p, scheme, steps, task="agent", timeout=600):
+    """Trains one scheme with the page's Train button; its results row."""
+    p.select("#t-task", task)
+    p.select("#t-scheme", scheme)
+    p.type("#t-steps", str(steps))
+    p.click("#t-train")
+    wait(b, "window.posencTrain.state.busy", 10, "training starts")
+    wait(b, "!window.posencTrain.state.busy && window.posencTrain.state.model !== null", timeout,
+         f"training {task} with {scheme}")
+    rows = b.js("[...document.querySelectorAll('#t-results tbody tr')].map(t => ({...t.dataset}))")
+    st = b.js("({gap: window.posencTrain.state.frameGapMs, frames: window.posencTrain.state.frames,"
+              " wall: window.posencTrain.state.wallSeconds})")
+    return rows, st
+
+
+def run(ck, b, p, a, env):
+    wait(b, "document.body.dataset.trainReady === '1'", 30, "the trainer's worker")
+    tmp = tempfile.mkdtemp(prefix="posenc-webtest-train-")
+    try:
+        _run(ck, b, p, a, env, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(ck, b, p, a, env, tmp):
+    one = {**env, "OMP_NUM_THREADS": "1"}
+    tasks = b.js("[...document.querySelectorAll('#t-task option')].map(o => o.value)")
+    schemes = b.js("[...document.querySelectorAll('#t-scheme option')].map(o => o.value)")
+    ck.check(len(tasks) >= 6 and "agent" in tasks and schemes == b.js("window.posenc.schemes"),
+             f"section 4 offers the tasks {', '.join(tasks)} and every scheme")
+
+    # 1. agent with sinusoidal: learned; the same accuracies as build/train.
+    steps = int(p.value("#t-steps"))
+    results = {}
+    for task, scheme in (("agent", "sinusoidal"), ("agent", "none"), ("reverse", "sinusoidal")):
+        rows, st = train_in_page(b, p, scheme, steps, task)
+        row = rows[-1]
+        valid, test, secs = float(row["valid"]), float(row["test"]), float(row["seconds"])
+        results[scheme] = (valid, test)
+        print(f"# {task}, {scheme}, {steps} steps in the browser: {secs:.2f} s of training "
+              f"({st['wall']:.2f} s on the clock), valid {valid:.4f}, test {test:.4f}; longest "
+              f"frame gap {st['gap']:.1f} ms over {st['frames']} frames")
+        if task != "agent":
+            pass  # not at a ceiling: how far the page's rounding takes it from build/train
+        elif scheme == "sinusoidal":
+            ck.check(valid >= 0.95, f"agent with sinusoidal learns in the page: valid {valid:.4f} "
+                     ">= 0.95")
+            p.screenshot("#train", os.path.join(a.shots, "train.png"))
+        else:
+            ck.check(0.40 <= valid <= 0.60, f"agent with none stays at chance in the page: valid "
+                     f"{valid:.4f} in [0.40, 0.60]")
+        ck.check(st["gap"] < MAX_FRAME_GAP_MS, f"the page stays responsive while {scheme} "
+                 f"trains: longest frame gap {st['gap']:.1f} ms < {MAX_FRAME_GAP_MS} ms")
+        cmd = p.text("#t-command").replace("build/train", a.bin + "/train", 1)
+        plain = native_train(cmd.replace("/train ", "/train-plain ", 1), one)
+        # build/train prints 4 decimals
+        ck.check(plain["valid"] == round(valid, 4) and plain["test"] == round(test, 4),
+                 f"{task} with {scheme}: the page's accuracies are build/train-plain's (the same "
+                 f"C on the same products, natively) to the last digit", f"{plain}")
+        nat = native_train(cmd, one)
+        d = max(abs(nat["valid"] - valid), abs(nat["test"] - test))
+        vloss = b.js("window.posencTrain.state.runs.at(-1).lastEval.validLoss")
+        print(f"# build/train (OpenBLAS) on one thread: valid {nat['valid']:.4f}, test "
+              f"{nat['test']:.4f}, the page's differ by {d:.4f}; last validation loss: page "
+              f"{vloss:.4f}, build/train {nat['valid_loss']:.4f}")
+        if task == "agent":  # at the ceiling or at chance, rounding cannot move it
+            ck.check(d <= 0.01, f"{task} with {scheme}: the page's accuracies are build/train's "
+                     f"on one thread within 0.01 (differ by {d:.4f})")
+
+    # 2. The model shown is the kept one, and the download loads in build/evaluate.
+    p.select("#t-scheme", "sinusoidal")
+    train_in_page(b, p, "sinusoidal", steps)
+    page_test = float(b.js("document.querySelector('#t-results tbody tr:last-child').dataset.test"))
+    answer = p.text("#m-answer")
+    ck.check(answer.endswith(": Rohan"), f"the trained model answers Rohan for 'Rohan killed the "
+             f"lion': '{answer}'")
+    ck.check(b.js("document.querySelector('#m-order').dataset.verdict") == "order-sensitive",
+             f"the order demo on the trained model: '{p.text('#m-order')}'")
+    worst = b.js("""(() => { const a = window.posencTrain.state.lastAttention, n = a.n;
+        let worst = 0;
+        for (let r = 0; r < a.layers * a.heads * n; r++) {
+          let s = 0;
+          for (let c = 0; c < n; c++) s += a.weights[r * n + c];
+          worst = Math.max(worst, Math.abs(s - 1));
+        }
+        return worst; })()""")
+    ck.check(worst <= 1e-5, f"every row of every layer's and head's attention sums to 1 "
+             f"(within {worst:.1e})")
+    b.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": tmp},
+           session=False)
+    name = b.js("window.posencTrain.state.model.downloadName")
+    p.click("#m-download")
+    path = os.path.join(tmp, name)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    ck.check(os.path.exists(path), f"Download saves {name}", f"nothing in {tmp}")
+    if os.path.exists(path):
+        r = subprocess.run([a.bin + "/evaluate", "--model", path, "--task", "agent"],
+                           capture_output=True, text=True, env=env)
+        last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr
+        ok = r.returncode == 0 and last.startswith("accuracy: ")
+        got = float(last.split(": ")[1]) if ok else -1.0
+        ck.check(ok and abs(got - page_test) < 1e-9, f"the downloaded model loads in "
+                 f"build/evaluate and scores the page's test accuracy {page_test:.4f}: '{last}'")
+
+    # 3. A model from build/train opens in the page, with its lengths.
+    ckpt = os.path.join(tmp, "reverse-rope.ckpt")
+    native_train(f"{a.bin}/train --task reverse --pe rope --steps 300 --max-train-len 8 "
+                 f"--out {ckpt}", one)
+    b.js("document.querySelector('#m-open').scrollIntoView()")
+    set_file(b, "#m-open", ckpt)
+    wait(b, "(window.posencTrain.state.model || {}).path === 'reverse-rope.ckpt'", 30,
+         "opening a checkpoint")
+    about = p.text("#m-about")
+    ck.check(about.startswith("rope") and "trained on reverse for" in about,
+             f"a checkpoint from build/train opens in the page: '{about}'")
+    p.type("#m-max-len", "16")
+    wait(b, "(window.posencTrain.state.lastLengths || {rows: []}).rows.at(-1)?.len === 16", 30,
+         "the accuracy per length")
+    page = {r["len"]: r["accuracy"] for r in b.js("window.posencTrain.state.lastLengths.rows")}
+    r = subprocess.run([a.bin + "/evaluate", "--model", ckpt, "--task", "reverse", "--max-len",
+                        "16", "--csv"], capture_output=True, text=True, env=env)
+    nat = {int(x.split(",")[0]): float(x.split(",")[2]) for x in r.stdout.splitlines()[1:]}
+    # evaluate --csv prints 4 decimals
+    d = max(abs(round(page.get(k, -9), 4) - v) for k, v in nat.items())
+    ck.check(set(page) == set(nat) and d <= 1e-9, f"its accuracy per length, 4 to 16, is "
+             f"build/evaluate --max-len 16's (largest difference {d:.1e})")
+    p.screenshot("#train", os.path.join(a.shots, "train-opened.png"))
+
+    # 4. A truncated checkpoint: the loader's own message.
+    with open(ckpt, "rb") as f:
+        head = f.read(3000)
+    trunc = os.path.join(tmp, "truncated.ckpt")
+    with open(trunc, "wb") as f:
+        f.write(head)
+    r = subprocess.run([os.path.abspath(a.bin) + "/evaluate", "--model", "truncated.ckpt",
+                        "--task", "reverse"], capture_output=True, text=True, env=env, cwd=tmp)
+    want = r.stderr.splitlines()[0].split(": ", 1)[1]
+    set_file(b, "#m-open", trunc)
+    wait(b, "document.querySelector('#m-open-error').textContent !== ''", 30, "the loader's error")
+    shown = p.text("#m-open-error")
+    ck.check(shown == want, f"a truncated checkpoint shows the loader's message '{want}'",
+             f"page says '{shown}'")
+
+    # 5. Stop, then Compare.
+    p.select("#t-task", "agent")
+    p.type("#t-steps", "20000")
+    p.click("#t-train")
+    wait(b, "window.posencTrain.state.busy", 10, "training starts")
+    time.sleep(1.0)
+    p.click("#t-stop")
+    wait(b, "!window.posencTrain.state.busy", 30, "Stop")
+    kept = b.js("document.querySelector('#t-results tbody tr:last-child td:nth-child(2)')"
+                ".textContent")
+    ck.check("(stopped)" in kept, f"Stop ends the run and keeps its model: '{kept}'")
+    p.type("#t-steps", "300")
+    b.js("document.querySelectorAll('#t-compare-set input').forEach(c => { c.checked = "
+         "['none', 'sinusoidal', 'rope'].includes(c.value); })")
+    t0 = time.monotonic()
+    p.click("#t-compare")
+    wait(b, "window.posencTrain.state.busy", 10, "Compare starts")
+    wait(b, "!window.posencTrain.state.busy", 600, "Compare")
+    rows = b.js("[...document.querySelectorAll('#t-results tbody tr')].map(t => ({...t.dataset}))")
+    got = [(r["scheme"], float(r["valid"])) for r in rows]
+    ck.check([s for s, _ in got] == ["none", "sinusoidal", "rope"] and got[0][1] <= 0.6
+             and got[1][1] >= 0.95 and got[2][1] >= 0.95,
+             f"Compare trains none, sinusoidal and rope in turn ({time.monotonic() - t0:.1f} s): "
+             + ", ".join(f"{s} {v:.4f}" for s, v in got))
+    p.screenshot("#train", os.path.join(a.shots, "train-compare.png"))
+
+
+def set_file(b, sel, path):
+    """Puts a file in an <input type=file>, as choosing it in the dialog would."""
+    root = b.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    node = b.send("DOM.querySelector", {"nodeId": root, "selector": sel})["nodeId"]
+    b.send("DOM.setFileInputFiles", {"files": [os.path.abspath(path)], "nodeId": node})
+
+
+if __name__ == "__main__":
+    raise SystemExit("run web/webtest.py, which calls this")
