@@ -223,17 +223,20 @@ fuzz: $(FUZZ_BIN) ## run each libFuzzer target FUZZ_SECONDS (default 60) s
 			-artifact_prefix=build/fuzz/artifacts/$$name- $$corpus; \
 	done
 
-# The web page (web/README.md): the library and web/posenc_web.c built to
-# WebAssembly by Debian's Emscripten into build/web/, beside web/index.html
-# and web/app.js. OpenBLAS has no WebAssembly build: -DPOSENC_NO_BLAS makes
-# matmul() the plain loops of matmul_ref. Only what the page runs is built:
-# core, pe, model, and from text, run the order demo's part (no files, no
-# PNG). -O2 and never -ffast-math, as above. MODULARIZE + EXPORT_ES6 make
-# posenc.js an ES module that app.js imports; it fetches posenc.wasm beside
-# it over HTTP (a page opened as a file:// cannot fetch it: serve build/web).
-# Debian's emcc runs its JavaScript tools with the node on PATH; Debian's
-# node finds Debian's node-acorn in /usr/share/nodejs by itself, a node from
-# elsewhere needs NODE_PATH.
+# The web page (web/README.md): the library and web/posenc_web.c and
+# posenc_train.c built to WebAssembly by Debian's Emscripten into build/web/,
+# beside web/index.html and its scripts. OpenBLAS has no WebAssembly build:
+# -DPOSENC_NO_BLAS makes matmul() the float loops of matmul_loops, which
+# -msimd128 lets clang vectorize. Only what the page runs is built: core,
+# pe, model, text, and from run the order demo, the session and the
+# checkpoints (in Emscripten's in-memory files; no PNG). -O2 and never
+# -ffast-math, as above. MODULARIZE + EXPORT_ES6 make posenc.js an ES module
+# that app.js and the training worker import (ENVIRONMENT web,worker); it
+# fetches posenc.wasm beside it over HTTP (a page opened as a file://
+# cannot fetch it: serve build/web). FS is exported for the worker's
+# checkpoints. Debian's emcc runs its JavaScript tools with the node on
+# PATH; Debian's node finds Debian's node-acorn in /usr/share/nodejs by
+# itself, a node from elsewhere needs NODE_PATH.
 WEB       := build/web
 WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/orderdemo.c src/run/session.c src/run/checkpoint.c web/posenc_web.c \

@@ -109,7 +109,8 @@ function niceTicks(lo, hi, n) {
 
 // Line charts of several series on one pair of axes: series is a list of
 // { name, colour, points: [[x, y], ...], dash, dots }, o has title, xlabel,
-// ylabel, xmax, ymin, ymax (y outside is clipped) and, if wanted, marks: a
+// ylabel, xmin, xmax, xwhole (whole-number ticks only), ymin, ymax (y
+// outside is clipped) and, if wanted, marks: a
 // list of [x, label] drawn as dotted vertical lines. Returns the plot box.
 export function lineChart(canvas, series, o) {
   const g = canvas.getContext('2d');
@@ -129,7 +130,7 @@ export function lineChart(canvas, series, o) {
     g.fillText(String(Number(v.toPrecision(3))), box.x - 6, Y(v) + 4);
   }
   g.textAlign = 'center';
-  for (const v of niceTicks(xmin, xmax, 8))
+  for (const v of niceTicks(xmin, xmax, 8).filter((t) => !o.xwhole || Number.isInteger(t)))
     g.fillText(String(Number(v.toPrecision(4))), X(v), box.y + box.h + 14);
   g.strokeStyle = '#888';
   g.strokeRect(box.x - 0.5, box.y - 0.5, box.w + 1, box.h + 1);

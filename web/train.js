@@ -97,7 +97,8 @@ function resultRow(r) {
     el('td', { textContent: x.keptValid.toFixed(4) }), el('td', { textContent: x.keptTest.toFixed(4) }),
     el('td', { textContent: x.lastValid.toFixed(4) }), el('td', { textContent: x.seconds.toFixed(2) }));
   Object.assign(tr.dataset, { scheme: r.scheme, valid: String(x.keptValid), test: String(x.keptTest),
-                              seconds: String(x.seconds), keptStep: String(x.keptStep) });
+                              seconds: String(x.seconds), keptStep: String(x.keptStep),
+                              tokensPerSecond: String(x.tokensPerSecond) });
   tr.style.color = r.colour;
   return tr;
 }
@@ -274,7 +275,7 @@ async function updateLengths() {
   lineChart($('#m-len'), [{ name: 'test accuracy', colour: COLOURS[0], dots: true,
                             points: shown.map((x) => [x.len, x.accuracy]) }],
     { title: `accuracy per length (test split); trained on lengths up to ${r.trained}`,
-      xlabel: 'length (words)', ylabel: 'accuracy', xmin: 0,
+      xlabel: 'length (words)', ylabel: 'accuracy', xmin: 0, xwhole: true,
       xmax: Math.max(...r.rows.map((x) => x.len)) + 1, ymin: 0, ymax: 1,
       marks: [[r.trained + 0.5, 'longest trained']] });
   $('#m-len-table tbody').replaceChildren(...r.rows.map((x) => {

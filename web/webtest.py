@@ -366,7 +366,8 @@ def run(ck, b, p, url, a):
 
     # 1. The defaults are demo_order's.
     want, _ = native(a.demo, [])
-    compare(ck, p.table(), want, "defaults")
+    worst = compare(ck, p.table(), want, "defaults")
+    print(f"# largest difference between the page's default table and demo_order's: {worst:.1e}")
     csv_page = p.text("#order-csv").splitlines()
     ck.check(csv_page[0] == "scheme,max_abs_diff,pooled_cosine" and len(csv_page) == len(want) + 1,
              "the page prints demo_order's CSV header and one line per scheme")

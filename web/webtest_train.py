@@ -40,6 +40,7 @@ def native_train(cmd, env):
     for line in r.stderr.splitlines():
         if line.startswith("step ") and "valid loss " in line:
             out["valid_loss"] = float(line.split("valid loss ")[1].split()[0])
+            out["tokens_per_second"] = float(line.split(" tok/s")[0].split()[-1])
     for line in r.stdout.splitlines():
         for k in ("valid", "test"):
             if line.startswith(f"{k} accuracy: "):
@@ -86,8 +87,8 @@ def _run(ck, b, p, a, env, tmp):
         row = rows[-1]
         valid, test, secs = float(row["valid"]), float(row["test"]), float(row["seconds"])
         results[scheme] = (valid, test)
-        print(f"# {task}, {scheme}, {steps} steps in the browser: {secs:.2f} s of training "
-              f"({st['wall']:.2f} s on the clock), valid {valid:.4f}, test {test:.4f}; longest "
+        print(f"# {task}, {scheme}, {steps} steps in the browser: {secs:.2f} s of training, "
+              f"{float(row['tokensPerSecond']):.0f} tokens/s ({st['wall']:.2f} s on the clock), valid {valid:.4f}, test {test:.4f}; longest "
               f"frame gap {st['gap']:.1f} ms over {st['frames']} frames")
         if task != "agent":
             pass  # not at a ceiling: how far the page's rounding takes it from build/train
@@ -106,10 +107,13 @@ def _run(ck, b, p, a, env, tmp):
         ck.check(plain["valid"] == round(valid, 4) and plain["test"] == round(test, 4),
                  f"{task} with {scheme}: the page's accuracies are build/train-plain's (the same "
                  f"C on the same products, natively) to the last digit", f"{plain}")
+        t0 = time.monotonic()
         nat = native_train(cmd, one)
+        wall = time.monotonic() - t0
         d = max(abs(nat["valid"] - valid), abs(nat["test"] - test))
         vloss = b.js("window.posencTrain.state.runs.at(-1).lastEval.validLoss")
-        print(f"# build/train (OpenBLAS) on one thread: valid {nat['valid']:.4f}, test "
+        print(f"# build/train (OpenBLAS) on one thread, {wall:.2f} s as a whole process, "
+              f"{nat['tokens_per_second']:.0f} tokens/s: valid {nat['valid']:.4f}, test "
               f"{nat['test']:.4f}, the page's differ by {d:.4f}; last validation loss: page "
               f"{vloss:.4f}, build/train {nat['valid_loss']:.4f}")
         if task == "agent":  # at the ceiling or at chance, rounding cannot move it
@@ -152,6 +156,10 @@ def _run(ck, b, p, a, env, tmp):
         got = float(last.split(": ")[1]) if ok else -1.0
         ck.check(ok and abs(got - page_test) < 1e-9, f"the downloaded model loads in "
                  f"build/evaluate and scores the page's test accuracy {page_test:.4f}: '{last}'")
+        r = subprocess.run([a.bin + "/encode", "--model", path, "Rohan killed the lion"],
+                           capture_output=True, text=True, env=env)
+        ck.check(r.returncode == 0 and "pooled" in r.stdout, "and build/encode runs it",
+                 r.stderr.strip())
 
     # 3. A model from build/train opens in the page, with its lengths.
     ckpt = os.path.join(tmp, "reverse-rope.ckpt")
@@ -217,6 +225,10 @@ def _run(ck, b, p, a, env, tmp):
              f"Compare trains none, sinusoidal and rope in turn ({time.monotonic() - t0:.1f} s): "
              + ", ".join(f"{s} {v:.4f}" for s, v in got))
     p.screenshot("#train", os.path.join(a.shots, "train-compare.png"))
+    p.click("#t-reset")
+    wait(b, "document.querySelectorAll('#t-results tbody tr').length === 0", 10, "Reset")
+    ck.check(not p.visible("#t-model") and p.text("#t-progress").strip() == "",
+             "Reset clears the runs, the curves and the model")
 
 
 def set_file(b, sel, path):
