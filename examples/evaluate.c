@@ -28,6 +28,11 @@ static const char *const USAGE[] = {
     "  --min-len N, --max-len N, --data-seed S   change the task's lengths or data,\n"
     "                        e.g. --max-len 24 to test sentences longer than training\n"
     "  --examples N          sentences in the split (default: the task's)\n"
+    "  --random-positions N  give each test sentence sorted positions drawn from\n"
+    "                        0..N-1, as Ruoss et al. (2023) evaluate a model trained\n"
+    "                        with train --random-positions N (give the same N), and\n"
+    "                        report the mean over --draws D draws (default 10); without\n"
+    "                        it a sentence of T words sits at positions 0..T-1\n"
     "  --csv                 print only length,examples,accuracy rows (accuracy is\n"
     "                        empty for lengths the model cannot encode)\n"
     "  --help                show this help\n"
@@ -44,6 +49,8 @@ int main(int argc, char **argv) {
     const char *task_only = NULL, *split_opt = NULL; /* nothing to do with --data */
     TaskOptions over = {.seed = 1};
     bool csv = false;
+    size_t random_n = 0, draws = 10;
+    const char *draws_opt = NULL;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
         if (cli_flag(&cli, "--csv")) {
@@ -69,6 +76,11 @@ int main(int argc, char **argv) {
         } else if (cli_opt(&cli, "--max-len")) {
             task_only = arg;
             over.max_len = cli_size(&cli, "--max-len", cli.val, 1, TASK_MAX_LEN);
+        } else if (cli_opt(&cli, "--random-positions")) {
+            random_n = cli_size(&cli, "--random-positions", cli.val, 1, 1000000);
+        } else if (cli_opt(&cli, "--draws")) {
+            draws = cli_size(&cli, "--draws", cli.val, 1, 1000);
+            draws_opt = arg;
         } else if (cli_opt(&cli, "--data-seed")) {
             task_only = arg;
             over.seed = cli_u64(&cli, "--data-seed", cli.val);
@@ -84,10 +96,22 @@ int main(int argc, char **argv) {
         cli_usage_error(&cli, "%s applies to a built-in task (--task), not to --data, which is "
                         "read as it is; drop it", split_opt ? split_opt : task_only);
 
+    if (draws_opt && !random_n)
+        cli_usage_error(&cli, "%s goes with --random-positions N", draws_opt);
     Checkpoint ck;
     Err e;
     if (checkpoint_load(&ck, model, &e))
         cli_fail(&cli, &e);
+    TrainMeta rp = {.random_positions = random_n};
+    size_t rows = model_max_positions(&ck.model);
+    if (random_n > rows)
+        err_set(&e, ERR_INPUT, "--random-positions %zu: the %s table of %s has rows for "
+                "positions 0..%zu only; give at most %zu", random_n, ck.model.cfg.pe.name, model,
+                rows - 1, rows);
+    if (random_n > rows || session_check_options(&rp, &ck.model.cfg.pe, 0, &e)) {
+        checkpoint_free(&ck);
+        cli_fail(&cli, &e);
+    }
     Dataset d;
     size_t unknown = 0;
     if (session_eval_data(&d, &ck, task, data, &over, split, &unknown, &e)) {
@@ -102,10 +126,13 @@ int main(int argc, char **argv) {
         err_set(&e, ERR_RUNTIME, "out of memory");
         cli_fail(&cli, &e);
     }
-    if (evaluate_dataset(&ck.model, &d, 64, per, &total, &e))
+    /* the draws' generator: the same numbers on every run */
+    if (evaluate_dataset_at(&ck.model, &d, 64, random_n, draws, 1, per, &total, &e))
         cli_fail(&cli, &e);
     bool token = d.kind == LABELS_TOKEN;
     size_t limit = model_max_positions(&ck.model);
+    bool no_room = random_n && random_n < limit; /* lengths past N: no draw fits */
+    size_t passes = random_n ? draws : 1;        /* each sentence was scored this often */
     if (csv) {
         printf("length,examples,accuracy\n");
         for (size_t len = 1; len <= d.max_len; len++) {
@@ -124,17 +151,23 @@ int main(int argc, char **argv) {
                ck.has_train ? ck.meta.task : "");
         printf("data: %s%s%s, %zu sentences\n", task ? task : data, task ? " " : "",
                task ? split : "", d.n);
+        if (random_n)
+            printf("positions: sorted draws from 0..%zu, %zu draw%s per sentence (accuracy: "
+                   "their mean)\n", random_n - 1, draws, draws == 1 ? "" : "s");
         printf("length  examples  accuracy%s\n", token ? "  sentences right" : "");
         for (size_t len = 1; len <= d.max_len; len++) {
             const EvalStats *p = &per[len];
             if (!p->examples)
                 continue;
-            if (p->skipped)
+            if (p->skipped && no_room)
+                printf("%6zu  %8zu  more words than the %zu positions of --random-positions\n",
+                       len, p->examples, random_n);
+            else if (p->skipped)
                 printf("%6zu  %8zu  not encodable: the %s table has rows up to length %zu\n", len,
                        p->examples, c->pe.name, limit);
             else if (token)
                 printf("%6zu  %8zu  %8.4f  %15.4f\n", len, p->examples, eval_accuracy(p),
-                       (double)p->exact / (double)p->examples);
+                       (double)p->exact / ((double)p->examples * (double)passes));
             else
                 printf("%6zu  %8zu  %8.4f\n", len, p->examples, eval_accuracy(p));
         }
@@ -143,7 +176,7 @@ int main(int argc, char **argv) {
                    total.skipped, d.n);
         if (token)
             printf("sentences with every token right: %.4f\n",
-                   (double)total.exact / (double)d.n);
+                   (double)total.exact / ((double)d.n * (double)passes));
         printf("accuracy: %.4f\n", eval_accuracy_all(&total));
     }
     free(per);

@@ -128,6 +128,7 @@ static int run_cell(Grid *g, const char *id) {
     int rc = exp_cell_format(&b, &g->set, cell, &run, POSENC_SOURCE_ID, matmul_kernels(),
                              clock_seconds() - t0);
     free(run.per_len);
+    free(run.per_len_at);
     if (rc)
         err_set(&e, ERR_RUNTIME, "out of memory writing cell %s", id);
     else if (strcmp(g->cells_dir, "-") == 0)
@@ -344,6 +345,9 @@ static void write_page(Grid *g) {
         }
         const ExpCell *c = &g->cells[i];
         exp_record(&res, c->kind, c->task, c->name, c->seed, f.value, f.per_len, f.max_len);
+        if (f.per_len_at)
+            exp_record(&res, EXP_RANDOM_TEST, c->task, c->name, c->seed, f.value_at,
+                       f.per_len_at, f.max_len);
         exp_cell_file_free(&f);
     }
     char staging[4096], path[4096 + 32];

@@ -223,6 +223,19 @@ START_TEST(learned_table_past_its_rows_is_reported) {
     ck_assert_ptr_nonnull(strstr(r.out, "\n10,")); /* no accuracy for length 10 */
     ck_assert_ptr_nonnull(strstr(r.out, ",\n"));
     run_free(&r);
+    /* --random-positions: the table's 6 rows bound N; within them the
+     * draws are said, and lengths past N have no room */
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse --random-positions 7", dir);
+    expect_exit("evaluate", args, 2, "rows for positions 0..5 only");
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse --random-positions 5 "
+             "--draws 3", dir);
+    r = run("evaluate", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "sorted draws from 0..4, 3 draws per sentence"));
+    ck_assert_ptr_nonnull(strstr(r.out, "more words than the 5 positions"));
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse --draws 3", dir);
+    expect_exit("evaluate", args, 2, "--draws goes with --random-positions");
     remove_dir(dir);
 }
 END_TEST

@@ -298,6 +298,52 @@ START_TEST(evaluation_per_length_skips_past_the_table) {
 }
 END_TEST
 
+/* Ruoss et al.'s evaluation (evaluate_dataset_at): with no position the
+ * draws cannot matter, so every draw scores what 0..T-1 scores and the
+ * counts are that many times theirs; with the sinusoid they do; sentences
+ * longer than N are skipped; the same seed gives the same numbers. */
+START_TEST(random_test_positions_are_drawn_and_averaged) {
+    TrainMeta mt;
+    Config cfg;
+    OptConfig opt;
+    const char *schemes[2] = {"none", "sinusoidal"};
+    for (int k = 0; k < 2; k++) {
+        small_run(&mt, &cfg, &opt, schemes[k]);
+        snprintf(mt.task, sizeof mt.task, "reverse");
+        mt.task_opt = (TaskOptions){.min_len = 4, .max_len = 9, .max_train_len = 6,
+                                    .n_train = 200, .n_valid = 50, .n_test = 200, .seed = 2};
+        Session s;
+        Err e;
+        ck_assert_msg(session_create(&s, &mt, &cfg, &opt, &e) == 0, "%s", e.msg);
+        float losses[40];
+        run_steps(&s, 40, losses);
+        EvalStats plain[10], at[10], again[10], total, total_at, total_again;
+        ck_assert(evaluate_dataset(&s.model, &s.test, 16, plain, &total, &e) == 0);
+        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, 7, at, &total_at, &e) == 0);
+        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, 7, again, &total_again,
+                                      &e) == 0);
+        ck_assert_uint_eq(total_at.correct, total_again.correct);
+        ck_assert(total_at.loss_sum == total_again.loss_sum);
+        bool differs = false;
+        for (size_t len = 4; len <= 9; len++) {
+            if (len > 8) { /* no 9 sorted positions in 0..7 */
+                ck_assert_uint_eq(at[len].skipped, at[len].examples);
+                continue;
+            }
+            ck_assert_uint_eq(at[len].labelled, 3 * plain[len].labelled);
+            if (k == 0)
+                ck_assert_uint_eq(at[len].correct, 3 * plain[len].correct);
+            /* the same sums in another order: equal to rounding */
+            differs |= fabs(at[len].loss_sum - 3 * plain[len].loss_sum) >
+                       1e-9 * fabs(plain[len].loss_sum) + 1e-12;
+        }
+        ck_assert_msg(differs == (k == 1), "%s: the drawn positions %s the outputs",
+                      schemes[k], k ? "must change" : "cannot change");
+        session_free(&s);
+    }
+}
+END_TEST
+
 /* Trains with the programs' defaults (d_model 64, batch 32) for `steps`
  * and returns the test accuracy. */
 static double train_task(const char *task, const char *pe, size_t steps) {
@@ -472,6 +518,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, divergence_stops_and_leaves_the_model);
     tcase_add_test(tc, learning_rate_schedules);
     tcase_add_test(tc, evaluation_per_length_skips_past_the_table);
+    tcase_add_test(tc, random_test_positions_are_drawn_and_averaged);
     tcase_add_test(tc, micro_batches_train_like_one_batch);
     tcase_add_test(tc, any_thread_count_trains_the_same_model);
     suite_add_tcase(s, tc);

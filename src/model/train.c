@@ -201,8 +201,14 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
 
 int eval_batch(const Model *m, Acts *a, const int *ids, const size_t *lens, const int *labels,
                size_t B, size_t T, StepStats *st, Err *e) {
+    return eval_batch_at(m, a, ids, lens, NULL, labels, B, T, st, e);
+}
+
+int eval_batch_at(const Model *m, Acts *a, const int *ids, const size_t *lens,
+                  const size_t *pos, const int *labels, size_t B, size_t T, StepStats *st,
+                  Err *e) {
     par_follow_load();
-    int rc = encoder_forward(m, a, ids, lens, B, T, e);
+    int rc = encoder_forward_at(m, a, ids, lens, pos, B, T, e);
     if (rc)
         return rc;
     memset(st, 0, sizeof *st);

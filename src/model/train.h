@@ -60,5 +60,10 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
 /* Forward and loss only (no gradients): for evaluation. */
 int eval_batch(const Model *m, Acts *a, const int *ids, const size_t *lens, const int *labels,
                size_t B, size_t T, StepStats *st, Err *e);
+/* The same with token t of sentence b at position pos[b,t], or 0..T-1
+ * when pos is NULL (encoder_forward_at). */
+int eval_batch_at(const Model *m, Acts *a, const int *ids, const size_t *lens,
+                  const size_t *pos, const int *labels, size_t B, size_t T, StepStats *st,
+                  Err *e);
 
 #endif

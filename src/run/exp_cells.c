@@ -16,7 +16,7 @@
 #include "trial.h"
 
 static const char *const kind_id[EXP_KINDS] = {"order", "tasks", "lengths", "random",
-                                               "variants"};
+                                               "variants", "random-test"};
 static const char *const tasks2[2] = {"agent", "direction"};
 static const char *const random_schemes[3] = {"sinusoidal", "learned", "rope"};
 
@@ -173,7 +173,8 @@ int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *
     run->value = t.accuracy;
     if (lengths) {
         run->per_len = t.per_len, run->max_len = t.max_len;
-        t.per_len = NULL;
+        run->per_len_at = t.per_len_at, run->value_at = t.accuracy_at;
+        t.per_len = t.per_len_at = NULL;
     }
     trial_free(&t);
     return 0;
@@ -181,7 +182,7 @@ int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *
 
 /* ---- cell files ---- */
 
-#define CELL_MAGIC "posenc cell 1"
+#define CELL_MAGIC "posenc cell 2" /* 2: per_len_at */
 
 int exp_cell_format(Buf *b, const ExpSettings *set, const ExpCell *cell, const ExpRun *run,
                     const char *source, const char *kernels, double seconds) {
@@ -192,6 +193,10 @@ int exp_cell_format(Buf *b, const ExpSettings *set, const ExpCell *cell, const E
                run->per_len ? run->max_len + 1 : 0);
     for (size_t i = 0; run->per_len && i <= run->max_len; i++)
         buf_printf(b, " %.17g", run->per_len[i]);
+    buf_printf(b, "\nvalue_at %.17g\nper_len_at %zu", run->per_len_at ? run->value_at : 0.0,
+               run->per_len_at ? run->max_len + 1 : 0);
+    for (size_t i = 0; run->per_len_at && i <= run->max_len; i++)
+        buf_printf(b, " %.17g", run->per_len_at[i]);
     buf_printf(b, "\nseconds %.3f\nend\n", seconds);
     return b->failed ? ERR_RUNTIME : 0;
 }
@@ -213,6 +218,31 @@ static const char *field(const char **p, const char *end, const char *name, char
     return buf;
 }
 
+/* "COUNT v0 v1 ..." in line: COUNT numbers into *out (malloc'ed; NULL
+ * when COUNT is 0). */
+static int parse_values(const char *line, const char *name, double **out, size_t *count,
+                        const char *id, Err *e) {
+    char *q;
+    unsigned long n = strtoul(line, &q, 10);
+    if (q == line || n > 4096)
+        return err_set(e, ERR_INPUT, "cell %s: a damaged %s line", id, name);
+    *count = n;
+    if (!n)
+        return 0;
+    if (!(*out = malloc(n * sizeof **out)))
+        return err_set(e, ERR_RUNTIME, "out of memory reading cell %s", id);
+    for (size_t i = 0; i < n; i++) {
+        char *r;
+        (*out)[i] = strtod(q, &r);
+        if (r == q)
+            return err_set(e, ERR_INPUT, "cell %s: %s has fewer than %lu values", id, name, n);
+        q = r;
+    }
+    if (*q)
+        return err_set(e, ERR_INPUT, "cell %s: %s has more than %lu values", id, name, n);
+    return 0;
+}
+
 /* Parses the record after the magic line; line is a buffer as long as the
  * record, for one line at a time. */
 static int parse_body(const char **pp, const char *end, char *line, size_t cap,
@@ -228,28 +258,24 @@ static int parse_body(const char **pp, const char *end, char *line, size_t cap,
     f->value = strtod(line, &q);
     if (q == line || *q)
         return err_set(e, ERR_INPUT, "cell %s: its value '%s' is not a number", f->id, line);
-    if (!field(&p, end, "per_len", line, cap))
-        return err_set(e, ERR_INPUT, "cell %s: no per_len line", f->id);
-    unsigned long count = strtoul(line, &q, 10);
-    if (q == line || count > 4096)
-        return err_set(e, ERR_INPUT, "cell %s: a damaged per_len line", f->id);
-    if (count) {
-        f->per_len = malloc(count * sizeof *f->per_len);
-        if (!f->per_len)
-            return err_set(e, ERR_RUNTIME, "out of memory reading cell %s", f->id);
-        f->max_len = count - 1;
-        for (size_t i = 0; i < count; i++) {
-            char *r;
-            f->per_len[i] = strtod(q, &r);
-            if (r == q)
-                return err_set(e, ERR_INPUT, "cell %s: per_len has fewer than %lu values",
-                               f->id, count);
-            q = r;
-        }
-        if (*q)
-            return err_set(e, ERR_INPUT, "cell %s: per_len has more than %lu values", f->id,
-                           count);
-    }
+    int rc = 0;
+    size_t count;
+    if (!field(&p, end, "per_len", line, cap) ||
+        (rc = parse_values(line, "per_len", &f->per_len, &count, f->id, e)))
+        return rc ? rc : err_set(e, ERR_INPUT, "cell %s: no per_len line", f->id);
+    f->max_len = count ? count - 1 : 0;
+    if (!field(&p, end, "value_at", line, cap))
+        return err_set(e, ERR_INPUT, "cell %s: no value_at line", f->id);
+    f->value_at = strtod(line, &q);
+    if (q == line || *q)
+        return err_set(e, ERR_INPUT, "cell %s: its value_at '%s' is not a number", f->id, line);
+    size_t count_at;
+    if (!field(&p, end, "per_len_at", line, cap) ||
+        (rc = parse_values(line, "per_len_at", &f->per_len_at, &count_at, f->id, e)))
+        return rc ? rc : err_set(e, ERR_INPUT, "cell %s: no per_len_at line", f->id);
+    if (count_at && count_at != count)
+        return err_set(e, ERR_INPUT, "cell %s: per_len_at has %zu lengths, per_len %zu", f->id,
+                       count_at, count);
     if (!field(&p, end, "seconds", line, cap) || (size_t)(end - p) < 4 ||
         memcmp(p, "end\n", 4) != 0)
         return err_set(e, ERR_INPUT, "cell %s: a record cut short (no 'end' line)", f->id);
@@ -279,7 +305,8 @@ int exp_cell_parse(const char *text, size_t n, size_t *used, ExpCellFile *f, Err
 
 void exp_cell_file_free(ExpCellFile *f) {
     free(f->per_len);
-    f->per_len = NULL;
+    free(f->per_len_at);
+    f->per_len = f->per_len_at = NULL;
 }
 
 static void cell_path(char *path, size_t cap, const char *dir, const char *id) {

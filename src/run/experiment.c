@@ -131,14 +131,14 @@ Stat exp_stat(const ExpResults *r, ExpKind kind, const char *task, const char *n
 /* ---- CSV files: one row per run (and per length for the length runs) ---- */
 
 static const char *const kind_file[EXP_KINDS] = {"order", "tasks", "lengths", "random",
-                                                 "variants"};
+                                                 "variants", "random_test"};
 
 int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
     for (int k = 0; k < EXP_KINDS; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/results/%s.csv", dir, kind_file[k]);
         Buf b = {0};
-        bool per_len = k == EXP_LENGTHS || k == EXP_RANDOM;
+        bool per_len = k == EXP_LENGTHS || k == EXP_RANDOM || k == EXP_RANDOM_TEST;
         buf_printf(&b, "%s\n", k == EXP_ORDER    ? "scheme,seed,max_abs_diff"
                                : per_len         ? "task,scheme,seed,length,accuracy"
                                : k == EXP_VARIANT ? "task,variant,seed,test_accuracy"

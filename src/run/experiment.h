@@ -29,7 +29,17 @@ typedef struct {
 /* The settings of the full run, or of --quick; seeds 0 keeps the default. */
 void exp_settings(ExpSettings *s, bool quick, size_t seeds);
 
-typedef enum { EXP_ORDER, EXP_TASKS, EXP_LENGTHS, EXP_RANDOM, EXP_VARIANT, EXP_KINDS } ExpKind;
+/* EXP_RANDOM_TEST has no cells of its own: it is the EXP_RANDOM runs
+ * evaluated with random positions at test too (Ruoss et al.'s protocol). */
+typedef enum {
+    EXP_ORDER,
+    EXP_TASKS,
+    EXP_LENGTHS,
+    EXP_RANDOM,
+    EXP_VARIANT,
+    EXP_RANDOM_TEST,
+    EXP_KINDS
+} ExpKind;
 
 /* The tasks of experiments 3 and 4. */
 #define EXP_LENGTH_TASKS 3
@@ -50,6 +60,10 @@ typedef struct {
     double value;    /* max_abs_diff for EXP_ORDER, else test accuracy */
     double *per_len; /* (max_len + 1) accuracy per test length (NaN: none or undefined) */
     size_t max_len;
+    /* EXP_RANDOM, from exp_cell_run: the same evaluated with random test
+     * positions (value_at over every length, per_len_at per length) */
+    double value_at;
+    double *per_len_at;
 } ExpRun;
 
 typedef struct {
@@ -107,6 +121,8 @@ typedef struct {
     double value, seconds;
     double *per_len; /* max_len + 1 values, or NULL */
     size_t max_len;
+    double value_at;    /* EXP_RANDOM: ExpRun's */
+    double *per_len_at; /* max_len + 1 values, or NULL */
 } ExpCellFile;
 
 /* Parses the record at the start of text (n bytes); *used is its length. */

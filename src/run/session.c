@@ -321,18 +321,31 @@ static size_t exact_matches(const Model *m, const Acts *a, const int *labels, si
 
 int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
                      EvalStats *total, Err *e) {
+    return evaluate_dataset_at(m, d, B, 0, 1, 0, per_len, total, e);
+}
+
+int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
+                        uint64_t seed, EvalStats *per_len, EvalStats *total, Err *e) {
     memset(total, 0, sizeof *total);
     if (d->n == 0)
         return 0;
     size_t L = d->max_len, limit = model_max_positions(m);
+    if (N && N < limit)
+        limit = N; /* sorted distinct positions from 0..N-1: at most N words */
+    if (!N || draws == 0)
+        draws = 1;
     if (per_len)
         memset(per_len, 0, (L + 1) * sizeof *per_len);
+    Rng rng;
+    rng_seed(&rng, seed);
     size_t *idx = xmalloc(d->n * sizeof *idx, "evaluation", e);
     int *ids = xmalloc(B * L * sizeof *ids, "evaluation", e);
     int *labels = xmalloc(B * L * sizeof *labels, "evaluation", e);
     size_t *lens = xmalloc(B * sizeof *lens, "evaluation", e);
+    size_t *pos = N ? xmalloc(B * L * sizeof *pos, "evaluation", e) : NULL;
     Acts a = {0};
-    int rc = idx && ids && labels && lens ? acts_create(&a, m, B, L, e) : ERR_RUNTIME;
+    int rc = idx && ids && labels && lens && (pos || !N) ? acts_create(&a, m, B, L, e)
+                                                         : ERR_RUNTIME;
     /* One length at a time: no padding, and the per-length table falls out. */
     for (size_t len = 1; len <= L && !rc; len++) {
         EvalStats st = {0};
@@ -345,23 +358,28 @@ int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_
             st.skipped = n;
             st.missed = d->kind == LABELS_TOKEN ? n * len : n;
         }
-        for (size_t i = 0; i < n && len <= limit && !rc; i += B) {
-            size_t b = n - i < B ? n - i : B;
-            StepStats s;
-            dataset_batch(d, idx + i, b, len, ids, lens, labels);
-            rc = eval_batch(m, &a, ids, lens, labels, b, len, &s, e);
-            st.labelled += s.labelled;
-            st.correct += s.correct;
-            st.loss_sum += (double)s.loss * (double)s.labelled;
-            st.exact += d->kind == LABELS_TOKEN ? exact_matches(m, &a, labels, b, len)
-                                                : s.correct;
-        }
+        /* each draw scores every sentence again: the counts add up over
+         * draws, so the accuracy is their mean */
+        for (size_t k = 0; k < draws && len <= limit && !rc; k++)
+            for (size_t i = 0; i < n && !rc; i += B) {
+                size_t b = n - i < B ? n - i : B;
+                StepStats s;
+                dataset_batch(d, idx + i, b, len, ids, lens, labels);
+                if (pos)
+                    draw_positions(pos, &rng, lens, b, len, N);
+                rc = eval_batch_at(m, &a, ids, lens, pos, labels, b, len, &s, e);
+                st.labelled += s.labelled;
+                st.correct += s.correct;
+                st.loss_sum += (double)s.loss * (double)s.labelled;
+                st.exact += d->kind == LABELS_TOKEN ? exact_matches(m, &a, labels, b, len)
+                                                    : s.correct;
+            }
         if (per_len)
             per_len[len] = st;
         add_stats(total, &st);
     }
     acts_free(&a);
-    free(idx), free(ids), free(labels), free(lens);
+    free(idx), free(ids), free(labels), free(lens), free(pos);
     return rc;
 }
 

@@ -97,6 +97,16 @@ void kept_free(Kept *k);
 int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
                      EvalStats *total, Err *e);
 
+/* evaluate_dataset with Ruoss et al.'s (2023) positions at test: each
+ * sentence gets sorted distinct positions drawn uniformly from 0..N-1, as
+ * in training with --random-positions N, draws times (a generator seeded
+ * from seed), every draw scored; the counts add up over the draws, so an
+ * accuracy is their mean (exact counts sentences once per draw).
+ * Sentences longer than N are skipped as a learned table's are. N = 0 is
+ * evaluate_dataset (positions 0..T-1, one pass). */
+int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
+                        uint64_t seed, EvalStats *per_len, EvalStats *total, Err *e);
+
 /* correct / labelled, or 0 with nothing labelled. */
 double eval_accuracy(const EvalStats *s);
 /* Accuracy over every example, those the model cannot encode counted wrong. */

@@ -35,6 +35,23 @@ int trial_run(Trial *t, const TrainMeta *mt, const Config *cfg, const OptConfig 
             t->per_len[len] = per[len].examples && !per[len].skipped ? eval_accuracy(&per[len])
                                                                      : NAN;
     }
+    /* Ruoss et al.'s randomized encodings have no switch for evaluation:
+     * test sentences get sorted random positions from the same range.
+     * The draws' generator is the run's seed's, apart from the data's. */
+    size_t N = s.meta.random_positions;
+    if (!rc && N) {
+        t->per_len_at = xcalloc(t->max_len + 1, sizeof *t->per_len_at, "the results per length",
+                                e);
+        rc = t->per_len_at ? evaluate_dataset_at(&s.model, &s.test, 64, N, TRIAL_DRAWS,
+                                                 s.meta.seed ^ 0x52554f5353ULL, per, &total, e)
+                           : ERR_RUNTIME;
+    }
+    if (!rc && N) {
+        t->accuracy_at = eval_accuracy_all(&total);
+        for (size_t len = 0; len <= t->max_len; len++)
+            t->per_len_at[len] = per[len].examples && !per[len].skipped
+                                     ? eval_accuracy(&per[len]) : NAN;
+    }
     free(per);
     session_free(&s);
     if (rc)
@@ -44,5 +61,6 @@ int trial_run(Trial *t, const TrainMeta *mt, const Config *cfg, const OptConfig 
 
 void trial_free(Trial *t) {
     free(t->per_len);
+    free(t->per_len_at);
     memset(t, 0, sizeof *t);
 }
