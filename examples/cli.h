@@ -162,7 +162,8 @@ void cli_check_stdout(void);
     "  --random-positions N  give each training sentence sorted positions drawn from\n"        \
     "                        0..N-1 instead of 0..T-1 (Ruoss et al. 2023), so that\n"          \
     "                        positions past the training lengths are seen; N at least\n"       \
-    "                        the longest training sentence (evaluation uses 0..T-1)\n"
+    "                        the longest training sentence (evaluation uses 0..T-1;\n"  \
+    "                        evaluate --random-positions N tests as Ruoss et al. do)\n"
 
 /* Matches only the model options that shape a position code (--combine,
  * --pe-dim, --pairs, --layout, --base, --buckets, --max-distance,
