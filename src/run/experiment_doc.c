@@ -416,7 +416,9 @@ static void random_verdicts_free(RandomVerdicts *v) {
     buf_free(&v->gain_in);
 }
 
-static const char *text_of(const Buf *b) { return b->n && !b->failed ? (char *)b->p : ""; }
+
+/* A Buf's bytes for "%.*s" (a Buf holds no terminating NUL). */
+#define TEXT(buf) (buf).failed ? 0 : (int)(buf).n, (buf).p ? (const char *)(buf).p : ""
 
 static void random_section(Buf *b, const ExpResults *r) {
     size_t L = r->set.L, N = 4 * L;
@@ -441,10 +443,10 @@ static void random_section(Buf *b, const ExpResults *r) {
     random_says(b, &v);
     buf_printf(b, " (task/scheme, with minus without); the learned table, undefined past L "
                "without them, gets rows for every position with them. On the trained "
-               "lengths they cost accuracy in %zu of %zu cases%s%s%s", v.n_cost, v.n_pairs,
-               v.n_cost ? " (" : "", text_of(&v.cost), v.n_cost ? ")" : "");
+               "lengths they cost accuracy in %zu of %zu cases%s%.*s%s", v.n_cost, v.n_pairs,
+               v.n_cost ? " (" : "", TEXT(v.cost), v.n_cost ? ")" : "");
     if (v.n_gain_in)
-        buf_printf(b, " and raise it in %zu (%s)", v.n_gain_in, text_of(&v.gain_in));
+        buf_printf(b, " and raise it in %zu (%.*s)", v.n_gain_in, TEXT(v.gain_in));
     buf_printf(b, ". Ruoss et al. report +12.0 points on average over 15 tasks for randomized "
                "encodings; with their evaluation, this run gains past L in %zu and loses in "
                "%zu of the %zu cases defined there, on 3 tasks and small models: %s.\n\n",
@@ -455,8 +457,8 @@ static void random_section(Buf *b, const ExpResults *r) {
     random_verdicts_free(&v);
 
     buf_printf(b, "The same models evaluated at positions 0..T-1 instead (a variant, not "
-               "Ruoss et al.'s protocol: the model then meets positions below the range it "
-               "was trained on; `results/random.csv`):\n\n");
+               "Ruoss et al.'s protocol: every test sentence then sits packed at the start "
+               "of the range, an arrangement training drew rarely; `results/random.csv`):\n\n");
     random_table(b, r, EXP_RANDOM, &v);
     buf_printf(b, "\nEvaluated so, on %zu..%zu random positions ", L + 1, 2 * L);
     random_says(b, &v);
