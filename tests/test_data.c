@@ -283,6 +283,24 @@ START_TEST(labels_and_encoding) {
     textdata_free(&eval);
     textdata_free(&train);
 
+    /* "_" is no label: -1 for a word (not trained on, not scored), never
+     * a class; a sentence must have a label of its own */
+    ck_assert_int_eq(parse(&eval, "labels: token\n2 5 4\t_ 2 5\n", &e), 0);
+    LabelSet tok;
+    labelset_init(&tok);
+    ck_assert_int_eq(data_encode(&d, &eval, &v, &tok, true, NULL, &e), 0);
+    ck_assert_int_eq(d.labels[0], -1);
+    ck_assert_int_eq(d.labels[1], 0);
+    ck_assert_int_eq(labelset_find(&tok, "_"), -1);
+    ck_assert_uint_eq(tok.n, 2);
+    dataset_free(&d);
+    labelset_free(&tok);
+    textdata_free(&eval);
+    ck_assert_int_eq(parse(&eval, "labels: sentence\n_\tlion saw the Rohan\n", &e), 0);
+    ck_assert_int_eq(data_encode(&d, &eval, &v, &s, false, NULL, &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "per-token"));
+    textdata_free(&eval);
+
     /* the number of classes is bounded, so lookups stay short */
     char name[16];
     for (int i = 2; i < DATA_MAX_LABELS; i++) {

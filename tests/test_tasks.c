@@ -6,7 +6,7 @@
 #include "suites.h"
 
 static const char *const ALL[] = {"agent", "direction", "reverse", "sort", "contains"};
-static const char *const SEQUENCE[] = {"direction", "reverse", "sort", "contains"};
+static const char *const SEQUENCE[] = {"direction", "reverse", "sort", "contains", "previous"};
 
 static void make(TextData s[3], const char *task, const TaskOptions *o) {
     Err e;
@@ -169,6 +169,11 @@ static void check_sequences(const TextData *d, const char *task, size_t lo, size
         } else if (strcmp(task, "reverse") == 0) {
             for (size_t k = 0; k < n; k++)
                 ck_assert_str_eq(d->label[a + k], d->word[a + n - 1 - k]);
+        } else if (strcmp(task, "previous") == 0) {
+            /* the first word has no word before it: no label, not scored */
+            ck_assert_str_eq(d->label[a], DATA_NO_LABEL);
+            for (size_t k = 1; k < n; k++)
+                ck_assert_str_eq(d->label[a + k], d->word[a + k - 1]);
         } else {
             for (size_t k = 0; k < n; k++) {
                 const char *l = d->label[a + k];
@@ -186,7 +191,7 @@ static void check_sequences(const TextData *d, const char *task, size_t lo, size
 }
 
 START_TEST(sequence_labels_and_lengths) {
-    for (size_t t = 0; t < 4; t++) {
+    for (size_t t = 0; t < sizeof SEQUENCE / sizeof *SEQUENCE; t++) {
         const char *task = SEQUENCE[t];
         TaskOptions o = {.min_len = 3, .max_train_len = 6, .max_len = 10, .n_train = 2000,
                          .n_valid = 300, .n_test = 1000, .seed = 11};
@@ -195,8 +200,9 @@ START_TEST(sequence_labels_and_lengths) {
         ck_assert_uint_eq(s[0].n, 2000);
         ck_assert_uint_eq(s[1].n, 300);
         ck_assert_uint_eq(s[2].n, 1000);
-        ck_assert_int_eq(s[0].kind, strcmp(task, "reverse") && strcmp(task, "sort")
-                                        ? LABELS_SENTENCE : LABELS_TOKEN);
+        ck_assert_int_eq(s[0].kind, strcmp(task, "reverse") && strcmp(task, "sort") &&
+                                        strcmp(task, "previous") ? LABELS_SENTENCE
+                                                                 : LABELS_TOKEN);
         size_t longest[3] = {0}, yes = 0, ignored = 0;
         check_sequences(&s[0], task, 3, 6, &longest[0], &yes);
         check_sequences(&s[1], task, 3, 10, &longest[1], &ignored);

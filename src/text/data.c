@@ -491,7 +491,14 @@ int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool gr
         size_t la = token ? a : i, lb = token ? b : i + 1;
         for (size_t j = la; !rc && j < lb; j++) {
             int id = -1;
+            bool none = strcmp(in->label[j], DATA_NO_LABEL) == 0;
             if (!s) /* words only: the labels are not read */
+                id = -1;
+            else if (none && !token)
+                rc = err_set(e, ERR_INPUT, "the label '%s' (no label) is for a word of "
+                             "per-token data; a sentence needs a label of its own",
+                             DATA_NO_LABEL);
+            else if (none) /* scored by nothing: -1, as a padded slot */
                 id = -1;
             else if (grow)
                 rc = labelset_add(s, in->label[j], &id, e);

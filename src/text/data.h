@@ -22,6 +22,10 @@ typedef enum { LABELS_SENTENCE = 0, LABELS_TOKEN = 1 } LabelKind;
 #define DATA_MAX_LINE 8192            /* bytes on one line of a data file */
 #define DATA_MAX_FILE (64u << 20)     /* bytes in one data file */
 #define DATA_MAX_LABELS 4096          /* classes in one LabelSet */
+/* A per-token label that scores nothing: the word is neither trained on
+ * nor counted in accuracy (CoNLL's empty field; PyTorch's ignore_index).
+ * previous gives it to the first word, which has no word before it. */
+#define DATA_NO_LABEL "_"
 #define DATA_MAX_WORDS 32768          /* words of a vocabulary built from training data,
                                        * <pad> and <unk> included: a model's MAX_DIM */
 

@@ -24,8 +24,9 @@ static const struct {
      "needs order"},
     {"sort", LABELS_TOKEN, "digits -> the same digits sorted, one label per token; "
      "needs order"},
-    {"previous", LABELS_TOKEN, "digits -> each digit's label is the digit before it ('-' "
-     "for the first); needs only the order of neighbours, not where in the sentence"},
+    {"previous", LABELS_TOKEN, "digits -> each digit's label is the digit before it (the "
+     "first has none, '_', and is not scored); needs only the order of neighbours, not "
+     "where in the sentence"},
     {"contains", LABELS_SENTENCE,
      "digits -> yes if the sequence contains 7, else no; a control that needs no order"},
 };
@@ -156,7 +157,7 @@ static int make_sequences(TextData *d, int task, Rng *r, size_t n, size_t lo, si
             for (size_t k = 0; k < len; k++)
                 lab[k] = DIGITS[x[len - 1 - k]];
         } else if (task == PREVIOUS) {
-            lab[0] = "-";
+            lab[0] = DATA_NO_LABEL; /* a fixed '-' would be a free point per sentence */
             for (size_t k = 1; k < len; k++)
                 lab[k] = DIGITS[x[k - 1]];
         } else {
