@@ -36,13 +36,17 @@ static const char *const USAGE[] = {
     "  curves     loss and accuracy against step from training logs (CSV files\n"
     "             with a header naming step, loss, accuracy, valid_loss,\n"
     "             valid_accuracy), one colour per log\n"
+    "  decay      RoPE's long-term decay (RoFormer, section 3.4.3): the bound on\n"
+    "             a head's logit by relative distance (default: rope, d_model 128\n"
+    "             in 1 head, distances 0..255; --base, --heads, --positions)\n"
     "\n"
     "Options:\n"
     "  --kind KIND           the picture (required)\n"
     "  --out FILE.png        where to write it (required)\n"
     "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
     "                        learned, rope, alibi or t5 (default sinusoidal)\n"
-    "  --positions N         positions drawn (heatmap, lines, dots, bits, naive)\n"
+    "  --positions N         positions drawn (heatmap, lines, dots, bits, naive), or\n"
+    "                        relative distances (decay)\n"
     "  --channels LIST       lines: channels such as 6-9 or 4,5,10 (at most 10)\n"
     "  --position P          dots: the position compared with all others\n"
     "  --sentence TEXT       attention: the sentence, words split on spaces\n"
@@ -65,15 +69,25 @@ static const char *const USAGE[] = {
     "(nothing is written), 1 on failure.\n",
     NULL};
 
-typedef enum { K_HEATMAP, K_LINES, K_DOTS, K_BITS, K_NAIVE, K_ATTENTION, K_CURVES, K_COUNT } Kind;
+typedef enum {
+    K_HEATMAP,
+    K_LINES,
+    K_DOTS,
+    K_BITS,
+    K_NAIVE,
+    K_ATTENTION,
+    K_CURVES,
+    K_DECAY,
+    K_COUNT
+} Kind;
 
-static const char *const KIND_NAMES[K_COUNT] = {"heatmap", "lines",     "dots",  "bits",
-                                                "naive",   "attention", "curves"};
+static const char *const KIND_NAMES[K_COUNT] = {"heatmap", "lines",     "dots",   "bits",
+                                                "naive",   "attention", "curves", "decay"};
 /* Per kind: default positions and d_model (0: not used). d_model 32 for
  * bits: its pairs slow down by 10000^(2/32) = 1.78 each, close to the
  * factor 2 from one bit to the next. */
-static const size_t DEF_T[K_COUNT] = {50, 60, 100, 64, 60, 0, 0};
-static const size_t DEF_C[K_COUNT] = {128, 32, 128, 32, 0, 0, 0};
+static const size_t DEF_T[K_COUNT] = {50, 60, 100, 64, 60, 0, 0, 256};
+static const size_t DEF_C[K_COUNT] = {128, 32, 128, 32, 0, 0, 0, 128};
 
 #define MAX_ITEMS 16
 
@@ -207,15 +221,15 @@ int main(int argc, char **argv) {
         }
     }
     if (!kind_s)
-        cli_usage_error(&cli, "--kind is required: heatmap, lines, dots, bits, naive, attention "
-                        "or curves");
+        cli_usage_error(&cli, "--kind is required: heatmap, lines, dots, bits, naive, attention, "
+                        "curves or decay");
     Kind kind = K_COUNT;
     for (int k = 0; k < K_COUNT; k++)
         if (strcmp(kind_s, KIND_NAMES[k]) == 0)
             kind = (Kind)k;
     if (kind == K_COUNT)
         cli_usage_error(&cli, "unknown kind '%s': choose heatmap, lines, dots, bits, naive, "
-                        "attention or curves", kind_s);
+                        "attention, curves or decay", kind_s);
     if (!out)
         cli_usage_error(&cli, "--out FILE.png is required");
     size_t n_out = strlen(out);
@@ -237,6 +251,12 @@ int main(int argc, char **argv) {
                         "curves takes files", logs[0]);
     if (!T)
         T = DEF_T[kind];
+    if (kind == K_DECAY && !scheme_opt) {
+        /* RoPE's picture: rope, and one head of the whole width, as
+         * RoFormer's figure (d = 128) */
+        pe_config_default(&cfg.pe, "rope");
+        cfg.n_heads = 1;
+    }
     if (!cfg.d_model)
         cfg.d_model = DEF_C[kind] ? DEF_C[kind] : model_C;
     if (!model && kind != K_NAIVE && kind != K_CURVES)
@@ -262,6 +282,9 @@ int main(int argc, char **argv) {
         break;
     case K_NAIVE:
         rc = fig_naive(&cv, T, &e);
+        break;
+    case K_DECAY:
+        rc = fig_decay(&cv, &cfg, T, &e);
         break;
     case K_ATTENTION:
         rc = draw_attention(&cv, &cfg, model, sentence, layer, &e);

@@ -1,12 +1,14 @@
 /* The pictures of src/figures, cell by cell: the code's lines, the dot
  * products and their colour scale, the naive schemes, the counter's bits,
- * and a model's attention weights. */
+ * a model's attention weights, and RoPE's long-term decay. */
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../src/figures/figures.h"
+#include "../src/pe/analysis_rope.h"
 #include "../src/plot/chart.h"
 #include "../src/text/vocab.h"
 #include "pixels.h"
@@ -157,6 +159,47 @@ START_TEST(attention_cells_are_the_weights) {
 }
 END_TEST
 
+/* RoFormer's bound, recomputed here with C's complex numbers: at distance
+ * 0 every partial sum S_j is j, so the mean of |S_j| is (d/2 + 1)/2; far
+ * away it has fallen (the decay the picture shows); and the picture draws
+ * rope only. */
+START_TEST(decay_is_roformers_bound) {
+    enum { N = 256, D = 128 };
+    static double got[N];
+    Err e;
+    ck_assert_int_eq(rope_decay_bound(got, N, D, 10000.0, &e), 0);
+    double worst = 0.0;
+    for (size_t r = 0; r < N; r++) {
+        double complex S = 0.0;
+        double sum = 0.0;
+        for (size_t k = 0; k < D / 2; k++) {
+            S += cexp(I * (double)r * pow(10000.0, -2.0 * (double)k / D));
+            sum += cabs(S);
+        }
+        worst = fmax(worst, fabs(got[r] - sum / (D / 2)));
+    }
+    ck_assert_msg(worst < 1e-9, "the bound differs from the formula by %g", worst);
+    ck_assert_double_eq_tol(got[0], (D / 2 + 1) / 2.0, 1e-12);
+    double far = 0.0;
+    for (size_t r = 200; r < N; r++)
+        far += got[r] / (N - 200);
+    ck_assert_msg(far < got[0] / 3.0, "no decay: %g far against %g at 0", far, got[0]);
+    ck_assert_int_eq(rope_decay_bound(got, N, 7, 10000.0, &e), ERR_INPUT);
+
+    PeConfig pc;
+    pe_config_default(&pc, "rope");
+    Canvas cv;
+    Config c = *cfg_of(&pc, 128);
+    c.n_heads = 1;
+    ck_assert_int_eq(fig_decay(&cv, &c, 64, &e), 0);
+    ck_assert_uint_gt(count_color(&cv, series_color(0)), 100);
+    canvas_free(&cv);
+    pe_config_default(&pc, "sinusoidal");
+    ck_assert_int_eq(fig_decay(&cv, cfg_of(&pc, 128), 64, &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--pe rope"));
+}
+END_TEST
+
 Suite *suite_figures(void) {
     Suite *s = suite_create("figures");
     TCase *tc = tcase_create("figures");
@@ -165,6 +208,7 @@ Suite *suite_figures(void) {
     tcase_add_test(tc, naive_marks_the_collisions);
     tcase_add_test(tc, bits_show_the_sign_of_the_code);
     tcase_add_test(tc, attention_cells_are_the_weights);
+    tcase_add_test(tc, decay_is_roformers_bound);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -52,6 +52,11 @@ int fig_naive(Canvas *out, size_t T, Err *e);
 int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const char *sentence,
                   size_t layer, const char *about, Err *e);
 
+/* decay: RoPE's long-term decay, the bound of RoFormer's section 3.4.3
+ * (src/pe/analysis_rope.h) at offsets 0..T-1, for a head of d_model /
+ * heads channels at the scheme's base; c->pe must be rope. */
+int fig_decay(Canvas *out, const Config *c, size_t T, Err *e);
+
 /* curves: loss and accuracy against step from n training logs (CSV, see
  * trainlog.h), one colour per log; labels[i] names log i (NULL: its file
  * name). Validation columns are dashed. */
