@@ -1,7 +1,6 @@
 /* The picture of RoPE's long-term decay (src/pe/analysis_rope.h). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../pe/analysis_rope.h"
 #include "../plot/chart.h"
@@ -10,9 +9,10 @@
 #define MARGIN 10
 
 int fig_decay(Canvas *out, const Config *c, size_t T, Err *e) {
-    if (strcmp(c->pe.name, "rope") != 0)
-        return err_set(e, ERR_INPUT, "the decay is RoPE's: --kind decay draws --pe rope only, "
-                       "not %s", c->pe.name);
+    const PeScheme *scheme = pe_find(c->pe.name);
+    if (!scheme || !scheme->rotate) /* the bound is about rotated queries and keys */
+        return err_set(e, ERR_INPUT, "the decay is a rotation's: --kind decay draws a scheme "
+                       "that turns queries and keys (--pe rope), not %s", c->pe.name);
     if (T < 2 || T > FIG_MAX_POSITIONS)
         return err_set(e, ERR_INPUT, "%zu offsets is out of range: use --positions from 2 to %d",
                        T, FIG_MAX_POSITIONS);
