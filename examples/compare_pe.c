@@ -35,7 +35,10 @@ static const char *const USAGE[] = {
     "  --help                show this help\n"
     "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
     "\n"
-    "Each run is scored on the model of its last step. With the defaults\n"
+    "Each run is scored on the model of its last step. With --random-positions N\n"
+    "each is also scored as Ruoss et al. score it, test sentences at sorted\n"
+    "positions drawn from 0..N-1 (the mean of 10 draws): a second column of the\n"
+    "table and of the CSV. With the defaults\n"
     "(agent, 10 schemes, 3 seeds, 1500 steps) it takes about two minutes on 2 cores.\n"
     "\n"
     "Exit status: 0 on success, 2 for bad options, 1 when a run fails.\n",
@@ -43,10 +46,26 @@ static const char *const USAGE[] = {
 
 typedef struct {
     double acc[MAX_SEEDS];
+    double acc_at[MAX_SEEDS]; /* with --random-positions: at random test positions */
     double seconds;
     Combine combine; /* how the code met the embeddings */
     size_t w;        /* channels of the code: 0 when the scheme adds none */
 } SchemeResult;
+
+/* The mean, sample SD, lowest and highest of n values. */
+static void spread(const double *v, size_t n, double *mean, double *sd, double *lo, double *hi) {
+    double m = 0.0, var = 0.0;
+    *lo = 1.0, *hi = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        m += v[k] / (double)n;
+        *lo = fmin(*lo, v[k]);
+        *hi = fmax(*hi, v[k]);
+    }
+    for (size_t k = 0; k < n; k++)
+        var += (v[k] - m) * (v[k] - m);
+    *mean = m;
+    *sd = n > 1 ? sqrt(var / (double)(n - 1)) : 0.0;
+}
 
 static _Noreturn void write_failed(const Cli *cli, const char *path) {
     Err e;
@@ -107,7 +126,9 @@ int main(int argc, char **argv) {
     }
     /* flushed at once, so a file that cannot be written (a full disk) is
      * reported before any training rather than after all of it */
-    if (fprintf(csv, "scheme,combine,seed,test_accuracy,seconds\n") < 0 || fflush(csv) != 0)
+    bool at = mt.random_positions > 0; /* Ruoss et al.'s evaluation too */
+    if (fprintf(csv, "scheme,combine,seed,test_accuracy,%sseconds\n",
+                at ? "test_accuracy_random_positions," : "") < 0 || fflush(csv) != 0)
         write_failed(&cli, out);
     fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; threads: "
             "%s\n", mt.task, n, seeds, mt.steps, par_describe());
@@ -124,6 +145,7 @@ int main(int argc, char **argv) {
                 cli_fail(&cli, &e);
             double dt = t.seconds;
             res[i].acc[k] = t.accuracy;
+            res[i].acc_at[k] = t.accuracy_at;
             res[i].combine = t.combine;
             res[i].w = t.w;
             res[i].seconds += dt;
@@ -131,9 +153,13 @@ int main(int argc, char **argv) {
             fprintf(stderr, "compare_pe: %-10s seed %llu: test accuracy %.4f (%.1f s)\n",
                     names[i], (unsigned long long)c.seed, res[i].acc[k], dt);
             /* as the table: '-' for a scheme that adds no code to the input */
-            if (fprintf(csv, "%s,%s,%llu,%.6f,%.3f\n", names[i],
+            char extra[32] = "";
+            if (at)
+                snprintf(extra, sizeof extra, "%.6f,", res[i].acc_at[k]);
+            if (fprintf(csv, "%s,%s,%llu,%.6f,%s%.3f\n", names[i],
                         res[i].w == 0 ? "-" : combine_name(res[i].combine),
-                        (unsigned long long)c.seed, res[i].acc[k], dt) < 0 || fflush(csv) != 0)
+                        (unsigned long long)c.seed, res[i].acc[k], extra, dt) < 0 ||
+                fflush(csv) != 0)
                 write_failed(&cli, out);
         }
     }
@@ -141,21 +167,19 @@ int main(int argc, char **argv) {
         write_failed(&cli, out);
     printf("Task %s: test accuracy over %zu seed%s (%zu steps, batch %zu, d_model %zu).\n\n",
            mt.task, seeds, seeds == 1 ? "" : "s", mt.steps, mt.batch, cfg.d_model);
-    printf("| scheme | combine | mean | std | min | max | seconds per run |\n");
-    printf("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
+    printf("| scheme | combine | mean | std | min | max |%s seconds per run |\n",
+           at ? " random positions at test: mean | std |" : "");
+    printf("| --- | --- | ---: | ---: | ---: | ---: |%s ---: |\n", at ? " ---: | ---: |" : "");
     for (size_t i = 0; i < n; i++) {
-        double mean = 0.0, var = 0.0, lo = 1.0, hi = 0.0;
-        for (size_t k = 0; k < seeds; k++) {
-            mean += res[i].acc[k] / (double)seeds;
-            lo = fmin(lo, res[i].acc[k]);
-            hi = fmax(hi, res[i].acc[k]);
+        double mean, sd, lo, hi, mean_at, sd_at;
+        spread(res[i].acc, seeds, &mean, &sd, &lo, &hi);
+        printf("| %s | %s | %.4f | %.4f | %.4f | %.4f |", names[i],
+               res[i].w == 0 ? "-" : combine_name(res[i].combine), mean, sd, lo, hi);
+        if (at) {
+            spread(res[i].acc_at, seeds, &mean_at, &sd_at, &lo, &hi);
+            printf(" %.4f | %.4f |", mean_at, sd_at);
         }
-        for (size_t k = 0; k < seeds; k++)
-            var += (res[i].acc[k] - mean) * (res[i].acc[k] - mean);
-        double sd = seeds > 1 ? sqrt(var / (double)(seeds - 1)) : 0.0;
-        printf("| %s | %s | %.4f | %.4f | %.4f | %.4f | %.1f |\n", names[i],
-               res[i].w == 0 ? "-" : combine_name(res[i].combine), mean, sd, lo,
-               hi, res[i].seconds / (double)seeds);
+        printf(" %.1f |\n", res[i].seconds / (double)seeds);
     }
     printf("\nEvery run is in %s.\n", out);
     free(res);

@@ -298,6 +298,17 @@ START_TEST(compare_pe_table_and_csv) {
                   sin);
     run_free(&r);
     expect_csv(dir, "c.csv", "scheme,combine,seed,test_accuracy,seconds\n", 5);
+    /* random positions in training: Ruoss et al.'s evaluation as well, a
+     * second accuracy, in the table and in the CSV */
+    snprintf(args, sizeof args, "--task previous --schemes rope --seeds 2 --steps 50 "
+             "--random-positions 16 --max-train-len 6 --max-len 8 --d-model 16 --heads 2 "
+             "--d-ff 32 --out %s/r.csv", dir);
+    r = run("compare_pe", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "| random positions at test: mean | std |"));
+    run_free(&r);
+    expect_csv(dir, "r.csv", "scheme,combine,seed,test_accuracy,test_accuracy_random_positions,"
+               "seconds\n", 3);
     remove_dir(dir);
 }
 END_TEST
