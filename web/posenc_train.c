@@ -42,8 +42,10 @@ static struct {
     Session s;
     Kept k;
     double start, seconds;        /* when this run started; seconds spent in steps */
-    double loss_sum;              /* since the last report */
+    double loss_sum;              /* over the last advance: the chart's points */
     size_t since, correct, labelled;
+    double win_loss;              /* since the last evaluation: build/train's progress line */
+    size_t win_since, win_correct, win_labelled;
     size_t tokens;                /* tokens trained on, the whole run */
     bool evaluated;               /* the last advance ended on an evaluation */
     double valid_acc, valid_loss; /* the last evaluation's */
@@ -128,6 +130,10 @@ EXPORT int pw_train_advance(int n) {
     err_clear(e);
     if (!tr.live)
         return err_set(e, ERR_INPUT, "no training run: press Train");
+    if (tr.evaluated) { /* the line after an evaluation starts a new window, as in train */
+        tr.win_loss = 0.0;
+        tr.win_since = tr.win_correct = tr.win_labelled = 0;
+    }
     tr.evaluated = false;
     tr.loss_sum = 0.0;
     tr.since = tr.correct = tr.labelled = 0;
@@ -142,6 +148,10 @@ EXPORT int pw_train_advance(int n) {
         tr.correct += st.correct;
         tr.labelled += st.labelled;
         tr.since++;
+        tr.win_loss += st.loss;
+        tr.win_correct += st.correct;
+        tr.win_labelled += st.labelled;
+        tr.win_since++;
         for (size_t b = 0; b < s->meta.batch; b++)
             tr.tokens += s->lens[b];
         if (s->trainer.step % s->meta.eval_every == 0 || s->trainer.step == s->meta.steps) {
@@ -166,6 +176,13 @@ EXPORT int pw_train_done(void) { return tr.live && tr.s.trainer.step >= tr.s.met
 EXPORT double pw_train_loss(void) { return tr.since ? tr.loss_sum / (double)tr.since : 0.0; }
 EXPORT double pw_train_accuracy(void) {
     return tr.labelled ? (double)tr.correct / (double)tr.labelled : 0.0;
+}
+/* The same since the last evaluation, as build/train's progress line. */
+EXPORT double pw_train_window_loss(void) {
+    return tr.win_since ? tr.win_loss / (double)tr.win_since : 0.0;
+}
+EXPORT double pw_train_window_accuracy(void) {
+    return tr.win_labelled ? (double)tr.win_correct / (double)tr.win_labelled : 0.0;
 }
 EXPORT int pw_train_evaluated(void) { return tr.evaluated; }
 EXPORT double pw_train_valid_accuracy(void) { return tr.valid_acc; }

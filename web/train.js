@@ -80,13 +80,14 @@ function drawCurves() {
 }
 
 // "step 300/1500  loss 0.0068  acc 100.0%  valid loss 0.0036  acc 100.0% *  53689 tok/s  2s left",
-// build/train's progress line.
+// build/train's progress line: loss and accuracy over the steps since the
+// last evaluation.
 function progressLine(p, lastEval) {
   const left = p.step ? p.seconds / p.step * (p.steps - p.step) : 0;
   const valid = lastEval ? `  valid loss ${lastEval.validLoss.toFixed(4)}  acc ` +
     `${pct(lastEval.validAccuracy)}${lastEval.keptChanged ? ' *' : '  '}` : '';
-  return `step ${String(p.step).padStart(6)}/${p.steps}  loss ${p.loss.toFixed(4)}  acc ` +
-    `${pct(p.accuracy)}${valid}  ${p.tokensPerSecond.toFixed(0).padStart(6)} tok/s  ` +
+  return `step ${String(p.step).padStart(6)}/${p.steps}  loss ${p.windowLoss.toFixed(4)}  acc ` +
+    `${pct(p.windowAccuracy)}${valid}  ${p.tokensPerSecond.toFixed(0).padStart(6)} tok/s  ` +
     `${left.toFixed(0).padStart(4)}s left`;
 }
 

@@ -29,6 +29,8 @@ async function start() {
     done: w('pw_train_done', N, []),
     loss: w('pw_train_loss', N, []),
     accuracy: w('pw_train_accuracy', N, []),
+    windowLoss: w('pw_train_window_loss', N, []),
+    windowAccuracy: w('pw_train_window_accuracy', N, []),
     evaluated: w('pw_train_evaluated', N, []),
     validAccuracy: w('pw_train_valid_accuracy', N, []),
     validLoss: w('pw_train_valid_loss', N, []),
@@ -111,6 +113,7 @@ async function train(id, o) {
     const ms = performance.now() - t0, step = api.step();
     const p = {
       type: 'progress', step, steps: api.steps(), loss: api.loss(), accuracy: api.accuracy(),
+      windowLoss: api.windowLoss(), windowAccuracy: api.windowAccuracy(),
       seconds: api.seconds(), tokensPerSecond: api.tokensPerSecond(),
     };
     if (api.evaluated()) {

@@ -13,12 +13,15 @@ whose message must be the loader's. It saves screenshots of the section.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import time
 
 MAX_FRAME_GAP_MS = 100  # the bound: no frame longer than this while training
+# build/train's progress line from the step to the evaluation's mark, without the speed
+PROGRESS = re.compile(r"step +\d+/\d+  loss \S+  acc +\S+%  valid loss \S+  acc +\S+%( \*)?")
 
 
 def wait(b, expr, timeout, what):
@@ -39,6 +42,7 @@ def native_train(cmd, env):
     out = {}
     for line in r.stderr.splitlines():
         if line.startswith("step ") and "valid loss " in line:
+            out["line"] = PROGRESS.search(line).group(0)
             out["valid_loss"] = float(line.split("valid loss ")[1].split()[0])
             out["tokens_per_second"] = float(line.split(" tok/s")[0].split()[-1])
     for line in r.stdout.splitlines():
@@ -107,6 +111,12 @@ def _run(ck, b, p, a, env, tmp):
         ck.check(plain["valid"] == round(valid, 4) and plain["test"] == round(test, 4),
                  f"{task} with {scheme}: the page's accuracies are build/train-plain's (the same "
                  f"C on the same products, natively) to the last digit", f"{plain}")
+        # the last progress line, without the speed: "loss ... acc ... valid loss ... acc ... *"
+        shown = p.text("#t-progress")
+        got = PROGRESS.search(shown)
+        ck.check(got and got.group(0) == plain["line"], f"{task} with {scheme}: the page's last "
+                 f"progress line says what build/train-plain's does: '{plain['line']}'",
+                 f"page: '{shown}'")
         t0 = time.monotonic()
         nat = native_train(cmd, one)
         wall = time.monotonic() - t0
