@@ -278,6 +278,8 @@ bool cli_model_option(Cli *cli, Config *c) {
             cli_usage_error(cli, "--act is relu or gelu, not '%s'", cli->val);
     } else if (cli_flag(cli, "--scale-embed")) {
         c->scale_embed = true;
+    } else if (cli_flag(cli, "--causal")) {
+        c->causal = true;
     } else if (cli_opt(cli, "--table-len")) {
         c->max_len = cli_size(cli, "--table-len", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--seed")) {

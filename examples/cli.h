@@ -193,6 +193,8 @@ bool cli_scheme_option(Cli *cli, Config *c);
     "  --norm post|pre       LayerNorm after each sublayer (paper) or before it\n"             \
     "  --act relu|gelu       feed-forward activation (default relu)\n"                         \
     "  --scale-embed         multiply embeddings by sqrt(d_model) (paper 3.4)\n"               \
+    "  --causal              a decoder's mask: word i attends to words 0..i only\n"           \
+    "                        (train refuses reverse and sort, which need later words)\n"    \
     "  --table-len N         rows of the learned table (default 64; train: the longest\n"      \
     "                        training sentence)\n"                                            \
     "  --seed S              seed of the weights (default 42)\n"

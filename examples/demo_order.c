@@ -240,13 +240,17 @@ static void print_header(const Words *a, const Words *b, const Config *cfg, cons
         printf("It was trained on the %s task.\n", ck->meta.task);
 }
 
-static void print_summary(const char *const *names, const Result *res, size_t n) {
+static void print_summary(const char *const *names, const Result *res, size_t n, bool causal) {
     printf("\nscheme       max_abs_diff  pooled_cosine  verdict\n");
     for (size_t i = 0; i < n; i++)
         printf("%-12s %12.2e  %13.6f  %s\n", names[i], res[i].max_diff, res[i].cos,
                order_verdict(res[i].max_diff));
     printf("\nmax_abs_diff: largest |difference| between a word's output row in sentence 2\n"
            "and the same word's row in sentence 1; order-blind when <= %.0e.\n", ORDER_BLIND_TOL);
+    if (causal)
+        printf("causal: word i attends to words 0..i only, so its row depends on which words\n"
+               "came before it; the mask itself carries order, and even none is not\n"
+               "order-blind (Haviv et al. 2022).\n");
 }
 
 /* --model: the trained model's scheme only, with its predictions. */
@@ -279,7 +283,7 @@ static void run_trained(const Cli *cli, const char *path, const Words *a, const 
     if (csv)
         printf("%s,%.6e,%.9f\n", ck.model.cfg.pe.name, r.max_diff, r.cos);
     else
-        print_summary((const char *const[]){ck.model.cfg.pe.name}, &r, 1);
+        print_summary((const char *const[]){ck.model.cfg.pe.name}, &r, 1, ck.model.cfg.causal);
     checkpoint_free(&ck);
 }
 
@@ -340,7 +344,7 @@ int main(int argc, char **argv) {
                 printf("%s,%.6e,%.9f\n", names[i], res[i].max_diff, res[i].cos);
         }
         if (!csv)
-            print_summary(names, res, n_names);
+            print_summary(names, res, n_names, cfg.causal);
         free(res);
         vocab_free(&v);
     }

@@ -176,6 +176,7 @@ END_TEST
 typedef struct {
     size_t B, T, C, NH;
     size_t lens[3];
+    bool causal;
     float *qkv, *work, *att, *out, *R;
 } AttnCase;
 
@@ -183,14 +184,16 @@ static double attn_objective(void *p) {
     AttnCase *c = p;
     /* forward rotates q and k in place when a hook asks; work on a copy */
     memcpy(c->work, c->qkv, c->B * c->T * 3 * c->C * sizeof *c->work);
-    attention_forward(c->out, c->att, c->work, c->lens, NULL, c->B, c->T, c->C, c->NH);
+    attention_forward(c->out, c->att, c->work, c->lens, c->causal, NULL, c->B, c->T, c->C,
+                      c->NH);
     return dot(c->out, c->R, c->B * c->T * c->C);
 }
 
 START_TEST(attention_gradients) {
+    for (int causal = 0; causal < 2; causal++) {
     Rng r;
     rng_seed(&r, 24);
-    AttnCase c = {.B = 3, .T = 5, .C = 8, .NH = 2, .lens = {5, 2, 4}};
+    AttnCase c = {.B = 3, .T = 5, .C = 8, .NH = 2, .lens = {5, 2, 4}, .causal = causal};
     size_t n = c.B * c.T * 3 * c.C;
     c.qkv = randn(&r, n, 1.0f), c.work = randn(&r, n, 0.0f);
     c.att = randn(&r, c.B * c.NH * c.T * c.T, 0.0f), c.out = randn(&r, c.B * c.T * c.C, 0.0f);
@@ -198,13 +201,20 @@ START_TEST(attention_gradients) {
     float *dqkv = randn(&r, n, 0.0f), *ds = randn(&r, c.T * c.T, 0.0f);
     attn_objective(&c);
     attention_backward(dqkv, ds, 1, c.R, c.work, c.att, NULL, c.B, c.T, c.C, c.NH);
-    check_grad("attention dqkv", attn_objective, &c, c.qkv, dqkv, n, 1e-2f, &r);
+    check_grad(causal ? "causal attention dqkv" : "attention dqkv", attn_objective, &c, c.qkv,
+               dqkv, n, 1e-2f, &r);
     /* padded keys and values get no gradient: nothing real reads them */
     for (size_t b = 0; b < c.B; b++)
         for (size_t t = c.lens[b]; t < c.T; t++)
             for (size_t j = c.C; j < 3 * c.C; j++)
                 ck_assert_float_eq(dqkv[(b * c.T + t) * 3 * c.C + j], 0.0f);
+    /* under the mask no query weighs a later key */
+    for (size_t i = 0; causal && i < c.B * c.NH; i++)
+        for (size_t q = 0; q < c.T; q++)
+            for (size_t k = q + 1; k < c.T; k++)
+                ck_assert_float_eq(c.att[(i * c.T + q) * c.T + k], 0.0f);
     free(dqkv), free(ds), free(c.qkv), free(c.work), free(c.att), free(c.out), free(c.R);
+    }
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 
 #include "../src/run/checkpoint.h"
 #include "../src/run/npy.h"
+#include "../src/text/order.h"
 #include "suites.h"
 
 /* A fresh scratch directory under /tmp (removed by the caller with rm -r). */
@@ -313,6 +314,47 @@ START_TEST(compare_pe_table_and_csv) {
 }
 END_TEST
 
+/* --causal: the mask alone makes none order-sensitive in demo_order,
+ * which says why; train refuses a task that needs later words, keeps the
+ * mask in the checkpoint, and the programs that load it use it. */
+START_TEST(causal_mask_end_to_end) {
+    Run r = run("demo_order", "--causal --pe none --csv");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    double d, cosv;
+    const char *p = strstr(r.out, "\nnone,");
+    ck_assert_ptr_nonnull(p);
+    ck_assert(sscanf(p, "\nnone,%lf,%lf", &d, &cosv) == 2);
+    ck_assert_msg(d > ORDER_BLIND_TOL, "none under the mask moved only %g", d);
+    run_free(&r);
+    r = run("demo_order", "--causal --pe none");
+    ck_assert_ptr_nonnull(strstr(r.out, "the mask itself carries order"));
+    ck_assert_ptr_nonnull(strstr(r.out, "order-sensitive"));
+    run_free(&r);
+    expect_exit("train", "--task reverse --causal", 2, "a causal reader never sees");
+    expect_exit("train", "--task sort --causal", 2, "drop --causal");
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, "--task previous --pe none --causal --max-len 8 --d-model 16 "
+             "--heads 2 --d-ff 32 --steps 30 --out %s/c.bin", dir);
+    r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/c.bin \"3 1 4 1 5\"", dir);
+    r = run("demo_order", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "the mask itself carries order"));
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/c.bin --npy %s/npy \"3 1 4\"", dir, dir);
+    r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "%s/npy/config.json", dir);
+    char *json = slurp(args);
+    ck_assert_ptr_nonnull(strstr(json, "\"causal\": true"));
+    free(json);
+    remove_dir(dir);
+}
+END_TEST
+
 /* The experiments' pipeline on tiny settings: every table filled (a
  * variant whose name was cut once matched no row and printed nan), every
  * CSV and figure written. */
@@ -382,6 +424,7 @@ Suite *suite_programs(void) {
     tcase_add_test(tc, learned_table_past_its_rows_is_reported);
     tcase_add_test(tc, encode_exports_numpy_files);
     tcase_add_test(tc, compare_pe_table_and_csv);
+    tcase_add_test(tc, causal_mask_end_to_end);
     tcase_add_test(tc, experiments_quick_fills_every_table);
     tcase_add_test(tc, bad_input_exits_2);
     tcase_set_timeout(tc, 900);

@@ -34,7 +34,7 @@ static void softmax_row(float *row, size_t n, size_t T) {
 }
 
 /* One head of one sentence: the forward of attention_forward. */
-static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
+static void head_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
                          const AttnHook *hook, size_t b, size_t h, size_t T, size_t C,
                          size_t NH) {
     size_t HS = C / NH;
@@ -54,14 +54,16 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
     if (hook && hook->scheme->bias)
         hook->scheme->bias(hook->pc, hook->params, a, prep, T, h, NH);
     /* Padded query rows attend like the others (their outputs are
-     * never read); only the keys are masked. */
+     * never read); only the keys are masked: the padding, and with the
+     * causal mask the keys after the query. Masked weights are 0, so the
+     * backward needs no mask of its own. */
     for (size_t i = 0; i < T; i++)
-        softmax_row(a + i * T, lens[b], T);
+        softmax_row(a + i * T, causal && i + 1 < lens[b] ? i + 1 : lens[b], T);
     /* out (T,HS) = att (T,T) v (T,HS), written into head h's columns */
     matmul(out + b * T * C + h * HS, C, a, T, false, v, C3, false, T, HS, T, 1.0f, 0.0f);
 }
 
-void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
+void attention_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
                        const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH) {
     /* qkv is (B,T,3C), att is (B,NH,T,T), out is (B,T,C) */
     /* The heads of the batch are independent: each thread takes a fixed
@@ -71,7 +73,7 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
     size_t n = B * NH;
     PAR_FOR_IF(n > 1 && n * T * T * (C / NH) > PAR_MIN_WORK)
     for (size_t i = 0; i < n; i++)
-        head_forward(out, att, qkv, lens, hook, i / NH, i % NH, T, C, NH);
+        head_forward(out, att, qkv, lens, causal, hook, i / NH, i % NH, T, C, NH);
 }
 
 /* One head of one sentence: the backward of head_forward, with ds, T*T

@@ -26,9 +26,10 @@ typedef struct {
  * owning channels h*HS..(h+1)*HS-1 of each; att is (B,NH,T,T), the softmax
  * weights; out is (B,T,C), the heads' outputs side by side. lens[b] is the
  * number of real tokens of sentence b: keys at t >= lens[b] get weight
- * exactly 0. hook may be NULL. q and k are modified in place when the hook
+ * exactly 0, and with causal so do the keys after the query (query i sees
+ * keys 0..i, a decoder's mask). hook may be NULL. q and k are modified in place when the hook
  * rotates them. */
-void attention_forward(float *out, float *att, float *qkv, const size_t *lens,
+void attention_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
                        const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH);
 
 /* Writes dqkv (B,T,3C) from dout (B,T,C), given the forward's qkv (with q

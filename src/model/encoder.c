@@ -66,7 +66,7 @@ static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, f
         att_in = la->ln1;
     }
     linear_forward(la->qkv, NULL, att_in, p->in_proj_w, p->in_proj_b, BT, C, 3 * C);
-    attention_forward(la->atty, la->att, la->qkv, lens, hook, B, T, C, c->n_heads);
+    attention_forward(la->atty, la->att, la->qkv, lens, c->causal, hook, B, T, C, c->n_heads);
     linear_forward(la->s, x, la->atty, p->out_proj_w, p->out_proj_b, BT, C, C);
 
     const float *ff_in;

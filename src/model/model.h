@@ -30,6 +30,7 @@ typedef struct {
     bool scale_embed;  /* multiply embeddings by sqrt(C) (paper 3.4) */
     size_t n_classes;  /* K, width of the output head, e.g. 2; 0 for none */
     bool per_token;    /* head on every token (B,T,K) instead of the pooled vector (B,K) */
+    bool causal;       /* query i sees keys 0..i only, a decoder's mask (--causal) */
     PeConfig pe;       /* the position scheme */
     uint64_t seed;     /* weights are drawn from this seed only, e.g. 42 */
 } Config;

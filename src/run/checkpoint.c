@@ -71,6 +71,7 @@ static void put_config(Buf *b, const Config *c) {
     buf_put_u64(b, c->pe.buckets);
     buf_put_u64(b, c->pe.max_distance);
     put_f64(b, c->pe.init_std);
+    buf_put_u32(b, c->causal);
 }
 
 static void put_train(Buf *b, const Trainer *t, const TrainMeta *mt) {
@@ -287,6 +288,8 @@ static void get_config(Rd *r, Config *c) {
         c->pe.max_distance = get_size(r, 0, SIZE_MAX / 2, "t5's maximum distance");
         c->pe.init_std = get_f64(r);
     }
+    if (r->version >= 3)
+        c->causal = get_enum(r, 2, "causal");
     Err e;
     PePlan plan;
     if (!r->rc && config_check(c, &e)) {

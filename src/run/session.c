@@ -178,6 +178,10 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
     s->meta = *meta;
     if (s->meta.batch == 0)
         return err_set(e, ERR_INPUT, "the batch must hold at least one sentence");
+    if (cfg->causal && task_needs_future(s->meta.task))
+        return err_set(e, ERR_INPUT, "--causal: %s labels a word with words that may come after "
+                       "it, which a causal reader never sees; train agent, direction, previous "
+                       "or contains, or drop --causal", s->meta.task);
     int rc = load_data(s, e);
     if (!rc) {
         Config c = *cfg;

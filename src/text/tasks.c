@@ -54,6 +54,10 @@ static const char *const WHEN[] = {"yesterday", "today"};
 #define AGENT_MIN_LEN 4
 #define AGENT_MAX_LEN 5
 
+bool task_needs_future(const char *name) {
+    return name && (strcmp(name, "reverse") == 0 || strcmp(name, "sort") == 0);
+}
+
 static int task_id(const char *name) {
     for (int t = 0; t < N_TASKS; t++)
         if (name && strcmp(name, TASKS[t].name) == 0)

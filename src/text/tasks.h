@@ -40,6 +40,12 @@ typedef struct {
 /* Task names: "agent, direction, reverse, sort, previous, contains". */
 const char *task_names(void);
 bool task_exists(const char *name);
+/* True for the tasks whose labels depend on later words (a word's label
+ * in reverse and sort is another word of the sentence, anywhere in it): a
+ * causal reader, which sees only the words before, cannot learn them. The
+ * sentence tasks are read from the last word, which sees them all, and
+ * previous needs only the word before. */
+bool task_needs_future(const char *name);
 /* A one-line description of the task, or NULL. */
 const char *task_about(const char *name);
 /* Copies in to out with every 0 replaced by the task's default, and checks
