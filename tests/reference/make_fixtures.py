@@ -44,10 +44,11 @@ def sinusoid(T, d):
 
 
 class Model(nn.Module):
-    def __init__(self, V, C, heads, layers, F, K, norm_first, act, pe, max_len):
+    def __init__(self, V, C, heads, layers, F, K, norm_first, act, pe, max_len, causal=False):
         super().__init__()
         self.embedding = nn.Embedding(V, C)
         self.pe = pe
+        self.causal = causal
         if pe == "learned":
             self.pos_embedding = nn.Embedding(max_len, C)
         layer = nn.TransformerEncoderLayer(C, heads, F, dropout=0.0, activation=act,
@@ -63,10 +64,17 @@ class Model(nn.Module):
         real = torch.arange(T).unsqueeze(0) < lens.unsqueeze(1)  # (B,T)
         if self.pe == "learned":
             code = self.pos_embedding(torch.arange(T)).unsqueeze(0)
+        elif self.pe == "none":  # no position: only the causal mask can carry order
+            code = torch.zeros(1, T, x.shape[2])
         else:
             code = sinusoid(T, x.shape[2]).unsqueeze(0)
         x = x + code * real.unsqueeze(2)  # padded positions get no code
-        hidden = self.encoder(x, src_key_padding_mask=~real)
+        # --causal: torch's own square subsequent mask (-inf above the
+        # diagonal), as a boolean mask like the padding one
+        mask = None
+        if self.causal:
+            mask = torch.isinf(nn.Transformer.generate_square_subsequent_mask(T))
+        hidden = self.encoder(x, mask=mask, src_key_padding_mask=~real)
         pooled = (hidden * real.unsqueeze(2)).sum(1) / lens.unsqueeze(1)
         return hidden, pooled, self.head(pooled)
 
@@ -172,14 +180,14 @@ def save(path, t):
     np.save(path, t.detach().numpy().astype(np.float32))
 
 
-def make_case(name, norm_first, act, pe, seed, split=False):
+def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     torch.manual_seed(seed)
     V, C, heads, layers, F, K, B, T = 11, 16, 4, 2, 32, 3, 3, 7
     lens = torch.tensor([7, 4, 6])
     if pe in ("rope", "alibi"):
         model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split)
     else:
-        model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T)
+        model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T, causal=causal)
     model.train()  # dropout is 0; training mode keeps torch off its fast path
     # biases and LayerNorm parameters away from their initial 0 and 1, so
     # the fixture exercises every term
@@ -204,6 +212,7 @@ def make_case(name, norm_first, act, pe, seed, split=False):
         f.write(f"classes {K}\nbatch {B}\nlength {T}\n")
         f.write(f"norm {'pre' if norm_first else 'post'}\nact {act}\npe {pe}\n")
         f.write(f"layout {'split' if split else 'interleaved'}\n")
+        f.write(f"causal {1 if causal else 0}\n")
     save(os.path.join(d, "ids.npy"), ids.float())
     save(os.path.join(d, "lens.npy"), lens.float())
     save(os.path.join(d, "labels.npy"), labels.float())
@@ -224,3 +233,5 @@ if __name__ == "__main__":
     make_case("post_relu_rope", False, "relu", "rope", 3)
     make_case("pre_gelu_rope_split", True, "gelu", "rope", 4, split=True)
     make_case("pre_gelu_alibi", True, "gelu", "alibi", 5)
+    make_case("post_relu_sinusoidal_causal", False, "relu", "sinusoidal", 6, causal=True)
+    make_case("pre_gelu_none_causal", True, "gelu", "none", 7, causal=True)
