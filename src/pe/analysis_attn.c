@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis_attn.h"
 
 /* What is needed to ask a scheme for its logits. */
 typedef struct {
