@@ -109,10 +109,8 @@ function watchFrames() {
   let last = performance.now();
   state.frameGapMs = 0;
   state.frames = 0;
-  state.gaps = [];
   const tick = (t) => {
     state.frameGapMs = Math.max(state.frameGapMs, t - last);
-    if (t - last > 40) state.gaps.push([Math.round(t), Math.round(t - last)]);
     state.frames++;
     last = t;
     if (state.busy) requestAnimationFrame(tick);
