@@ -254,6 +254,13 @@ bool cli_model_option(Cli *cli, Config *c) {
     } else if (cli_opt(cli, "--pe-init-std")) {
         c->pe.init_std = cli_double(cli, "--pe-init-std", cli->val, PE_INIT_STD_MIN,
                                     PE_INIT_STD_MAX);
+    } else if (cli_opt(cli, "--rope-scaling")) {
+        if (rope_scaling_parse(cli->val, &c->pe.rope_scaling, &e))
+            cli_usage_error(cli, "%s", e.msg);
+    } else if (cli_opt(cli, "--rope-factor")) {
+        c->pe.rope_factor = cli_double(cli, "--rope-factor", cli->val, 1.0, PE_ROPE_FACTOR_MAX);
+    } else if (cli_opt(cli, "--rope-original-len")) {
+        c->pe.rope_original_len = cli_size(cli, "--rope-original-len", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--d-model")) {
         c->d_model = cli_size(cli, "--d-model", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--heads")) {
@@ -342,7 +349,8 @@ bool cli_scheme_option(Cli *cli, Config *c) {
     static const char *const names[] = {"--combine", "--pe-dim",       "--pairs",
                                         "--layout",  "--base",         "--buckets",
                                         "--max-distance", "--pe-init-std", "--d-model",
-                                        "--heads",   "--seed"};
+                                        "--heads",   "--seed",         "--rope-scaling",
+                                        "--rope-factor", "--rope-original-len"};
     const char *a = cli->argv[cli->i];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         size_t n = strlen(names[i]);

@@ -167,9 +167,18 @@ void cli_check_stdout(void);
 
 /* Matches only the model options that shape a position code (--combine,
  * --pe-dim, --pairs, --layout, --base, --buckets, --max-distance,
- * --pe-init-std, --d-model, --heads, --seed), for programs that draw or
+ * --pe-init-std, the --rope- ones, --d-model, --heads, --seed), for programs that draw or
  * measure a scheme without a model. */
 bool cli_scheme_option(Cli *cli, Config *c);
+
+/* RoPE's scalings, in the model options and in evaluate's. */
+#define CLI_ROPE_SCALING_HELP                                                                 \
+    "  --rope-scaling none|linear|ntk|yarn  rope: stretch the frequencies for sentences\n"      \
+    "                        longer than the training ones: positions / S (linear), the\n"    \
+    "                        base times S^(d/(d-2)) (ntk), or YaRN's blend (default none)\n"   \
+    "  --rope-factor S       the stretch, 1 to 1024 (needed by a scaling)\n"                   \
+    "  --rope-original-len L yarn: the training length its ramp counts turns over\n"          \
+    "                        (train: default the longest training sentence)\n"
 
 #define CLI_MODEL_HELP                                                                        \
     "Model options:\n"                                                                         \
@@ -186,6 +195,7 @@ bool cli_scheme_option(Cli *cli, Config *c);
     "  --buckets N           t5: buckets of the offset, half each way (default 32)\n"          \
     "  --max-distance D      t5: offsets from D on share the last bucket (default 128)\n"      \
     "  --pe-init-std X       learned: std of the table's first draw (default 0.02)\n"          \
+    CLI_ROPE_SCALING_HELP                                                                      \
     "  --d-model C           model width\n"                                                    \
     "  --heads H             attention heads (must divide C)\n"                                \
     "  --layers L            encoder layers (1..16)\n"                                         \

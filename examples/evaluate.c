@@ -33,6 +33,10 @@ static const char *const USAGE[] = {
     "                        with train --random-positions N (give the same N), and\n"
     "                        report the mean over --draws D draws (default 10); without\n"
     "                        it a sentence of T words sits at positions 0..T-1\n"
+    "  --rope-scaling none|linear|ntk|yarn, --rope-factor S, --rope-original-len L\n"
+    "                        a rope model only: stretch its frequencies for this\n"
+    "                        evaluation, without training (see train --help; yarn's L\n"
+    "                        defaults to the longest training sentence)\n"
     "  --csv                 print only length,examples,accuracy rows (accuracy is\n"
     "                        empty for lengths the model cannot encode)\n"
     "  --help                show this help\n"
@@ -51,6 +55,9 @@ int main(int argc, char **argv) {
     bool csv = false;
     size_t random_n = 0, draws = 10;
     const char *draws_opt = NULL;
+    Config scale; /* the --rope- options, if any */
+    config_default(&scale, 0, "rope");
+    bool rescale = false;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
         if (cli_flag(&cli, "--csv")) {
@@ -81,6 +88,8 @@ int main(int argc, char **argv) {
         } else if (cli_opt(&cli, "--draws")) {
             draws = cli_size(&cli, "--draws", cli.val, 1, 1000);
             draws_opt = arg;
+        } else if (strncmp(arg, "--rope-", 7) == 0 && cli_scheme_option(&cli, &scale)) {
+            rescale = true;
         } else if (cli_opt(&cli, "--data-seed")) {
             task_only = arg;
             over.seed = cli_u64(&cli, "--data-seed", cli.val);
@@ -102,6 +111,10 @@ int main(int argc, char **argv) {
     Err e;
     if (checkpoint_load(&ck, model, &e))
         cli_fail(&cli, &e);
+    if (rescale && session_rope_scaling(&ck.model.cfg, &scale.pe, &e)) {
+        checkpoint_free(&ck);
+        cli_fail(&cli, &e);
+    }
     TrainMeta rp = {.random_positions = random_n};
     size_t rows = model_max_positions(&ck.model);
     if (random_n > rows)

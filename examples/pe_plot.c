@@ -39,6 +39,9 @@ static const char *const USAGE[] = {
     "  decay      RoPE's long-term decay (RoFormer, section 3.4.3): the bound on\n"
     "             a head's logit by relative distance (default: rope, d_model 128\n"
     "             in 1 head, distances 0..255; --base, --heads, --positions)\n"
+    "  wavelengths  rope's wavelength per pair of a head, as trained and under\n"
+    "             --rope-scaling (default: linear, ntk and yarn, --rope-factor 4,\n"
+    "             --rope-original-len 4096, d_model 128 in 1 head), L marked\n"
     "\n"
     "Options:\n"
     "  --kind KIND           the picture (required)\n"
@@ -78,16 +81,18 @@ typedef enum {
     K_ATTENTION,
     K_CURVES,
     K_DECAY,
+    K_WAVELENGTHS,
     K_COUNT
 } Kind;
 
 static const char *const KIND_NAMES[K_COUNT] = {"heatmap", "lines",     "dots",   "bits",
-                                                "naive",   "attention", "curves", "decay"};
+                                                "naive",   "attention", "curves", "decay",
+                                                "wavelengths"};
 /* Per kind: default positions and d_model (0: not used). d_model 32 for
  * bits: its pairs slow down by 10000^(2/32) = 1.78 each, close to the
  * factor 2 from one bit to the next. */
-static const size_t DEF_T[K_COUNT] = {50, 60, 100, 64, 60, 0, 0, 256};
-static const size_t DEF_C[K_COUNT] = {128, 32, 128, 32, 0, 0, 0, 128};
+static const size_t DEF_T[K_COUNT] = {50, 60, 100, 64, 60, 0, 0, 256, 0};
+static const size_t DEF_C[K_COUNT] = {128, 32, 128, 32, 0, 0, 0, 128, 128};
 
 #define MAX_ITEMS 16
 
@@ -184,7 +189,7 @@ int main(int argc, char **argv) {
     const char *scheme_opt = NULL, *model = NULL;
     const char *sentence = "Rohan killed the lion", *labels_s = NULL, *logs[MAX_ITEMS];
     size_t T = 0, layer = 0, ref = 50, channels[10] = {6, 7, 8, 9}, n_ch = 4, n_logs = 0;
-    bool ref_set = false;
+    bool ref_set = false, pe_list_given = false, heads_given = false;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
         if (cli_opt(&cli, "--kind")) {
@@ -193,6 +198,7 @@ int main(int argc, char **argv) {
             out = cli.val;
         } else if (cli_pe(&cli, &cfg.pe)) {
             scheme_opt = arg;
+            pe_list_given = true;
         } else if (cli_opt(&cli, "--model")) {
             model = cli.val;
         } else if (cli_opt(&cli, "--positions")) {
@@ -210,6 +216,7 @@ int main(int argc, char **argv) {
             labels_s = cli.val;
         } else if (cli_scheme_option(&cli, &cfg)) {
             scheme_opt = arg;
+            heads_given |= strncmp(arg, "--heads", 7) == 0;
         } else if (cli_model_option(&cli, &cfg)) {
             model_opt = arg;
         } else if (arg[0] == '-' && arg[1] == '-') {
@@ -222,14 +229,14 @@ int main(int argc, char **argv) {
     }
     if (!kind_s)
         cli_usage_error(&cli, "--kind is required: heatmap, lines, dots, bits, naive, attention, "
-                        "curves or decay");
+                        "curves, decay or wavelengths");
     Kind kind = K_COUNT;
     for (int k = 0; k < K_COUNT; k++)
         if (strcmp(kind_s, KIND_NAMES[k]) == 0)
             kind = (Kind)k;
     if (kind == K_COUNT)
         cli_usage_error(&cli, "unknown kind '%s': choose heatmap, lines, dots, bits, naive, "
-                        "attention, curves or decay", kind_s);
+                        "attention, curves, decay or wavelengths", kind_s);
     if (!out)
         cli_usage_error(&cli, "--out FILE.png is required");
     size_t n_out = strlen(out);
@@ -251,6 +258,16 @@ int main(int argc, char **argv) {
                         "curves takes files", logs[0]);
     if (!T)
         T = DEF_T[kind];
+    if (kind == K_WAVELENGTHS) {
+        /* rope's picture whatever the scheme options: its scaling ones
+         * are rope's alone; one head of the width, as for decay */
+        if (strcmp(cfg.pe.name, "rope") != 0 && pe_list_given)
+            cli_usage_error(&cli, "--kind wavelengths draws rope's frequencies, not %s",
+                            cfg.pe.name);
+        snprintf(cfg.pe.name, sizeof cfg.pe.name, "rope");
+        if (!heads_given)
+            cfg.n_heads = 1;
+    }
     if (kind == K_DECAY && !scheme_opt) {
         /* RoPE's picture: rope, and one head of the whole width, as
          * RoFormer's figure (d = 128) */
@@ -285,6 +302,9 @@ int main(int argc, char **argv) {
         break;
     case K_DECAY:
         rc = fig_decay(&cv, &cfg, T, &e);
+        break;
+    case K_WAVELENGTHS:
+        rc = fig_wavelengths(&cv, &cfg, &e);
         break;
     case K_ATTENTION:
         rc = draw_attention(&cv, &cfg, model, sentence, layer, &e);

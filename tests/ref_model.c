@@ -43,16 +43,20 @@ static void ref_layernorm(double *y, const double *x, const double *w, const dou
 }
 
 /* RoPE on one head's row x (HS) at position p, in double: pairs (2i, 2i+1)
- * or (i, i+HS/2) turned by p / base^(2i/HS). */
+ * or (i, i+HS/2) turned by p theta_i and multiplied by the scaling's gain
+ * (the frequencies and the gain are rope_inv_freq's, tested on their own
+ * against Hugging Face's in test_pe.c). */
 static void ref_rotate(double *x, size_t HS, size_t p, const PeConfig *pc) {
     size_t half = HS / 2;
+    double theta[512]; /* the tests' heads are far narrower */
+    double gain = rope_inv_freq(pc, HS, theta);
     for (size_t i = 0; i < half; i++) {
         size_t a = pc->layout == LAYOUT_SPLIT ? i : 2 * i;
         size_t b = pc->layout == LAYOUT_SPLIT ? i + half : 2 * i + 1;
-        double angle = (double)p / pow(pe_base(pc), (double)(2 * i) / (double)HS);
+        double angle = (double)p * theta[i];
         double xa = x[a], xb = x[b];
-        x[a] = xa * cos(angle) - xb * sin(angle);
-        x[b] = xa * sin(angle) + xb * cos(angle);
+        x[a] = gain * (xa * cos(angle) - xb * sin(angle));
+        x[b] = gain * (xa * sin(angle) + xb * cos(angle));
     }
 }
 

@@ -379,6 +379,7 @@ typedef struct {
     bool random_positions; /* sorted positions drawn from 0..15 */
     uint64_t seed;
     const PeScheme *swap;  /* run the model with this scheme's functions instead, or NULL */
+    RopeScaling rope_scaling; /* with factor 3 and, for yarn, original length 4 */
 } GradCase;
 
 /* The worst error of any tensor's gradient for one model and batch, with
@@ -397,6 +398,10 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     cfg.pe.combine = gc->combine, cfg.pe.width = 3, cfg.seed = gc->seed;
     /* few buckets, so that a batch of 6 reaches the log-spaced ones */
     cfg.pe.buckets = 8, cfg.pe.max_distance = 12;
+    if (gc->rope_scaling != ROPE_SCALING_NONE) {
+        cfg.pe.rope_scaling = gc->rope_scaling, cfg.pe.rope_factor = 3.0;
+        cfg.pe.rope_original_len = gc->rope_scaling == ROPE_SCALING_YARN ? 4 : 0;
+    }
     Model m;
     Acts a;
     GradActs ga;
@@ -497,6 +502,16 @@ START_TEST(encoder_gradients_random_positions) {
 }
 END_TEST
 
+START_TEST(encoder_gradients_rope_scalings) {
+    /* yarn's gain makes the rotation no longer orthogonal: its backward
+     * is the gain times the transpose */
+    static const RopeScaling sc[] = {ROPE_SCALING_LINEAR, ROPE_SCALING_NTK, ROPE_SCALING_YARN};
+    GradCase gc = {.pe = "rope", .act = ACT_GELU, .norm = NORM_POST, .seed = 350 + (uint64_t)_i,
+                   .rope_scaling = sc[_i]};
+    check_model(&gc);
+}
+END_TEST
+
 /* The schemes' backward passes with an error of 0.1% each: the checks
  * above must catch it. */
 static PeScheme broken;
@@ -551,6 +566,7 @@ Suite *suite_grad(void) {
     tcase_add_loop_test(tc, encoder_gradients, 0, 8);
     tcase_add_loop_test(tc, encoder_gradients_each_scheme, 0, 2 * (int)pe_count());
     tcase_add_loop_test(tc, encoder_gradients_random_positions, 0, 6);
+    tcase_add_loop_test(tc, encoder_gradients_rope_scalings, 0, 3);
     tcase_add_loop_test(tc, a_wrong_scheme_backward_is_caught, 0, 2);
     suite_add_tcase(s, tc);
     return s;

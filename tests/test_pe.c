@@ -2,6 +2,7 @@
  * that each one breaks the symmetry of self-attention, except where
  * LayerNorm erases it by construction. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,6 +283,109 @@ START_TEST(plan_refuses_what_does_not_fit) {
 }
 END_TEST
 
+/* RoPE's scalings against fixtures/rope_scaling.txt, which
+ * tests/reference/rope_scaling.py computes in float32 with torch as
+ * Hugging Face transformers does. Ours are in double: the bound is
+ * float32's rounding of base^(2i/d), a few parts in 1e7. */
+START_TEST(rope_scalings_match_hugging_face) {
+    FILE *f = fopen("tests/reference/fixtures/rope_scaling.txt", "r");
+    ck_assert_ptr_nonnull(f);
+    char name[16];
+    double factor, base, attention;
+    size_t len, HS, lines = 0;
+    while (fscanf(f, "%15s %lf %zu %zu %lf %lf", name, &factor, &len, &HS, &base,
+                  &attention) == 6) {
+        PeConfig pc;
+        pe_config_default(&pc, "rope");
+        Err e;
+        ck_assert_int_eq(rope_scaling_parse(name, &pc.rope_scaling, &e), 0);
+        pc.rope_factor = pc.rope_scaling == ROPE_SCALING_NONE ? 0.0 : factor;
+        pc.rope_original_len = len, pc.base = base;
+        double theta[64];
+        ck_assert_uint_le(HS / 2, 64);
+        double gain = rope_inv_freq(&pc, HS, theta);
+        ck_assert_msg(fabs(gain - attention) < 1e-12, "%s x%g: attention factor %.17g, Hugging "
+                      "Face's %.17g", name, factor, gain, attention);
+        for (size_t i = 0; i < HS / 2; i++) {
+            double want;
+            ck_assert_int_eq(fscanf(f, "%lf", &want), 1);
+            ck_assert_msg(fabs(theta[i] - want) <= 2e-6 * want, "%s x%g L %zu HS %zu pair %zu: "
+                          "%.9g, Hugging Face's %.9g", name, factor, len, HS, i, theta[i], want);
+        }
+        lines++;
+    }
+    fclose(f);
+    ck_assert_uint_ge(lines, 12);
+}
+END_TEST
+
+/* The formulas of the papers, read off directly: PI divides every
+ * frequency by S; NTK leaves the fastest pair alone and slows the
+ * slowest by S exactly (base' = base S^(d/(d-2)) is built for that);
+ * YaRN keeps pairs that turn 32+ times within L and interpolates those
+ * that turn less than once, and scales q.k by (0.1 ln S + 1)^2. */
+START_TEST(rope_scalings_follow_their_papers) {
+    enum { HS = 16 };
+    PeConfig pc, plain;
+    pe_config_default(&plain, "rope");
+    double t0[HS / 2], t[HS / 2];
+    ck_assert(rope_inv_freq(&plain, HS, t0) == 1.0);
+    pc = plain, pc.rope_scaling = ROPE_SCALING_LINEAR, pc.rope_factor = 4;
+    ck_assert(rope_inv_freq(&pc, HS, t) == 1.0);
+    for (size_t i = 0; i < HS / 2; i++)
+        ck_assert(fabs(t[i] - t0[i] / 4) <= 1e-15 * t0[i]);
+    pc.rope_scaling = ROPE_SCALING_NTK;
+    rope_inv_freq(&pc, HS, t);
+    ck_assert(t[0] == 1.0);
+    /* the slowest pair is i = HS/2 - 1: base^(-(HS-2)/HS) turns S times slower */
+    ck_assert(fabs(t[HS / 2 - 1] - t0[HS / 2 - 1] / 4) <= 1e-12 * t0[HS / 2 - 1]);
+    pc = plain, pc.rope_scaling = ROPE_SCALING_YARN, pc.rope_factor = 4, pc.rope_original_len = 4096;
+    double gain = rope_inv_freq(&pc, HS, t);
+    ck_assert(fabs(gain - (0.1 * log(4.0) + 1.0)) < 1e-15);
+    for (size_t i = 0; i < HS / 2; i++) {
+        double turns = 4096.0 * t0[i] / (2 * 3.14159265358979323846);
+        if (turns > 32.0 * 2) /* past the ramp's floor and ceil */
+            ck_assert(t[i] == t0[i]);
+        else if (turns < 0.5)
+            ck_assert(fabs(t[i] - t0[i] / 4) <= 1e-15 * t0[i]);
+        else
+            ck_assert(t[i] <= t0[i] && t[i] >= t0[i] / 4);
+    }
+}
+END_TEST
+
+START_TEST(rope_scaling_options_are_checked) {
+    PeConfig pc;
+    PePlan plan;
+    Err e;
+    pe_config_default(&pc, "rope");
+    pc.rope_scaling = ROPE_SCALING_LINEAR; /* no factor */
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--rope-factor"));
+    pc.rope_factor = 0.5;
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
+    pc.rope_factor = NAN;
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
+    pc.rope_factor = 2;
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
+    pc.rope_original_len = 8; /* yarn's alone */
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
+    pc.rope_scaling = ROPE_SCALING_YARN;
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
+    pc.rope_original_len = 0; /* yarn needs it */
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "--rope-original-len"));
+    pc.rope_scaling = ROPE_SCALING_NTK; /* a head of 2: HS/(HS-2) */
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 8, 64, &e), ERR_INPUT);
+    pc.rope_scaling = (RopeScaling)7;
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
+    pe_config_default(&pc, "sinusoidal"); /* only rope reads them */
+    pc.rope_scaling = ROPE_SCALING_LINEAR, pc.rope_factor = 2;
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
+    ck_assert_str_eq(pe_unused_option(&plan, &pc), "--rope-scaling");
+}
+END_TEST
+
 Suite *suite_pe(void) {
     Suite *s = suite_create("pe");
     TCase *tc = tcase_create("values");
@@ -294,6 +398,9 @@ Suite *suite_pe(void) {
     tcase_add_test(tc, naive_schemes_follow_the_notes);
     tcase_add_test(tc, combine_concat_and_tiled_add);
     tcase_add_test(tc, plan_refuses_what_does_not_fit);
+    tcase_add_test(tc, rope_scalings_match_hugging_face);
+    tcase_add_test(tc, rope_scalings_follow_their_papers);
+    tcase_add_test(tc, rope_scaling_options_are_checked);
     suite_add_tcase(s, tc);
     tc = tcase_create("order");
     tcase_add_loop_test(tc, each_scheme_breaks_the_symmetry, 0, 24);

@@ -1,6 +1,7 @@
 /* train, evaluate, encode and compare_pe as a user runs them: their
  * outputs, files, and refusals of bad input. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,47 @@ START_TEST(encode_exports_numpy_files) {
 }
 END_TEST
 
+/* Issue 17's command: the frequencies encode writes are Hugging Face's
+ * (the fixture's line for a head of 16, encode's default 64 / 4). */
+START_TEST(encode_writes_rope_frequencies) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, "--pe rope --rope-scaling yarn --rope-factor 4 "
+             "--rope-original-len 8 --npy %s/y 'the cat sat'", dir);
+    Run r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    char path[256];
+    snprintf(path, sizeof path, "%s/y/config.json", dir);
+    char *json = slurp(path);
+    ck_assert_ptr_nonnull(strstr(json, "\"rope_scaling\": \"yarn\""));
+    const char *p = strstr(json, "\"rope_attention_factor\": ");
+    ck_assert_ptr_nonnull(p);
+    double att = strtod(p + strlen("\"rope_attention_factor\": "), NULL);
+    ck_assert(fabs(att - (0.1 * log(4.0) + 1.0)) < 1e-15);
+    free(json);
+    char *fix = slurp("tests/reference/fixtures/rope_scaling.txt");
+    p = strstr(fix, "yarn 4 8 16 10000 ");
+    ck_assert_ptr_nonnull(p);
+    double want[8], hf_att;
+    ck_assert_int_eq(sscanf(p, "yarn 4 8 16 10000 %lf %lf %lf %lf %lf %lf %lf %lf %lf", &hf_att,
+                            &want[0], &want[1], &want[2], &want[3], &want[4], &want[5],
+                            &want[6], &want[7]), 9);
+    ck_assert(fabs(att - hf_att) < 1e-15);
+    free(fix);
+    float *x;
+    size_t shape[4], nd;
+    Err e;
+    snprintf(path, sizeof path, "%s/y/rope_inv_freq.npy", dir);
+    ck_assert_msg(npy_read_f32(path, &x, shape, &nd, &e) == 0, "%s", e.msg);
+    ck_assert(nd == 1 && shape[0] == 8);
+    for (size_t i = 0; i < 8; i++)
+        ck_assert_msg(fabs(x[i] - want[i]) <= 2e-6 * want[i], "pair %zu: %.9g, Hugging Face's "
+                      "%.9g", i, (double)x[i], want[i]);
+    free(x);
+    remove_dir(dir);
+}
+END_TEST
+
 START_TEST(compare_pe_table_and_csv) {
     char *dir = scratch(), args[512];
     snprintf(args, sizeof args, "--task agent --schemes none,sinusoidal --seeds 2 --steps 300 "
@@ -423,6 +465,7 @@ Suite *suite_programs(void) {
     tcase_add_test(tc, keep_last_and_table_len);
     tcase_add_test(tc, learned_table_past_its_rows_is_reported);
     tcase_add_test(tc, encode_exports_numpy_files);
+    tcase_add_test(tc, encode_writes_rope_frequencies);
     tcase_add_test(tc, compare_pe_table_and_csv);
     tcase_add_test(tc, causal_mask_end_to_end);
     tcase_add_test(tc, experiments_quick_fills_every_table);

@@ -56,6 +56,11 @@ int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const
  * (src/pe/analysis_rope.h) at offsets 0..T-1, for a head of d_model /
  * heads channels at the scheme's base; c->pe must be rope. */
 int fig_decay(Canvas *out, const Config *c, size_t T, Err *e);
+/* wavelengths: RoPE's wavelength 2 pi / theta_i per pair of one head of c,
+ * as trained and under c's --rope-scaling (or under linear, ntk and yarn
+ * when it has none), at its --rope-factor (default 4), with the original
+ * length L (--rope-original-len, default 4096, LLaMA 2's) and S L marked. */
+int fig_wavelengths(Canvas *out, const Config *c, Err *e);
 
 /* curves: loss and accuracy against step from n training logs (CSV, see
  * trainlog.h), one colour per log; labels[i] names log i (NULL: its file

@@ -84,6 +84,9 @@ static const struct {
     {"--buckets", PE_READS_BUCKETS},
     {"--max-distance", PE_READS_BUCKETS},
     {"--pe-init-std", PE_READS_INIT},
+    {"--rope-scaling", PE_READS_SCALING},
+    {"--rope-factor", PE_READS_SCALING},
+    {"--rope-original-len", PE_READS_SCALING},
 };
 
 bool pe_base_ok(double base) { return isfinite(base) && base > 1.000001 && base <= 1e12; }
@@ -100,6 +103,9 @@ unsigned pe_options_given(const PeConfig *pc) {
     g |= pc->buckets ? 1u << PE_OPT_BUCKETS : 0;
     g |= pc->max_distance ? 1u << PE_OPT_MAX_DISTANCE : 0;
     g |= pc->init_std != 0.0 ? 1u << PE_OPT_INIT_STD : 0;
+    g |= pc->rope_scaling != ROPE_SCALING_NONE ? 1u << PE_OPT_ROPE_SCALING : 0;
+    g |= pc->rope_factor != 0.0 ? 1u << PE_OPT_ROPE_FACTOR : 0;
+    g |= pc->rope_original_len ? 1u << PE_OPT_ROPE_ORIGINAL_LEN : 0;
     return g;
 }
 
@@ -147,6 +153,12 @@ PeConfig pe_config_for(const PeConfig *pc, const PeScheme *s) {
         r.max_distance = 0;
     if (unread & (1u << PE_OPT_INIT_STD))
         r.init_std = 0.0;
+    if (unread & (1u << PE_OPT_ROPE_SCALING))
+        r.rope_scaling = ROPE_SCALING_NONE;
+    if (unread & (1u << PE_OPT_ROPE_FACTOR))
+        r.rope_factor = 0.0;
+    if (unread & (1u << PE_OPT_ROPE_ORIGINAL_LEN))
+        r.rope_original_len = 0;
     return r;
 }
 

@@ -33,6 +33,16 @@ typedef enum { COMBINE_DEFAULT = 0, COMBINE_ADD = 1, COMBINE_CONCAT = 2 } Combin
  * (x_i, x_i+d/2) as in GPT-NeoX and LLaMA's code. */
 typedef enum { LAYOUT_INTERLEAVED = 0, LAYOUT_SPLIT = 1 } SinLayout;
 
+/* RoPE's frequencies stretched for contexts past the training length (see
+ * rope_inv_freq): none, position interpolation (Chen et al. 2023), the
+ * static NTK-aware change of base, YaRN (Peng et al. 2023). */
+typedef enum {
+    ROPE_SCALING_NONE = 0,
+    ROPE_SCALING_LINEAR = 1,
+    ROPE_SCALING_NTK = 2,
+    ROPE_SCALING_YARN = 3
+} RopeScaling;
+
 #define PE_NAME_MAX 24
 
 /* The defaults a 0 in PeConfig stands for. */
@@ -42,6 +52,9 @@ typedef enum { LAYOUT_INTERLEAVED = 0, LAYOUT_SPLIT = 1 } SinLayout;
 #define PE_DEFAULT_INIT_STD 0.02        /* BERT's and GPT-2's */
 #define PE_INIT_STD_MIN 1e-6            /* --pe-init-std's range, for the command */
 #define PE_INIT_STD_MAX 100.0           /* line and the checkpoint loader alike */
+#define PE_ROPE_FACTOR_MAX 1024.0       /* --rope-factor's range: 1 to this */
+#define PE_YARN_BETA_FAST 32.0          /* YaRN's ramp, in rotations over the original */
+#define PE_YARN_BETA_SLOW 1.0           /* length: the paper's and Hugging Face's defaults */
 
 /* What the user chose; a checkpoint stores it as it is. 0 in a field means
  * the scheme's default. */
@@ -55,6 +68,10 @@ typedef struct {
     size_t buckets;         /* t5: buckets of the signed offset, e.g. 32 (0) */
     size_t max_distance;    /* t5: offsets this far or farther share the last bucket, e.g. 128 (0) */
     double init_std;        /* learned: std of the table's first draw; 0 = 0.02 (BERT's) */
+    RopeScaling rope_scaling; /* rope: how its frequencies are stretched */
+    double rope_factor;       /* rope: the stretch S >= 1 of a scaling; 0 = none given */
+    size_t rope_original_len; /* rope under yarn: the training length L its ramp counts
+                               * rotations over; 0 = not given (train fills in the task's) */
 } PeConfig;
 
 /* The options of PeConfig a scheme reads (PeScheme.reads). */
@@ -65,6 +82,7 @@ enum {
     PE_READS_BASE = 8,     /* --base */
     PE_READS_BUCKETS = 16, /* --buckets, --max-distance */
     PE_READS_INIT = 32,    /* --pe-init-std */
+    PE_READS_SCALING = 64, /* --rope-scaling, --rope-factor, --rope-original-len */
 };
 
 typedef struct PeScheme {
@@ -180,6 +198,9 @@ enum {
     PE_OPT_BUCKETS,
     PE_OPT_MAX_DISTANCE,
     PE_OPT_INIT_STD,
+    PE_OPT_ROPE_SCALING,
+    PE_OPT_ROPE_FACTOR,
+    PE_OPT_ROPE_ORIGINAL_LEN,
     PE_OPT_COUNT
 };
 /* "--pairs" for PE_OPT_PAIRS; NULL past the last. */
@@ -252,6 +273,24 @@ PeConfig pe_resolved(const PeConfig *pc);
  * sequence 2^(-8(h+1)/NH) for a power of two; otherwise the slopes of the
  * largest power of two below NH, then every other slope of twice that. */
 double alibi_slope(size_t h, size_t NH);
+
+/* "none", "linear", "ntk" or "yarn". */
+const char *rope_scaling_name(RopeScaling r);
+/* Parses one of those names; returns 0 or ERR_INPUT. */
+int rope_scaling_parse(const char *s, RopeScaling *out, Err *e);
+
+/* RoPE's inverse frequencies theta_i, i < HS/2, for a head of HS channels
+ * under pc's scaling (the base, factor S and original length L of pc), in
+ * double, as Hugging Face transformers' modeling_rope_utils computes them:
+ *   none    theta_i = base^(-2i/HS)
+ *   linear  theta_i / S: positions divided by S (position interpolation)
+ *   ntk     base' = base * S^(HS/(HS-2)) in place of base (static NTK-aware)
+ *   yarn    theta_i / S for the pairs that turn fewer than beta_slow = 1
+ *           times over L, theta_i for those that turn more than beta_fast =
+ *           32 times, a linear ramp between (_compute_yarn_parameters)
+ * Returns the factor cos and sin are multiplied by, so that q.k is scaled
+ * by its square: 0.1 ln S + 1 under yarn, 1 otherwise. */
+double rope_inv_freq(const PeConfig *pc, size_t HS, double *theta);
 
 /* T5's bucket of the signed offset key - query (bidirectional): offsets
  * to the right take the upper half of the buckets; within each half,

@@ -3,19 +3,114 @@
  * position p, theta_i = base^(-2i/HS). A rotation keeps lengths, and the
  * product of a query turned by p and a key turned by q is the product of
  * the query and the key turned by q - p: the logit sees the offset only.
- * It adds nothing to the word vectors. */
+ * It adds nothing to the word vectors.
+ *
+ * Past the training length a pair meets angles it never saw; the scalings
+ * of rope_inv_freq (pe.h) slow the frequencies down so that it does not:
+ * all of them (linear), the slow ones most (ntk), or only those that do
+ * not turn a full circle within the training length (yarn). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pe.h"
 
+static const char *const SCALING_NAMES[] = {"none", "linear", "ntk", "yarn"};
+
+const char *rope_scaling_name(RopeScaling r) {
+    return (unsigned)r < 4 ? SCALING_NAMES[r] : "unknown";
+}
+
+int rope_scaling_parse(const char *s, RopeScaling *out, Err *e) {
+    for (unsigned i = 0; i < 4; i++)
+        if (strcmp(s, SCALING_NAMES[i]) == 0) {
+            *out = (RopeScaling)i;
+            return 0;
+        }
+    return err_set(e, ERR_INPUT, "unknown rope scaling '%s': use none, linear, ntk or yarn", s);
+}
+
+static double factor_of(const PeConfig *pc) {
+    return pc->rope_scaling == ROPE_SCALING_NONE || pc->rope_factor < 1.0 ? 1.0 : pc->rope_factor;
+}
+
+/* YaRN's pair index at which a frequency turns r times over L positions:
+ * the i with L theta_i = 2 pi r, solved for i (in channels, 2i, as the
+ * reference code counts it). */
+static double yarn_dim(double rotations, double HS, double base, double L) {
+    return HS * log(L / (rotations * 2.0 * 3.14159265358979323846)) / (2.0 * log(base));
+}
+
+/* theta_i of pair i under pc's scaling; see rope_inv_freq. */
+static double rope_theta(const PeConfig *pc, size_t HS, size_t i) {
+    double base = pe_base(pc), S = factor_of(pc), d = (double)HS;
+    if (pc->rope_scaling == ROPE_SCALING_NTK)
+        base *= pow(S, d / (d - 2.0));
+    double theta = 1.0 / pow(base, (double)(2 * i) / d);
+    switch (pc->rope_scaling) {
+    case ROPE_SCALING_LINEAR:
+        return theta / S;
+    case ROPE_SCALING_YARN: {
+        /* The ramp runs from the last pair that turns more than beta_fast
+         * times over L (kept as trained: it has seen every angle) to the
+         * first that turns less than beta_slow times (interpolated: past L
+         * it would meet angles it never saw). Floor, ceil and the clamp to
+         * [0, HS-1], though the ramp indexes pairs, are the reference
+         * code's, kept so the frequencies equal Hugging Face's. */
+        double L = (double)pc->rope_original_len;
+        double lo = floor(yarn_dim(PE_YARN_BETA_FAST, d, base, L));
+        double hi = ceil(yarn_dim(PE_YARN_BETA_SLOW, d, base, L));
+        lo = lo < 0.0 ? 0.0 : lo;
+        hi = hi > d - 1.0 ? d - 1.0 : hi;
+        if (hi == lo)
+            hi += 0.001;
+        double ramp = ((double)i - lo) / (hi - lo);
+        ramp = ramp < 0.0 ? 0.0 : ramp > 1.0 ? 1.0 : ramp;
+        return theta / S * ramp + theta * (1.0 - ramp);
+    }
+    default:
+        return theta;
+    }
+}
+
+/* YaRN's attention temperature, sqrt(1/t) = 0.1 ln S + 1 (Peng et al.
+ * eq. 22; Hugging Face's default attention_factor); 1 otherwise. */
+static double rope_gain(const PeConfig *pc) {
+    return pc->rope_scaling == ROPE_SCALING_YARN ? 0.1 * log(factor_of(pc)) + 1.0 : 1.0;
+}
+
+double rope_inv_freq(const PeConfig *pc, size_t HS, double *theta) {
+    for (size_t i = 0; i < HS / 2; i++)
+        theta[i] = rope_theta(pc, HS, i);
+    return rope_gain(pc);
+}
+
 static int rope_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
-    (void)pc;
     if ((C / NH) % 2 != 0)
         return err_set(e, ERR_INPUT, "rope turns the channels of each head in pairs, but d_model "
                        "%zu / %zu heads leaves %zu channels per head, an odd number; choose "
                        "--heads or --d-model so that each head has an even number of channels",
                        C, NH, C / NH);
+    if ((unsigned)pc->rope_scaling > ROPE_SCALING_YARN)
+        return err_set(e, ERR_INPUT, "rope scaling %d is not none, linear, ntk or yarn",
+                       (int)pc->rope_scaling);
+    bool scaled = pc->rope_scaling != ROPE_SCALING_NONE;
+    if (scaled && !(pc->rope_factor >= 1.0 && pc->rope_factor <= PE_ROPE_FACTOR_MAX))
+        return err_set(e, ERR_INPUT, "--rope-scaling %s stretches by --rope-factor S, from 1 to "
+                       "%g; give it (e.g. --rope-factor 4 for four times the training length)",
+                       rope_scaling_name(pc->rope_scaling), PE_ROPE_FACTOR_MAX);
+    if (!scaled && pc->rope_factor != 0.0)
+        return err_set(e, ERR_INPUT, "--rope-factor stretches a scaling: give --rope-scaling "
+                       "linear, ntk or yarn with it");
+    if (pc->rope_scaling == ROPE_SCALING_NTK && C / NH < 4)
+        return err_set(e, ERR_INPUT, "ntk raises the base to the power HS/(HS-2): it needs at "
+                       "least 4 channels per head, not %zu", C / NH);
+    if (pc->rope_scaling == ROPE_SCALING_YARN && pc->rope_original_len == 0)
+        return err_set(e, ERR_INPUT, "yarn's ramp counts the rotations of each pair over the "
+                       "training length: give it with --rope-original-len L");
+    if (pc->rope_scaling != ROPE_SCALING_YARN && pc->rope_original_len != 0)
+        return err_set(e, ERR_INPUT, "--rope-original-len is yarn's alone: drop it, or use "
+                       "--rope-scaling yarn");
     return 0;
 }
 
@@ -24,14 +119,19 @@ static size_t rope_scratch(size_t T, size_t HS) { return T * HS; }
 
 static void rope_prepare(float *R, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
     size_t half = HS / 2;
-    for (size_t t = 0; t < T; t++)
-        for (size_t i = 0; i < half; i++) {
+    /* YaRN's temperature multiplies cos and sin, so each q.k by its
+     * square, as Hugging Face applies it; 1 for the other scalings. */
+    double gain = rope_gain(pc);
+    for (size_t i = 0; i < half; i++) {
+        double theta = rope_theta(pc, HS, i);
+        for (size_t t = 0; t < T; t++) {
             /* In double, rounded once, as the sinusoid: the offset property
              * then holds to 1e-6 at positions in the thousands. */
-            double angle = (double)pos[t] / pow(pe_base(pc), (double)(2 * i) / (double)HS);
-            R[t * HS + i] = (float)cos(angle);
-            R[t * HS + half + i] = (float)sin(angle);
+            double angle = (double)pos[t] * theta;
+            R[t * HS + i] = (float)(gain * cos(angle));
+            R[t * HS + half + i] = (float)(gain * sin(angle));
         }
+    }
 }
 
 static void rope_rotate(const PeConfig *pc, float *x, size_t ld, const float *R, size_t T,
@@ -58,21 +158,26 @@ static void rope_rotate(const PeConfig *pc, float *x, size_t ld, const float *R,
  * analysis measures its float32 fidelity with these. */
 static double rope_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
     (void)n;
-    return sinusoid_value((double)p, c, w, LAYOUT_INTERLEAVED, pe_base(pc));
+    if (pc->rope_scaling == ROPE_SCALING_NONE)
+        return sinusoid_value((double)p, c, w, LAYOUT_INTERLEAVED, pe_base(pc));
+    double a = (double)p * rope_theta(pc, w, c / 2);
+    return c % 2 ? cos(a) : sin(a);
 }
 
 /* The float32 recipe of published code: inv_freq = 1 / base^(2i/d) and the
  * angle p * inv_freq, both in float. */
 static float rope_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
     (void)n;
-    float inv = 1.0f / powf((float)pe_base(pc), (float)(2 * (c / 2)) / (float)w);
+    float inv = pc->rope_scaling == ROPE_SCALING_NONE
+                    ? 1.0f / powf((float)pe_base(pc), (float)(2 * (c / 2)) / (float)w)
+                    : (float)rope_theta(pc, w, c / 2);
     float a = (float)p * inv;
     return c % 2 ? cosf(a) : sinf(a);
 }
 
 const PeScheme pe_rope = {
     .name = "rope",
-    .reads = PE_READS_LAYOUT | PE_READS_BASE,
+    .reads = PE_READS_LAYOUT | PE_READS_BASE | PE_READS_SCALING,
     .about = "q and k turned pair by pair by p * theta_i in each head: the logit sees the "
              "offset (RoFormer; LLaMA)",
     .note = "nothing is added to the word vectors: each head turns q and k by their "

@@ -72,6 +72,9 @@ static void put_config(Buf *b, const Config *c) {
     buf_put_u64(b, c->pe.max_distance);
     put_f64(b, c->pe.init_std);
     buf_put_u32(b, c->causal);
+    buf_put_u32(b, (uint32_t)c->pe.rope_scaling);
+    put_f64(b, c->pe.rope_factor);
+    buf_put_u64(b, c->pe.rope_original_len);
 }
 
 static void put_train(Buf *b, const Trainer *t, const TrainMeta *mt) {
@@ -290,6 +293,11 @@ static void get_config(Rd *r, Config *c) {
     }
     if (r->version >= 3)
         c->causal = get_enum(r, 2, "causal");
+    if (r->version >= 4) {
+        c->pe.rope_scaling = (RopeScaling)get_enum(r, 4, "the rope scaling");
+        c->pe.rope_factor = get_f64(r);
+        c->pe.rope_original_len = get_size(r, 0, MAX_DIM, "rope's original length");
+    }
     Err e;
     PePlan plan;
     if (!r->rc && config_check(c, &e)) {

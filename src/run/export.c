@@ -13,7 +13,8 @@
 #include "npy.h"
 
 static const char *const TOP_FILES[] = {"input_ids.npy", "input.npy", "output.npy", "pooled.npy",
-                                        "vocab.txt", "config.json", "params"};
+                                        "vocab.txt", "config.json", "params",
+                                        "rope_inv_freq.npy"};
 
 static bool is_export_name(const char *n) {
     for (size_t i = 0; i < sizeof TOP_FILES / sizeof *TOP_FILES; i++)
@@ -87,7 +88,7 @@ static int write_config(const char *path, const Model *m, Err *e) {
             "  \"pe_in_attention\": %s,\n  \"combine\": %s,\n  \"pe_width\": %zu,\n"
             "  \"embedding_width\": %zu,\n  \"pe_layout\": \"%s\",\n  \"pe_base\": %.17g,\n"
             "  \"t5_buckets\": %zu,\n  \"t5_max_distance\": %zu,\n  \"scale_embed\": %s,\n"
-            "  \"n_classes\": %zu,\n  \"per_token\": %s,\n  \"causal\": %s\n}\n",
+            "  \"n_classes\": %zu,\n  \"per_token\": %s,\n  \"causal\": %s",
             c->vocab_size, c->d_model, c->n_heads, c->n_layers, c->d_ff,
             c->norm == NORM_PRE ? "true" : "false", c->act == ACT_GELU ? "gelu" : "relu",
             pc.name, pe_in_attention(m->pe.scheme) ? "true" : "false",
@@ -97,9 +98,39 @@ static int write_config(const char *path, const Model *m, Err *e) {
             pc.layout == LAYOUT_SPLIT ? "split" : "interleaved", pc.base, pc.buckets,
             pc.max_distance, c->scale_embed ? "true" : "false", c->n_classes,
             c->per_token ? "true" : "false", c->causal ? "true" : "false") >= 0;
+    /* rope's scaling, and the factor its cos and sin are multiplied by
+     * (Hugging Face's attention_factor) */
+    if (ok && (m->pe.scheme->reads & PE_READS_SCALING))
+        ok = fprintf(f, ",\n  \"rope_scaling\": \"%s\",\n  \"rope_factor\": %.17g,\n"
+                     "  \"rope_original_len\": %zu,\n  \"rope_attention_factor\": %.17g",
+                     rope_scaling_name(pc.rope_scaling),
+                     pc.rope_scaling == ROPE_SCALING_NONE ? 1.0 : pc.rope_factor,
+                     pc.rope_original_len, rope_inv_freq(&pc, 0, NULL)) >= 0;
+    ok = ok && fprintf(f, "\n}\n") >= 0;
     if (fclose(f) != 0 || !ok)
         return err_set(e, ERR_RUNTIME, "writing %s failed: %s", path, strerror(errno));
     return 0;
+}
+
+/* rope's inverse frequencies theta_i as the model uses them, one per pair
+ * of a head (float32, as Hugging Face's inv_freq), to hold against other
+ * code's. */
+static int write_inv_freq(const char *tmp, const Model *m, Err *e) {
+    size_t half = m->pe.head_size / 2;
+    double *theta = xmalloc(half * sizeof *theta, "rope's frequencies", e);
+    float *f = xmalloc(half * sizeof *f, "rope's frequencies", e);
+    int rc = theta && f ? 0 : ERR_RUNTIME;
+    if (!rc) {
+        rope_inv_freq(&m->cfg.pe, m->pe.head_size, theta);
+        for (size_t i = 0; i < half; i++)
+            f[i] = (float)theta[i];
+        char path[8192];
+        snprintf(path, sizeof path, "%s/rope_inv_freq.npy", tmp);
+        rc = npy_write_f32(path, f, &half, 1, e);
+    }
+    free(theta);
+    free(f);
+    return rc;
 }
 
 /* Every file, into tmp. */
@@ -133,6 +164,8 @@ static int write_all(const char *tmp, const Model *m, const Vocab *v, const int 
         rc = s->rows == 1 ? npy_write_f32(path, m->mem + s->offset, shape + 1, 1, e)
                           : npy_write_f32(path, m->mem + s->offset, shape, 2, e);
     }
+    if (!rc && (m->pe.scheme->reads & PE_READS_SCALING))
+        rc = write_inv_freq(tmp, m, e);
     snprintf(path, sizeof path, "%s/vocab.txt", tmp);
     rc = rc ? rc : vocab_save(v, path, e);
     snprintf(path, sizeof path, "%s/config.json", tmp);

@@ -197,6 +197,9 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
                          c.max_len - 1, c.max_len);
         else if (s->meta.table_len)
             c.max_len = s->meta.table_len;
+        /* yarn's ramp counts turns over the length the model learns */
+        if (c.pe.rope_scaling == ROPE_SCALING_YARN && !c.pe.rope_original_len)
+            c.pe.rope_original_len = s->train.max_len;
         if (!rc)
             rc = check_run(s, &c, NULL, e);
         if (!rc)
@@ -207,6 +210,41 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
         rc = alloc_batches(s, opt, e);
     if (rc)
         session_free(s);
+    return rc;
+}
+
+int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
+                        const Config *cfg, const OptConfig *opt, Err *e) {
+    int rc = session_create(s, meta, cfg, opt, e);
+    if (rc)
+        return rc;
+    const Config *a = &s->model.cfg, *b = &from->cfg;
+    if (s->model.n_params != from->n_params || a->vocab_size != b->vocab_size ||
+        a->n_classes != b->n_classes) {
+        session_free(s);
+        return err_set(e, ERR_INPUT, "the model to start from has %zu parameters, %zu words "
+                       "and %zu classes; this run's has %zu, %zu and %zu: train it on the same "
+                       "task", from->n_params, b->vocab_size, b->n_classes, s->model.n_params,
+                       a->vocab_size, a->n_classes);
+    }
+    memcpy(s->model.mem, from->mem, from->n_params * sizeof *from->mem);
+    return 0;
+}
+
+int session_rope_scaling(Config *c, const PeConfig *given, Err *e) {
+    PeConfig pc = c->pe;
+    pc.rope_scaling = given->rope_scaling;
+    pc.rope_factor = given->rope_factor;
+    pc.rope_original_len = given->rope_original_len;
+    if (pc.rope_scaling == ROPE_SCALING_YARN && !pc.rope_original_len)
+        pc.rope_original_len = c->max_len;
+    PePlan plan;
+    int rc = pe_plan(&plan, &pc, c->d_model, c->n_heads, c->max_len, e);
+    if (!rc && !(plan.scheme->reads & PE_READS_SCALING))
+        rc = err_set(e, ERR_INPUT, "--rope-scaling stretches rope's frequencies; this model "
+                     "uses %s", c->pe.name);
+    if (!rc)
+        c->pe = pc;
     return rc;
 }
 

@@ -46,6 +46,20 @@ typedef struct {
  * longest training sentence, and creates the model and optimizer. */
 int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
                    Err *e);
+/* session_create, then the weights of from (a model of the same shape,
+ * vocabulary and classes: trained on the same task) in place of the first
+ * draw, with a new optimizer: fine-tuning, e.g. a rope model at longer
+ * lengths under a scaling of its frequencies (cfg is from's, with the
+ * scaling changed). */
+int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
+                        const Config *cfg, const OptConfig *opt, Err *e);
+
+/* Puts the rope scaling of given (its rope_scaling, rope_factor and
+ * rope_original_len) into c, a trained model's configuration, and checks
+ * it: scaling at inference, without training. yarn's original length
+ * defaults to c->max_len, the last position the model was trained with. */
+int session_rope_scaling(Config *c, const PeConfig *given, Err *e);
+
 /* The training options of meta that depend on the scheme pc, checked
  * before any data is read (--random-positions: a scheme that reads
  * positions one by one, and room for longest, the longest training
