@@ -141,7 +141,7 @@ gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed
 # uncommitted changes and of their new files, less the files that only
 # write the page from the cells (PAGE_ONLY: a change to the page's prose
 # or figures runs no cell again); without git, a constant.
-PAGE_ONLY = src/run/experiment_doc.c src/run/exp_stats.c src/run/exp_stats.h src/plot/
+PAGE_ONLY = src/run/experiment_doc.c src/run/experiment_doc_long.c src/run/exp_stats.c src/run/exp_stats.h src/plot/
 SOURCE_ID = $(shell { git ls-tree -r HEAD src examples | grep -v -F $(PAGE_ONLY:%=-e %); \
 	git diff HEAD -- src examples $(PAGE_ONLY:%=:!%); \
 	git ls-files -o --exclude-standard -z -- src examples $(PAGE_ONLY:%=:!%) \

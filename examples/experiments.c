@@ -127,8 +127,7 @@ static int run_cell(Grid *g, const char *id) {
     Buf b = {0};
     int rc = exp_cell_format(&b, &g->set, cell, &run, POSENC_SOURCE_ID, matmul_kernels(),
                              clock_seconds() - t0);
-    free(run.per_len);
-    free(run.per_len_at);
+    exp_run_free(&run);
     if (rc)
         err_set(&e, ERR_RUNTIME, "out of memory writing cell %s", id);
     else if (strcmp(g->cells_dir, "-") == 0)
@@ -344,10 +343,15 @@ static void write_page(Grid *g) {
             exit(2);
         }
         const ExpCell *c = &g->cells[i];
-        exp_record(&res, c->kind, c->task, c->name, c->seed, f.value, f.per_len, f.max_len);
+        /* a scaling cell's own result is rope as trained: "none" */
+        exp_record(&res, c->kind, c->task, c->kind == EXP_SCALING ? exp_scaling_names[0] : c->name,
+                   c->seed, f.value, f.per_len, f.max_len);
         if (f.per_len_at)
             exp_record(&res, EXP_RANDOM_TEST, c->task, c->name, c->seed, f.value_at,
                        f.per_len_at, f.max_len);
+        for (size_t k = 0; k < f.n_extra; k++)
+            exp_record(&res, c->kind, c->task, f.extra[k].name, c->seed, f.extra[k].value,
+                       f.extra[k].per_len, f.max_len);
         exp_cell_file_free(&f);
     }
     char staging[4096], path[4096 + 32];

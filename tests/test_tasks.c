@@ -6,7 +6,8 @@
 #include "suites.h"
 
 static const char *const ALL[] = {"agent", "direction", "reverse", "sort", "contains"};
-static const char *const SEQUENCE[] = {"direction", "reverse", "sort", "contains", "previous"};
+static const char *const SEQUENCE[] = {"direction", "reverse",  "sort",
+                                       "contains",  "previous", "first"};
 
 static void make(TextData s[3], const char *task, const TaskOptions *o) {
     Err e;
@@ -68,7 +69,7 @@ static char *cat3(const char *a, const char *b, const char *c) {
 }
 
 START_TEST(names_and_descriptions) {
-    ck_assert_str_eq(task_names(), "agent, direction, reverse, sort, previous, contains");
+    ck_assert_str_eq(task_names(), "agent, direction, reverse, sort, previous, contains, first");
     for (size_t t = 0; t < 5; t++) {
         ck_assert(task_exists(ALL[t]));
         ck_assert_ptr_nonnull(task_about(ALL[t]));
@@ -174,6 +175,11 @@ static void check_sequences(const TextData *d, const char *task, size_t lo, size
             ck_assert_str_eq(d->label[a], DATA_NO_LABEL);
             for (size_t k = 1; k < n; k++)
                 ck_assert_str_eq(d->label[a + k], d->word[a + k - 1]);
+        } else if (strcmp(task, "first") == 0) {
+            /* the first word's label would be itself: none, not scored */
+            ck_assert_str_eq(d->label[a], DATA_NO_LABEL);
+            for (size_t k = 1; k < n; k++)
+                ck_assert_str_eq(d->label[a + k], d->word[a]);
         } else {
             for (size_t k = 0; k < n; k++) {
                 const char *l = d->label[a + k];
@@ -201,7 +207,8 @@ START_TEST(sequence_labels_and_lengths) {
         ck_assert_uint_eq(s[1].n, 300);
         ck_assert_uint_eq(s[2].n, 1000);
         ck_assert_int_eq(s[0].kind, strcmp(task, "reverse") && strcmp(task, "sort") &&
-                                        strcmp(task, "previous") ? LABELS_SENTENCE
+                                        strcmp(task, "previous") && strcmp(task, "first")
+                                                                 ? LABELS_SENTENCE
                                                                  : LABELS_TOKEN);
         size_t longest[3] = {0}, yes = 0, ignored = 0;
         check_sequences(&s[0], task, 3, 6, &longest[0], &yes);

@@ -15,8 +15,9 @@
 #include "exp_internal.h"
 #include "trial.h"
 
-static const char *const kind_id[EXP_KINDS] = {"order", "tasks", "lengths", "random",
-                                               "variants", "random-test"};
+static const char *const kind_id[EXP_KINDS] = {"order",       "tasks",   "lengths",
+                                               "random",      "variants", "random-test",
+                                               "scaling",     "causal",  "probe"};
 static const char *const tasks2[2] = {"agent", "direction"};
 static const char *const random_schemes[3] = {"sinusoidal", "learned", "rope"};
 
@@ -49,7 +50,8 @@ static void add(ExpCell *cells, size_t *n, ExpKind kind, const char *task, const
 int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
     size_t S = pe_count(), k = set->seeds;
     size_t total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + 3) * k +
-                   EXP_VARIANTS * set->variant_seeds;
+                   EXP_VARIANTS * set->variant_seeds + EXP_LENGTH_TASKS * k +
+                   EXP_CAUSAL_TASKS * (EXP_CAUSAL_SCHEMES + 1) * k + EXP_PROBES * k;
     ExpCell *c = xcalloc(total, sizeof *c, "the experiments' cells", e);
     if (!c)
         return ERR_RUNTIME;
@@ -73,6 +75,22 @@ int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
     for (size_t v = 0; v < EXP_VARIANTS; v++)
         for (size_t i = 0; i < set->variant_seeds; i++)
             add(c, &n, EXP_VARIANT, "reverse", exp_variant_names[v], i, v, len);
+    /* one training at L, then 7 evaluations and 7 fine-tunings */
+    double scaling = len + (double)EXP_SCALINGS * 1.3 * (double)set->tune_steps;
+    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
+        for (size_t i = 0; i < k; i++)
+            add(c, &n, EXP_SCALING, exp_length_tasks[t], "rope", i, 0, scaling);
+    /* and none without the mask, variant 1: what the mask alone gives */
+    for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
+        for (size_t s = 0; s <= EXP_CAUSAL_SCHEMES; s++)
+            for (size_t i = 0; i < k; i++)
+                add(c, &n, EXP_CAUSAL, exp_causal_tasks[t],
+                    s < EXP_CAUSAL_SCHEMES ? exp_causal_schemes[s] : EXP_NO_MASK, i,
+                    s == EXP_CAUSAL_SCHEMES, len);
+    for (size_t p = 0; p < EXP_PROBES; p++)
+        for (size_t i = 0; i < k; i++)
+            add(c, &n, EXP_PROBE, "previous", exp_probe_names[p], i, p,
+                (double)set->length_steps * (double)set->probe_layers / (double)set->layers);
     *out = c;
     *n_out = n;
     return 0;
@@ -87,13 +105,14 @@ const ExpCell *exp_cell_find(const ExpCell *cells, size_t n, const char *id) {
 
 void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
     snprintf(buf, cap, "quick=%d d_model=%zu heads=%zu layers=%zu d_ff=%zu batch=%zu "
-             "task_steps=%zu length_steps=%zu min_len=%zu L=%zu n_test=%zu n_test_lengths=%zu",
+             "task_steps=%zu length_steps=%zu min_len=%zu L=%zu n_test=%zu n_test_lengths=%zu "
+             "tune_steps=%zu probe_layers=%zu",
              s->quick, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->task_steps,
-             s->length_steps, s->min_len, s->L, s->n_test, s->n_test_lengths);
+             s->length_steps, s->min_len, s->L, s->n_test, s->n_test_lengths, s->tune_steps,
+             s->probe_layers);
 }
 
-/* A model config of the experiments' shape. */
-static Config model_config(const ExpSettings *set, const char *scheme, uint64_t seed) {
+Config exp_model_config(const ExpSettings *set, const char *scheme, uint64_t seed) {
     Config c;
     config_default(&c, 0, scheme);
     c.d_model = set->d_model, c.n_heads = set->heads, c.n_layers = set->layers;
@@ -141,29 +160,52 @@ static int order_gap(const Config *c, uint64_t seed, double *gap, Err *e) {
     return rc;
 }
 
+void exp_train_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell, bool lengths) {
+    *mt = (TrainMeta){.batch = set->batch, .seed = 1 + cell->seed,
+                      .steps = cell->kind == EXP_TASKS ? set->task_steps : set->length_steps,
+                      .random_positions = cell->kind == EXP_RANDOM ? 4 * set->L : 0};
+    mt->eval_every = mt->steps;
+    /* the seed draws the data too: the spread over seeds is then that of
+     * a new experiment, not of one data set's initialisations */
+    mt->task_opt = (TaskOptions){.seed = 1 + cell->seed,
+                                 .n_test = lengths ? set->n_test_lengths : set->n_test};
+    if (lengths)
+        mt->task_opt.min_len = set->min_len, mt->task_opt.max_train_len = set->L,
+        mt->task_opt.max_len = 4 * set->L;
+    snprintf(mt->task, sizeof mt->task, "%s", cell->task);
+}
+
+void exp_run_free(ExpRun *run) {
+    free(run->per_len);
+    free(run->per_len_at);
+    for (size_t i = 0; i < run->n_extra; i++)
+        free(run->extra[i].per_len);
+    run->per_len = run->per_len_at = NULL;
+    run->n_extra = 0;
+}
+
 int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e) {
     memset(run, 0, sizeof *run);
     run->kind = cell->kind, run->seed = cell->seed;
     snprintf(run->task, sizeof run->task, "%s", cell->task);
     snprintf(run->name, sizeof run->name, "%s", cell->name);
     bool variant = cell->kind == EXP_VARIANT;
-    Config c = model_config(set, variant ? "sinusoidal" : cell->name, 1 + cell->seed);
+    if (cell->kind == EXP_SCALING)
+        return exp_run_scaling(set, cell, run, e);
+    if (cell->kind == EXP_PROBE)
+        return exp_run_probe(set, cell, run, e);
+    bool no_mask = cell->kind == EXP_CAUSAL && cell->variant == 1;
+    Config c = exp_model_config(set, variant ? "sinusoidal" : no_mask ? "none" : cell->name,
+                                1 + cell->seed);
     if (cell->kind == EXP_ORDER)
         return order_gap(&c, 1 + cell->seed, &run->value, e);
     if (variant)
         exp_variant_config(&c, cell->variant);
-    bool lengths = cell->kind == EXP_LENGTHS || cell->kind == EXP_RANDOM;
-    TrainMeta mt = {.batch = set->batch, .seed = c.seed,
-                    .steps = cell->kind == EXP_TASKS ? set->task_steps : set->length_steps,
-                    .random_positions = cell->kind == EXP_RANDOM ? 4 * set->L : 0};
-    mt.eval_every = mt.steps;
-    /* the seed draws the data too: the spread over seeds is then that of
-     * a new experiment, not of one data set's initialisations */
-    mt.task_opt = (TaskOptions){.seed = 1 + cell->seed, .n_test = lengths ? set->n_test_lengths : set->n_test};
-    if (lengths)
-        mt.task_opt.min_len = set->min_len, mt.task_opt.max_train_len = set->L,
-        mt.task_opt.max_len = 4 * set->L;
-    snprintf(mt.task, sizeof mt.task, "%s", cell->task);
+    c.causal = cell->kind == EXP_CAUSAL && !no_mask;
+    bool lengths = cell->kind == EXP_LENGTHS || cell->kind == EXP_RANDOM ||
+                   cell->kind == EXP_CAUSAL;
+    TrainMeta mt;
+    exp_train_meta(&mt, set, cell, lengths);
     OptConfig opt;
     opt_default(&opt);
     Trial t;
@@ -182,7 +224,7 @@ int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *
 
 /* ---- cell files ---- */
 
-#define CELL_MAGIC "posenc cell 2" /* 2: per_len_at */
+#define CELL_MAGIC "posenc cell 3" /* 2: per_len_at; 3: extras */
 
 int exp_cell_format(Buf *b, const ExpSettings *set, const ExpCell *cell, const ExpRun *run,
                     const char *source, const char *kernels, double seconds) {
@@ -197,6 +239,13 @@ int exp_cell_format(Buf *b, const ExpSettings *set, const ExpCell *cell, const E
                run->per_len_at ? run->max_len + 1 : 0);
     for (size_t i = 0; run->per_len_at && i <= run->max_len; i++)
         buf_printf(b, " %.17g", run->per_len_at[i]);
+    buf_printf(b, "\nextras %zu", run->n_extra);
+    for (size_t k = 0; k < run->n_extra; k++) {
+        const ExpExtra *x = &run->extra[k];
+        buf_printf(b, "\nextra %s %.17g %zu", x->name, x->value, x->per_len ? run->max_len + 1 : 0);
+        for (size_t i = 0; x->per_len && i <= run->max_len; i++)
+            buf_printf(b, " %.17g", x->per_len[i]);
+    }
     buf_printf(b, "\nseconds %.3f\nend\n", seconds);
     return b->failed ? ERR_RUNTIME : 0;
 }
@@ -276,6 +325,27 @@ static int parse_body(const char **pp, const char *end, char *line, size_t cap,
     if (count_at && count_at != count)
         return err_set(e, ERR_INPUT, "cell %s: per_len_at has %zu lengths, per_len %zu", f->id,
                        count_at, count);
+    if (!field(&p, end, "extras", line, cap))
+        return err_set(e, ERR_INPUT, "cell %s: no extras line", f->id);
+    unsigned long n_extra = strtoul(line, &q, 10);
+    if (q == line || *q || n_extra > EXP_MAX_EXTRA)
+        return err_set(e, ERR_INPUT, "cell %s: a damaged extras line", f->id);
+    for (size_t k = 0; k < n_extra; k++) {
+        ExpExtra *x = &f->extra[k];
+        if (!field(&p, end, "extra", line, cap))
+            return err_set(e, ERR_INPUT, "cell %s: %lu extras announced, %zu found", f->id,
+                           n_extra, k);
+        f->n_extra = k + 1;
+        int used = 0;
+        if (sscanf(line, "%39s %lf%n", x->name, &x->value, &used) != 2)
+            return err_set(e, ERR_INPUT, "cell %s: a damaged extra line", f->id);
+        size_t cx;
+        if ((rc = parse_values(line + used, "extra", &x->per_len, &cx, f->id, e)))
+            return rc;
+        if (cx && cx != count)
+            return err_set(e, ERR_INPUT, "cell %s: extra %s has %zu lengths, per_len %zu", f->id,
+                           x->name, cx, count);
+    }
     if (!field(&p, end, "seconds", line, cap) || (size_t)(end - p) < 4 ||
         memcmp(p, "end\n", 4) != 0)
         return err_set(e, ERR_INPUT, "cell %s: a record cut short (no 'end' line)", f->id);
@@ -306,7 +376,10 @@ int exp_cell_parse(const char *text, size_t n, size_t *used, ExpCellFile *f, Err
 void exp_cell_file_free(ExpCellFile *f) {
     free(f->per_len);
     free(f->per_len_at);
+    for (size_t i = 0; i < f->n_extra; i++)
+        free(f->extra[i].per_len);
     f->per_len = f->per_len_at = NULL;
+    f->n_extra = 0;
 }
 
 static void cell_path(char *path, size_t cap, const char *dir, const char *id) {

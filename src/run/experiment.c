@@ -11,6 +11,17 @@
 
 const char *const exp_length_tasks[EXP_LENGTH_TASKS] = {"reverse", "sort", "previous"};
 
+const char *const exp_scaling_names[EXP_SCALINGS] = {"none",   "linear-x2", "linear-x4",
+                                                     "ntk-x2", "ntk-x4",    "yarn-x2",
+                                                     "yarn-x4"};
+
+/* previous needs the word before, first the sentence's first word: both
+ * within what a causal reader sees */
+const char *const exp_causal_tasks[EXP_CAUSAL_TASKS] = {"previous", "first"};
+const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES] = {"none", "sinusoidal", "learned",
+                                                           "rope", "alibi",      "t5"};
+const char *const exp_probe_names[EXP_PROBES] = {"none, causal", "none"};
+
 const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",
                                                      "interleaved, concat",
                                                      "interleaved, add, scaled"};
@@ -27,13 +38,13 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
     if (quick) {
         s->d_model = 16, s->heads = 2, s->layers = 1, s->d_ff = 32, s->batch = 16;
         s->seeds = 2, s->variant_seeds = 2;
-        s->task_steps = 60, s->length_steps = 60;
+        s->task_steps = 60, s->length_steps = 60, s->tune_steps = 10, s->probe_layers = 2;
         s->min_len = 2, s->L = 4;
         s->n_test = 100, s->n_test_lengths = 200;
     } else {
         s->d_model = 32, s->heads = 4, s->layers = 2, s->d_ff = 128, s->batch = 32;
         s->seeds = 5, s->variant_seeds = 5;
-        s->task_steps = 1500, s->length_steps = 4000;
+        s->task_steps = 1500, s->length_steps = 4000, s->tune_steps = 400, s->probe_layers = 4;
         s->min_len = 4, s->L = 8;
         s->n_test = 1000, s->n_test_lengths = 2000;
     }
@@ -130,16 +141,20 @@ Stat exp_stat(const ExpResults *r, ExpKind kind, const char *task, const char *n
 
 /* ---- CSV files: one row per run (and per length for the length runs) ---- */
 
-static const char *const kind_file[EXP_KINDS] = {"order", "tasks", "lengths", "random",
-                                                 "variants", "random_test"};
+static const char *const kind_file[EXP_KINDS] = {"order",   "tasks",       "lengths",
+                                                 "random",  "variants",    "random_test",
+                                                 "scaling", "causal",      "probe"};
 
 int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
     for (int k = 0; k < EXP_KINDS; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/results/%s.csv", dir, kind_file[k]);
         Buf b = {0};
-        bool per_len = k == EXP_LENGTHS || k == EXP_RANDOM || k == EXP_RANDOM_TEST;
+        bool per_len = k == EXP_LENGTHS || k == EXP_RANDOM || k == EXP_RANDOM_TEST ||
+                       k == EXP_SCALING || k == EXP_CAUSAL || k == EXP_PROBE;
         buf_printf(&b, "%s\n", k == EXP_ORDER    ? "scheme,seed,max_abs_diff"
+                               : k == EXP_PROBE  ? "task,model,seed,layer,r2"
+                               : k == EXP_SCALING ? "task,scaling,seed,length,accuracy"
                                : per_len         ? "task,scheme,seed,length,accuracy"
                                : k == EXP_VARIANT ? "task,variant,seed,test_accuracy"
                                                   : "task,scheme,seed,test_accuracy");
@@ -153,16 +168,20 @@ int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
                 buf_printf(&b, "%s,\"%s\",%zu,%.6f\n", run->task, run->name, run->seed + 1,
                            run->value);
             } else {
-                for (size_t len = 1; len <= run->max_len; len++) {
+                /* a probe's rows are layers, from 0 (the input) */
+                bool layers = k == EXP_PROBE;
+                for (size_t len = layers ? 0 : 1; len <= run->max_len; len++) {
                     double v = run->per_len[len];
-                    if (len < r->set.min_len)
+                    if (!layers && len < r->set.min_len)
                         continue;
+                    /* "none, causal" holds a comma */
+                    const char *q = strchr(run->name, ',') ? "\"" : "";
+                    buf_printf(&b, "%s,%s%s%s,%zu,%zu,", run->task, q, run->name, q,
+                               run->seed + 1, len);
                     if (isnan(v))
-                        buf_printf(&b, "%s,%s,%zu,%zu,\n", run->task, run->name, run->seed + 1,
-                                   len);
+                        buf_printf(&b, "\n");
                     else
-                        buf_printf(&b, "%s,%s,%zu,%zu,%.6f\n", run->task, run->name,
-                                   run->seed + 1, len, v);
+                        buf_printf(&b, "%.6f\n", v);
                 }
             }
         }

@@ -18,6 +18,8 @@ typedef struct {
     size_t variant_seeds;  /* for experiment 5, e.g. 5 */
     size_t task_steps;     /* agent and direction, e.g. 1000 */
     size_t length_steps;   /* reverse, sort, previous, e.g. 2000 */
+    size_t tune_steps;     /* rope's scalings: fine-tuning at 2L, e.g. 400 */
+    size_t probe_layers;   /* the causal probe's models, e.g. 4 */
     size_t min_len, L;     /* training lengths min_len..L; tests up to 4L */
     size_t n_test;         /* test sentences of agent, direction and experiment 5 */
     size_t n_test_lengths; /* test sentences of experiments 3 and 4 */
@@ -30,7 +32,12 @@ typedef struct {
 void exp_settings(ExpSettings *s, bool quick, size_t seeds);
 
 /* EXP_RANDOM_TEST has no cells of its own: it is the EXP_RANDOM runs
- * evaluated with random positions at test too (Ruoss et al.'s protocol). */
+ * evaluated with random positions at test too (Ruoss et al.'s protocol).
+ * EXP_SCALING: a rope model trained on L, then under each of rope's
+ * scalings, with and without fine-tuning at 2L (one cell, its extras);
+ * EXP_CAUSAL: the length runs with the causal mask, on the tasks a causal
+ * reader can do; EXP_PROBE: the linear probe of position, layer by layer,
+ * of models with no position, with and without the mask. */
 typedef enum {
     EXP_ORDER,
     EXP_TASKS,
@@ -38,8 +45,26 @@ typedef enum {
     EXP_RANDOM,
     EXP_VARIANT,
     EXP_RANDOM_TEST,
+    EXP_SCALING,
+    EXP_CAUSAL,
+    EXP_PROBE,
     EXP_KINDS
 } ExpKind;
+
+/* Rope's scalings of EXP_SCALING, as its runs are named: "none",
+ * "linear-x2", ... "yarn-x4"; each also as NAME-tuned, fine-tuned at 2L. */
+#define EXP_SCALINGS 7
+extern const char *const exp_scaling_names[EXP_SCALINGS];
+
+/* The tasks and schemes of EXP_CAUSAL, and the models of EXP_PROBE. */
+#define EXP_CAUSAL_TASKS 2
+extern const char *const exp_causal_tasks[EXP_CAUSAL_TASKS];
+#define EXP_CAUSAL_SCHEMES 6
+extern const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES];
+/* EXP_CAUSAL's control: none without the mask, on the same tasks */
+#define EXP_NO_MASK "none, no mask"
+#define EXP_PROBES 2
+extern const char *const exp_probe_names[EXP_PROBES];
 
 /* The tasks of experiments 3 and 4. */
 #define EXP_LENGTH_TASKS 3
@@ -50,6 +75,15 @@ extern const char *const exp_length_tasks[EXP_LENGTH_TASKS];
 #define EXP_VARIANTS 4
 extern const char *const exp_variant_names[EXP_VARIANTS];
 void exp_variant_config(Config *c, size_t variant);
+
+/* A cell's result beside its own value, recorded as a run of its own name
+ * (EXP_SCALING: each scaling, tuned or not). */
+#define EXP_MAX_EXTRA 16
+typedef struct {
+    char name[40];
+    double value;
+    double *per_len; /* (max_len + 1), the cell's max_len */
+} ExpExtra;
 
 /* One run's result. */
 typedef struct {
@@ -64,7 +98,13 @@ typedef struct {
      * positions (value_at over every length, per_len_at per length) */
     double value_at;
     double *per_len_at;
+    /* from exp_cell_run only */
+    size_t n_extra;
+    ExpExtra extra[EXP_MAX_EXTRA];
 } ExpRun;
+
+/* Frees what exp_cell_run allocated in run. */
+void exp_run_free(ExpRun *run);
 
 typedef struct {
     ExpSettings set;
@@ -123,6 +163,8 @@ typedef struct {
     size_t max_len;
     double value_at;    /* EXP_RANDOM: ExpRun's */
     double *per_len_at; /* max_len + 1 values, or NULL */
+    size_t n_extra;     /* ExpRun's */
+    ExpExtra extra[EXP_MAX_EXTRA];
 } ExpCellFile;
 
 /* Parses the record at the start of text (n bytes); *used is its length. */

@@ -14,8 +14,6 @@
 #include "exp_stats.h"
 #include "trial.h"
 
-#define SOLVED 0.95  /* an accuracy this high solves a task */
-#define P_REAL 0.05  /* two sets of seeds differ when the U test gives less */
 #define LEARNED 0.9  /* ALiBi is compared past L only where it reached this on L */
 
 static void cell(Buf *b, Stat s) {
@@ -25,21 +23,18 @@ static void cell(Buf *b, Stat s) {
         buf_printf(b, " %.4f ± %.4f |", s.mean, s.sd);
 }
 
-/* The mean, the SD and the seeds' range, where the table has room. */
-static void cell_range(Buf *b, Stat s) {
+void exp_cell_range(Buf *b, Stat s) {
     if (isnan(s.mean))
         buf_printf(b, " n/a |");
     else
         buf_printf(b, " %.4f ± %.4f [%.3f, %.3f] |", s.mean, s.sd, s.lo, s.hi);
 }
 
-/* Two-sided p of the U test between the seeds of a and b. */
-static double p_of(Stat a, Stat b) { return mann_whitney_p(a.v, a.n, b.v, b.n); }
+double exp_p(Stat a, Stat b) { return mann_whitney_p(a.v, a.n, b.v, b.n); }
 
-/* "p = 0.008, Cliff's delta 0.84 (large)" for a against b. */
-static void test_text(Buf *b, Stat x, Stat y) {
+void exp_test_text(Buf *b, Stat x, Stat y) {
     double d = cliffs_delta(x.v, x.n, y.v, y.n);
-    buf_printf(b, "p = %.3f, Cliff's delta %+.2f (%s)", p_of(x, y), d, cliffs_size(d));
+    buf_printf(b, "p = %.3f, Cliff's delta %+.2f (%s)", exp_p(x, y), d, cliffs_size(d));
 }
 
 static void range(Buf *b, Stat s) {
@@ -60,7 +55,7 @@ static bool at_chance(Stat s, size_t items) {
 typedef enum { AT_CHANCE, SOLVED_IT, BETWEEN } Verdict;
 
 static Verdict verdict(Stat s, size_t items) {
-    return at_chance(s, items) ? AT_CHANCE : s.mean >= SOLVED ? SOLVED_IT : BETWEEN;
+    return at_chance(s, items) ? AT_CHANCE : s.mean >= EXP_SOLVED ? SOLVED_IT : BETWEEN;
 }
 
 /* "a (0.50), b (0.51)" for the schemes whose verdict is v. */
@@ -174,22 +169,16 @@ static void tasks_section(Buf *b, const ExpResults *r) {
 
 /* ---- 3 and 4: lengths ---- */
 
-typedef struct {
-    size_t lo, hi;
-} Band;
-
-static double band_value(const ExpRun *run, const void *arg) {
+double exp_band_value(const ExpRun *run, const void *arg) {
     const Band *band = arg;
     return exp_band(run, band->lo, band->hi);
 }
 
-/* The mean accuracy at each length over a configuration's seeds (NaN where
- * undefined), for the figures. */
-static void mean_curve(double *y, const ExpResults *r, ExpKind kind, const char *task,
+void exp_mean_curve(double *y, const ExpResults *r, ExpKind kind, const char *task,
                        const char *name, size_t max_len) {
     for (size_t len = 0; len <= max_len; len++) {
         Band one = {len, len};
-        y[len] = exp_stat(r, kind, task, name, band_value, &one).mean;
+        y[len] = exp_stat(r, kind, task, name, exp_band_value, &one).mean;
     }
 }
 
@@ -223,7 +212,7 @@ static int length_figure(const ExpResults *r, const char *dir, const char *task,
                                                 "random positions, tested at 0..T-1"};
             const char *name = random ? rnd[i] : scheme_names[i];
             size_t panel = random ? i : family_of(pe_find(name));
-            mean_curve(y[k], r, kinds[with], task, name, top);
+            exp_mean_curve(y[k], r, kinds[with], task, name, top);
             snprintf(labels[k], sizeof labels[k], "%s", !random ? name : what[with]);
             s[panel][n[panel]] = (Series){
                 .x = x + r->set.min_len, .y = y[k] + r->set.min_len,
@@ -265,7 +254,7 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                "[lowest, highest seed]; n/a: the learned table has no rows past L. In the "
                "rankings below each table, ≈ joins two schemes whose seeds do not differ "
                "(two-sided Mann-Whitney, p ≥ %.2f), a comma two that do.\n\n",
-               lo, L, L, r->set.length_steps, r->set.n_test_lengths, lo, 4 * L, P_REAL);
+               lo, L, L, r->set.length_steps, r->set.n_test_lengths, lo, 4 * L, EXP_P_REAL);
     size_t alibi_wins = 0, alibi_losses = 0, tasks = 0;
     Buf skipped = {0};
     Buf cmp = {0};
@@ -279,8 +268,8 @@ static void lengths_section(Buf *b, const ExpResults *r) {
         for (size_t i = 0; i < S; i++) {
             buf_printf(b, "| %s |", scheme_names[i]);
             for (int k = 0; k < 3; k++) {
-                st[i][k] = exp_stat(r, EXP_LENGTHS, task, scheme_names[i], band_value, &bands[k]);
-                cell_range(b, st[i][k]);
+                st[i][k] = exp_stat(r, EXP_LENGTHS, task, scheme_names[i], exp_band_value, &bands[k]);
+                exp_cell_range(b, st[i][k]);
             }
             buf_printf(b, "\n");
         }
@@ -301,7 +290,7 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                     break;
                 used[best] = true;
                 /* a tie by the rule the page states */
-                const char *sep = !rank ? "" : p_of(st[prev][k], st[best][k]) < P_REAL ? ", "
+                const char *sep = !rank ? "" : exp_p(st[prev][k], st[best][k]) < EXP_P_REAL ? ", "
                                                                                     : " ≈ ";
                 buf_printf(b, "%s%s (%.2f)", sep, scheme_names[best], st[best][k].mean);
                 prev = best;
@@ -315,17 +304,17 @@ static void lengths_section(Buf *b, const ExpResults *r) {
             buf_printf(&skipped, "%s%s (%.2f)", skipped.n ? ", " : "", task, st[a][0].mean);
         } else if (a < S && s < S) {
             tasks++;
-            bool differ = p_of(st[a][1], st[s][1]) < P_REAL;
+            bool differ = exp_p(st[a][1], st[s][1]) < EXP_P_REAL;
             alibi_wins += differ && st[a][1].mean > st[s][1].mean;
             alibi_losses += differ && st[a][1].mean < st[s][1].mean;
             buf_printf(&cmp, "%s%s %.2f against %.2f, ", tasks > 1 ? "; " : "", task,
                        st[a][1].mean, st[s][1].mean);
-            test_text(&cmp, st[a][1], st[s][1]);
+            exp_test_text(&cmp, st[a][1], st[s][1]);
         }
         buf_printf(b, ".\n\n");
     }
     size_t none = find(scheme_names, S, "none");
-    Stat nst = exp_stat(r, EXP_LENGTHS, "reverse", "none", band_value, &bands[0]);
+    Stat nst = exp_stat(r, EXP_LENGTHS, "reverse", "none", exp_band_value, &bands[0]);
     buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
                "not, in causal language models. Here ALiBi is compared with the sinusoid on "
                "%zu..%zu only where it learned the trained lengths (%.2f or more on %zu..%zu)",
@@ -375,13 +364,13 @@ static void random_table(Buf *b, const ExpResults *r, ExpKind kind, RandomVerdic
             buf_printf(b, "| %s | %s |", task, rnd[i]);
             Stat w[3], wo[3];
             for (int k = 0; k < 3; k++) {
-                wo[k] = exp_stat(r, EXP_LENGTHS, task, rnd[i], band_value, bands[k]);
-                w[k] = exp_stat(r, kind, task, rnd[i], band_value, bands[k]);
-                cell_range(b, wo[k]), cell_range(b, w[k]);
+                wo[k] = exp_stat(r, EXP_LENGTHS, task, rnd[i], exp_band_value, bands[k]);
+                w[k] = exp_stat(r, kind, task, rnd[i], exp_band_value, bands[k]);
+                exp_cell_range(b, wo[k]), exp_cell_range(b, w[k]);
             }
             buf_printf(b, "\n");
             v->n_pairs++;
-            bool in_differ = p_of(w[0], wo[0]) < P_REAL;
+            bool in_differ = exp_p(w[0], wo[0]) < EXP_P_REAL;
             if (in_differ && w[0].mean < wo[0].mean)
                 buf_printf(&v->cost, "%s%s/%s %+.2f", v->n_cost++ ? ", " : "", task, rnd[i],
                            w[0].mean - wo[0].mean);
@@ -391,7 +380,7 @@ static void random_table(Buf *b, const ExpResults *r, ExpKind kind, RandomVerdic
             if (isnan(w[1].mean) || isnan(wo[1].mean))
                 continue;
             v->n_past++;
-            bool differ = p_of(w[1], wo[1]) < P_REAL;
+            bool differ = exp_p(w[1], wo[1]) < EXP_P_REAL;
             Buf *to = !differ ? &v->same : w[1].mean > wo[1].mean ? &v->up : &v->down;
             size_t *count = to == &v->up ? &v->n_up : to == &v->down ? &v->n_down : NULL;
             buf_printf(to, "%s%s/%s %+.2f", to->n ? ", " : "", task, rnd[i],
@@ -418,8 +407,6 @@ static void random_verdicts_free(RandomVerdicts *v) {
 }
 
 
-/* A Buf's bytes for "%.*s" (a Buf holds no terminating NUL). */
-#define TEXT(buf) (buf).failed ? 0 : (int)(buf).n, (buf).p ? (const char *)(buf).p : ""
 
 static void random_section(Buf *b, const ExpResults *r) {
     size_t L = r->set.L, N = 4 * L;
@@ -434,7 +421,7 @@ static void random_section(Buf *b, const ExpResults *r) {
                "random positions are evaluated at 0..T-1, as section 3 does. Cells as in "
                "section 3, without | with; every (task, scheme) is judged on its own, by the "
                "U test on its seeds (p < %.2f), with no average over them.\n\n",
-               N, N - 1, TRIAL_DRAWS, P_REAL);
+               N, N - 1, TRIAL_DRAWS, EXP_P_REAL);
     RandomVerdicts v;
     random_table(b, r, EXP_RANDOM_TEST, &v);
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
@@ -484,15 +471,15 @@ static void variants_section(Buf *b, const ExpResults *r) {
     }
     buf_printf(b, "\nAgainst the baseline (%.4f), a difference is called real when the seeds "
                "differ at p < %.2f (two-sided Mann-Whitney, exact), its size given by Cliff's "
-               "delta: ", st[0].mean, P_REAL);
+               "delta: ", st[0].mean, EXP_P_REAL);
     for (size_t v = 1; v < EXP_VARIANTS; v++) {
-        bool differ = p_of(st[v], st[0]) < P_REAL;
+        bool differ = exp_p(st[v], st[0]) < EXP_P_REAL;
         buf_printf(b, "%s%s %+.4f (%s: ", v > 1 ? "; " : "", exp_variant_names[v],
                    st[v].mean - st[0].mean, differ ? "real" : "not told from seed noise");
-        test_text(b, st[v], st[0]);
+        exp_test_text(b, st[v], st[0]);
         buf_printf(b, ")");
     }
-    bool split_same = p_of(st[1], st[0]) >= P_REAL;
+    bool split_same = exp_p(st[1], st[0]) >= EXP_P_REAL;
     buf_printf(b, ". The two layouts are one set of channels in another order, with the same "
                "properties; the tensor2tensor discussion (PR #177) found them training alike, "
                "and this run %s. Near the ceiling a real difference can be a small one: read "
@@ -537,6 +524,9 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
     lengths_section(&b, r);
     random_section(&b, r);
     variants_section(&b, r);
+    exp_scaling_section(&b, r);
+    exp_causal_section(&b, r);
+    exp_probe_section(&b, r);
     char path[4096];
     snprintf(path, sizeof path, "%s/results.md", dir);
     rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)

@@ -180,8 +180,8 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
         return err_set(e, ERR_INPUT, "the batch must hold at least one sentence");
     if (cfg->causal && task_needs_future(s->meta.task))
         return err_set(e, ERR_INPUT, "--causal: %s labels a word with words that may come after "
-                       "it, which a causal reader never sees; train agent, direction, previous "
-                       "or contains, or drop --causal", s->meta.task);
+                       "it, which a causal reader never sees; train agent, direction, previous, "
+                       "contains or first, or drop --causal", s->meta.task);
     int rc = load_data(s, e);
     if (!rc) {
         Config c = *cfg;
@@ -213,22 +213,45 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
     return rc;
 }
 
-int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
-                        const Config *cfg, const OptConfig *opt, Err *e) {
-    int rc = session_create(s, meta, cfg, opt, e);
-    if (rc)
-        return rc;
-    const Config *a = &s->model.cfg, *b = &from->cfg;
-    if (s->model.n_params != from->n_params || a->vocab_size != b->vocab_size ||
-        a->n_classes != b->n_classes) {
-        session_free(s);
+/* from's weights into s's model. The vocabulary and the classes are
+ * numbered in order of first appearance in the training data, which other
+ * data (other lengths, say) meets in another order: the embedding's rows
+ * go word by word and the head's class by class. */
+static int copy_weights(Session *s, const Session *from, Err *e) {
+    const Model *a = &from->model;
+    Model *m = &s->model;
+    if (m->n_params != a->n_params || s->vocab.n != from->vocab.n ||
+        s->labels.n != from->labels.n)
         return err_set(e, ERR_INPUT, "the model to start from has %zu parameters, %zu words "
                        "and %zu classes; this run's has %zu, %zu and %zu: train it on the same "
-                       "task", from->n_params, b->vocab_size, b->n_classes, s->model.n_params,
-                       a->vocab_size, a->n_classes);
+                       "task", a->n_params, from->vocab.n, from->labels.n, m->n_params,
+                       s->vocab.n, s->labels.n);
+    memcpy(m->mem, a->mem, a->n_params * sizeof *m->mem);
+    size_t E = m->pe.E, C = m->cfg.d_model;
+    for (size_t i = 0; i < s->vocab.n; i++) {
+        int j = vocab_find(&from->vocab, s->vocab.words[i]);
+        if (j < 0)
+            return err_set(e, ERR_INPUT, "the word '%s' is not in the model to start from",
+                           s->vocab.words[i]);
+        memcpy(m->p.tok_emb + i * E, a->p.tok_emb + (size_t)j * E, E * sizeof *m->p.tok_emb);
     }
-    memcpy(s->model.mem, from->mem, from->n_params * sizeof *from->mem);
+    for (size_t k = 0; k < s->labels.n; k++) {
+        int j = labelset_find(&from->labels, s->labels.names[k]);
+        if (j < 0)
+            return err_set(e, ERR_INPUT, "the class '%s' is not in the model to start from",
+                           s->labels.names[k]);
+        memcpy(m->p.head_w + k * C, a->p.head_w + (size_t)j * C, C * sizeof *m->p.head_w);
+        m->p.head_b[k] = a->p.head_b[j];
+    }
     return 0;
+}
+
+int session_create_from(Session *s, const TrainMeta *meta, const Session *from,
+                        const Config *cfg, const OptConfig *opt, Err *e) {
+    int rc = session_create(s, meta, cfg, opt, e);
+    if (!rc && (rc = copy_weights(s, from, e)))
+        session_free(s);
+    return rc;
 }
 
 int session_rope_scaling(Config *c, const PeConfig *given, Err *e) {

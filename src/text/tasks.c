@@ -8,7 +8,7 @@
 #include "../core/rng.h"
 #include "tasks.h"
 
-typedef enum { AGENT, DIRECTION, REVERSE, SORT, PREVIOUS, CONTAINS, N_TASKS } TaskId;
+typedef enum { AGENT, DIRECTION, REVERSE, SORT, PREVIOUS, CONTAINS, FIRST, N_TASKS } TaskId;
 
 static const struct {
     const char *name;
@@ -29,6 +29,9 @@ static const struct {
      "where in the sentence"},
     {"contains", LABELS_SENTENCE,
      "digits -> yes if the sequence contains 7, else no; a control that needs no order"},
+    {"first", LABELS_TOKEN, "digits -> each digit's label is the sentence's first digit (the "
+     "first itself has none, '_', and is not scored); needs the start of the sentence, which "
+     "a causal mask gives"},
 };
 
 /* The sequence tasks' tokens; a digit's label is the digit itself. */
@@ -164,6 +167,10 @@ static int make_sequences(TextData *d, int task, Rng *r, size_t n, size_t lo, si
             lab[0] = DATA_NO_LABEL; /* a fixed '-' would be a free point per sentence */
             for (size_t k = 1; k < len; k++)
                 lab[k] = DIGITS[x[k - 1]];
+        } else if (task == FIRST) {
+            lab[0] = DATA_NO_LABEL; /* its own digit: a free point, as previous's '_' */
+            for (size_t k = 1; k < len; k++)
+                lab[k] = DIGITS[x[0]];
         } else {
             size_t count[N_DIGITS] = {0}, k = 0;
             for (size_t j = 0; j < len; j++)

@@ -18,7 +18,8 @@
 /* Options of the built-in tasks; 0 means the task's default (the seed
  * excepted: it is used as given, 0 included).
  *
- * Defaults of the sequence tasks (direction, reverse, sort, previous, contains):
+ * Defaults of the sequence tasks (direction, reverse, sort, previous, contains,
+ * first):
  * min_len 4, max_len 12, max_train_len = max_len, n_train 8000, n_valid
  * 500, n_test 1000; tokens are the digits 0..9. Lengths are uniform in
  * min_len..max_train_len in train and in min_len..max_len in valid and
@@ -37,14 +38,14 @@ typedef struct {
     uint64_t seed;        /* the data's own seed, e.g. 1 */
 } TaskOptions;
 
-/* Task names: "agent, direction, reverse, sort, previous, contains". */
+/* Task names: "agent, direction, reverse, sort, previous, contains, first". */
 const char *task_names(void);
 bool task_exists(const char *name);
 /* True for the tasks whose labels depend on later words (a word's label
  * in reverse and sort is another word of the sentence, anywhere in it): a
  * causal reader, which sees only the words before, cannot learn them. The
- * sentence tasks are read from the last word, which sees them all, and
- * previous needs only the word before. */
+ * sentence tasks are read from the last word, which sees them all,
+ * previous needs only the word before, and first the first word. */
 bool task_needs_future(const char *name);
 /* A one-line description of the task, or NULL. */
 const char *task_about(const char *name);

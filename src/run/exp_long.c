@@ -1,0 +1,160 @@
+/* The cells of the long-context experiments that are more than one
+ * training and its test (docs/results.md, sections 6 and 8):
+ *
+ *   scaling  a rope model trained on lengths up to L, then tested to 4L
+ *            under each of rope's scalings as it is (Hugging Face's
+ *            inference-time scaling) and after a short fine-tuning at 2L
+ *            under that scaling (Chen et al. 2023 fine-tune; so does YaRN);
+ *   probe    the linear probe of position (probe.h), layer by layer, of a
+ *            model with no position, with and without the causal mask. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exp_internal.h"
+#include "probe.h"
+#include "session.h"
+
+/* The scalings of exp_scaling_names, in its order. */
+static const struct {
+    RopeScaling scaling;
+    double factor;
+} SCALINGS[EXP_SCALINGS] = {
+    {ROPE_SCALING_NONE, 0.0},   {ROPE_SCALING_LINEAR, 2.0}, {ROPE_SCALING_LINEAR, 4.0},
+    {ROPE_SCALING_NTK, 2.0},    {ROPE_SCALING_NTK, 4.0},    {ROPE_SCALING_YARN, 2.0},
+    {ROPE_SCALING_YARN, 4.0},
+};
+
+/* pc under scaling v; yarn's ramp counts turns over L, the length the
+ * model first learned, also when it is fine-tuned at 2L (as YaRN's
+ * original_max_position_embeddings stays the pretrained length). */
+static PeConfig scaled(const PeConfig *pc, size_t v, size_t L) {
+    PeConfig r = *pc;
+    r.rope_scaling = SCALINGS[v].scaling;
+    r.rope_factor = SCALINGS[v].factor;
+    r.rope_original_len = r.rope_scaling == ROPE_SCALING_YARN ? L : 0;
+    return r;
+}
+
+static int train_all(Session *s, Err *e) {
+    StepStats st;
+    int rc = 0;
+    while (!rc && s->trainer.step < s->meta.steps)
+        rc = session_step(s, &st, e);
+    return rc;
+}
+
+/* The accuracy of m on test at each length (NaN where none) into a new
+ * array of max_len + 1, and over all of them into *value. */
+static int test_per_len(const Model *m, const Dataset *test, double **per_len, double *value,
+                        Err *e) {
+    EvalStats total, *per = xcalloc(test->max_len + 1, sizeof *per, "the results per length", e);
+    *per_len = xcalloc(test->max_len + 1, sizeof **per_len, "the results per length", e);
+    int rc = per && *per_len ? evaluate_dataset(m, test, 64, per, &total, e) : ERR_RUNTIME;
+    for (size_t len = 0; !rc && len <= test->max_len; len++)
+        (*per_len)[len] = per[len].examples && !per[len].skipped ? eval_accuracy(&per[len]) : NAN;
+    if (!rc)
+        *value = eval_accuracy_all(&total);
+    free(per);
+    return rc;
+}
+
+/* Puts one result into run: the first is the cell's own value, the rest
+ * its extras. */
+static void keep(ExpRun *run, const char *name, double value, double *per_len) {
+    if (!run->per_len) {
+        run->value = value, run->per_len = per_len;
+        return;
+    }
+    ExpExtra *x = &run->extra[run->n_extra++];
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->value = value, x->per_len = per_len;
+}
+
+int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e) {
+    Config c = exp_model_config(set, "rope", 1 + cell->seed);
+    TrainMeta mt;
+    exp_train_meta(&mt, set, cell, true);
+    OptConfig opt;
+    opt_default(&opt);
+    Session s;
+    int rc = session_create(&s, &mt, &c, &opt, e);
+    if (rc)
+        return rc;
+    rc = train_all(&s, e);
+    run->max_len = s.test.max_len;
+    const Config trained = s.model.cfg;
+    /* as trained, then each scaling at inference: no weight changes */
+    for (size_t v = 0; !rc && v < EXP_SCALINGS; v++) {
+        s.model.cfg.pe = scaled(&trained.pe, v, set->L);
+        double value, *per_len = NULL;
+        rc = test_per_len(&s.model, &s.test, &per_len, &value, e);
+        if (rc)
+            free(per_len);
+        else
+            keep(run, exp_scaling_names[v], value, per_len);
+    }
+    s.model.cfg = trained;
+    /* each scaling fine-tuned at lengths up to 2L from the trained model,
+     * with a new optimizer (warm-up included); none too, the control: what
+     * the fine-tuning alone gives */
+    for (size_t v = 0; !rc && v < EXP_SCALINGS; v++) {
+        TrainMeta ft = mt;
+        ft.task_opt.max_train_len = 2 * set->L;
+        ft.steps = ft.eval_every = set->tune_steps;
+        Config fc = trained;
+        fc.pe = scaled(&trained.pe, v, set->L);
+        Session f;
+        if ((rc = session_create_from(&f, &ft, &s, &fc, &opt, e)))
+            break;
+        rc = train_all(&f, e);
+        double value, *per_len = NULL;
+        if (!rc)
+            rc = test_per_len(&f.model, &f.test, &per_len, &value, e);
+        char name[40];
+        snprintf(name, sizeof name, "%s-tuned", exp_scaling_names[v]);
+        if (rc)
+            free(per_len);
+        else
+            keep(run, name, value, per_len);
+        session_free(&f);
+    }
+    session_free(&s);
+    if (rc)
+        exp_run_free(run);
+    return rc;
+}
+
+int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e) {
+    /* the model of docs/04's probe: deeper than the grid's, so that
+     * position can build up layer by layer; lengths min_len..L in
+     * training, fit and test alike */
+    Config c = exp_model_config(set, "none", 1 + cell->seed);
+    c.n_layers = set->probe_layers;
+    c.causal = cell->variant == 0;
+    TrainMeta mt;
+    exp_train_meta(&mt, set, cell, true);
+    mt.task_opt.max_len = set->L;
+    OptConfig opt;
+    opt_default(&opt);
+    Session s;
+    int rc = session_create(&s, &mt, &c, &opt, e);
+    if (rc)
+        return rc;
+    ProbeResult pr;
+    if (!(rc = train_all(&s, e)))
+        rc = probe_position(&pr, &s.model, &s.valid, &s.test, 1e-3, e);
+    double *r2 = rc ? NULL : xcalloc(pr.n_rows, sizeof *r2, "the probe's results", e);
+    if (!rc && !r2)
+        rc = ERR_RUNTIME;
+    if (!rc) {
+        /* per_len holds the rows: 0 the input, l the output of layer l */
+        for (size_t l = 0; l < pr.n_rows; l++)
+            r2[l] = pr.r2[l];
+        run->per_len = r2, run->max_len = pr.n_rows - 1;
+        run->value = pr.r2[pr.n_rows - 1];
+    }
+    session_free(&s);
+    return rc;
+}
