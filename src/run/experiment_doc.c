@@ -331,8 +331,9 @@ static void lengths_section(Buf *b, const ExpResults *r) {
     else
         buf_printf(b, ". That leaves no task: the finding cannot be tested here.");
     buf_printf(b, " Kazemnejad et al. (2023) find no position at all best for length "
-               "generalization in decoders; that rests on the causal mask, and here none %s "
-               "(%.2f on reverse's trained lengths).\n\n",
+               "generalization in decoders; that rests on the causal mask, and here, without "
+               "it, none %s (%.2f on reverse's trained lengths); section 7 runs their "
+               "comparison with the mask.\n\n",
                none < S && !isnan(nst.mean) && nst.mean < 0.5 ? "cannot learn the tasks at all"
                                                               : "is not the worst",
                nst.mean);

@@ -98,7 +98,9 @@ void exp_scaling_section(Buf *b, const ExpResults *r) {
         buf_printf(b, "\n");
     }
     buf_printf(b, "The papers' claims, each judged on the three tasks by the U test on the "
-               "seeds (p < %.2f):\n\n", EXP_P_REAL);
+               "seeds (p < %.2f): this run agrees with a claim when the scaling it favours is "
+               "ahead on one task or more and behind on none, disagrees when it is behind on "
+               "more tasks than it is ahead, and otherwise cannot tell.\n\n", EXP_P_REAL);
     claim(b, r, "Chen et al. (2023)", "fine-tuned with interpolation, a model reads the longer "
           "window better than fine-tuned without it (their direct extrapolation)",
           "linear-x2-tuned", "none-tuned", 1);
@@ -108,10 +110,13 @@ void exp_scaling_section(Buf *b, const ExpResults *r) {
           "the NTK-aware scaling", "yarn-x2", "ntk-x2", 1);
     claim(b, r, "Peng et al. (2023), again", "without fine-tuning, YaRN extends a model past "
           "its trained length", "yarn-x2", "none", 1);
-    buf_printf(b, "\nThe papers measure perplexity of language models of billions of "
+    buf_printf(b, "\nThe papers measure the perplexity of language models of billions of "
                "parameters trained on thousands of positions, whose heads have 64 pairs; "
-               "these models have %zu pairs per head and L = %zu, so yarn's ramp has almost "
-               "nothing to blend ([page 7](07-long-context.md) draws the wavelengths).\n\n",
+               "these models have %zu pairs per head and L = %zu: yarn keeps the one pair that "
+               "turns a full circle within L and interpolates the others, which makes it "
+               "linear with a temperature here, and ntk moves the slow pairs, which turn less "
+               "than once, and not the fast one, which is what `previous` reads "
+               "([page 7](07-long-context.md) draws the wavelengths).\n\n",
                r->set.d_model / r->set.heads / 2, L);
 }
 
