@@ -20,6 +20,8 @@ static const char *const USAGE[] = {
     "       pe_report --options\n"
     "       pe_report --relative K [--d-model C] [--heads H] [--seed S] [--base B]\n"
     "                 [--layout L] [--buckets N] [--max-distance D]\n"
+    "       pe_report --wavelengths [--d-model C] [--heads H] [--base B]\n"
+    "                 [--rope-scaling S --rope-factor F] [--rope-original-len L]\n"
     "\n"
     "Measures the properties of each positional-encoding scheme on its code\n"
     "alone (no model): uniqueness, boundedness, length consistency,\n"
@@ -51,6 +53,10 @@ static const char *const USAGE[] = {
     "                        dot product PE(p).PE(p+K), the same through a random\n"
     "                        matrix, rope's logit, at positions p = 0 to 200; ALiBi's\n"
     "                        slopes; T5's buckets\n"
+    "  --wavelengths         rope's pairs in one head: the wavelength 2 pi / theta_i of\n"
+    "                        each and the turns it makes over L positions\n"
+    "                        (--rope-original-len, default 8), as trained and under\n"
+    "                        --rope-scaling with --rope-factor S (over S L)\n"
     "  --options             which schemes read each scheme option (the table the\n"
     "                        programs refuse unread options by)\n"
     "  --worked-example      the notes' River Bank table (d_model 6) and their sin/cos\n"
@@ -401,6 +407,49 @@ static void relative(const Cli *cli, const Config *cfg, size_t K) {
     free(P), free(A), free(S);
 }
 
+/* --wavelengths: rope's pairs as trained and under the scaling of cfg.
+ * Past L a pair whose turns over L are below 1 meets angles it never saw;
+ * a scaling works when the turns over S L, scaled, stay within those. */
+static void wavelengths(const Cli *cli, const Config *cfg) {
+    size_t C = cfg->d_model, NH = cfg->n_heads;
+    if (NH == 0 || C % NH || (C / NH) % 2 || C / NH < 4)
+        cli_usage_error(cli, "--wavelengths shows the pairs of one head: --heads %zu must divide "
+                        "--d-model %zu into heads of an even number of channels, 4 or more",
+                        NH, C);
+    size_t HS = C / NH, half = HS / 2, L = cfg->pe.rope_original_len ? cfg->pe.rope_original_len : 8;
+    PeConfig plain, sc = cfg->pe;
+    pe_config_default(&plain, "rope");
+    plain.base = cfg->pe.base;
+    bool scaled = sc.rope_scaling != ROPE_SCALING_NONE;
+    if (scaled != (sc.rope_factor != 0.0))
+        cli_usage_error(cli, "--rope-scaling and --rope-factor go together");
+    sc.rope_original_len = sc.rope_scaling == ROPE_SCALING_YARN ? L : 0;
+    double S = scaled ? sc.rope_factor : 1.0;
+    double *t0 = cli_alloc(cli, half, sizeof *t0, "the frequencies");
+    double *t1 = cli_alloc(cli, half, sizeof *t1, "the frequencies");
+    rope_inv_freq(&plain, HS, t0);
+    double gain = rope_inv_freq(&sc, HS, t1);
+    const double two_pi = 2.0 * 3.14159265358979323846;
+    printf("rope: a head of %zu channels (%zu pairs), base %g; L = %zu", HS, half,
+           pe_base(&plain), L);
+    if (scaled)
+        printf("; %s x%g", rope_scaling_name(sc.rope_scaling), S);
+    printf("\n\n| pair | wavelength | turns over L |");
+    if (scaled)
+        printf(" scaled wavelength | turns over %g L |", S);
+    printf("\n| ---: | ---: | ---: |%s\n", scaled ? " ---: | ---: |" : "");
+    for (size_t i = 0; i < half; i++) {
+        printf("| %zu | %.1f | %.3f |", i, two_pi / t0[i], (double)L * t0[i] / two_pi);
+        if (scaled)
+            printf(" %.1f | %.3f |", two_pi / t1[i], S * (double)L * t1[i] / two_pi);
+        printf("\n");
+    }
+    if (gain != 1.0)
+        printf("\nyarn multiplies cos and sin by %.4f, so q.k by %.4f\n", gain, gain * gain);
+    free(t0);
+    free(t1);
+}
+
 int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "pe_report");
@@ -408,7 +457,7 @@ int main(int argc, char **argv) {
     config_default(&cfg, 0, "none");
     const char *list = "all";
     size_t N = 256, far = 1000000;
-    bool csv = false, example = false, options = false;
+    bool csv = false, example = false, options = false, waves = false;
     size_t offset = 0;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
@@ -416,6 +465,8 @@ int main(int argc, char **argv) {
             csv = true;
         } else if (cli_flag(&cli, "--options")) {
             options = true;
+        } else if (cli_flag(&cli, "--wavelengths")) {
+            waves = true;
         } else if (cli_flag(&cli, "--worked-example")) {
             example = true;
         } else if (cli_opt(&cli, "--relative")) {
@@ -441,6 +492,16 @@ int main(int argc, char **argv) {
     }
     if (example) {
         worked_example();
+        return 0;
+    }
+    if (waves) {
+        static const char *const unread[] = {
+            "--pe",      "--positions", "--far",   "--combine",      "--pe-dim", "--pairs",
+            "--layout",  "--buckets",   "--seed",  "--max-distance", "--pe-init-std",
+            "--csv",     "--relative",  NULL};
+        cli_refuse_given(&cli, unread, "with --wavelengths, which reads --d-model, --heads, "
+                         "--base and the --rope- options");
+        wavelengths(&cli, &cfg);
         return 0;
     }
     if (offset) {

@@ -18,6 +18,8 @@ static const char *const USAGE[] = {
     "Usage: train (--task NAME | --data FILE [--valid FILE]) [options]\n"
     "       train --resume MODEL [--steps N] [--out MODEL] [--log CSV]\n"
     "                    [--keep best|last] [--max-memory MIB]\n"
+    "       train --init MODEL (--task NAME | --data FILE) [--rope-scaling ...]\n"
+    "                    [training and task options]\n"
     "\n"
     "Trains an encoder with one positional-encoding scheme on a built-in task\n"
     "(agent, direction, reverse, sort, previous, contains, first; see data/README.md)\n"
@@ -42,6 +44,13 @@ static const char *const USAGE[] = {
     "  --resume MODEL        continue a run saved with --out from the saved model's\n"
     "                        step (with --keep best, the best one); the model, data\n"
     "                        and options come from it, --steps may extend it\n"
+    "  --init MODEL          fine-tune: start from MODEL's weights (its shape and\n"
+    "                        scheme; the words and classes of this run's data must\n"
+    "                        be its own) with a new optimizer and this command's\n"
+    "                        task, lengths and training options; of the model\n"
+    "                        options only --rope-scaling, --rope-factor and\n"
+    "                        --rope-original-len (default: MODEL's training length)\n"
+    "                        and --seed apply\n"
     "  --help                show this help\n"
     "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
     "\n"
@@ -226,6 +235,8 @@ int main(int argc, char **argv) {
     config_default(&cfg, 0, "sinusoidal");
     const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL, *keep_opt = NULL;
     const char *task_only = NULL; /* a task option, which does nothing with --data */
+    const char *init = NULL, *model_opt = NULL; /* --init, and a model option it refuses */
+    bool rescale = false;
     bool steps_given = false;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
@@ -239,13 +250,15 @@ int main(int argc, char **argv) {
             snprintf(dst, sizeof mt.data, "%s", cli.val);
             shaping = arg;
         } else if (cli_pe(&cli, &cfg.pe)) {
-            shaping = arg;
+            shaping = model_opt = arg;
         } else if (cli_opt(&cli, "--out")) {
             out = cli.val;
         } else if (cli_opt(&cli, "--log")) {
             logpath = cli.val;
         } else if (cli_opt(&cli, "--resume")) {
             resume = cli.val;
+        } else if (cli_opt(&cli, "--init")) {
+            init = cli.val;
         } else if (cli_opt(&cli, "--keep")) {
             if (strcmp(cli.val, "best") != 0 && strcmp(cli.val, "last") != 0)
                 cli_usage_error(&cli, "--keep is best or last, not '%s'", cli.val);
@@ -256,6 +269,10 @@ int main(int argc, char **argv) {
             if (strncmp(arg, "--table-len", 11) == 0)
                 mt.table_len = cfg.max_len;
             shaping = arg;
+            if (strncmp(arg, "--rope-", 7) == 0)
+                rescale = true;
+            else if (strncmp(arg, "--seed", 6) != 0)
+                model_opt = arg;
         } else if (cli_train_option(&cli, &mt, &opt)) {
             if (strncmp(arg, "--steps", 7) == 0)
                 steps_given = true;
@@ -270,6 +287,13 @@ int main(int argc, char **argv) {
                         "checkpoint; drop %s (only --steps, --keep, --out, --log and --max-memory "
                         "apply)",
                         shaping);
+    if (resume && init)
+        cli_usage_error(&cli, "give --resume (go on with a run) or --init (start a new one "
+                        "from a model's weights), not both");
+    if (init && model_opt)
+        cli_usage_error(&cli, "with --init the model's shape and scheme come from %s; drop %s "
+                        "(of the model options, --init takes the --rope- ones and --seed)",
+                        init, model_opt);
     if (!resume && !mt.task[0] && !mt.data[0])
         cli_usage_error(&cli, "give a task (--task agent) or a data file (--data FILE)");
     if (mt.task[0] && mt.data[0])
@@ -280,14 +304,28 @@ int main(int argc, char **argv) {
     if (mt.data[0] && task_only)
         cli_usage_error(&cli, "%s applies to the built-in tasks (--task), not to --data; drop "
                         "it", task_only);
-    if (!resume)
+    if (!resume && !init)
         cli_refuse_unused(&cli, &cfg);
     mt.seed = cfg.seed;
 
     Session s;
     Err e;
-    int rc = resume ? session_resume(&s, resume, steps_given ? mt.steps : 0, mt.max_memory, &e)
+    int rc;
+    if (init) {
+        Checkpoint ck;
+        if (checkpoint_load(&ck, init, &e))
+            cli_fail(&cli, &e);
+        Config from = ck.model.cfg;
+        from.seed = cfg.seed;
+        rc = rescale ? session_rope_scaling(&from, &cfg.pe, &e) : 0;
+        if (!rc)
+            rc = session_create_from(&s, &mt, &ck.model, &ck.vocab, &ck.labels, &from, &opt,
+                                     &e);
+        checkpoint_free(&ck);
+    } else {
+        rc = resume ? session_resume(&s, resume, steps_given ? mt.steps : 0, mt.max_memory, &e)
                     : session_create(&s, &mt, &cfg, &opt, &e);
+    }
     if (rc)
         cli_fail(&cli, &e);
     Kept k = {0};

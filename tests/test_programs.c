@@ -323,6 +323,75 @@ START_TEST(encode_writes_rope_frequencies) {
 }
 END_TEST
 
+/* Rope's scalings on a trained model: at inference (evaluate) and in a
+ * fine-tuning that starts from its weights (train --init). */
+START_TEST(rope_scaling_at_inference_and_fine_tuning) {
+    char *dir = scratch(), args[768];
+    snprintf(args, sizeof args, "--task reverse --pe rope --d-model 16 --heads 2 --d-ff 32 "
+             "--max-train-len 6 --max-len 12 --steps 300 --out %s/a.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    /* evaluate: the same model, other frequencies, other answers */
+    double acc[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "--model %s/a.bin --task reverse --min-len 7 --max-len 12%s",
+                 dir, k ? " --rope-scaling linear --rope-factor 2" : "");
+        r = run("evaluate", args);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        const char *p = strstr(r.out, "accuracy: ");
+        ck_assert_ptr_nonnull(p);
+        acc[k] = atof(p + strlen("accuracy: "));
+        run_free(&r);
+    }
+    ck_assert_msg(acc[0] != acc[1], "linear x2 changed nothing: %g", acc[0]);
+    /* train --init with a learning rate of 1e-8: the weights are a.bin's */
+    snprintf(args, sizeof args, "--init %s/a.bin --task reverse --rope-scaling yarn "
+             "--rope-factor 2 --max-train-len 12 --max-len 12 --steps 1 --lr 1e-8 --warmup 0 "
+             "--out %s/b.bin", dir, dir);
+    r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    Checkpoint a, b;
+    Err e;
+    char path[256];
+    snprintf(path, sizeof path, "%s/a.bin", dir);
+    ck_assert_msg(checkpoint_load(&a, path, &e) == 0, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/b.bin", dir);
+    ck_assert_msg(checkpoint_load(&b, path, &e) == 0, "%s", e.msg);
+    ck_assert_int_eq(b.model.cfg.pe.rope_scaling, ROPE_SCALING_YARN);
+    ck_assert(b.model.cfg.pe.rope_factor == 2.0);
+    ck_assert_uint_eq(b.model.cfg.pe.rope_original_len, 6); /* a.bin's training length */
+    ck_assert_uint_eq(a.model.n_params, b.model.n_params);
+    /* rows by word and class: the same word, the same row */
+    size_t E = a.model.pe.E;
+    for (size_t i = 0; i < b.vocab.n; i++) {
+        int j = vocab_find(&a.vocab, b.vocab.words[i]);
+        ck_assert_int_ge(j, 0);
+        for (size_t c = 0; c < E; c++)
+            ck_assert(fabsf(b.model.p.tok_emb[i * E + c] - a.model.p.tok_emb[(size_t)j * E + c]) <
+                      1e-5f);
+    }
+    checkpoint_free(&a);
+    checkpoint_free(&b);
+    snprintf(args, sizeof args, "--init %s/a.bin --task reverse --pe sinusoidal", dir);
+    expect_exit("train", args, 2, "drop --pe");
+    snprintf(args, sizeof args, "--init %s/a.bin --resume %s/a.bin", dir, dir);
+    expect_exit("train", args, 2, "not both");
+    snprintf(args, sizeof args, "--task reverse --pe sinusoidal --d-model 16 --heads 2 --steps 1 "
+             "--out %s/s.bin", dir);
+    r = run("train", args);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/s.bin --task reverse --rope-scaling ntk "
+             "--rope-factor 2", dir);
+    expect_exit("evaluate", args, 2, "this model uses sinusoidal");
+    snprintf(args, sizeof args, "--init %s/s.bin --task reverse --rope-scaling ntk "
+             "--rope-factor 2", dir);
+    expect_exit("train", args, 2, "this model uses sinusoidal");
+    remove_dir(dir);
+}
+END_TEST
+
 START_TEST(compare_pe_table_and_csv) {
     char *dir = scratch(), args[512];
     snprintf(args, sizeof args, "--task agent --schemes none,sinusoidal --seeds 2 --steps 300 "
@@ -466,6 +535,7 @@ Suite *suite_programs(void) {
     tcase_add_test(tc, learned_table_past_its_rows_is_reported);
     tcase_add_test(tc, encode_exports_numpy_files);
     tcase_add_test(tc, encode_writes_rope_frequencies);
+    tcase_add_test(tc, rope_scaling_at_inference_and_fine_tuning);
     tcase_add_test(tc, compare_pe_table_and_csv);
     tcase_add_test(tc, causal_mask_end_to_end);
     tcase_add_test(tc, experiments_quick_fills_every_table);

@@ -250,6 +250,25 @@ START_TEST(pe_report_markdown_and_options) {
 }
 END_TEST
 
+/* --wavelengths: pair 0 of a head of 8 has wavelength 2 pi and turns
+ * 8 / 2 pi = 1.273 times over L = 8; linear x4 keeps its turns over 4L,
+ * which is what interpolation is for. */
+START_TEST(pe_report_wavelengths) {
+    Run r = run("pe_report", "--wavelengths --d-model 32 --heads 4 --rope-scaling linear "
+                "--rope-factor 4 --rope-original-len 8");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "| 0 | 6.3 | 1.273 | 25.1 | 1.273 |") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "| 3 | 6283.2 | 0.001 | 25132.7 | 0.001 |") != NULL, "%s", r.out);
+    run_free(&r);
+    r = run("pe_report", "--wavelengths --rope-scaling yarn --rope-factor 4");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "so q.k by 1.2965"), "%s%s", r.out, r.err);
+    run_free(&r);
+    expect_exit("pe_report", "--wavelengths --positions 10", 2, "--positions does nothing with "
+                "--wavelengths");
+    expect_exit("pe_report", "--wavelengths --heads 3", 2, "--heads 3 must divide");
+}
+END_TEST
+
 START_TEST(pe_report_worked_example) {
     Run r = run("pe_report", "--worked-example");
     ck_assert_msg(r.status == 0, "%s", r.err);
@@ -296,6 +315,7 @@ Suite *suite_report(void) {
     tcase_add_test(tc, pe_report_csv);
     tcase_add_test(tc, pe_report_markdown_and_options);
     tcase_add_test(tc, pe_report_worked_example);
+    tcase_add_test(tc, pe_report_wavelengths);
     suite_add_tcase(s, tc);
     return s;
 }

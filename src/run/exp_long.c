@@ -106,7 +106,7 @@ int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Er
         Config fc = trained;
         fc.pe = scaled(&trained.pe, v, set->L);
         Session f;
-        if ((rc = session_create_from(&f, &ft, &s, &fc, &opt, e)))
+        if ((rc = session_create_from(&f, &ft, &s.model, &s.vocab, &s.labels, &fc, &opt, e)))
             break;
         rc = train_all(&f, e);
         double value, *per_len = NULL;

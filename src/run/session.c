@@ -213,30 +213,29 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
     return rc;
 }
 
-/* from's weights into s's model. The vocabulary and the classes are
- * numbered in order of first appearance in the training data, which other
- * data (other lengths, say) meets in another order: the embedding's rows
- * go word by word and the head's class by class. */
-static int copy_weights(Session *s, const Session *from, Err *e) {
-    const Model *a = &from->model;
+/* The weights of a (with its words v and classes l) into s's model. The
+ * vocabulary and the classes are numbered in order of first appearance
+ * in the training data, which other data (other lengths, say) meets in
+ * another order: the embedding's rows go word by word and the head's
+ * class by class. */
+static int copy_weights(Session *s, const Model *a, const Vocab *v, const LabelSet *l,
+                        Err *e) {
     Model *m = &s->model;
-    if (m->n_params != a->n_params || s->vocab.n != from->vocab.n ||
-        s->labels.n != from->labels.n)
+    if (m->n_params != a->n_params || s->vocab.n != v->n || s->labels.n != l->n)
         return err_set(e, ERR_INPUT, "the model to start from has %zu parameters, %zu words "
                        "and %zu classes; this run's has %zu, %zu and %zu: train it on the same "
-                       "task", a->n_params, from->vocab.n, from->labels.n, m->n_params,
-                       s->vocab.n, s->labels.n);
+                       "task", a->n_params, v->n, l->n, m->n_params, s->vocab.n, s->labels.n);
     memcpy(m->mem, a->mem, a->n_params * sizeof *m->mem);
     size_t E = m->pe.E, C = m->cfg.d_model;
     for (size_t i = 0; i < s->vocab.n; i++) {
-        int j = vocab_find(&from->vocab, s->vocab.words[i]);
+        int j = vocab_find(v, s->vocab.words[i]);
         if (j < 0)
             return err_set(e, ERR_INPUT, "the word '%s' is not in the model to start from",
                            s->vocab.words[i]);
         memcpy(m->p.tok_emb + i * E, a->p.tok_emb + (size_t)j * E, E * sizeof *m->p.tok_emb);
     }
     for (size_t k = 0; k < s->labels.n; k++) {
-        int j = labelset_find(&from->labels, s->labels.names[k]);
+        int j = labelset_find(l, s->labels.names[k]);
         if (j < 0)
             return err_set(e, ERR_INPUT, "the class '%s' is not in the model to start from",
                            s->labels.names[k]);
@@ -246,10 +245,11 @@ static int copy_weights(Session *s, const Session *from, Err *e) {
     return 0;
 }
 
-int session_create_from(Session *s, const TrainMeta *meta, const Session *from,
-                        const Config *cfg, const OptConfig *opt, Err *e) {
+int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
+                        const Vocab *words, const LabelSet *classes, const Config *cfg,
+                        const OptConfig *opt, Err *e) {
     int rc = session_create(s, meta, cfg, opt, e);
-    if (!rc && (rc = copy_weights(s, from, e)))
+    if (!rc && (rc = copy_weights(s, from, words, classes, e)))
         session_free(s);
     return rc;
 }

@@ -46,13 +46,14 @@ typedef struct {
  * longest training sentence, and creates the model and optimizer. */
 int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
                    Err *e);
-/* session_create, then the weights of from's model (of the same shape,
- * words and classes: trained on the same task) in place of the first
- * draw, with a new optimizer: fine-tuning, e.g. a rope model at longer
- * lengths under a scaling of its frequencies (cfg is from's, with the
- * scaling changed). */
-int session_create_from(Session *s, const TrainMeta *meta, const Session *from,
-                        const Config *cfg, const OptConfig *opt, Err *e);
+/* session_create, then the weights of from (of the same shape, trained
+ * on the same task: its words and classes, matched by name) in place of
+ * the first draw, with a new optimizer: fine-tuning, e.g. a rope model at
+ * longer lengths under a scaling of its frequencies (cfg is from's, with
+ * the scaling changed). */
+int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
+                        const Vocab *words, const LabelSet *classes, const Config *cfg,
+                        const OptConfig *opt, Err *e);
 
 /* Puts the rope scaling of given (its rope_scaling, rope_factor and
  * rope_original_len) into c, a trained model's configuration, and checks
