@@ -251,6 +251,11 @@ bool cli_model_option(Cli *cli, Config *c) {
         c->pe.buckets = cli_size(cli, "--buckets", cli->val, 4, 4096);
     } else if (cli_opt(cli, "--max-distance")) {
         c->pe.max_distance = cli_size(cli, "--max-distance", cli->val, 2, 1000000);
+    } else if (cli_opt(cli, "--alibi-slopes")) {
+        if (alibi_slopes_parse(cli->val, &c->pe.alibi_slopes, &e))
+            cli_usage_error(cli, "%s", e.msg);
+    } else if (cli_opt(cli, "--max-relative")) {
+        c->pe.max_relative = cli_size(cli, "--max-relative", cli->val, 1, PE_MAX_RELATIVE_MAX);
     } else if (cli_opt(cli, "--pe-init-std")) {
         c->pe.init_std = cli_double(cli, "--pe-init-std", cli->val, PE_INIT_STD_MIN,
                                     PE_INIT_STD_MAX);
@@ -350,7 +355,8 @@ bool cli_scheme_option(Cli *cli, Config *c) {
                                         "--layout",  "--base",         "--buckets",
                                         "--max-distance", "--pe-init-std", "--d-model",
                                         "--heads",   "--seed",         "--rope-scaling",
-                                        "--rope-factor", "--rope-original-len"};
+                                        "--rope-factor", "--rope-original-len",
+                                        "--max-relative", "--alibi-slopes"};
     const char *a = cli->argv[cli->i];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         size_t n = strlen(names[i]);

@@ -167,7 +167,8 @@ void cli_check_stdout(void);
 
 /* Matches only the model options that shape a position code (--combine,
  * --pe-dim, --pairs, --layout, --base, --buckets, --max-distance,
- * --pe-init-std, the --rope- ones, --d-model, --heads, --seed), for programs that draw or
+ * --max-relative, --alibi-slopes, --pe-init-std, the --rope- ones, --d-model, --heads,
+ * --seed), for programs that draw or
  * measure a scheme without a model. */
 bool cli_scheme_option(Cli *cli, Config *c);
 
@@ -184,8 +185,8 @@ bool cli_scheme_option(Cli *cli, Config *c);
     "Model options:\n"                                                                         \
     "  --combine add|concat  how the position code meets the embedding (default: the\n"        \
     "                        scheme's own: concat for integer, normalized, sine and\n"         \
-    "                        sincos; add for sinusoidal and learned; rope, alibi and\n"        \
-    "                        t5 add nothing to the input and take none)\n"                     \
+    "                        sincos; add for sinusoidal and learned; rope, alibi,\n"         \
+    "                        t5 and shaw add nothing to the input and take none)\n"            \
     "  --pe-dim W            channels of sinusoidal/learned under concat (default d/2)\n"      \
     "  --pairs K             sin/cos pairs of the sincos scheme (default 1)\n"                 \
     "  --layout interleaved|split  sinusoid channel order, and rope's pairs: (2i, 2i+1)\n"     \
@@ -194,6 +195,10 @@ bool cli_scheme_option(Cli *cli, Config *c);
     "  --base B              sinusoid and rope wavelength base (default 10000)\n"              \
     "  --buckets N           t5: buckets of the offset, half each way (default 32)\n"          \
     "  --max-distance D      t5: offsets from D on share the last bucket (default 128)\n"      \
+    "  --max-relative K      shaw: offsets clipped to [-K, K] (default 16, the paper's)\n"     \
+    "  --alibi-slopes symmetric|asymmetric  alibi: head h's slope m_h on both sides\n"     \
+    "                        of a word, or m_h to its left and m_(H-1-h) to its right,\n"   \
+    "                        which tells left from right (default symmetric)\n"            \
     "  --pe-init-std X       learned: std of the table's first draw (default 0.02)\n"          \
     CLI_ROPE_SCALING_HELP                                                                      \
     "  --d-model C           model width\n"                                                    \

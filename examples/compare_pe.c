@@ -30,7 +30,7 @@ static const char *const USAGE[] = {
     "                        (default agent)\n"
     "  --schemes LIST|all    comma-separated schemes (default all: none, integer,\n"
     "                        normalized, sine, sincos, sinusoidal, learned, rope,\n"
-    "                        alibi, t5)\n"
+    "                        alibi, t5, shaw)\n"
     "  --seeds N             runs per scheme, seeds S, S+1, ... from --seed (default 3)\n"
     "  --out FILE            the CSV of every run (default compare_pe.csv)\n"
     "  --help                show this help\n"

@@ -34,7 +34,7 @@ static const char *const USAGE[] = {
     "Options:\n"
     "  --pe LIST|all         schemes to run, comma-separated (default all): none,\n"
     "                        integer, normalized, sine, sincos, sinusoidal, learned,\n"
-    "                        rope, alibi, t5\n"
+    "                        rope, alibi, t5, shaw\n"
     "  --model MODEL         a model trained by train (agent task, say): its scheme\n"
     "                        alone, with what it predicts for each sentence\n"
     "  --csv                 print only scheme,max_abs_diff,pooled_cosine rows\n"

@@ -33,9 +33,9 @@ static const char *const USAGE[] = {
     "Options:\n"
     "  --pe LIST|all         schemes, comma-separated (default all): none, integer,\n"
     "                        normalized, sine, sincos, sinusoidal, learned, rope,\n"
-    "                        alibi, t5\n"
+    "                        alibi, t5, shaw\n"
     "  --d-model C           model width (default 64)\n"
-    "  --heads H             heads: rope, alibi and t5 act per head (default 4)\n"
+    "  --heads H             heads: rope, alibi, t5 and shaw act per head (default 4)\n"
     "  --positions N         positions measured, 2..2048 (default 256)\n"
     "  --far F               position where the float32 error is taken, 1024..10^9\n"
     "                        (default 1000000)\n"
@@ -46,8 +46,10 @@ static const char *const USAGE[] = {
     "                        interleaved)\n"
     "  --base B              sinusoid and rope wavelength base (default 10000)\n"
     "  --buckets N, --max-distance D  t5's buckets (default 32, 128)\n"
+    "  --max-relative K      shaw's clipping distance (default 16)\n"
     "  --pe-init-std X       std of the untrained learned table (default 0.02)\n"
-    "  --seed S              seed of the untrained learned and t5 tables (default 42)\n"
+    "  --seed S              seed of the untrained learned, t5 and shaw tables\n"
+    "                        (default 42)\n"
     "  --csv                 one CSV row per scheme, with a fixed header\n"
     "  --relative K          what the schemes make of an offset of K: the sinusoid's\n"
     "                        dot product PE(p).PE(p+K), the same through a random\n"
@@ -498,7 +500,7 @@ int main(int argc, char **argv) {
         static const char *const unread[] = {
             "--pe",      "--positions", "--far",   "--combine",      "--pe-dim", "--pairs",
             "--layout",  "--buckets",   "--seed",  "--max-distance", "--pe-init-std",
-            "--csv",     "--relative",  NULL};
+            "--csv",     "--relative",  "--max-relative", NULL};
         cli_refuse_given(&cli, unread, "with --wavelengths, which reads --d-model, --heads, "
                          "--base and the --rope- options");
         wavelengths(&cli, &cfg);
@@ -507,7 +509,8 @@ int main(int argc, char **argv) {
     if (offset) {
         static const char *const unread[] = {"--pe",     "--positions", "--far",
                                              "--combine", "--pe-dim",   "--pairs",
-                                             "--pe-init-std", "--csv", NULL};
+                                             "--pe-init-std", "--csv", "--max-relative",
+                                             NULL};
         cli_refuse_given(&cli, unread, "with --relative, which reads --d-model, --heads, "
                          "--seed, --base, --layout, --buckets and --max-distance");
         relative(&cli, &cfg, offset);

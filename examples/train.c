@@ -31,7 +31,7 @@ static const char *const USAGE[] = {
     "  --task NAME           a built-in task\n"
     "  --data FILE           training data; --valid FILE for validation data\n"
     "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
-    "                        learned, rope, alibi, t5 (default sinusoidal)\n"
+    "                        learned, rope, alibi, t5, shaw (default sinusoidal)\n"
     "  --keep best|last      the model to keep: the one of the evaluation with the best\n"
     "                        validation accuracy (ties: lower validation loss), or\n"
     "                        the last (default best; last without validation data)\n"

@@ -66,12 +66,24 @@ static double ref_bias(const Model *m, const double *P, size_t pi, size_t pj, si
     const PeScheme *s = m->pe.scheme;
     size_t NH = m->cfg.n_heads;
     if (!s->bias)
-        return 0.0;
+        return 0.0; /* shaw's part of the score is ref_shaw's */
     if (!s->param_shape) /* alibi */
-        return -alibi_slope(h, NH) * fabs((double)pi - (double)pj);
+        return -alibi_slope_side(&m->cfg.pe, h, NH, pj > pi) * fabs((double)pi - (double)pj);
     PeConfig r = pe_resolved(&m->cfg.pe);
     size_t bucket = t5_bucket((long)pj - (long)pi, r.buckets, r.max_distance);
     return P[OFF(m->p.pe) + bucket * NH + h];
+}
+
+/* Shaw's vector of the offset pj - pi: the keys' (part 0) or the values'
+ * (part 1), from the table at P + off, or NULL for the other schemes. */
+static const double *ref_shaw(const Model *m, const double *P, size_t pi, size_t pj,
+                              size_t part) {
+    if (!m->pe.scheme->key_scores)
+        return NULL;
+    size_t k = pe_resolved(&m->cfg.pe).max_relative, HS = m->pe.head_size;
+    long d = (long)pj - (long)pi;
+    d = d < -(long)k ? -(long)k : d > (long)k ? (long)k : d;
+    return P + OFF(m->p.pe) + (part * (2 * k + 1) + (size_t)(d + (long)k)) * HS;
 }
 
 /* out (B,T,C) from qkv (B,T,3C), masked softmax over the real keys, with
@@ -92,9 +104,10 @@ static void ref_attention(double *out, double *qkv, const Model *m, const double
                 double max = -INFINITY, sum = 0.0;
                 for (size_t j = 0; j < lens[b]; j++) {
                     const double *k = qkv + (b * T + j) * 3 * C + C + h * HS;
+                    const double *aK = ref_shaw(m, P, pos[b * T + i], pos[b * T + j], 0);
                     double s = 0.0;
                     for (size_t d = 0; d < HS; d++)
-                        s += q[d] * k[d];
+                        s += q[d] * (k[d] + (aK ? aK[d] : 0.0));
                     w[j] = s / sqrt((double)HS) + ref_bias(m, P, pos[b * T + i], pos[b * T + j], h);
                     max = fmax(max, w[j]);
                 }
@@ -102,8 +115,11 @@ static void ref_attention(double *out, double *qkv, const Model *m, const double
                     sum += (w[j] = exp(w[j] - max));
                 for (size_t d = 0; d < HS; d++) {
                     double s = 0.0;
-                    for (size_t j = 0; j < lens[b]; j++)
-                        s += w[j] / sum * qkv[(b * T + j) * 3 * C + 2 * C + h * HS + d];
+                    for (size_t j = 0; j < lens[b]; j++) {
+                        const double *aV = ref_shaw(m, P, pos[b * T + i], pos[b * T + j], 1);
+                        s += w[j] / sum *
+                             (qkv[(b * T + j) * 3 * C + 2 * C + h * HS + d] + (aV ? aV[d] : 0.0));
+                    }
                     out[(b * T + i) * C + h * HS + d] = s;
                 }
             }

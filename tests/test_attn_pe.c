@@ -144,8 +144,8 @@ START_TEST(t5_buckets_by_hand) {
 END_TEST
 
 START_TEST(attention_schemes_take_no_combine) {
-    const char *names[] = {"rope", "alibi", "t5"};
-    for (int k = 0; k < 3; k++) {
+    const char *names[] = {"rope", "alibi", "t5", "shaw"};
+    for (int k = 0; k < 4; k++) {
         PeConfig pc;
         PePlan plan;
         Err e;
@@ -208,10 +208,46 @@ START_TEST(alibi_cannot_tell_a_sentence_from_its_reverse) {
 }
 END_TEST
 
+START_TEST(asymmetric_alibi_tells_a_sentence_from_its_reverse) {
+    /* _i: post, pre-norm. Left slope m_h, right m_(NH-1-h): the mirror is
+     * broken in every head of four. */
+    PeConfig pc;
+    pe_config_default(&pc, "alibi");
+    pc.alibi_slopes = ALIBI_ASYMMETRIC;
+    for (size_t h = 0; h < 4; h++) {
+        ck_assert(alibi_slope_side(&pc, h, 4, false) == alibi_slope(h, 4));
+        ck_assert(alibi_slope_side(&pc, h, 4, true) == alibi_slope(3 - h, 4));
+    }
+    Model m;
+    make_model(&m, 20, 16, 4, 2, 32, _i ? NORM_PRE : NORM_POST, ACT_RELU, "alibi",
+               COMBINE_DEFAULT, 9);
+    m.cfg.pe.alibi_slopes = ALIBI_ASYMMETRIC;
+    int ids[9] = {2, 3, 4, 5, 6, 7, 8, 9, 10};
+    size_t rev[9];
+    for (size_t n = 2; n <= 9; n++) {
+        for (size_t i = 0; i < n; i++)
+            rev[i] = n - 1 - i;
+        double rows, gap = pooled_gap(&m, ids, rev, n, &rows);
+        ck_assert_msg(gap >= 1e-3 && rows >= 1e-3, "n = %zu: reversed, the pooled vectors "
+                      "differ by %.3g and the rows by %.3g", n, gap, rows);
+    }
+    /* under the causal mask no key is to the right: the paper's bias, the
+     * same outputs as the symmetric slopes give */
+    m.cfg.causal = true;
+    size_t lens[1] = {9};
+    float *pooled, *y = run_model(&m, ids, lens, 1, 9, &pooled);
+    m.cfg.pe.alibi_slopes = ALIBI_SYMMETRIC;
+    float *pooled2, *y2 = run_model(&m, ids, lens, 1, 9, &pooled2);
+    ck_assert_mem_eq(y, y2, 9 * 16 * sizeof *y);
+    free(y), free(y2), free(pooled), free(pooled2);
+    model_free(&m);
+}
+END_TEST
+
 START_TEST(each_attention_scheme_breaks_the_symmetry) {
-    /* _i: rope, alibi, t5 x post, pre-norm: rotating the words by one moves
-     * every word's row */
-    const char *names[] = {"rope", "alibi", "t5"};
+    /* _i: rope, alibi, t5, shaw x post, pre-norm: rotating the words by one
+     * moves every word's row */
+    const char *names[] = {"rope", "alibi", "t5", "shaw"};
     for (uint64_t seed = 0; seed < 3; seed++) {
         Model m;
         make_model(&m, 20, 16, 2, 2, 32, _i % 2 ? NORM_PRE : NORM_POST, ACT_RELU, names[_i / 2],
@@ -273,7 +309,8 @@ Suite *suite_attn(void) {
     tcase_add_test(tc, t5_buckets_by_hand);
     tcase_add_test(tc, attention_schemes_take_no_combine);
     tcase_add_loop_test(tc, alibi_cannot_tell_a_sentence_from_its_reverse, 0, 2);
-    tcase_add_loop_test(tc, each_attention_scheme_breaks_the_symmetry, 0, 6);
+    tcase_add_loop_test(tc, each_attention_scheme_breaks_the_symmetry, 0, 8);
+    tcase_add_loop_test(tc, asymmetric_alibi_tells_a_sentence_from_its_reverse, 0, 2);
     tcase_add_test(tc, attention_properties_on_the_logits);
     suite_add_tcase(s, tc);
     return s;

@@ -380,6 +380,7 @@ typedef struct {
     uint64_t seed;
     const PeScheme *swap;  /* run the model with this scheme's functions instead, or NULL */
     RopeScaling rope_scaling; /* with factor 3 and, for yarn, original length 4 */
+    AlibiSlopes alibi_slopes;
 } GradCase;
 
 /* The worst error of any tensor's gradient for one model and batch, with
@@ -398,6 +399,9 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     cfg.pe.combine = gc->combine, cfg.pe.width = 3, cfg.seed = gc->seed;
     /* few buckets, so that a batch of 6 reaches the log-spaced ones */
     cfg.pe.buckets = 8, cfg.pe.max_distance = 12;
+    /* and shaw's offsets clipped inside it */
+    cfg.pe.max_relative = 2;
+    cfg.pe.alibi_slopes = gc->alibi_slopes;
     if (gc->rope_scaling != ROPE_SCALING_NONE) {
         cfg.pe.rope_scaling = gc->rope_scaling, cfg.pe.rope_factor = 3.0;
         cfg.pe.rope_original_len = gc->rope_scaling == ROPE_SCALING_YARN ? 4 : 0;
@@ -495,7 +499,7 @@ START_TEST(encoder_gradients_random_positions) {
     /* every scheme that reads positions one by one, at sorted positions
      * with gaps (as --random-positions draws them) */
     static const char *const schemes[] = {"integer", "sinusoidal", "learned", "rope", "alibi",
-                                          "t5"};
+                                          "t5",      "shaw"};
     GradCase gc = {.pe = schemes[_i], .act = ACT_RELU, .norm = NORM_PRE,
                    .random_positions = true, .seed = 300 + (uint64_t)_i};
     check_model(&gc);
@@ -508,6 +512,15 @@ START_TEST(encoder_gradients_rope_scalings) {
     static const RopeScaling sc[] = {ROPE_SCALING_LINEAR, ROPE_SCALING_NTK, ROPE_SCALING_YARN};
     GradCase gc = {.pe = "rope", .act = ACT_GELU, .norm = NORM_POST, .seed = 350 + (uint64_t)_i,
                    .rope_scaling = sc[_i]};
+    check_model(&gc);
+}
+END_TEST
+
+START_TEST(encoder_gradients_alibi_asymmetric) {
+    /* _i: post, pre-norm; the bias differs by side, the backward is the
+     * same dscores */
+    GradCase gc = {.pe = "alibi", .act = ACT_RELU, .norm = _i ? NORM_PRE : NORM_POST,
+                   .seed = 370 + (uint64_t)_i, .alibi_slopes = ALIBI_ASYMMETRIC};
     check_model(&gc);
 }
 END_TEST
@@ -535,20 +548,45 @@ static void bias_backward_off(const PeConfig *pc, float *dparams, const float *d
     free(d);
 }
 
+/* shaw's: the keys' part (_i 2) or the values' (_i 3). The keys' vectors
+ * get gradients some 30 times smaller than the values' in the table they
+ * share, whose largest the tolerance is relative to: their part is off by
+ * 1% (0.1% moves the worst error to 3e-5 only). */
+static void key_scores_backward_off(const PeConfig *pc, const float *params, float *dparams,
+                                    float *dq, const float *ds, const float *q, size_t ld,
+                                    const float *S, size_t T, size_t HS, float scale) {
+    real->key_scores_backward(pc, params, dparams, dq, ds, q, ld, S, T, HS, scale * 1.01f);
+}
+
+static void value_mix_backward_off(const PeConfig *pc, const float *params, float *dparams,
+                                   float *datt, const float *dout, size_t ld, const float *att,
+                                   const float *S, size_t T, size_t HS) {
+    float *a = malloc(T * T * sizeof *a);
+    ck_assert_ptr_nonnull(a);
+    for (size_t i = 0; i < T * T; i++)
+        a[i] = att[i] * 1.001f;
+    real->value_mix_backward(pc, params, dparams, datt, dout, ld, a, S, T, HS);
+    free(a);
+}
+
 START_TEST(a_wrong_scheme_backward_is_caught) {
-    const char *name = _i == 0 ? "rope" : "t5";
+    const char *name = _i == 0 ? "rope" : _i == 1 ? "t5" : "shaw";
     real = pe_find(name);
     broken = *real;
     if (_i == 0)
         broken.rotate = rotate_off;
-    else
+    else if (_i == 1)
         broken.bias_backward = bias_backward_off;
+    else if (_i == 2)
+        broken.key_scores_backward = key_scores_backward_off;
+    else
+        broken.value_mix_backward = value_mix_backward_off;
     GradCase gc = {.pe = name, .act = ACT_GELU, .norm = NORM_POST, .seed = 400,
                    .swap = &broken};
     char tensor[64] = "";
     double err = model_error(&gc, tensor, sizeof tensor);
-    ck_assert_msg(err > MODEL_TOL, "%s with a backward off by 0.1%%: the worst gradient error "
-                  "is %.3g, within the tolerance %g", name, err, MODEL_TOL);
+    ck_assert_msg(err > MODEL_TOL, "%s with a backward off: the worst gradient error is %.3g, "
+                  "within the tolerance %g", name, err, MODEL_TOL);
 }
 END_TEST
 
@@ -565,9 +603,10 @@ Suite *suite_grad(void) {
     tc = tcase_create("encoder");
     tcase_add_loop_test(tc, encoder_gradients, 0, 8);
     tcase_add_loop_test(tc, encoder_gradients_each_scheme, 0, 2 * (int)pe_count());
-    tcase_add_loop_test(tc, encoder_gradients_random_positions, 0, 6);
+    tcase_add_loop_test(tc, encoder_gradients_random_positions, 0, 7);
     tcase_add_loop_test(tc, encoder_gradients_rope_scalings, 0, 3);
-    tcase_add_loop_test(tc, a_wrong_scheme_backward_is_caught, 0, 2);
+    tcase_add_loop_test(tc, encoder_gradients_alibi_asymmetric, 0, 2);
+    tcase_add_loop_test(tc, a_wrong_scheme_backward_is_caught, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -21,7 +21,8 @@
  * each is given with what it needs; a refusal may then name any of them. */
 static const char *const VALUE[PE_OPT_COUNT] = {
     "concat", "8", "2", "split", "100", "16", "64", "0.1", "linear --rope-factor 2",
-    "2 --rope-scaling ntk", "8 --rope-scaling yarn --rope-factor 4"};
+    "2 --rope-scaling ntk", "8 --rope-scaling yarn --rope-factor 4", "4",
+    "asymmetric"};
 
 /* The table and the programs agree: pe_report and demo_order take a scheme
  * option exactly when the table says the scheme reads it, for every
@@ -402,6 +403,18 @@ START_TEST(the_loader_refuses_what_the_command_line_refuses) {
         ck_assert_msg(strstr(e.msg, "version 1") != NULL, "%s", e.msg);
         free(b);
     }
+    /* shaw came with version 5 */
+    b = checkpoint_bytes("shaw", NULL, &n);
+    b[8] = 4;
+    fix_checksum(b, n);
+    {
+        Checkpoint ck;
+        Err e;
+        ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
+        ck_assert_msg(strstr(e.msg, "version 4 file, which cannot hold shaw") != NULL, "%s",
+                      e.msg);
+    }
+    free(b);
     b = checkpoint_bytes("rope", rope_buckets, &n);
     Checkpoint ck;
     Err e;

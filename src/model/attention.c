@@ -53,6 +53,8 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
     matmul(a, T, q, C3, false, k, C3, true, T, T, HS, scale, 0.0f);
     if (hook && hook->scheme->bias)
         hook->scheme->bias(hook->pc, hook->params, a, prep, T, h, NH);
+    if (hook && hook->scheme->key_scores)
+        hook->scheme->key_scores(hook->pc, hook->params, a, q, C3, prep, T, HS, scale);
     /* Padded query rows attend like the others (their outputs are
      * never read); only the keys are masked: the padding, and with the
      * causal mask the keys after the query. Masked weights are 0, so the
@@ -61,6 +63,9 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
         softmax_row(a + i * T, causal && i + 1 < lens[b] ? i + 1 : lens[b], T);
     /* out (T,HS) = att (T,T) v (T,HS), written into head h's columns */
     matmul(out + b * T * C + h * HS, C, a, T, false, v, C3, false, T, HS, T, 1.0f, 0.0f);
+    if (hook && hook->scheme->value_mix)
+        hook->scheme->value_mix(hook->pc, hook->params, out + b * T * C + h * HS, C, a, prep, T,
+                                HS);
 }
 
 void attention_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
@@ -97,6 +102,11 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
     matmul(ds, T, dy, C, false, v, C3, true, T, T, HS, 1.0f, 0.0f);
     /* dv (T,HS) = att^T (T,T) dout (T,HS) */
     matmul(dv, C3, a, T, true, dy, C, false, T, HS, T, 1.0f, 0.0f);
+    const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
+    /* forward: out += the values' relative vectors weighted by att */
+    if (hook && hook->scheme->value_mix_backward)
+        hook->scheme->value_mix_backward(hook->pc, hook->params, hook->grad, ds, dy, C, a, prep,
+                                         T, HS);
     /* forward: att = softmax(scores) row by row;
      * dscores = att * (datt - sum_j att_j datt_j). Masked keys have
      * att = 0, so their scores get no gradient. */
@@ -107,7 +117,6 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
         for (size_t j = 0; j < T; j++)
             di[j] = ai[j] * (di[j] - dot);
     }
-    const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
     /* forward: scores += bias; the table's gradient is dscores'
      * sum over the entries that read it */
     if (hook && hook->scheme->bias_backward)
@@ -117,6 +126,10 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
     matmul(dq, C3, ds, T, false, k, C3, false, T, HS, T, scale, 0.0f);
     /* dk (T,HS) = dscores^T (T,T) q (T,HS) / sqrt(HS) */
     matmul(dk, C3, ds, T, true, q, C3, false, T, HS, T, scale, 0.0f);
+    /* forward: scores += q . the keys' relative vectors / sqrt(HS) */
+    if (hook && hook->scheme->key_scores_backward)
+        hook->scheme->key_scores_backward(hook->pc, hook->params, hook->grad, dq, ds, q, C3, prep,
+                                          T, HS, scale);
     /* forward: q and k rotated in place; back through the
      * transpose of the rotation */
     if (hook && hook->scheme->rotate) {
@@ -131,12 +144,14 @@ void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const flo
     /* dout is (B,T,C), qkv and dqkv are (B,T,3C), att is (B,NH,T,T) */
     /* A bias table's gradient sums over the sentences: one thread per
      * head then, each adding its sentences in order, so the sums are
-     * the serial loop's. Otherwise any (sentence, head) pair to any
-     * thread. */
+     * the serial loop's. Shaw's vectors are every head's: one thread
+     * for all, in the serial loop's order. Otherwise any (sentence,
+     * head) pair to any thread. */
     bool by_head = hook && hook->scheme->bias_backward;
+    bool shared = hook && hook->scheme->key_scores_backward && hook->grad;
     size_t n = by_head ? NH : B * NH;
     int team = n_scratch < (size_t)par_threads() ? (int)n_scratch : par_threads();
-    team = team < 1 ? 1 : team;
+    team = team < 1 || shared ? 1 : team;
     bool par = team > 1 && n > 1 && n * T * T * (C / NH) > PAR_MIN_WORK;
     (void)par;
 #ifdef _OPENMP

@@ -12,11 +12,12 @@
  * head: its functions and options, its table of parameters, and what it
  * prepared from each sentence's positions before the first layer. RoPE
  * rotates each head's q and k before the scores; ALiBi and T5 add a bias
- * to the scores before the softmax. Input schemes pass no hook. */
+ * to the scores before the softmax; Shaw's vectors join the keys in the
+ * scores and the values in the output. Input schemes pass no hook. */
 typedef struct {
     const PeScheme *scheme;
     const PeConfig *pc;
-    const float *params;  /* the scheme's table (T5), or NULL */
+    const float *params;  /* the scheme's table (T5, shaw), or NULL */
     float *grad;          /* the backward adds the table's gradient here, or NULL */
     const float *scratch; /* (B,stride): scheme->prepare of each sentence's positions */
     size_t stride;        /* floats per sentence in scratch */

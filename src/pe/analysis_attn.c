@@ -1,11 +1,12 @@
-/* The properties of the attention schemes (RoPE, ALiBi, T5), measured on
+/* The properties of the attention schemes (RoPE, ALiBi, T5, Shaw), measured on
  * the part of the attention logit that the positions alone decide.
  *
  * S[p][q] is that part for a query at position p and a key at position q,
  * in head 0 of the model's NH: RoPE's logit (R_p q0) . (R_q k0) / sqrt(HS)
  * for a fixed query q0 and key k0 (drawn from ANALYSIS_QK_SEED, the same
  * for every --seed, so that RoPE counts as deterministic), ALiBi's and
- * T5's bias (T5's table drawn from the seed, as a fresh model draws it).
+ * T5's bias (T5's table drawn from the seed, as a fresh model draws it),
+ * Shaw's q0 . (k0 + aK(q - p)) / sqrt(HS) with its vectors drawn so too.
  * The scheme's own functions compute it, the ones the model calls. */
 #include <math.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ typedef struct {
     const PePlan *plan;
     const PeConfig *pc;
     float *params;        /* the scheme's table, or NULL */
-    float *q0, *k0;       /* (HS) RoPE's fixed query and key */
+    float *q0, *k0;       /* (HS) RoPE's and Shaw's fixed query and key */
 } Probe;
 
 static void probe_free(Probe *pr) {
@@ -58,7 +59,8 @@ static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Er
     const PeScheme *s = pr->plan->scheme;
     size_t HS = pr->plan->head_size;
     float *prep = xmalloc((s->scratch(T, HS) + 1) * sizeof *prep, "the scheme's scratch", e);
-    float *buf = xcalloc(T * (s->rotate ? 2 * HS : T), sizeof *buf, "the logits", e);
+    float *buf = xcalloc(T * (s->rotate ? 2 * HS : s->key_scores ? T + HS : T), sizeof *buf,
+                         "the logits", e);
     if (!prep || !buf) {
         free(prep);
         free(buf);
@@ -80,6 +82,18 @@ static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Er
                     dot += (double)Q[p * HS + i] * K[q * HS + i];
                 S[p * T + q] = dot / sqrt((double)HS);
             }
+    } else if (s->key_scores) {
+        /* Shaw: q0 . (k0 + aK(q - p)), the same content at every position */
+        float *Q = buf + T * T;
+        double qk = 0.0;
+        for (size_t i = 0; i < HS; i++)
+            qk += (double)pr->q0[i] * pr->k0[i];
+        for (size_t t = 0; t < T; t++)
+            memcpy(Q + t * HS, pr->q0, HS * sizeof *Q);
+        float scale = 1.0f / sqrtf((float)HS);
+        s->key_scores(pr->pc, pr->params, buf, Q, HS, prep, T, HS, scale);
+        for (size_t i = 0; i < T * T; i++)
+            S[i] = qk / sqrt((double)HS) + buf[i];
     } else {
         s->bias(pr->pc, pr->params, buf, prep, T, 0, pr->plan->n_heads);
         for (size_t i = 0; i < T * T; i++)

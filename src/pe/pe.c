@@ -7,13 +7,13 @@
 #include <stdint.h>
 
 extern const PeScheme pe_none, pe_integer, pe_normalized, pe_sine, pe_sincos;
-extern const PeScheme pe_sinusoidal, pe_learned, pe_rope, pe_alibi, pe_t5;
+extern const PeScheme pe_sinusoidal, pe_learned, pe_shaw, pe_rope, pe_alibi, pe_t5;
 
 /* The order of the notes: from no position to the paper's formula and the
  * learned table, then the schemes that act inside attention. */
 static const PeScheme *const schemes[] = {
-    &pe_none,    &pe_integer, &pe_normalized, &pe_sine, &pe_sincos,
-    &pe_sinusoidal, &pe_learned, &pe_rope,     &pe_alibi, &pe_t5,
+    &pe_none,       &pe_integer, &pe_normalized, &pe_sine,  &pe_sincos, &pe_sinusoidal,
+    &pe_learned,    &pe_rope,    &pe_alibi,      &pe_t5,    &pe_shaw,
 };
 
 size_t pe_count(void) { return sizeof schemes / sizeof schemes[0]; }
@@ -60,6 +60,7 @@ PeConfig pe_resolved(const PeConfig *pc) {
     r.buckets = r.buckets ? r.buckets : PE_DEFAULT_BUCKETS;
     r.max_distance = r.max_distance ? r.max_distance : PE_DEFAULT_MAX_DISTANCE;
     r.init_std = r.init_std > 0.0 ? r.init_std : PE_DEFAULT_INIT_STD;
+    r.max_relative = r.max_relative ? r.max_relative : PE_DEFAULT_MAX_RELATIVE;
     return r;
 }
 
@@ -87,6 +88,8 @@ static const struct {
     {"--rope-scaling", PE_READS_SCALING},
     {"--rope-factor", PE_READS_SCALING},
     {"--rope-original-len", PE_READS_SCALING},
+    {"--max-relative", PE_READS_RELATIVE},
+    {"--alibi-slopes", PE_READS_SLOPES},
 };
 
 bool pe_base_ok(double base) { return isfinite(base) && base > 1.000001 && base <= 1e12; }
@@ -106,6 +109,8 @@ unsigned pe_options_given(const PeConfig *pc) {
     g |= pc->rope_scaling != ROPE_SCALING_NONE ? 1u << PE_OPT_ROPE_SCALING : 0;
     g |= pc->rope_factor != 0.0 ? 1u << PE_OPT_ROPE_FACTOR : 0;
     g |= pc->rope_original_len ? 1u << PE_OPT_ROPE_ORIGINAL_LEN : 0;
+    g |= pc->max_relative ? 1u << PE_OPT_MAX_RELATIVE : 0;
+    g |= pc->alibi_slopes != ALIBI_SYMMETRIC ? 1u << PE_OPT_ALIBI_SLOPES : 0;
     return g;
 }
 
@@ -159,10 +164,14 @@ PeConfig pe_config_for(const PeConfig *pc, const PeScheme *s) {
         r.rope_factor = 0.0;
     if (unread & (1u << PE_OPT_ROPE_ORIGINAL_LEN))
         r.rope_original_len = 0;
+    if (unread & (1u << PE_OPT_MAX_RELATIVE))
+        r.max_relative = 0;
+    if (unread & (1u << PE_OPT_ALIBI_SLOPES))
+        r.alibi_slopes = ALIBI_SYMMETRIC;
     return r;
 }
 
-bool pe_in_attention(const PeScheme *s) { return s->rotate || s->bias; }
+bool pe_in_attention(const PeScheme *s) { return s->rotate || s->bias || s->key_scores; }
 
 bool pe_in_input(const PeScheme *s) { return s->width != NULL; }
 
@@ -182,6 +191,9 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
     if (pc->combine != COMBINE_DEFAULT && pc->combine != COMBINE_ADD &&
         pc->combine != COMBINE_CONCAT)
         return err_set(e, ERR_INPUT, "combine mode %d is not add or concat", (int)pc->combine);
+    if (pc->alibi_slopes != ALIBI_SYMMETRIC && pc->alibi_slopes != ALIBI_ASYMMETRIC)
+        return err_set(e, ERR_INPUT, "alibi slopes %d are not symmetric or asymmetric",
+                       (int)pc->alibi_slopes);
     if (pc->layout != LAYOUT_INTERLEAVED && pc->layout != LAYOUT_SPLIT)
         return err_set(e, ERR_INPUT, "sinusoid layout %d is not interleaved or split",
                        (int)pc->layout);
@@ -230,7 +242,7 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
     if (rc)
         return rc;
     if (s->param_shape)
-        s->param_shape(pc, plan->w, NH, max_len, &plan->rows, &plan->cols);
+        s->param_shape(pc, plan->w, plan->head_size, NH, max_len, &plan->rows, &plan->cols);
     /* A table read row by position has no row past its last. */
     plan->max_positions = plan->w && !s->value && plan->rows ? plan->rows : SIZE_MAX;
     return 0;

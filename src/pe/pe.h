@@ -9,7 +9,8 @@
  * An attention scheme adds nothing to the input (w = 0) and acts inside
  * each head's attention instead: RoPE rotates q and k by their positions,
  * ALiBi and T5 add a bias that depends on the two positions to the
- * scores. Any scheme may own a table of parameters (learned, T5).
+ * scores; Shaw's adds learned vectors of the offset to the keys and the
+ * values. Any scheme may own a table of parameters (learned, T5, shaw).
  *
  * Positions: the naive schemes of the notes (integer, normalized, sine,
  * sincos) count from 1, as the notes do ("Rohan" is word 1 of 4); the
@@ -43,12 +44,18 @@ typedef enum {
     ROPE_SCALING_YARN = 3
 } RopeScaling;
 
+/* ALiBi's slopes: the same to the left and to the right of the query, or
+ * different (see alibi_slope_side). */
+typedef enum { ALIBI_SYMMETRIC = 0, ALIBI_ASYMMETRIC = 1 } AlibiSlopes;
+
 #define PE_NAME_MAX 24
 
 /* The defaults a 0 in PeConfig stands for. */
 #define PE_DEFAULT_BASE 10000.0         /* the paper's wavelength base */
 #define PE_DEFAULT_BUCKETS 32           /* T5's */
 #define PE_DEFAULT_MAX_DISTANCE 128     /* T5's */
+#define PE_DEFAULT_MAX_RELATIVE 16      /* Shaw et al.'s clipping distance k */
+#define PE_MAX_RELATIVE_MAX 4096        /* --max-relative's range: 1 to this */
 #define PE_DEFAULT_INIT_STD 0.02        /* BERT's and GPT-2's */
 #define PE_INIT_STD_MIN 1e-6            /* --pe-init-std's range, for the command */
 #define PE_INIT_STD_MAX 100.0           /* line and the checkpoint loader alike */
@@ -72,6 +79,8 @@ typedef struct {
     double rope_factor;       /* rope: the stretch S >= 1 of a scaling; 0 = none given */
     size_t rope_original_len; /* rope under yarn: the training length L its ramp counts
                                * rotations over; 0 = not given (train fills in the task's) */
+    size_t max_relative;      /* shaw: offsets clipped to [-k, k]; 0 = 16 (the paper's) */
+    AlibiSlopes alibi_slopes; /* alibi: symmetric (the default) or asymmetric */
 } PeConfig;
 
 /* The options of PeConfig a scheme reads (PeScheme.reads). */
@@ -83,6 +92,8 @@ enum {
     PE_READS_BUCKETS = 16, /* --buckets, --max-distance */
     PE_READS_INIT = 32,    /* --pe-init-std */
     PE_READS_SCALING = 64, /* --rope-scaling, --rope-factor, --rope-original-len */
+    PE_READS_RELATIVE = 128, /* --max-relative */
+    PE_READS_SLOPES = 256,   /* --alibi-slopes */
 };
 
 typedef struct PeScheme {
@@ -112,12 +123,12 @@ typedef struct PeScheme {
     float (*value_f32)(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n);
 
     /* -- a scheme with parameters -- */
-    /* The table's shape for a code w wide (the resolved width), NH heads
-     * and max_len positions; NULL when the scheme has none. An input scheme
-     * without a formula (learned) reads row p of its table at position p,
-     * so the table also bounds the positions. */
-    void (*param_shape)(const PeConfig *pc, size_t w, size_t NH, size_t max_len, size_t *rows,
-                        size_t *cols);
+    /* The table's shape for a code w wide (the resolved width), heads of
+     * HS channels, NH heads and max_len positions; NULL when the scheme has
+     * none. An input scheme without a formula (learned) reads row p of its
+     * table at position p, so the table also bounds the positions. */
+    void (*param_shape)(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_t max_len,
+                        size_t *rows, size_t *cols);
     const char *param_name; /* the table's name among the model's tensors */
     /* Draws the initial table, n floats, for a model of C channels. */
     void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng);
@@ -140,6 +151,24 @@ typedef struct PeScheme {
     /* Its backward: dparams += what dscores (T,T) says of each entry used. */
     void (*bias_backward)(const PeConfig *pc, float *dparams, const float *dscores,
                           const float *scratch, size_t T, size_t h, size_t NH);
+    /* Shaw et al.: a vector aK of the clipped offset j - i added to key j
+     * as query i sees it, and aV to value j, from one table (params) that
+     * every head and layer shares. key_scores adds scale * q_i . aK(i,j)
+     * to scores (T,T), q's rows at stride ld; value_mix adds
+     * sum_j att_ij aV(i,j) to out's row i (stride ld). */
+    void (*key_scores)(const PeConfig *pc, const float *params, float *scores, const float *q,
+                       size_t ld, const float *scratch, size_t T, size_t HS, float scale);
+    void (*value_mix)(const PeConfig *pc, const float *params, float *out, size_t ld,
+                      const float *att, const float *scratch, size_t T, size_t HS);
+    /* Their backwards: dq_i += scale sum_j ds_ij aK(i,j), with aK's rows
+     * of dparams += scale ds_ij q_i; datt_ij += dout_i . aV(i,j), with
+     * aV's rows += att_ij dout_i. */
+    void (*key_scores_backward)(const PeConfig *pc, const float *params, float *dparams,
+                                float *dq, const float *ds, const float *q, size_t ld,
+                                const float *scratch, size_t T, size_t HS, float scale);
+    void (*value_mix_backward)(const PeConfig *pc, const float *params, float *dparams,
+                               float *datt, const float *dout, size_t ld, const float *att,
+                               const float *scratch, size_t T, size_t HS);
 
     /* For pictures: what channel c is, e.g. "sin, i = 3" (NULL: its
      * number only), and what the channel axis shows (NULL: "channel"). */
@@ -201,6 +230,8 @@ enum {
     PE_OPT_ROPE_SCALING,
     PE_OPT_ROPE_FACTOR,
     PE_OPT_ROPE_ORIGINAL_LEN,
+    PE_OPT_MAX_RELATIVE,
+    PE_OPT_ALIBI_SLOPES,
     PE_OPT_COUNT
 };
 /* "--pairs" for PE_OPT_PAIRS; NULL past the last. */
@@ -219,7 +250,8 @@ const char *pe_unused_option(const PePlan *plan, const PeConfig *pc);
  * options, each scheme taking the ones it reads. */
 PeConfig pe_config_for(const PeConfig *pc, const PeScheme *s);
 
-/* True for the schemes that act inside attention (rotate or bias). */
+/* True for the schemes that act inside attention (rotate, bias or key
+ * and value vectors). */
 bool pe_in_attention(const PeScheme *s);
 /* True for the schemes that add a code to the input (w > 0 at some width). */
 bool pe_in_input(const PeScheme *s);
@@ -273,6 +305,16 @@ PeConfig pe_resolved(const PeConfig *pc);
  * sequence 2^(-8(h+1)/NH) for a power of two; otherwise the slopes of the
  * largest power of two below NH, then every other slope of twice that. */
 double alibi_slope(size_t h, size_t NH);
+/* The slope head h of NH applies to keys on one side of the query: m_h on
+ * both sides when symmetric; when asymmetric, m_h to the left (the paper's
+ * causal bias) and to the right the slope of the head at the other end of
+ * the list, m_(NH-1-h), so that every head but the middle one of an odd
+ * NH weighs the two sides differently and a sentence differs from its
+ * reverse. */
+double alibi_slope_side(const PeConfig *pc, size_t h, size_t NH, bool right);
+/* "symmetric" or "asymmetric"; the parse returns 0 or ERR_INPUT. */
+const char *alibi_slopes_name(AlibiSlopes a);
+int alibi_slopes_parse(const char *s, AlibiSlopes *out, Err *e);
 
 /* "none", "linear", "ntk" or "yarn". */
 const char *rope_scaling_name(RopeScaling r);
@@ -297,5 +339,9 @@ double rope_inv_freq(const PeConfig *pc, size_t HS, double *theta);
  * distances below half of it are exact and the rest are log-spaced up to
  * max_distance, from where on all share the last bucket. */
 size_t t5_bucket(long offset, size_t buckets, size_t max_distance);
+
+/* Shaw et al.'s index of the offset key - query clipped to [-k, k]: the
+ * row 0..2k of its key (and value) table, k + offset inside the window. */
+size_t shaw_row(long offset, size_t k);
 
 #endif

@@ -1,10 +1,14 @@
 /* ALiBi (Press et al. 2022, "Train Short, Test Long"): head h adds
  * -m_h |i - j| to the score of query i and key j, so attention fades with
- * distance at a rate that differs by head. The paper's bias is causal;
- * this encoder has no mask, so the bias is symmetric, and a sentence read
- * backwards looks to it exactly like the sentence: it cannot tell left
- * from right. It adds nothing to the word vectors and has no parameters. */
+ * distance at a rate that differs by head. The paper's bias is causal
+ * (keys at or before the query). Without the mask the bias is symmetric
+ * by default, and a sentence read backwards looks to it exactly like the
+ * sentence: it cannot tell left from right. --alibi-slopes asymmetric
+ * gives the keys to the right another slope (alibi_slope_side), one way an
+ * encoder can break the mirror; a [CLS] token at position 0 (--pool cls)
+ * is another. It adds nothing to the word vectors and has no parameters. */
 #include <math.h>
+#include <string.h>
 
 #include "pe.h"
 
@@ -16,6 +20,26 @@ double alibi_slope(size_t h, size_t NH) {
         return pow(2.0, -8.0 * (double)(h + 1) / (double)p2);
     /* the rest: every other slope of 2 * p2 heads, from the first */
     return pow(2.0, -8.0 * (double)(2 * (h - p2) + 1) / (double)(2 * p2));
+}
+
+double alibi_slope_side(const PeConfig *pc, size_t h, size_t NH, bool right) {
+    if (right && pc->alibi_slopes == ALIBI_ASYMMETRIC)
+        return alibi_slope(NH - 1 - h, NH);
+    return alibi_slope(h, NH);
+}
+
+const char *alibi_slopes_name(AlibiSlopes a) {
+    return a == ALIBI_ASYMMETRIC ? "asymmetric" : "symmetric";
+}
+
+int alibi_slopes_parse(const char *s, AlibiSlopes *out, Err *e) {
+    if (strcmp(s, "symmetric") == 0)
+        *out = ALIBI_SYMMETRIC;
+    else if (strcmp(s, "asymmetric") == 0)
+        *out = ALIBI_ASYMMETRIC;
+    else
+        return err_set(e, ERR_INPUT, "--alibi-slopes is symmetric or asymmetric, not '%s'", s);
+    return 0;
 }
 
 /* Per token: its position, as a float (exact below 2^24). */
@@ -33,21 +57,23 @@ static void alibi_prepare(float *P, const PeConfig *pc, const size_t *pos, size_
 static void alibi_bias(const PeConfig *pc, const float *params, float *scores, const float *P,
                        size_t T, size_t h, size_t NH) {
     /* scores is (T,T) */
-    (void)pc, (void)params;
-    float m = (float)alibi_slope(h, NH);
+    (void)params;
+    float left = (float)alibi_slope_side(pc, h, NH, false);
+    float right = (float)alibi_slope_side(pc, h, NH, true);
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++)
-            scores[i * T + j] -= m * fabsf(P[i] - P[j]);
+            scores[i * T + j] -= (P[j] > P[i] ? right : left) * fabsf(P[i] - P[j]);
 }
 
 const PeScheme pe_alibi = {
     .name = "alibi",
-    .about = "a bias -m|i-j| on each head's scores, symmetric: it cannot tell left from right "
-             "(Press et al.; BLOOM)",
-    .note = "nothing is added to the word vectors; the bias -m|i-j| is the same to the left "
-            "and to the right, so a sentence and its reverse give the same sentence vector "
-            "(a single sentence is compared with its reverse: build/demo_order --pe alibi "
-            "\"Rohan killed the lion\")",
+    .reads = PE_READS_SLOPES,
+    .about = "a bias -m|i-j| on each head's scores, symmetric unless --alibi-slopes "
+             "asymmetric: then it tells left from right (Press et al.; BLOOM)",
+    .note = "nothing is added to the word vectors; the symmetric bias -m|i-j| is the same to "
+            "the left and to the right, so a sentence and its reverse give the same sentence "
+            "vector (a single sentence is compared with its reverse: build/demo_order --pe "
+            "alibi \"Rohan killed the lion\"; add --alibi-slopes asymmetric to tell them apart)",
     .default_combine = COMBINE_ADD,
     .scratch = alibi_scratch,
     .prepare = alibi_prepare,

@@ -2,9 +2,9 @@
  * position the model accepts, so no row exists past max_len. */
 #include "pe.h"
 
-static void learned_shape(const PeConfig *pc, size_t w, size_t NH, size_t max_len, size_t *rows,
-                          size_t *cols) {
-    (void)pc, (void)NH;
+static void learned_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_t max_len,
+                          size_t *rows, size_t *cols) {
+    (void)pc, (void)HS, (void)NH;
     *rows = max_len;
     *cols = w;
 }

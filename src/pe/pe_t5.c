@@ -39,9 +39,9 @@ static int t5_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
     return 0;
 }
 
-static void t5_shape(const PeConfig *pc, size_t w, size_t NH, size_t max_len, size_t *rows,
-                     size_t *cols) {
-    (void)w, (void)max_len;
+static void t5_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_t max_len,
+                     size_t *rows, size_t *cols) {
+    (void)w, (void)HS, (void)max_len;
     *rows = buckets_of(pc);
     *cols = NH;
 }

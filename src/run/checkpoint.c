@@ -75,6 +75,8 @@ static void put_config(Buf *b, const Config *c) {
     buf_put_u32(b, (uint32_t)c->pe.rope_scaling);
     put_f64(b, c->pe.rope_factor);
     buf_put_u64(b, c->pe.rope_original_len);
+    buf_put_u64(b, c->pe.max_relative);
+    buf_put_u32(b, (uint32_t)c->pe.alibi_slopes);
 }
 
 static void put_train(Buf *b, const Trainer *t, const TrainMeta *mt) {
@@ -277,13 +279,14 @@ static void get_config(Rd *r, Config *c) {
     c->pe.pairs = get_size(r, 0, MAX_DIM, "the number of sin/cos pairs");
     c->pe.layout = (SinLayout)get_enum(r, 2, "the sinusoid layout");
     c->pe.base = get_f64(r);
-    /* the schemes inside attention came with version 2: a version 1 file
-     * that names one was not written by any build */
+    /* rope, alibi and t5 came with version 2, shaw with version 5: an
+     * older file that names one was not written by any build */
     const PeScheme *s = pe_find(c->pe.name);
-    if (r->version < 2 && s && pe_in_attention(s)) {
+    unsigned since = !s ? 1 : s->key_scores ? 5 : pe_in_attention(s) ? 2 : 1;
+    if (r->version < since) {
         char msg[96];
-        snprintf(msg, sizeof msg, "it is a version 1 file, which cannot hold %s (it came with "
-                 "version 2)", s->name);
+        snprintf(msg, sizeof msg, "it is a version %u file, which cannot hold %s (it came with "
+                 "version %u)", (unsigned)r->version, s->name, since);
         bad(r, msg);
     }
     if (r->version >= 2) {
@@ -297,6 +300,10 @@ static void get_config(Rd *r, Config *c) {
         c->pe.rope_scaling = (RopeScaling)get_enum(r, 4, "the rope scaling");
         c->pe.rope_factor = get_f64(r);
         c->pe.rope_original_len = get_size(r, 0, MAX_DIM, "rope's original length");
+    }
+    if (r->version >= 5) {
+        c->pe.max_relative = get_size(r, 0, PE_MAX_RELATIVE_MAX, "shaw's clipping distance");
+        c->pe.alibi_slopes = (AlibiSlopes)get_enum(r, 2, "alibi's slopes");
     }
     Err e;
     PePlan plan;

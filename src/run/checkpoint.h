@@ -23,9 +23,9 @@
 
 /* Version 2 added the options of the attention schemes, the learned
  * table's initial std and randomized positions; version 3 the causal
- * mask; version 4 the scaling of rope. Older files still load, with those
- * at their defaults. */
-#define CHECKPOINT_VERSION 4
+ * mask; version 4 the scaling of rope; version 5 shaw's clipping distance and alibi's slopes.
+ * Older files still load, with those at their defaults. */
+#define CHECKPOINT_VERSION 5
 
 /* What a training run was asked for (its data, batch, steps and
  * evaluations) and where its data order stands: with the model and the

@@ -106,6 +106,12 @@ static int write_config(const char *path, const Model *m, Err *e) {
                      rope_scaling_name(pc.rope_scaling),
                      pc.rope_scaling == ROPE_SCALING_NONE ? 1.0 : pc.rope_factor,
                      pc.rope_original_len, rope_inv_freq(&pc, 0, NULL)) >= 0;
+    /* shaw's table holds 2k+1 key vectors, then 2k+1 value vectors */
+    if (ok && (m->pe.scheme->reads & PE_READS_RELATIVE))
+        ok = fprintf(f, ",\n  \"shaw_max_relative\": %zu", pc.max_relative) >= 0;
+    if (ok && (m->pe.scheme->reads & PE_READS_SLOPES))
+        ok = fprintf(f, ",\n  \"alibi_slopes\": \"%s\"",
+                     alibi_slopes_name(pc.alibi_slopes)) >= 0;
     ok = ok && fprintf(f, "\n}\n") >= 0;
     if (fclose(f) != 0 || !ok)
         return err_set(e, ERR_RUNTIME, "writing %s failed: %s", path, strerror(errno));
