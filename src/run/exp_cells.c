@@ -48,7 +48,7 @@ static void add(ExpCell *cells, size_t *n, ExpKind kind, const char *task, const
 }
 
 int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
-    size_t S = pe_count(), k = set->seeds;
+    size_t S = exp_scheme_count(), k = set->seeds;
     size_t total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + 3) * k +
                    EXP_VARIANTS * set->variant_seeds + EXP_LENGTH_TASKS * k +
                    EXP_CAUSAL_TASKS * (EXP_CAUSAL_SCHEMES + 1) * k + EXP_PROBES * k;
@@ -61,17 +61,17 @@ int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
     double order = 1.0, task = (double)set->task_steps, len = 1.3 * (double)set->length_steps;
     for (size_t s = 0; s < S; s++)
         for (size_t i = 0; i < k; i++)
-            add(c, &n, EXP_ORDER, "order", pe_at(s)->name, i, 0, order);
+            add(c, &n, EXP_ORDER, "order", exp_scheme_at(s), i, 0, order);
     for (size_t t = 0; t < 2; t++)
         for (size_t s = 0; s < S; s++)
             for (size_t i = 0; i < k; i++)
-                add(c, &n, EXP_TASKS, tasks2[t], pe_at(s)->name, i, 0, task);
+                add(c, &n, EXP_TASKS, tasks2[t], exp_scheme_at(s), i, 0, task);
     for (int rnd = 0; rnd < 2; rnd++)
         for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
             for (size_t s = 0; s < (rnd ? 3 : S); s++)
                 for (size_t i = 0; i < k; i++)
                     add(c, &n, rnd ? EXP_RANDOM : EXP_LENGTHS, exp_length_tasks[t],
-                        rnd ? random_schemes[s] : pe_at(s)->name, i, 0, len);
+                        rnd ? random_schemes[s] : exp_scheme_at(s), i, 0, len);
     for (size_t v = 0; v < EXP_VARIANTS; v++)
         for (size_t i = 0; i < set->variant_seeds; i++)
             add(c, &n, EXP_VARIANT, "reverse", exp_variant_names[v], i, v, len);
@@ -114,7 +114,9 @@ void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
 
 Config exp_model_config(const ExpSettings *set, const char *scheme, uint64_t seed) {
     Config c;
-    config_default(&c, 0, scheme);
+    const PeScheme *s = exp_scheme_base(scheme);
+    config_default(&c, 0, s ? s->name : scheme);
+    exp_scheme_form(&c, scheme);
     c.d_model = set->d_model, c.n_heads = set->heads, c.n_layers = set->layers;
     c.d_ff = set->d_ff, c.seed = seed;
     return c;

@@ -22,6 +22,32 @@ const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES] = {"none", "sinusoidal"
                                                            "rope", "alibi",      "t5"};
 const char *const exp_probe_names[EXP_PROBES] = {"none, causal", "none"};
 
+/* ALiBi as an encoder can use it: different slopes by side */
+static const struct {
+    const char *name, *base;
+} FORMS[] = {{"asymmetric alibi", "alibi"}};
+#define N_FORMS (sizeof FORMS / sizeof *FORMS)
+
+size_t exp_scheme_count(void) { return pe_count() + N_FORMS; }
+
+const char *exp_scheme_at(size_t i) {
+    return i < pe_count() ? pe_at(i)->name
+           : i < exp_scheme_count() ? FORMS[i - pe_count()].name
+                                    : NULL;
+}
+
+const PeScheme *exp_scheme_base(const char *name) {
+    for (size_t i = 0; i < N_FORMS; i++)
+        if (strcmp(name, FORMS[i].name) == 0)
+            return pe_find(FORMS[i].base);
+    return pe_find(name);
+}
+
+void exp_scheme_form(Config *c, const char *name) {
+    if (strcmp(name, "asymmetric alibi") == 0)
+        c->pe.alibi_slopes = ALIBI_ASYMMETRIC;
+}
+
 const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",
                                                      "interleaved, concat",
                                                      "interleaved, add, scaled"};

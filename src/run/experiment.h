@@ -66,6 +66,16 @@ extern const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES];
 #define EXP_PROBES 2
 extern const char *const exp_probe_names[EXP_PROBES];
 
+/* The schemes of sections 1 to 3: every scheme, then the forms of one that
+ * an encoder would also use ("asymmetric alibi"). exp_scheme_at(i) for
+ * i < exp_scheme_count(); exp_scheme_form sets up c (config_default'ed for
+ * the form's scheme) for the form. */
+size_t exp_scheme_count(void);
+const char *exp_scheme_at(size_t i);
+/* The scheme a name of exp_scheme_at runs: "alibi" for "asymmetric alibi". */
+const PeScheme *exp_scheme_base(const char *name);
+void exp_scheme_form(Config *c, const char *name);
+
 /* The tasks of experiments 3 and 4. */
 #define EXP_LENGTH_TASKS 3
 extern const char *const exp_length_tasks[EXP_LENGTH_TASKS];

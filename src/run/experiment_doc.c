@@ -73,9 +73,10 @@ static size_t list_of(Buf *b, const Stat *st, const char *const *names, size_t n
 static const char *scheme_names[16];
 
 static size_t schemes(void) {
-    for (size_t i = 0; i < pe_count() && i < 16; i++)
-        scheme_names[i] = pe_at(i)->name;
-    return pe_count() < 16 ? pe_count() : 16;
+    size_t n = exp_scheme_count() < 16 ? exp_scheme_count() : 16;
+    for (size_t i = 0; i < n; i++)
+        scheme_names[i] = exp_scheme_at(i);
+    return n;
 }
 
 static size_t find(const char *const *names, size_t n, const char *name) {
@@ -151,17 +152,30 @@ static void tasks_section(Buf *b, const ExpResults *r) {
     size_t a = find(scheme_names, S, "alibi");
     bool alibi_chance = a < S && at_chance(di[a], r->set.n_test);
     if (a < S && !isnan(di[a].mean))
-        buf_printf(b, "Symmetric alibi %s on direction (%.2f): %s\n\n",
+        buf_printf(b, "Symmetric alibi %s on direction (%.2f): %s",
                    alibi_chance ? "is at chance" : "is above chance", di[a].mean,
                    alibi_chance
                        ? "a bias that is the same to the left and to the right gives a "
                          "sequence and its reverse the same sentence vector, and their labels "
                          "are opposite. Press et al.'s ALiBi is causal, so the paper never "
-                         "meets this; an encoder must."
+                         "meets this; an encoder without a mask meets it unless something "
+                         "breaks the mirror."
                        : "this is not what a reflection-blind model can do, and calls for a "
                          "closer look.");
-    else
-        buf_printf(b, "\n\n");
+    /* the form that breaks it: slopes that differ by side */
+    size_t as = find(scheme_names, S, "asymmetric alibi");
+    if (as < S && !isnan(di[as].mean)) {
+        bool as_chance = at_chance(di[as], r->set.n_test);
+        buf_printf(b, " Asymmetric alibi (head h's slope m_h to the left of a word and "
+                   "m_(H-1-h) to its right, our form: Press et al. give none for encoders) "
+                   "%s on direction (%.2f, seeds %.2f to %.2f)%s",
+                   as_chance ? "is at chance" : "is above chance", di[as].mean, di[as].lo,
+                   di[as].hi,
+                   as_chance ? ": different slopes by side did not give it direction here."
+                             : ": with slopes that differ by side the bias tells left from "
+                               "right, and the task is learnable.");
+    }
+    buf_printf(b, "\n\n");
     /* the rule, on the page that applies it */
     buf_printf(b, "At chance means that the 95%% Wilson interval of the %zu x %zu test "
                "sentences of all seeds, pooled, holds 0.5.\n\n", r->set.seeds, r->set.n_test);
@@ -211,7 +225,7 @@ static int length_figure(const ExpResults *r, const char *dir, const char *task,
                                                 "random positions, tested as trained",
                                                 "random positions, tested at 0..T-1"};
             const char *name = random ? rnd[i] : scheme_names[i];
-            size_t panel = random ? i : family_of(pe_find(name));
+            size_t panel = random ? i : family_of(exp_scheme_base(name));
             exp_mean_curve(y[k], r, kinds[with], task, name, top);
             snprintf(labels[k], sizeof labels[k], "%s", !random ? name : what[with]);
             s[panel][n[panel]] = (Series){
@@ -255,9 +269,10 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                "rankings below each table, ≈ joins two schemes whose seeds do not differ "
                "(two-sided Mann-Whitney, p ≥ %.2f), a comma two that do.\n\n",
                lo, L, L, r->set.length_steps, r->set.n_test_lengths, lo, 4 * L, EXP_P_REAL);
-    size_t alibi_wins = 0, alibi_losses = 0, tasks = 0;
-    Buf skipped = {0};
-    Buf cmp = {0};
+    /* ALiBi's two forms, each against the sinusoid */
+    static const char *const ALIBI[2] = {"alibi", "asymmetric alibi"};
+    size_t alibi_wins[2] = {0}, alibi_losses[2] = {0}, tasks[2] = {0};
+    Buf skipped[2] = {{0}}, cmp[2] = {{0}};
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++) {
         const char *task = exp_length_tasks[t];
         Stat st[16][3];
@@ -296,20 +311,25 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                 prev = best;
             }
         }
-        size_t a = find(scheme_names, S, "alibi"), s = find(scheme_names, S, "sinusoidal");
-        /* Past L, ALiBi against the sinusoid only where ALiBi learned
-         * the trained lengths: a model that learned nothing extrapolates
-         * nothing, and the comparison would measure no extrapolation. */
-        if (a < S && s < S && st[a][0].mean < LEARNED) {
-            buf_printf(&skipped, "%s%s (%.2f)", skipped.n ? ", " : "", task, st[a][0].mean);
-        } else if (a < S && s < S) {
-            tasks++;
-            bool differ = exp_p(st[a][1], st[s][1]) < EXP_P_REAL;
-            alibi_wins += differ && st[a][1].mean > st[s][1].mean;
-            alibi_losses += differ && st[a][1].mean < st[s][1].mean;
-            buf_printf(&cmp, "%s%s %.2f against %.2f, ", tasks > 1 ? "; " : "", task,
-                       st[a][1].mean, st[s][1].mean);
-            exp_test_text(&cmp, st[a][1], st[s][1]);
+        size_t s = find(scheme_names, S, "sinusoidal");
+        for (int f = 0; f < 2; f++) {
+            size_t a = find(scheme_names, S, ALIBI[f]);
+            /* Past L, ALiBi against the sinusoid only where ALiBi learned
+             * the trained lengths: a model that learned nothing
+             * extrapolates nothing, and the comparison would measure no
+             * extrapolation. */
+            if (a < S && s < S && st[a][0].mean < LEARNED) {
+                buf_printf(&skipped[f], "%s%s (%.2f)", skipped[f].n ? ", " : "", task,
+                           st[a][0].mean);
+            } else if (a < S && s < S) {
+                tasks[f]++;
+                bool differ = exp_p(st[a][1], st[s][1]) < EXP_P_REAL;
+                alibi_wins[f] += differ && st[a][1].mean > st[s][1].mean;
+                alibi_losses[f] += differ && st[a][1].mean < st[s][1].mean;
+                buf_printf(&cmp[f], "%s%s %.2f against %.2f, ", tasks[f] > 1 ? "; " : "", task,
+                           st[a][1].mean, st[s][1].mean);
+                exp_test_text(&cmp[f], st[a][1], st[s][1]);
+            }
         }
         buf_printf(b, ".\n\n");
     }
@@ -319,17 +339,22 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                "not, in causal language models. Here ALiBi is compared with the sinusoid on "
                "%zu..%zu only where it learned the trained lengths (%.2f or more on %zu..%zu)",
                L + 1, 2 * L, LEARNED, lo, L);
-    if (skipped.n)
-        buf_printf(b, "; it did not on %.*s, where a comparison past L would measure "
-                   "nothing", skipped.failed ? 0 : (int)skipped.n,
-                   skipped.p ? (char *)skipped.p : "");
-    if (tasks)
-        buf_printf(b, ". On the %zu task%s left it is ahead on %zu and behind on %zu (%.*s): "
-                   "this run %s.", tasks, tasks == 1 ? "" : "s", alibi_wins, alibi_losses,
-                   cmp.failed ? 0 : (int)cmp.n, cmp.p ? (char *)cmp.p : "",
-                   alibi_wins * 2 > tasks ? "agrees" : "does not agree");
-    else
-        buf_printf(b, ". That leaves no task: the finding cannot be tested here.");
+    for (int f = 0; f < 2; f++) {
+        if (f)
+            buf_printf(b, " The same rule for asymmetric alibi, the form an encoder can use");
+        if (skipped[f].n)
+            buf_printf(b, "; it did not learn them on %.*s, where a comparison past L would "
+                       "measure nothing", skipped[f].failed ? 0 : (int)skipped[f].n,
+                       skipped[f].p ? (char *)skipped[f].p : "");
+        if (tasks[f])
+            buf_printf(b, ". On the %zu task%s left it is ahead on %zu and behind on %zu "
+                       "(%.*s): this run %s.", tasks[f], tasks[f] == 1 ? "" : "s",
+                       alibi_wins[f], alibi_losses[f], cmp[f].failed ? 0 : (int)cmp[f].n,
+                       cmp[f].p ? (char *)cmp[f].p : "",
+                       alibi_wins[f] * 2 > tasks[f] ? "agrees" : "does not agree");
+        else
+            buf_printf(b, ". That leaves no task: the finding cannot be tested here.");
+    }
     buf_printf(b, " Kazemnejad et al. (2023) find no position at all best for length "
                "generalization in decoders; that rests on the causal mask, and here, without "
                "it, none %s (%.2f on reverse's trained lengths); section 7 runs their "
@@ -337,8 +362,8 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                none < S && !isnan(nst.mean) && nst.mean < 0.5 ? "cannot learn the tasks at all"
                                                               : "is not the worst",
                nst.mean);
-    buf_free(&skipped);
-    buf_free(&cmp);
+    for (int f = 0; f < 2; f++)
+        buf_free(&skipped[f]), buf_free(&cmp[f]);
 }
 
 /* Section 4's table: every (task, scheme) trained without random positions
