@@ -51,6 +51,11 @@ static const char *const USAGE[] = {
     "                        options only --rope-scaling, --rope-factor and\n"
     "                        --rope-original-len (default: MODEL's training length)\n"
     "                        and --seed apply\n"
+    "  --dropout P           dropout while training, 0 to 0.95 (default 0): on the\n"
+    "                        embedding + code, the attention weights, and after\n"
+    "                        attention and the FFN's two layers, as PyTorch's\n"
+    "                        encoder layer puts it; never at evaluation (kept in the\n"
+    "                        model; with --init, for the fine-tuning)\n"
     "  --help                show this help\n"
     "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
     "\n"
@@ -71,9 +76,12 @@ static void describe(const Session *s) {
             pe_meets(&s->model.pe), c->d_model,
             c->n_heads, c->n_layers, c->d_ff, c->norm == NORM_PRE ? "pre" : "post",
             s->model.n_params);
+    char drop[32] = "no dropout";
+    if (c->dropout > 0.0f)
+        snprintf(drop, sizeof drop, "dropout %g", (double)c->dropout);
     fprintf(stderr, "train: %zu training, %zu validation examples; %zu words, %zu classes; "
-            "batch %zu; threads: %s\n", s->train.n, s->valid.n, s->vocab.n,
-            s->labels.n, mt->batch, par_describe());
+            "batch %zu; %s; threads: %s\n", s->train.n, s->valid.n, s->vocab.n,
+            s->labels.n, mt->batch, drop, par_describe());
 }
 
 /* What happened since the last evaluation. */
@@ -259,6 +267,9 @@ int main(int argc, char **argv) {
             resume = cli.val;
         } else if (cli_opt(&cli, "--init")) {
             init = cli.val;
+        } else if (cli_opt(&cli, "--dropout")) {
+            cfg.dropout = (float)cli_double(&cli, "--dropout", cli.val, 0.0, MAX_DROPOUT);
+            shaping = arg;
         } else if (cli_opt(&cli, "--keep")) {
             if (strcmp(cli.val, "best") != 0 && strcmp(cli.val, "last") != 0)
                 cli_usage_error(&cli, "--keep is best or last, not '%s'", cli.val);
@@ -317,6 +328,7 @@ int main(int argc, char **argv) {
             cli_fail(&cli, &e);
         Config from = ck.model.cfg;
         from.seed = cfg.seed;
+        from.dropout = cfg.dropout;
         rc = rescale ? session_rope_scaling(&from, &cfg.pe, &e) : 0;
         if (!rc)
             rc = session_create_from(&s, &mt, &ck.model, &ck.vocab, &ck.labels, &from, &opt,

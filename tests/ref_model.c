@@ -5,6 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+static Dropout drop; /* ref_set_dropout's; p 0: none */
+
+void ref_set_dropout(Dropout d) { drop = d; }
+
+/* x[0..n) of a site's tensor through its mask, element i at first + i */
+static void ref_dropout(double *x, size_t n, size_t site, size_t first) {
+    for (size_t i = 0; drop.p > 0.0f && i < n; i++)
+        x[i] = dropout_keep(&drop, site, first + i) ? x[i] / (1.0 - (double)drop.p) : 0.0;
+}
+
 /* offset of a parameter tensor of m, found through its float pointer */
 #define OFF(ptr) ((size_t)((ptr) - m->mem))
 
@@ -89,7 +99,8 @@ static const double *ref_shaw(const Model *m, const double *P, size_t pi, size_t
 /* out (B,T,C) from qkv (B,T,3C), masked softmax over the real keys, with
  * the model's attention scheme at positions pos (B,T) */
 static void ref_attention(double *out, double *qkv, const Model *m, const double *P,
-                          const size_t *lens, const size_t *pos, size_t B, size_t T) {
+                          const size_t *lens, const size_t *pos, size_t layer, size_t B,
+                          size_t T) {
     size_t C = m->cfg.d_model, NH = m->cfg.n_heads, HS = C / NH;
     double *w = dalloc(T);
     if (m->pe.scheme->rotate)
@@ -113,6 +124,12 @@ static void ref_attention(double *out, double *qkv, const Model *m, const double
                 }
                 for (size_t j = 0; j < lens[b]; j++)
                     sum += (w[j] = exp(w[j] - max));
+                /* dropout on the weights, after the softmax */
+                for (size_t j = 0; j < lens[b]; j++)
+                    w[j] /= sum;
+                sum = 1.0;
+                ref_dropout(w, lens[b], layer * ENC_SITES_PER_LAYER + ENC_SITE_ATT,
+                            ((b * NH + h) * T + i) * T);
                 for (size_t d = 0; d < HS; d++) {
                     double s = 0.0;
                     for (size_t j = 0; j < lens[b]; j++) {
@@ -163,8 +180,10 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
             }
         }
     }
+    ref_dropout(x, BT * C, ENC_SITE_EMBED, 0);
     bool pre = c->norm == NORM_PRE;
     for (size_t l = 0; l < c->n_layers; l++) {
+        size_t site = l * ENC_SITES_PER_LAYER;
         const LayerParams *L = &m->p.layer[l];
 #define W(f) (P + OFF(L->f))
         if (pre)
@@ -172,8 +191,9 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
         else
             memcpy(a, x, BT * C * sizeof *a);
         ref_linear(qkv, a, W(in_proj_w), W(in_proj_b), BT, C, 3 * C);
-        ref_attention(att, qkv, m, P, lens, pos, B, T);
+        ref_attention(att, qkv, m, P, lens, pos, l, B, T);
         ref_linear(s, att, W(out_proj_w), W(out_proj_b), BT, C, C);
+        ref_dropout(s, BT * C, site + ENC_SITE_ATT_OUT, 0);
         for (size_t i = 0; i < BT * C; i++)
             s[i] += x[i];
         /* the FFN reads h and adds to it */
@@ -183,8 +203,11 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
             ref_layernorm(h, s, W(ln1_w), W(ln1_b), BT, C);
         ref_linear(f1, h, W(ff1_w), W(ff1_b), BT, C, F);
         for (size_t i = 0; i < BT * F; i++)
-            f1[i] = c->act == ACT_RELU ? fmax(f1[i], 0.0) : 0.5 * f1[i] * (1.0 + erf(f1[i] / sqrt(2.0)));
+            f1[i] = c->act == ACT_RELU ? fmax(f1[i], 0.0)
+                                       : 0.5 * f1[i] * (1.0 + erf(f1[i] / sqrt(2.0)));
+        ref_dropout(f1, BT * F, site + ENC_SITE_FFN_HIDDEN, 0);
         ref_linear(f2, f1, W(ff2_w), W(ff2_b), BT, F, C);
+        ref_dropout(f2, BT * C, site + ENC_SITE_FFN_OUT, 0);
         for (size_t i = 0; i < BT * C; i++)
             f2[i] += pre ? s[i] : h[i];
         if (pre)

@@ -17,4 +17,8 @@
 double ref_forward(const Model *m, const double *P, const int *ids, const size_t *lens,
                    const size_t *pos, const int *labels, size_t B, size_t T, double *hidden);
 
+/* Dropout for the ref_forward calls that follow, with the model's masks
+ * (encoder.h's sites and dropout_keep); p 0 (the start) turns it off. */
+void ref_set_dropout(Dropout d);
+
 #endif

@@ -218,6 +218,67 @@ START_TEST(layers_match_their_formulas) {
 }
 END_TEST
 
+/* Dropout's masks by their statistics: a fraction p of zeros (within 5
+ * binomial SDs), the rest scaled to 1/(1-p) so that the mean stays 1, the
+ * same mask for the same (key, site, index) however the tensor is cut,
+ * and another for another site. */
+START_TEST(dropout_by_its_statistics) {
+    enum { N = 200000 };
+    float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    ck_assert(x && y);
+    const float ps[] = {0.1f, 0.5f};
+    for (int k = 0; k < 2; k++) {
+        Dropout d = {.p = ps[k], .key = 7};
+        for (size_t i = 0; i < N; i++)
+            x[i] = y[i] = 1.0f;
+        dropout_apply(x, N, &d, 3, 0);
+        size_t zeros = 0;
+        double sum = 0.0;
+        for (size_t i = 0; i < N; i++) {
+            zeros += x[i] == 0.0f;
+            sum += x[i];
+            ck_assert(x[i] == 0.0f || x[i] == 1.0f / (1.0f - d.p));
+        }
+        double p = (double)d.p, sd = sqrt(N * p * (1.0 - p));
+        ck_assert_msg(fabs((double)zeros - N * p) <= 5.0 * sd, "p %.1f: %zu zeros of %d", p,
+                      zeros, N);
+        /* the mean's SD is sqrt(p / (1-p) / N) */
+        ck_assert_msg(fabs(sum / N - 1.0) <= 5.0 * sqrt(p / (1.0 - p) / N), "mean %.5f",
+                      sum / N);
+        /* in two parts, the same mask */
+        dropout_apply(y, N / 3, &d, 3, 0);
+        dropout_apply(y + N / 3, N - N / 3, &d, 3, N / 3);
+        ck_assert_mem_eq(x, y, N * sizeof *x);
+        /* another site: masks that agree no more than chance says */
+        for (size_t i = 0; i < N; i++)
+            y[i] = 1.0f;
+        dropout_apply(y, N, &d, 4, 0);
+        size_t both = 0;
+        for (size_t i = 0; i < N; i++)
+            both += x[i] == 0.0f && y[i] == 0.0f;
+        ck_assert_msg(fabs((double)both - N * p * p) <= 5.0 * sqrt(N * p * p * (1.0 - p * p)),
+                      "sites 3 and 4 drop %zu of the same elements", both);
+    }
+    free(x), free(y);
+}
+END_TEST
+
+/* Dropout is training's alone: a model with dropout gives the outputs of
+ * the same weights without it, until a training step sets its masks. */
+START_TEST(dropout_only_while_training) {
+    Model m;
+    make_model(&m, 20, 16, 2, 2, 32, NORM_POST, ACT_RELU, "sinusoidal", COMBINE_DEFAULT, 5);
+    int ids[6] = {2, 3, 4, 5, 6, 7};
+    size_t lens[1] = {6};
+    float *pooled, *y = run_model(&m, ids, lens, 1, 6, &pooled);
+    m.cfg.dropout = 0.5f;
+    float *pooled2, *y2 = run_model(&m, ids, lens, 1, 6, &pooled2);
+    ck_assert_mem_eq(y, y2, 6 * 16 * sizeof *y);
+    free(y), free(y2), free(pooled), free(pooled2);
+    model_free(&m);
+}
+END_TEST
+
 START_TEST(bad_input_is_refused_with_a_message) {
     Model m;
     make_model(&m, 10, 8, 2, 1, 16, NORM_POST, ACT_RELU, "learned", COMBINE_DEFAULT, 1);
@@ -274,6 +335,8 @@ Suite *suite_encoder(void) {
     tcase_add_test(tc, parameter_names_follow_pytorch);
     tcase_add_test(tc, layers_match_their_formulas);
     tcase_add_test(tc, bad_input_is_refused_with_a_message);
+    tcase_add_test(tc, dropout_by_its_statistics);
+    tcase_add_test(tc, dropout_only_while_training);
     suite_add_tcase(s, tc);
     return s;
 }

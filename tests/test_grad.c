@@ -184,7 +184,7 @@ static double attn_objective(void *p) {
     AttnCase *c = p;
     /* forward rotates q and k in place when a hook asks; work on a copy */
     memcpy(c->work, c->qkv, c->B * c->T * 3 * c->C * sizeof *c->work);
-    attention_forward(c->out, c->att, c->work, c->lens, c->causal, NULL, c->B, c->T, c->C,
+    attention_forward(c->out, c->att, c->work, c->lens, c->causal, NULL, NULL, c->B, c->T, c->C,
                       c->NH);
     return dot(c->out, c->R, c->B * c->T * c->C);
 }
@@ -200,7 +200,7 @@ START_TEST(attention_gradients) {
     c.R = randn(&r, c.B * c.T * c.C, 1.0f);
     float *dqkv = randn(&r, n, 0.0f), *ds = randn(&r, c.T * c.T, 0.0f);
     attn_objective(&c);
-    attention_backward(dqkv, ds, 1, c.R, c.work, c.att, NULL, c.B, c.T, c.C, c.NH);
+    attention_backward(dqkv, ds, 1, c.R, c.work, c.att, NULL, NULL, c.B, c.T, c.C, c.NH);
     check_grad(causal ? "causal attention dqkv" : "attention dqkv", attn_objective, &c, c.qkv,
                dqkv, n, 1e-2f, &r);
     /* padded keys and values get no gradient: nothing real reads them */
@@ -381,6 +381,7 @@ typedef struct {
     const PeScheme *swap;  /* run the model with this scheme's functions instead, or NULL */
     RopeScaling rope_scaling; /* with factor 3 and, for yarn, original length 4 */
     AlibiSlopes alibi_slopes;
+    float dropout;         /* the model's, with one step's masks in both passes */
 } GradCase;
 
 /* The worst error of any tensor's gradient for one model and batch, with
@@ -402,6 +403,7 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     /* and shaw's offsets clipped inside it */
     cfg.pe.max_relative = 2;
     cfg.pe.alibi_slopes = gc->alibi_slopes;
+    cfg.dropout = gc->dropout;
     if (gc->rope_scaling != ROPE_SCALING_NONE) {
         cfg.pe.rope_scaling = gc->rope_scaling, cfg.pe.rope_factor = 3.0;
         cfg.pe.rope_original_len = gc->rope_scaling == ROPE_SCALING_YARN ? 4 : 0;
@@ -414,6 +416,8 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     if (gc->swap)
         m.pe.scheme = gc->swap;
     ck_assert(acts_create(&a, &m, B, T, &e) == 0 && gradacts_create(&ga, &m, B, T, &e) == 0);
+    a.drop = (Dropout){.p = gc->dropout, .key = gc->seed};
+    ref_set_dropout(a.drop);
     for (size_t i = 0; i < B * T; i++) {
         size_t b = i / T, t = i % T;
         ids[i] = t < lens[b] ? 2 + (int)rng_below(&r, 10) : VOCAB_PAD;
@@ -456,6 +460,7 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
         }
     }
     free(gmem), free(P), free(hid);
+    ref_set_dropout((Dropout){0});
     gradacts_free(&ga);
     acts_free(&a);
     model_free(&m);
@@ -512,6 +517,17 @@ START_TEST(encoder_gradients_rope_scalings) {
     static const RopeScaling sc[] = {ROPE_SCALING_LINEAR, ROPE_SCALING_NTK, ROPE_SCALING_YARN};
     GradCase gc = {.pe = "rope", .act = ACT_GELU, .norm = NORM_POST, .seed = 350 + (uint64_t)_i,
                    .rope_scaling = sc[_i]};
+    check_model(&gc);
+}
+END_TEST
+
+START_TEST(encoder_gradients_dropout) {
+    /* _i: post/pre x relu/gelu, with shaw (its values read the weights
+     * after dropout): a step's masks in the forward and the backward */
+    GradCase gc = {.pe = _i % 2 ? "shaw" : "learned",
+                   .combine = _i % 2 ? COMBINE_DEFAULT : COMBINE_ADD,
+                   .norm = _i % 2 ? NORM_PRE : NORM_POST, .act = _i / 2 ? ACT_GELU : ACT_RELU,
+                   .seed = 380 + (uint64_t)_i, .dropout = 0.3f};
     check_model(&gc);
 }
 END_TEST
@@ -606,6 +622,7 @@ Suite *suite_grad(void) {
     tcase_add_loop_test(tc, encoder_gradients_random_positions, 0, 7);
     tcase_add_loop_test(tc, encoder_gradients_rope_scalings, 0, 3);
     tcase_add_loop_test(tc, encoder_gradients_alibi_asymmetric, 0, 2);
+    tcase_add_loop_test(tc, encoder_gradients_dropout, 0, 4);
     tcase_add_loop_test(tc, a_wrong_scheme_backward_is_caught, 0, 4);
     suite_add_tcase(s, tc);
     return s;

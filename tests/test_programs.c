@@ -392,6 +392,47 @@ START_TEST(rope_scaling_at_inference_and_fine_tuning) {
 }
 END_TEST
 
+/* Issue 19's command: train --dropout 0.1 learns agent to 0.98 or more;
+ * the dropout is kept in the model and evaluate, which never drops, gives
+ * the test accuracy train printed; a run without it trains another model. */
+START_TEST(dropout_trains_agent_and_evaluate_ignores_it) {
+    char *dir = scratch(), args[512];
+    double test[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "--task agent%s --steps 1500 --out %s/%d.bin",
+                 k ? " --dropout 0.1" : "", dir, k);
+        Run r = run("train", args);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        const char *p = strstr(r.out, "test accuracy: ");
+        ck_assert_ptr_nonnull(p);
+        test[k] = atof(p + strlen("test accuracy: "));
+        ck_assert_ptr_nonnull(strstr(r.err, k ? "dropout 0.1" : "no dropout"));
+        run_free(&r);
+    }
+    ck_assert_msg(test[1] >= 0.98, "agent with dropout 0.1: %.4f", test[1]);
+    snprintf(args, sizeof args, "--model %s/1.bin --task agent", dir);
+    Run r = run("evaluate", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    const char *p = strstr(r.out, "accuracy: ");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_msg(fabs(atof(p + strlen("accuracy: ")) - test[1]) < 1e-9, "evaluate: %s", r.out);
+    run_free(&r);
+    char path[256];
+    Checkpoint a, b;
+    Err e;
+    snprintf(path, sizeof path, "%s/0.bin", dir);
+    ck_assert_msg(checkpoint_load(&a, path, &e) == 0, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/1.bin", dir);
+    ck_assert_msg(checkpoint_load(&b, path, &e) == 0, "%s", e.msg);
+    ck_assert(a.model.cfg.dropout == 0.0f && b.model.cfg.dropout == 0.1f);
+    ck_assert(memcmp(a.model.mem, b.model.mem, a.model.n_params * sizeof *a.model.mem) != 0);
+    checkpoint_free(&a);
+    checkpoint_free(&b);
+    expect_exit("train", "--task agent --dropout 1", 2, "--dropout");
+    remove_dir(dir);
+}
+END_TEST
+
 START_TEST(compare_pe_table_and_csv) {
     char *dir = scratch(), args[512];
     snprintf(args, sizeof args, "--task agent --schemes none,sinusoidal --seeds 2 --steps 300 "
@@ -536,6 +577,7 @@ Suite *suite_programs(void) {
     tcase_add_test(tc, encode_exports_numpy_files);
     tcase_add_test(tc, encode_writes_rope_frequencies);
     tcase_add_test(tc, rope_scaling_at_inference_and_fine_tuning);
+    tcase_add_test(tc, dropout_trains_agent_and_evaluate_ignores_it);
     tcase_add_test(tc, compare_pe_table_and_csv);
     tcase_add_test(tc, causal_mask_end_to_end);
     tcase_add_test(tc, experiments_quick_fills_every_table);

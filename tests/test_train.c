@@ -386,12 +386,15 @@ END_TEST
  * 1..12 of 12), keeping the layers' activations of Bm sentences at a
  * time; returns the parameters (or, with grad set, the last step's
  * gradients) and the last loss. */
+static float micro_dropout; /* the models' dropout */
+
 static float *micro_run(const char *pe, size_t Bm, size_t steps, bool grad, float *loss) {
     size_t B = 6, T = 12;
     Config cfg;
     config_default(&cfg, 20, pe);
     cfg.d_model = 16, cfg.n_heads = 2, cfg.d_ff = 32, cfg.n_classes = 3, cfg.max_len = T;
     cfg.norm = NORM_PRE, cfg.act = ACT_GELU, cfg.per_token = true;
+    cfg.dropout = micro_dropout;
     Model m;
     Acts a;
     Trainer t;
@@ -430,14 +433,17 @@ static float *micro_run(const char *pe, size_t Bm, size_t steps, bool grad, floa
  * batch up to the rounding of the weights' gradients, summed in parts
  * (compared after one step: AdamW's first steps turn any difference in a
  * near-zero gradient into a whole step), and the same numbers run after
- * run. */
+ * run. With dropout too: its masks count over the whole batch. */
 START_TEST(micro_batches_train_like_one_batch) {
-    const char *schemes[] = {"sinusoidal", "t5", "rope", "learned"};
-    for (size_t k = 0; k < 4; k++) {
+    const char *schemes[] = {"sinusoidal", "t5", "rope", "learned", "shaw", "learned"};
+    const float dropout[] = {0.0f, 0.0f, 0.0f, 0.0f, 0.2f, 0.2f};
+    for (size_t k = 0; k < 6; k++) {
+        micro_dropout = dropout[k];
         Config cfg;
         config_default(&cfg, 20, schemes[k]);
         cfg.d_model = 16, cfg.n_heads = 2, cfg.d_ff = 32, cfg.n_classes = 3, cfg.max_len = 12;
         cfg.norm = NORM_PRE, cfg.act = ACT_GELU, cfg.per_token = true;
+        cfg.dropout = micro_dropout;
         size_t n = config_param_count(&cfg);
         ck_assert(n > 0);
         float l1, l2, l3, l4;
@@ -449,8 +455,9 @@ START_TEST(micro_batches_train_like_one_batch) {
             worst = d > worst ? d : worst;
             top = fabs((double)whole[i]) > top ? fabs((double)whole[i]) : top;
         }
-        printf("micro-batches %s: loss %.7f (whole batch %.7f), gradients within %.2e of "
-               "their max\n", schemes[k], (double)l2, (double)l1, worst / top);
+        printf("micro-batches %s, dropout %.1f: loss %.7f (whole batch %.7f), gradients within "
+               "%.2e of their max\n", schemes[k], (double)micro_dropout, (double)l2, (double)l1,
+               worst / top);
         ck_assert_msg(worst <= 1e-5 * top, "%s: micro-batches moved a gradient by %.2e of "
                       "the largest", schemes[k], worst / top);
         ck_assert(fabsf(l1 - l2) <= 1e-6f * fabsf(l1));
@@ -461,6 +468,7 @@ START_TEST(micro_batches_train_like_one_batch) {
                       "%s: two runs with micro-batches differ", schemes[k]);
         free(p1), free(p2);
     }
+    micro_dropout = 0.0f;
 }
 END_TEST
 

@@ -15,6 +15,11 @@ void rng_seed(Rng *r, uint64_t seed) {
         r->s[i] = splitmix64(&seed);
 }
 
+uint64_t rng_hash(uint64_t key, uint64_t counter) {
+    uint64_t h = splitmix64(&key) + counter;
+    return splitmix64(&h);
+}
+
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 uint64_t rng_u64(Rng *r) {

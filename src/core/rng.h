@@ -24,5 +24,10 @@ float rng_normal(Rng *r);
 size_t rng_below(Rng *r, size_t n);
 /* Fisher-Yates shuffle of perm[0..n). */
 void rng_shuffle(Rng *r, size_t *perm, size_t n);
+/* A number as random as rng_u64's that depends on (key, counter) alone,
+ * for draws that must be the same whichever thread makes them and in
+ * whatever order (dropout's masks): splitmix64 of the key, then of the
+ * counter added to it. */
+uint64_t rng_hash(uint64_t key, uint64_t counter);
 
 #endif

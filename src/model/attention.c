@@ -35,8 +35,8 @@ static void softmax_row(float *row, size_t n, size_t T) {
 
 /* One head of one sentence: the forward of attention_forward. */
 static void head_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
-                         const AttnHook *hook, size_t b, size_t h, size_t T, size_t C,
-                         size_t NH) {
+                         const AttnHook *hook, const AttnDrop *drop, size_t b, size_t h,
+                         size_t T, size_t C, size_t NH) {
     size_t HS = C / NH;
     size_t C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)HS);
@@ -61,6 +61,14 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
      * backward needs no mask of its own. */
     for (size_t i = 0; i < T; i++)
         softmax_row(a + i * T, causal && i + 1 < lens[b] ? i + 1 : lens[b], T);
+    /* the values read the weights after dropout; the softmax's stay in
+     * att for the backward and for the pictures */
+    if (drop) {
+        float *ad = drop->att + (b * NH + h) * T * T;
+        memcpy(ad, a, T * T * sizeof *ad);
+        dropout_apply(ad, T * T, drop->d, drop->site, ((drop->b0 + b) * NH + h) * T * T);
+        a = ad;
+    }
     /* out (T,HS) = att (T,T) v (T,HS), written into head h's columns */
     matmul(out + b * T * C + h * HS, C, a, T, false, v, C3, false, T, HS, T, 1.0f, 0.0f);
     if (hook && hook->scheme->value_mix)
@@ -69,7 +77,8 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
 }
 
 void attention_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
-                       const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH) {
+                       const AttnHook *hook, const AttnDrop *drop, size_t B, size_t T, size_t C,
+                       size_t NH) {
     /* qkv is (B,T,3C), att is (B,NH,T,T), out is (B,T,C) */
     /* The heads of the batch are independent: each thread takes a fixed
      * block of (sentence, head) pairs, and the products inside run on
@@ -78,14 +87,14 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens, b
     size_t n = B * NH;
     PAR_FOR_IF(n > 1 && n * T * T * (C / NH) > PAR_MIN_WORK)
     for (size_t i = 0; i < n; i++)
-        head_forward(out, att, qkv, lens, causal, hook, i / NH, i % NH, T, C, NH);
+        head_forward(out, att, qkv, lens, causal, hook, drop, i / NH, i % NH, T, C, NH);
 }
 
 /* One head of one sentence: the backward of head_forward, with ds, T*T
  * floats of scratch. */
 static void head_backward(float *dqkv, float *ds, const float *dout, const float *qkv,
-                          const float *att, const AttnHook *hook, size_t b, size_t h,
-                          size_t T, size_t C, size_t NH) {
+                          const float *att, const AttnHook *hook, const AttnDrop *drop,
+                          size_t b, size_t h, size_t T, size_t C, size_t NH) {
     size_t HS = C / NH;
     size_t C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)HS);
@@ -96,17 +105,22 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
     float *dk = dq + C;
     float *dv = dq + 2 * C;
     const float *a = att + (b * NH + h) * T * T;
+    /* the weights the values read: after dropout, when there was one */
+    const float *av = drop ? drop->att + (b * NH + h) * T * T : a;
     const float *dy = dout + b * T * C + h * HS;
     /* forward: out = att v */
     /* datt (T,T) = dout (T,HS) v^T */
     matmul(ds, T, dy, C, false, v, C3, true, T, T, HS, 1.0f, 0.0f);
     /* dv (T,HS) = att^T (T,T) dout (T,HS) */
-    matmul(dv, C3, a, T, true, dy, C, false, T, HS, T, 1.0f, 0.0f);
+    matmul(dv, C3, av, T, true, dy, C, false, T, HS, T, 1.0f, 0.0f);
     const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
     /* forward: out += the values' relative vectors weighted by att */
     if (hook && hook->scheme->value_mix_backward)
-        hook->scheme->value_mix_backward(hook->pc, hook->params, hook->grad, ds, dy, C, a, prep,
+        hook->scheme->value_mix_backward(hook->pc, hook->params, hook->grad, ds, dy, C, av, prep,
                                          T, HS);
+    /* forward: the dropped weights are the softmax's through the mask */
+    if (drop)
+        dropout_apply(ds, T * T, drop->d, drop->site, ((drop->b0 + b) * NH + h) * T * T);
     /* forward: att = softmax(scores) row by row;
      * dscores = att * (datt - sum_j att_j datt_j). Masked keys have
      * att = 0, so their scores get no gradient. */
@@ -139,8 +153,8 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
 }
 
 void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const float *dout,
-                        const float *qkv, const float *att, const AttnHook *hook, size_t B,
-                        size_t T, size_t C, size_t NH) {
+                        const float *qkv, const float *att, const AttnHook *hook,
+                        const AttnDrop *drop, size_t B, size_t T, size_t C, size_t NH) {
     /* dout is (B,T,C), qkv and dqkv are (B,T,3C), att is (B,NH,T,T) */
     /* A bias table's gradient sums over the sentences: one thread per
      * head then, each adding its sentences in order, so the sums are
@@ -161,8 +175,8 @@ void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const flo
         float *ds = dscores + (size_t)par_thread() * T * T;
         if (by_head)
             for (size_t b = 0; b < B; b++)
-                head_backward(dqkv, ds, dout, qkv, att, hook, b, i, T, C, NH);
+                head_backward(dqkv, ds, dout, qkv, att, hook, drop, b, i, T, C, NH);
         else
-            head_backward(dqkv, ds, dout, qkv, att, hook, i / NH, i % NH, T, C, NH);
+            head_backward(dqkv, ds, dout, qkv, att, hook, drop, i / NH, i % NH, T, C, NH);
     }
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../pe/pe.h"
+#include "layers.h"
 
 /* How an attention scheme (src/pe: RoPE, ALiBi, T5) reaches inside each
  * head: its functions and options, its table of parameters, and what it
@@ -23,22 +24,34 @@ typedef struct {
     size_t stride;        /* floats per sentence in scratch */
 } AttnHook;
 
+/* Dropout on the attention weights (PyTorch's MultiheadAttention puts it
+ * after the softmax): the mask of site `site`, the batch's sentences
+ * counted from b0 (a micro-batch's first), the dropped weights in att
+ * (B,NH,T,T), beside the softmax's own. */
+typedef struct {
+    const Dropout *d;
+    size_t site, b0;
+    float *att;
+} AttnDrop;
+
 /* qkv is (B,T,3C), each row [q | k | v] (torch's in_proj order), head h
  * owning channels h*HS..(h+1)*HS-1 of each; att is (B,NH,T,T), the softmax
  * weights; out is (B,T,C), the heads' outputs side by side. lens[b] is the
  * number of real tokens of sentence b: keys at t >= lens[b] get weight
  * exactly 0, and with causal so do the keys after the query (query i sees
- * keys 0..i, a decoder's mask). hook may be NULL. q and k are modified in place when the hook
- * rotates them. */
+ * keys 0..i, a decoder's mask). hook and drop may be NULL. q and k are
+ * modified in place when the hook rotates them. */
 void attention_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
-                       const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH);
+                       const AttnHook *hook, const AttnDrop *drop, size_t B, size_t T, size_t C,
+                       size_t NH);
 
 /* Writes dqkv (B,T,3C) from dout (B,T,C), given the forward's qkv (with q
  * and k as rotated) and att. dscores is scratch of n_scratch x T*T floats,
  * one block per thread: at most n_scratch threads share the heads. A bias
- * scheme's table gets its gradient added to hook->grad. */
+ * scheme's table gets its gradient added to hook->grad. drop, as the
+ * forward had it, or NULL. */
 void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const float *dout,
-                        const float *qkv, const float *att, const AttnHook *hook, size_t B,
-                        size_t T, size_t C, size_t NH);
+                        const float *qkv, const float *att, const AttnHook *hook,
+                        const AttnDrop *drop, size_t B, size_t T, size_t C, size_t NH);
 
 #endif

@@ -43,18 +43,78 @@ static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, 
     return hook;
 }
 
-/* The FFN's hidden layer after the activation: ReLU's is la->ffh itself,
- * GELU's is computed from it into the shared buffer ffa. */
-static const float *ffn_act(const Config *c, const LayerActs *la, float *ffa, size_t n) {
-    if (c->act == ACT_RELU)
-        return la->ffh;
-    activation_forward(ffa, la->ffh, n, c->act);
+/* Where dropout acts (PyTorch's nn.TransformerEncoderLayer, and the
+ * embedding + code as in the Annotated Transformer): each place of each
+ * layer is a site of its own (encoder.h), so no two draw the same mask. */
+
+/* A layer's dropout: the step's masks (d NULL: none), the layer, and the
+ * first row of the micro-batch in the batch. */
+typedef struct {
+    const Dropout *d;
+    size_t layer, row0;
+} LayerDrop;
+
+static size_t site_of(const LayerDrop *dr, int kind) {
+    return dr->layer * ENC_SITES_PER_LAYER + (size_t)kind;
+}
+
+/* The FFN's hidden layer as the second linear reads it: ReLU's is la->ffh
+ * itself, GELU's is computed from it into the shared buffer ffa; with
+ * dropout, the same through the mask, in ffa. */
+static const float *ffn_act(const Config *c, const LayerActs *la, float *ffa, size_t n,
+                            const LayerDrop *dr) {
+    const float *act = la->ffh;
+    if (c->act != ACT_RELU) {
+        activation_forward(ffa, la->ffh, n, c->act);
+        act = ffa;
+    }
+    if (!dr->d)
+        return act;
+    if (act != ffa)
+        memcpy(ffa, act, n * sizeof *ffa);
+    dropout_apply(ffa, n, dr->d, site_of(dr, ENC_SITE_FFN_HIDDEN), dr->row0 * c->d_ff);
     return ffa;
 }
 
+/* out (BT,OC) = res + dropout(inp W^T + b): a residual branch */
+static void branch_forward(float *out, const float *res, const float *inp, const float *w,
+                           const float *b, size_t BT, size_t C, size_t OC, const LayerDrop *dr,
+                           int kind) {
+    if (!dr->d) {
+        linear_forward(out, res, inp, w, b, BT, C, OC);
+        return;
+    }
+    linear_forward(out, NULL, inp, w, b, BT, C, OC);
+    dropout_apply(out, BT * OC, dr->d, site_of(dr, kind), dr->row0 * OC);
+    for (size_t i = 0; i < BT * OC; i++)
+        out[i] += res[i];
+}
+
+/* The gradient that reaches a branch's linear layer: dout through the
+ * branch's mask (in buf), or dout itself without dropout. */
+static const float *branch_grad(const float *dout, float *buf, size_t BT, size_t OC,
+                                const LayerDrop *dr, int kind) {
+    if (!dr->d)
+        return dout;
+    memcpy(buf, dout, BT * OC * sizeof *buf);
+    dropout_apply(buf, BT * OC, dr->d, site_of(dr, kind), dr->row0 * OC);
+    return buf;
+}
+
+/* The step's dropout while a training step runs on a model that has one,
+ * else NULL. */
+static const Dropout *dropping(const Model *m, const Acts *a) {
+    return a->drop.p > 0.0f && m->cfg.dropout > 0.0f ? &a->drop : NULL;
+}
+
+static AttnDrop attn_drop(const LayerActs *la, const LayerDrop *dr, size_t T) {
+    return (AttnDrop){.d = dr->d, .site = site_of(dr, ENC_SITE_ATT), .b0 = dr->row0 / T,
+                      .att = la->att_drop};
+}
+
 static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, float *ffa,
-                          const float *x, const size_t *lens, const AttnHook *hook, size_t B,
-                          size_t T) {
+                          const float *x, const size_t *lens, const AttnHook *hook,
+                          const LayerDrop *dr, size_t B, size_t T) {
     /* x is (B,T,C); the layer's output is la->ln2 (post-norm) or la->u (pre-norm) */
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T;
@@ -66,8 +126,11 @@ static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, f
         att_in = la->ln1;
     }
     linear_forward(la->qkv, NULL, att_in, p->in_proj_w, p->in_proj_b, BT, C, 3 * C);
-    attention_forward(la->atty, la->att, la->qkv, lens, c->causal, hook, B, T, C, c->n_heads);
-    linear_forward(la->s, x, la->atty, p->out_proj_w, p->out_proj_b, BT, C, C);
+    AttnDrop ad = attn_drop(la, dr, T);
+    attention_forward(la->atty, la->att, la->qkv, lens, c->causal, hook, dr->d ? &ad : NULL, B,
+                      T, C, c->n_heads);
+    branch_forward(la->s, x, la->atty, p->out_proj_w, p->out_proj_b, BT, C, C, dr,
+                   ENC_SITE_ATT_OUT);
 
     const float *ff_in;
     if (pre) {
@@ -80,8 +143,9 @@ static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, f
     linear_forward(la->ffh, NULL, ff_in, p->ff1_w, p->ff1_b, BT, C, F);
     if (c->act == ACT_RELU)
         activation_forward(la->ffh, la->ffh, BT * F, c->act);
-    const float *act = ffn_act(c, la, ffa, BT * F);
-    linear_forward(la->u, pre ? la->s : la->ln1, act, p->ff2_w, p->ff2_b, BT, F, C);
+    const float *act = ffn_act(c, la, ffa, BT * F, dr);
+    branch_forward(la->u, pre ? la->s : la->ln1, act, p->ff2_w, p->ff2_b, BT, F, C, dr,
+                   ENC_SITE_FFN_OUT);
     if (!pre)
         layernorm_forward(la->ln2, la->ln2_mean, la->ln2_rstd, la->u, p->ln2_w, p->ln2_b, BT, C);
 }
@@ -188,13 +252,17 @@ static void micro_forward(const Model *m, Acts *a, const int *ids, const size_t 
      * (B,T) with the shorter stride, so every layer sees contiguous rows. */
     embedding_forward(a->x0, ids + b0 * T, m->p.tok_emb, BT, m->pe.E, C, scale);
     position_forward(m, a, lens, natural, b0, B, T);
+    const Dropout *drop = dropping(m, a);
+    if (drop)
+        dropout_apply(a->x0, BT * C, drop, ENC_SITE_EMBED, b0 * T * C);
     lens += b0;
     AttnHook hk;
     const AttnHook *hook = attn_hook(&hk, m, a, NULL, b0, T);
     const float *x = a->x0;
     for (size_t l = 0; l < c->n_layers; l++) {
         LayerActs *la = &a->layer[l];
-        layer_forward(m, &m->p.layer[l], la, a->ffa, x, lens, hook, B, T);
+        LayerDrop dr = {drop, l, b0 * T};
+        layer_forward(m, &m->p.layer[l], la, a->ffa, x, lens, hook, &dr, B, T);
         x = c->norm == NORM_PRE ? la->u : la->ln2;
     }
     if (c->norm == NORM_PRE) {
@@ -235,30 +303,39 @@ float encoder_loss(const Model *m, const Acts *a, GradActs *ga, const int *label
  * the layer's output on entry and that of its input x on return. */
 static void layer_backward(const Model *m, const LayerParams *p, LayerParams *g,
                            const LayerActs *la, float *ffa, GradActs *ga, const float *x,
-                           const AttnHook *hook, size_t B, size_t T) {
+                           const AttnHook *hook, const LayerDrop *dr, size_t B, size_t T) {
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T;
     float *dy = ga->dy, *du = ga->du, *ds = ga->ds;
-    /* the FFN's hidden layer after the activation, recomputed for GELU */
-    const float *act = ffn_act(c, la, ffa, BT * F);
+    /* the FFN's hidden layer as W2 read it, recomputed for GELU and
+     * dropout (the same mask: it is drawn from the step's key) */
+    const float *act = ffn_act(c, la, ffa, BT * F, dr);
+    AttnDrop ad = attn_drop(la, dr, T);
+    const AttnDrop *drop = dr->d ? &ad : NULL;
     if (c->norm == NORM_POST) {
         /* y = LN2(u) */
         layernorm_backward(du, g->ln2_w, g->ln2_b, dy, la->u, p->ln2_w, la->ln2_mean,
                            la->ln2_rstd, BT, C, false);
-        /* u = h + ffa W2^T + b2 */
-        linear_backward(ga->dffa, g->ff2_w, g->ff2_b, du, act, p->ff2_w, BT, F, C, false);
-        /* ffa = act(ffh), its gradient in place */
+        /* u = h + dropout(ffa W2^T + b2) */
+        linear_backward(ga->dffa, g->ff2_w, g->ff2_b,
+                        branch_grad(du, ga->dres, BT, C, dr, ENC_SITE_FFN_OUT), act, p->ff2_w,
+                        BT, F, C, false);
+        /* ffa = dropout(act(ffh)), its gradient in place */
+        if (dr->d)
+            dropout_apply(ga->dffa, BT * F, dr->d, site_of(dr, ENC_SITE_FFN_HIDDEN),
+                          dr->row0 * F);
         activation_backward(ga->dffa, ga->dffa, la->ffh, BT * F, c->act);
         /* ffh = h W1^T + b1; dh = du (residual) + this */
         linear_backward(du, g->ff1_w, g->ff1_b, ga->dffa, la->ln1, p->ff1_w, BT, C, F, true);
         /* h = LN1(s) */
         layernorm_backward(ds, g->ln1_w, g->ln1_b, du, la->s, p->ln1_w, la->ln1_mean,
                            la->ln1_rstd, BT, C, false);
-        /* s = x + atty Wo^T + bo; datty goes to du, now free */
-        linear_backward(du, g->out_proj_w, g->out_proj_b, ds, la->atty, p->out_proj_w, BT, C,
-                        C, false);
-        attention_backward(ga->dqkv, ga->dscores, ga->n_scratch, du, la->qkv, la->att, hook, B,
-                           T, C, c->n_heads);
+        /* s = x + dropout(atty Wo^T + bo); datty goes to du, now free */
+        linear_backward(du, g->out_proj_w, g->out_proj_b,
+                        branch_grad(ds, ga->dres, BT, C, dr, ENC_SITE_ATT_OUT), la->atty,
+                        p->out_proj_w, BT, C, C, false);
+        attention_backward(ga->dqkv, ga->dscores, ga->n_scratch, du, la->qkv, la->att, hook, drop,
+                           B, T, C, c->n_heads);
         /* qkv = x Win^T + bin; dx = ds (residual) + this */
         linear_backward(ds, g->in_proj_w, g->in_proj_b, ga->dqkv, x, p->in_proj_w, BT, C,
                         3 * C, true);
@@ -267,18 +344,25 @@ static void layer_backward(const Model *m, const LayerParams *p, LayerParams *g,
         ga->dy = ds;
         return;
     }
-    /* pre-norm: y = u = s + ffa W2^T + b2, so du = dy */
-    linear_backward(ga->dffa, g->ff2_w, g->ff2_b, dy, act, p->ff2_w, BT, F, C, false);
+    /* pre-norm: y = u = s + dropout(ffa W2^T + b2), so du = dy */
+    linear_backward(ga->dffa, g->ff2_w, g->ff2_b,
+                    branch_grad(dy, ga->dres, BT, C, dr, ENC_SITE_FFN_OUT), act, p->ff2_w, BT,
+                    F, C, false);
+    if (dr->d)
+        dropout_apply(ga->dffa, BT * F, dr->d, site_of(dr, ENC_SITE_FFN_HIDDEN),
+                      dr->row0 * F);
     activation_backward(ga->dffa, ga->dffa, la->ffh, BT * F, c->act);
     /* ffh = LN2(s) W1^T + b1 */
     linear_backward(du, g->ff1_w, g->ff1_b, ga->dffa, la->ln2, p->ff1_w, BT, C, F, false);
     /* ds = du (residual) + LN2's backward */
     layernorm_backward(dy, g->ln2_w, g->ln2_b, du, la->s, p->ln2_w, la->ln2_mean, la->ln2_rstd,
                        BT, C, true);
-    /* s = x + atty Wo^T + bo */
-    linear_backward(du, g->out_proj_w, g->out_proj_b, dy, la->atty, p->out_proj_w, BT, C, C, false);
-    attention_backward(ga->dqkv, ga->dscores, ga->n_scratch, du, la->qkv, la->att, hook, B, T, C,
-                       c->n_heads);
+    /* s = x + dropout(atty Wo^T + bo) */
+    linear_backward(du, g->out_proj_w, g->out_proj_b,
+                    branch_grad(dy, ga->dres, BT, C, dr, ENC_SITE_ATT_OUT), la->atty, p->out_proj_w,
+                    BT, C, C, false);
+    attention_backward(ga->dqkv, ga->dscores, ga->n_scratch, du, la->qkv, la->att, hook, drop, B,
+                       T, C, c->n_heads);
     /* qkv = LN1(x) Win^T + bin */
     linear_backward(du, g->in_proj_w, g->in_proj_b, ga->dqkv, la->ln1, p->in_proj_w, BT, C,
                     3 * C, false);
@@ -293,6 +377,7 @@ static void micro_backward(const Model *m, Params *g, const Acts *a, GradActs *g
                            const int *ids, const size_t *lens, size_t b0, size_t B, size_t T) {
     const Config *c = &m->cfg;
     size_t C = c->d_model, BT = B * T, K = c->n_classes;
+    const Dropout *drop = dropping(m, a);
     lens += b0;
     ids += b0 * T;
     /* logits = pooled Wh^T + bh, or hidden Wh^T + bh per token */
@@ -318,11 +403,15 @@ static void micro_backward(const Model *m, Params *g, const Acts *a, GradActs *g
     for (size_t l = c->n_layers; l-- > 0;) {
         const float *x = l == 0 ? a->x0 : c->norm == NORM_PRE ? a->layer[l - 1].u
                                                               : a->layer[l - 1].ln2;
-        layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], a->ffa, ga, x, hook, B, T);
+        LayerDrop dr = {drop, l, b0 * T};
+        layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], a->ffa, ga, x, hook, &dr, B,
+                       T);
     }
     /* x0 = [embedding * scale | code] or embedding * scale + code, where a
      * table's code of token t is row pos[b,t] */
-    const float *dx0 = ga->dy;
+    float *dx0 = ga->dy;
+    if (drop)
+        dropout_apply(dx0, BT * C, drop, ENC_SITE_EMBED, b0 * T * C);
     const size_t *pos = a->pos + b0 * T;
     if (m->pe.w && m->pe.rows)
         for (size_t b = 0; b < B; b++)

@@ -15,6 +15,21 @@
 #include "../core/err.h"
 #include "model.h"
 
+/* Dropout (a->drop, set by a training step) acts at these sites, each
+ * layer's numbered l * ENC_SITES_PER_LAYER + the kind; element i of a
+ * site's tensor over the whole batch is kept or not by dropout_keep(d,
+ * site, i): the attention weights (B,NH,T,T), the branches after
+ * attention and after the FFN (B,T,C), the FFN's hidden layer (B,T,F), and
+ * embedding + code (B,T,C) at ENC_SITE_EMBED. */
+enum {
+    ENC_SITE_ATT,
+    ENC_SITE_ATT_OUT,
+    ENC_SITE_FFN_HIDDEN,
+    ENC_SITE_FFN_OUT,
+    ENC_SITES_PER_LAYER
+};
+#define ENC_SITE_EMBED ((size_t)MAX_LAYERS * ENC_SITES_PER_LAYER)
+
 /* Runs the model on B sentences padded to T (B <= a->B, T <= a->T): ids is
  * (B,T) with any valid id in padded slots, lens[b] the real tokens of
  * sentence b (1..T). Writes a->hidden, a->pooled and a->logits. Fails with

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/rng.h"
 #include "matmul.h"
 #include "par.h"
 
@@ -348,4 +349,16 @@ float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const floa
     if (labelled)
         *labelled = n;
     return n ? (float)(loss / (double)n) : 0.0f;
+}
+
+bool dropout_keep(const Dropout *d, size_t site, size_t index) {
+    /* 24 bits of the hash against p: a float p is exact at that grain */
+    uint64_t u = rng_hash(d->key ^ ((uint64_t)site << 48), (uint64_t)index) >> 40;
+    return (double)u >= (double)d->p * 16777216.0;
+}
+
+void dropout_apply(float *x, size_t n, const Dropout *d, size_t site, size_t first) {
+    float scale = 1.0f / (1.0f - d->p);
+    for (size_t i = 0; i < n; i++)
+        x[i] = dropout_keep(d, site, first + i) ? x[i] * scale : 0.0f;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { ACT_RELU = 0, ACT_GELU = 1 } Activation;
 
@@ -53,6 +54,22 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, size_t BT,
                         size_t C, bool accumulate);
+
+/* Dropout at training time (Srivastava et al. 2014, scaled as PyTorch
+ * scales it): each element is kept with probability 1 - p and then
+ * multiplied by 1 / (1 - p), or set to 0. Whether element `index` of a
+ * site (one place in the network, e.g. layer 1's attention weights) is
+ * kept is a hash of (key, site, index): no state, so the backward draws
+ * the same mask again, and the same whatever the threads or the
+ * micro-batches (index counts over the whole batch). p = 0 keeps all. */
+typedef struct {
+    float p;      /* 0 <= p < 1 */
+    uint64_t key; /* one per training step, from the run's seed */
+} Dropout;
+bool dropout_keep(const Dropout *d, size_t site, size_t index);
+/* x[i] *= keep(first + i) / (1 - p) for i < n: the forward, and with the
+ * same arguments the backward on the gradient. */
+void dropout_apply(float *x, size_t n, const Dropout *d, size_t site, size_t first);
 
 /* out = act(inp) elementwise; GELU is the exact erf form (PyTorch's default). */
 void activation_forward(float *out, const float *inp, size_t n, Activation act);

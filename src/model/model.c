@@ -50,6 +50,9 @@ int config_check(const Config *c, Err *e) {
         return err_set(e, ERR_INPUT, "norm must be post or pre");
     if (c->act != ACT_RELU && c->act != ACT_GELU)
         return err_set(e, ERR_INPUT, "activation must be relu or gelu");
+    if (!(c->dropout >= 0.0f && c->dropout <= MAX_DROPOUT))
+        return err_set(e, ERR_INPUT, "dropout %g must be from 0 to %g; set --dropout",
+                       (double)c->dropout, (double)MAX_DROPOUT);
     if (c->n_classes > MAX_DIM)
         return err_set(e, ERR_INPUT, "%zu classes is too many (at most %d)", c->n_classes,
                        MAX_DIM);
@@ -228,6 +231,8 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T,
         carve(cv, &la->ln1_rstd, BT);
         carve(cv, &la->qkv, BT * 3 * C);
         carve(cv, &la->att, Bm * NH * T * T);
+        if (c->dropout > 0.0f)
+            carve(cv, &la->att_drop, Bm * NH * T * T);
         carve(cv, &la->atty, BT * C);
         carve(cv, &la->s, BT * C);
         carve(cv, &la->ln2, BT * C);
@@ -236,7 +241,7 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T,
         carve(cv, &la->ffh, BT * F);
         carve(cv, &la->u, BT * C);
     }
-    if (c->act != ACT_RELU)
+    if (c->act != ACT_RELU || c->dropout > 0.0f)
         carve(cv, &a->ffa, BT * F);
     if (c->norm == NORM_PRE) {
         carve(cv, &a->lnf, BT * C);
@@ -304,6 +309,8 @@ static size_t gradacts_walk(GradActs *g, Carver *cv, const Model *m, size_t B, s
     carve(cv, &g->dy, BT * C);
     carve(cv, &g->du, BT * C);
     carve(cv, &g->ds, BT * C);
+    if (c->dropout > 0.0f)
+        carve(cv, &g->dres, BT * C);
     carve(cv, &g->dqkv, BT * 3 * C);
     carve(cv, &g->dffa, BT * F);
     carve(cv, &g->dscores, g->n_scratch * T * T);

@@ -15,6 +15,8 @@
 #define MAX_LAYERS 16
 /* Bounds every dimension so that products of two fit BLAS's int. */
 #define MAX_DIM 32768
+/* --dropout's bound: at p = 1 nothing is left to scale by 1/(1-p) */
+#define MAX_DROPOUT 0.95f
 
 typedef enum { NORM_POST = 0, NORM_PRE = 1 } NormPlace;
 
@@ -31,6 +33,8 @@ typedef struct {
     size_t n_classes;  /* K, width of the output head, e.g. 2; 0 for none */
     bool per_token;    /* head on every token (B,T,K) instead of the pooled vector (B,K) */
     bool causal;       /* query i sees keys 0..i only, a decoder's mask (--causal) */
+    float dropout;     /* p of training's dropout (--dropout), where PyTorch's encoder layer
+                        * puts it, and on embedding + code; 0 = none; never at inference */
     PeConfig pe;       /* the position scheme */
     uint64_t seed;     /* weights are drawn from this seed only, e.g. 42 */
 } Config;
@@ -88,6 +92,8 @@ typedef struct {
     float *ln1, *ln1_mean, *ln1_rstd; /* (B,T,C), (B,T), (B,T) */
     float *qkv;                       /* (B,T,3C) */
     float *att;                       /* (B,NH,T,T) softmax weights */
+    float *att_drop;                  /* (B,NH,T,T) the same after dropout (training with
+                                       * dropout only, else NULL) */
     float *atty;                      /* (B,T,C) heads' outputs before out_proj */
     float *s;                         /* (B,T,C) residual after attention */
     float *ln2, *ln2_mean, *ln2_rstd; /* (B,T,C), (B,T), (B,T) */
@@ -111,13 +117,16 @@ typedef struct {
     float *scratch;                   /* (B,pe_scratch(T)) an attention scheme's per-sentence
                                        * preparation of the positions */
     LayerActs layer[MAX_LAYERS];
-    float *ffa;                       /* (B,T,F) GELU only: its output, one buffer for
-                                       * all layers (the backward recomputes it) */
+    float *ffa;                       /* (B,T,F) GELU or dropout only: the FFN's hidden
+                                       * layer as the second linear reads it, one buffer
+                                       * for all layers (the backward recomputes it) */
     float *lnf, *lnf_mean, *lnf_rstd; /* (B,T,C), (B,T), (B,T) pre-norm only */
     float *hidden;                    /* (B,T,C) the encoder's output (points into the above
                                        * when Bm = B, else a buffer of its own) */
     float *pooled;                    /* (B,C) */
     float *logits;                    /* (B,K), or (B,T,K) per token; NULL without a head */
+    Dropout drop;                     /* p 0 (none) but while a training step runs, which
+                                       * sets p to the model's dropout and a new key */
     float *mem;
 } Acts;
 
@@ -127,6 +136,8 @@ typedef struct {
 typedef struct {
     size_t B, T, Bm;
     float *dy, *du, *ds;  /* (B,T,C) each: the residual stream and scratch */
+    float *dres;          /* (B,T,C) with dropout: a residual branch's gradient through its
+                           * mask, else NULL */
     float *dqkv;          /* (B,T,3C) */
     float *dffa;          /* (B,T,F) the FFN's hidden layer, after and (in place)
                            * before the activation */

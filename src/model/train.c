@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/rng.h"
 #include "par.h"
 
 /* The gradient's norm sums the parameters in fixed chunks of CHUNK
@@ -178,11 +179,15 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
         size_t len = t->n - i < PAR_MIN_WORK ? t->n - i : PAR_MIN_WORK;
         memset(t->grad + i, 0, len * sizeof *t->grad);
     }
+    /* dropout for this step alone: its masks depend on the model's seed
+     * and the step, so a resumed run draws the ones it would have drawn */
+    size_t next = t->step + 1;
+    a->drop = (Dropout){.p = m->cfg.dropout, .key = rng_hash(m->cfg.seed, next)};
     rc = encoder_train_batch(m, &t->g, a, &t->ga, ids, lens, pos, labels, B, T, &st->loss,
                              &st->correct, &st->labelled, e);
+    a->drop = (Dropout){0};
     if (rc)
         return rc;
-    size_t next = t->step + 1;
     if (!isfinite(st->loss))
         return err_set(e, ERR_RUNTIME, "the loss is %g at step %zu: training diverged; lower "
                        "--lr or use --warmup", (double)st->loss, next);

@@ -6,7 +6,7 @@
  * for a fixed query q0 and key k0 (drawn from ANALYSIS_QK_SEED, the same
  * for every --seed, so that RoPE counts as deterministic), ALiBi's and
  * T5's bias (T5's table drawn from the seed, as a fresh model draws it),
- * Shaw's q0 . (k0 + aK(q - p)) / sqrt(HS) with its vectors drawn so too.
+ * Shaw's q0 . aK(q - p) / sqrt(HS) with its vectors drawn so too.
  * The scheme's own functions compute it, the ones the model calls. */
 #include <math.h>
 #include <stdlib.h>
@@ -83,17 +83,14 @@ static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Er
                 S[p * T + q] = dot / sqrt((double)HS);
             }
     } else if (s->key_scores) {
-        /* Shaw: q0 . (k0 + aK(q - p)), the same content at every position */
+        /* Shaw: q0 . aK(q - p) / sqrt(HS) for the same query q0 at every
+         * position; q0 . k0 is the same for every pair and decides nothing */
         float *Q = buf + T * T;
-        double qk = 0.0;
-        for (size_t i = 0; i < HS; i++)
-            qk += (double)pr->q0[i] * pr->k0[i];
         for (size_t t = 0; t < T; t++)
             memcpy(Q + t * HS, pr->q0, HS * sizeof *Q);
-        float scale = 1.0f / sqrtf((float)HS);
-        s->key_scores(pr->pc, pr->params, buf, Q, HS, prep, T, HS, scale);
+        s->key_scores(pr->pc, pr->params, buf, Q, HS, prep, T, HS, 1.0f / sqrtf((float)HS));
         for (size_t i = 0; i < T * T; i++)
-            S[i] = qk / sqrt((double)HS) + buf[i];
+            S[i] = buf[i];
     } else {
         s->bias(pr->pc, pr->params, buf, prep, T, 0, pr->plan->n_heads);
         for (size_t i = 0; i < T * T; i++)

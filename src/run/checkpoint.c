@@ -77,6 +77,7 @@ static void put_config(Buf *b, const Config *c) {
     buf_put_u64(b, c->pe.rope_original_len);
     buf_put_u64(b, c->pe.max_relative);
     buf_put_u32(b, (uint32_t)c->pe.alibi_slopes);
+    put_f64(b, c->dropout);
 }
 
 static void put_train(Buf *b, const Trainer *t, const TrainMeta *mt) {
@@ -304,6 +305,7 @@ static void get_config(Rd *r, Config *c) {
     if (r->version >= 5) {
         c->pe.max_relative = get_size(r, 0, PE_MAX_RELATIVE_MAX, "shaw's clipping distance");
         c->pe.alibi_slopes = (AlibiSlopes)get_enum(r, 2, "alibi's slopes");
+        c->dropout = (float)get_f64(r);
     }
     Err e;
     PePlan plan;
