@@ -40,7 +40,7 @@ static const char *const USAGE[] = {
     "each is also scored as Ruoss et al. score it, test sentences at sorted\n"
     "positions drawn from 0..N-1 (the mean of 10 draws): a second column of the\n"
     "table and of the CSV. With the defaults\n"
-    "(agent, 10 schemes, 3 seeds, 1500 steps) it takes about two minutes on 2 cores.\n"
+    "(agent, 11 schemes, 3 seeds, 1500 steps) it takes about a minute on 2 cores.\n"
     "\n"
     "Exit status: 0 on success, 2 for bad options, 1 when a run fails.\n",
     NULL};

@@ -4,8 +4,9 @@
 # command to run and stops).
 #
 #   scripts/deps.sh        OpenBLAS (Debian's OpenMP build), Check, stb and SLEEF,
-#                          found with pkg-config; prints Makefile lines with
-#                          their flags (the Makefile keeps them as
+#                          found with pkg-config, and DejaVu Sans for the
+#                          pictures' text (fonts-dejavu-core); prints Makefile
+#                          lines with their flags (the Makefile keeps them as
 #                          build/config.mk)
 #   scripts/deps.sh fuzz   clang with libFuzzer (for make fuzz)
 #   scripts/deps.sh web    Emscripten (for make web only)
@@ -131,6 +132,9 @@ need="check:check stb:libstb-dev sleef:libsleef-dev"
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
 [ -f "$ompblas/pkgconfig/openblas.pc" ] || missing="$missing libopenblas-openmp-dev"
+# the pictures' font (src/plot/canvas.c reads it at this path)
+font=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+[ -f "$font" ] || missing="$missing fonts-dejavu-core"
 for pair in $need; do
     if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "${pair%%:*}"; then
         missing="$missing ${pair#*:}"
@@ -149,6 +153,10 @@ if [ -n "$missing" ]; then
             exit 1
         fi
     done
+    if [ ! -f "$font" ]; then
+        echo "deps: $font is still missing after installing fonts-dejavu-core" >&2
+        exit 1
+    fi
 fi
 
 echo "# written by scripts/deps.sh; delete it to check the packages again"

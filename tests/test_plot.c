@@ -122,6 +122,31 @@ START_TEST(text_stays_in_its_box) {
 }
 END_TEST
 
+/* Text far larger than the figures' (glyphs past the small buffer) and
+ * with the font's kerning: still inside the box text_width and
+ * text_height give, and inked. */
+START_TEST(large_text_stays_in_its_box) {
+    Canvas cv;
+    Err e;
+    ck_assert_int_eq(canvas_init(&cv, 900, 200, &e), 0);
+    const char *s = "AVWg";
+    int tw = text_width(s, 9), th = text_height(9);
+    ck_assert_int_lt(tw, 880);
+    canvas_text(&cv, 10, 10, s, 9, RGB_BLACK, ALIGN_LEFT, false);
+    size_t ink = 0;
+    for (int y = 0; y < cv.h; y++)
+        for (int x = 0; x < cv.w; x++) {
+            if (same(canvas_get(&cv, x, y), RGB_WHITE, 0))
+                continue;
+            ck_assert_msg(x >= 10 && x < 10 + tw && y >= 10 && y < 10 + th,
+                          "ink at (%d,%d) outside the box of %d x %d", x, y, tw, th);
+            ink++;
+        }
+    ck_assert_uint_gt(ink, 1000);
+    canvas_free(&cv);
+}
+END_TEST
+
 START_TEST(png_round_trip_is_exact_and_atomic) {
     char *dir = tmp_dir(), path[128];
     snprintf(path, sizeof path, "%s/a.png", dir);
@@ -420,6 +445,7 @@ Suite *suite_plot(void) {
     tcase_add_test(tc, colormap_is_centred_on_zero);
     tcase_add_test(tc, ticks_are_round);
     tcase_add_test(tc, text_stays_in_its_box);
+    tcase_add_test(tc, large_text_stays_in_its_box);
     tcase_add_test(tc, png_round_trip_is_exact_and_atomic);
     tcase_add_loop_test(tc, heatmap_cells_hold_known_values, 0, 3);
     tcase_add_test(tc, training_logs_are_read_by_column_name);

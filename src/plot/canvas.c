@@ -5,12 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* libstb exports the image writer; the font is header-only and static. */
+/* libstb exports the image writer and stb_truetype; stb_easy_font is
+ * header-only and static. */
 #include <stb/stb_easy_font.h>
 #include <stb/stb_image_write.h>
+#include <stb/stb_truetype.h>
+#include <threads.h>
 
 #include "../core/buf.h"
 #include "../core/fileio.h"
+
+#ifndef CANVAS_FONT
+#define CANVAS_FONT "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+#endif
 
 int canvas_init(Canvas *c, int w, int h, Err *e) {
     c->w = c->h = 0;
@@ -102,9 +109,61 @@ void canvas_line(Canvas *c, double x0, double y0, double x1, double y1, double w
     }
 }
 
-/* stb_easy_font indexes its glyph table by (char - 32), so anything outside
- * printable ASCII must not reach it. */
+/* Only printable ASCII reaches the fonts (stb_easy_font indexes its table
+ * by char - 32); anything else is drawn as '?'. */
 static char printable(char ch) { return ch >= 32 && ch < 127 ? ch : '?'; }
+
+/* DejaVu Sans through stb_truetype, read once from Debian's
+ * fonts-dejavu-core (scripts/deps.sh installs it). Without the file the
+ * figures fall back to stb_easy_font's segment font, so a picture is
+ * never lost for want of a font; the docs' pictures are drawn with it. */
+static struct {
+    once_flag once;
+    char *ttf;
+    stbtt_fontinfo info;
+    bool ok;
+    int ascent, descent; /* font units */
+} font = {.once = ONCE_FLAG_INIT};
+
+static void font_load(void) {
+    FILE *f = fopen(CANVAS_FONT, "rb");
+    size_t n;
+    Err e;
+    if (!f)
+        return;
+    int rc = read_stream(f, CANVAS_FONT, 16u << 20, &font.ttf, &n, &e);
+    fclose(f);
+    if (rc)
+        return;
+    const unsigned char *data = (const unsigned char *)font.ttf;
+    int off = stbtt_GetFontOffsetForIndex(data, 0);
+    font.ok = off >= 0 && stbtt_InitFont(&font.info, data, off) != 0;
+    if (font.ok)
+        stbtt_GetFontVMetrics(&font.info, &font.ascent, &font.descent, NULL);
+}
+
+static bool truetype(void) {
+    call_once(&font.once, font_load);
+    return font.ok;
+}
+
+/* The em at text scale 1, in pixels: DejaVu's capitals then stand about
+ * 7 pixels a scale, as tall as the segment font's. */
+#define EM_PER_SCALE 9.5f
+
+static float font_scale(int scale) {
+    return stbtt_ScaleForMappingEmToPixels(&font.info, EM_PER_SCALE * (float)scale);
+}
+
+/* The pixels from one glyph's pen position to the next: its advance, and
+ * the kerning with the one after (0 at the end). */
+static int advance_px(char ch, char next, float k) {
+    int adv, lsb;
+    stbtt_GetCodepointHMetrics(&font.info, printable(ch), &adv, &lsb);
+    if (next)
+        adv += stbtt_GetCodepointKernAdvance(&font.info, printable(ch), printable(next));
+    return (int)lroundf((float)adv * k);
+}
 
 static int glyph_advance(char ch) {
     char s[2] = {printable(ch), '\0'};
@@ -113,16 +172,81 @@ static int glyph_advance(char ch) {
 
 int text_width(const char *s, int scale) {
     int w = 0;
+    if (truetype()) {
+        float k = font_scale(scale);
+        for (; *s; s++)
+            w += advance_px(s[0], s[1], k);
+        return w;
+    }
     for (; *s; s++)
         w += glyph_advance(*s);
     return w * scale;
 }
 
-/* Caps and digits fill rows 0..6 of a glyph, descenders reach row 9. */
-int text_height(int scale) { return 9 * scale; }
+/* From the top of the tallest glyph to the bottom of the longest
+ * descender. The segment font: caps and digits fill rows 0..6 of a glyph,
+ * descenders reach row 9. */
+int text_height(int scale) {
+    if (truetype())
+        return (int)ceilf((float)(font.ascent - font.descent) * font_scale(scale));
+    return 9 * scale;
+}
+
+/* Blends coverage a (0..255) of col into the pixel (x,y), if on the canvas. */
+static void blend(Canvas *c, int x, int y, Rgb col, unsigned char a) {
+    if (x < 0 || y < 0 || x >= c->w || y >= c->h || a == 0)
+        return;
+    unsigned char *p = c->px + ((size_t)y * (size_t)c->w + (size_t)x) * 3;
+    double t = a / 255.0;
+    p[0] = mix(p[0], col.r, t);
+    p[1] = mix(p[1], col.g, t);
+    p[2] = mix(p[2], col.b, t);
+}
+
+/* Anti-aliased glyphs on whole-pixel pen positions: the same calls give
+ * the same pixels on every machine with the same font file. */
+static void text_truetype(Canvas *c, int x, int y, const char *s, int scale, Rgb col,
+                          Align align, bool vertical) {
+    float k = font_scale(scale);
+    int total = text_width(s, scale);
+    int u = -(align == ALIGN_LEFT ? 0 : align == ALIGN_CENTER ? total / 2 : total);
+    int base = (int)lroundf((float)font.ascent * k); /* the baseline below the top */
+    unsigned char small[64 * 64], *glyph = small;
+    size_t cap = sizeof small;
+    for (; *s; s++) {
+        int ch = printable(*s), x0, y0, x1, y1;
+        stbtt_GetCodepointBitmapBox(&font.info, ch, k, k, &x0, &y0, &x1, &y1);
+        int gw = x1 - x0, gh = y1 - y0;
+        size_t need = gw > 0 && gh > 0 ? (size_t)gw * (size_t)gh : 0;
+        if (need > cap) { /* a scale far above the figures' own */
+            unsigned char *g = glyph == small ? malloc(need) : realloc(glyph, need);
+            if (!g) /* out of memory: the rest of the line stays unwritten */
+                break;
+            glyph = g, cap = need;
+        }
+        if (need) {
+            stbtt_MakeCodepointBitmap(&font.info, glyph, gw, gh, gw, k, k, ch);
+            for (int gy = 0; gy < gh; gy++)
+                for (int gx = 0; gx < gw; gx++) {
+                    int along = u + x0 + gx, across = base + y0 + gy;
+                    if (vertical)
+                        blend(c, x + across, y - along, col, glyph[gy * gw + gx]);
+                    else
+                        blend(c, x + along, y + across, col, glyph[gy * gw + gx]);
+                }
+        }
+        u += advance_px(s[0], s[1], k);
+    }
+    if (glyph != small)
+        free(glyph);
+}
 
 void canvas_text(Canvas *c, int x, int y, const char *s, int scale, Rgb col, Align align,
                  bool vertical) {
+    if (truetype()) {
+        text_truetype(c, x, y, s, scale, col, align, vertical);
+        return;
+    }
     int total = text_width(s, scale);
     int start = align == ALIGN_LEFT ? 0 : align == ALIGN_CENTER ? total / 2 : total;
     int u = -start; /* distance along the text from the anchor */

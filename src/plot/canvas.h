@@ -2,10 +2,11 @@
  *
  * Coordinates are pixels, x to the right and y down, (0,0) the top-left
  * corner. Everything drawn is clipped to the canvas, so a caller may draw
- * partly outside it. Text is stb_easy_font's segment font scaled by a whole
- * number, so glyph edges stay on pixel boundaries; the PNG is written by
- * stb_image_write. Nothing depends on the clock or the machine: the same
- * calls give the same bytes. */
+ * partly outside it. Text is DejaVu Sans drawn by stb_truetype with
+ * anti-aliased edges (stb_easy_font's segment font where the font file is
+ * missing), lines have soft edges; the PNG is written by stb_image_write.
+ * Nothing depends on the clock: the same calls with the same font file
+ * give the same bytes. */
 #ifndef POSENC_CANVAS_H
 #define POSENC_CANVAS_H
 
@@ -58,8 +59,8 @@ void canvas_frame(Canvas *c, Box b, Rgb col);
 void canvas_line(Canvas *c, double x0, double y0, double x1, double y1, double width, Rgb col,
                  double dash, double phase);
 
-/* Text is drawn at an integer scale (2 is the figures' normal size). Only
- * printable ASCII is drawn; other bytes show as '?'. */
+/* Text is drawn at an integer scale (2 is the figures' normal size: an em
+ * of 19 pixels). Only printable ASCII is drawn; other bytes show as '?'. */
 typedef enum { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } Align;
 
 /* Pixel size of a line of text at the scale. */
