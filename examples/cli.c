@@ -251,6 +251,13 @@ bool cli_model_option(Cli *cli, Config *c) {
         c->pe.buckets = cli_size(cli, "--buckets", cli->val, 4, 4096);
     } else if (cli_opt(cli, "--max-distance")) {
         c->pe.max_distance = cli_size(cli, "--max-distance", cli->val, 2, 1000000);
+    } else if (cli_opt(cli, "--pool")) {
+        if (strcmp(cli->val, "mean") == 0)
+            c->pool = POOL_MEAN;
+        else if (strcmp(cli->val, "cls") == 0)
+            c->pool = POOL_CLS;
+        else
+            cli_usage_error(cli, "--pool is mean or cls, not '%s'", cli->val);
     } else if (cli_opt(cli, "--alibi-slopes")) {
         if (alibi_slopes_parse(cli->val, &c->pe.alibi_slopes, &e))
             cli_usage_error(cli, "%s", e.msg);

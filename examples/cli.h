@@ -208,6 +208,9 @@ bool cli_scheme_option(Cli *cli, Config *c);
     "  --norm post|pre       LayerNorm after each sublayer (paper) or before it\n"             \
     "  --act relu|gelu       feed-forward activation (default relu)\n"                         \
     "  --scale-embed         multiply embeddings by sqrt(d_model) (paper 3.4)\n"               \
+    "  --pool mean|cls       the sentence vector: the mean of the words' rows, or the\n"     \
+    "                        row of a [CLS] word put before every sentence (BERT's;\n"   \
+    "                        default mean)\n"                                               \
     "  --causal              a decoder's mask: word i attends to words 0..i only\n"           \
     "                        (train refuses reverse and sort, which need later words)\n"    \
     "  --table-len N         rows of the learned table (default 64; train: the longest\n"      \

@@ -11,6 +11,7 @@
 #include "../src/model/encoder.h"
 #include "../src/run/checkpoint.h"
 #include "../src/run/orderdemo.h"
+#include "../src/text/data.h"
 #include "../src/text/order.h"
 #include "../src/text/vocab.h"
 #include "cli.h"
@@ -198,18 +199,21 @@ static Result run_scheme(const Cli *cli, const Config *base, const char *scheme,
 
 /* Splits the sentences (PERMUTED defaults to SENTENCE backwards) and
  * lines their words up; every problem is a usage error. */
-static size_t *read_sentences(const Cli *cli, const char *const sent[2], size_t n_sent,
-                              Words *a, Words *b) {
+static void read_sentences(const Cli *cli, const char *const sent[2], size_t n_sent,
+                           OrderPair *pair) {
     Err e;
-    OrderPair pair;
-    if (order_pair_init(&pair, sent[0], n_sent == 1 ? NULL : sent[1], &e)) {
+    if (order_pair_init(pair, sent[0], n_sent == 1 ? NULL : sent[1], &e)) {
         if (e.code == ERR_INPUT)
             cli_error(cli, &e);
         cli_fail(cli, &e);
     }
-    *a = pair.a;
-    *b = pair.b;
-    return pair.perm;
+}
+
+/* A model that pools by [CLS] reads it before both sentences. */
+static void add_cls(const Cli *cli, OrderPair *pair, Pooling pool) {
+    Err e;
+    if (pool == POOL_CLS && order_pair_prepend(pair, DATA_CLS, &e))
+        cli_fail(cli, &e);
 }
 
 /* Checks every scheme's shape before any runs, so that a bad option fails
@@ -254,12 +258,14 @@ static void print_summary(const char *const *names, const Result *res, size_t n,
 }
 
 /* --model: the trained model's scheme only, with its predictions. */
-static void run_trained(const Cli *cli, const char *path, const Words *a, const Words *b,
-                        const size_t *perm, bool csv) {
+static void run_trained(const Cli *cli, const char *path, OrderPair *pair, bool csv) {
     Checkpoint ck;
     Err e;
     if (checkpoint_load(&ck, path, &e))
         cli_fail(cli, &e);
+    add_cls(cli, pair, ck.model.cfg.pool);
+    const Words *a = &pair->a, *b = &pair->b;
+    const size_t *perm = pair->perm;
     if (a->n > model_max_positions(&ck.model))
         cli_usage_error(cli, "the sentence has %zu words but the model's learned table has rows "
                         "for %zu positions; use a shorter sentence", a->n,
@@ -322,24 +328,28 @@ int main(int argc, char **argv) {
                         shaping);
     if (!model) /* an option no chosen scheme reads would do nothing */
         cli_refuse_unread(&cli, &cfg.pe, names, n_names);
-    Words a, b;
-    size_t *perm = read_sentences(&cli, sent, n_sent, &a, &b);
+    OrderPair pair;
+    read_sentences(&cli, sent, n_sent, &pair);
     if (model) {
-        run_trained(&cli, model, &a, &b, perm, csv);
+        run_trained(&cli, model, &pair, csv);
     } else {
+        add_cls(&cli, &pair, cfg.pool);
+        const Words *a = &pair.a, *b = &pair.b;
+        const size_t *perm = pair.perm;
         Vocab v;
         Err e;
-        if (vocab_init(&v, &e) || vocab_add_text(&v, sent[0], &e))
+        if (vocab_init(&v, &e) || vocab_add_text(&v, sent[0], &e) ||
+            (cfg.pool == POOL_CLS && vocab_add(&v, DATA_CLS, NULL, &e)))
             cli_fail(&cli, &e);
         cfg.vocab_size = v.n;
-        check_schemes(&cli, &cfg, names, n_names, a.n);
+        check_schemes(&cli, &cfg, names, n_names, a->n);
         if (csv)
             printf("scheme,max_abs_diff,pooled_cosine\n");
         else
-            print_header(&a, &b, &cfg, NULL, NULL);
+            print_header(a, b, &cfg, NULL, NULL);
         Result *res = cli_alloc(&cli, n_names, sizeof *res, "the results");
         for (size_t i = 0; i < n_names; i++) {
-            res[i] = run_scheme(&cli, &cfg, names[i], &v, &a, &b, perm, csv);
+            res[i] = run_scheme(&cli, &cfg, names[i], &v, a, b, perm, csv);
             if (csv)
                 printf("%s,%.6e,%.9f\n", names[i], res[i].max_diff, res[i].cos);
         }
@@ -349,8 +359,6 @@ int main(int argc, char **argv) {
         vocab_free(&v);
     }
     free(names);
-    free(perm);
-    words_free(&a);
-    words_free(&b);
+    order_pair_free(&pair);
     return 0;
 }

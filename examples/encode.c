@@ -77,10 +77,16 @@ int main(int argc, char **argv) {
         cli_fail(&cli, &e);
     Checkpoint ck;
     memset(&ck, 0, sizeof ck);
-    if (model) {
-        if (checkpoint_load(&ck, model, &e))
+    if (model && checkpoint_load(&ck, model, &e))
+        cli_fail(&cli, &e);
+    /* a model that pools by [CLS] reads it first */
+    char *text = NULL;
+    if ((model ? ck.model.cfg.pool : cfg.pool) == POOL_CLS) {
+        if (!(text = data_with_cls(sentence, &e)))
             cli_fail(&cli, &e);
-    } else {
+        sentence = text;
+    }
+    if (!model) {
         if (vocab_init(&ck.vocab, &e) || vocab_add_text(&ck.vocab, sentence, &e))
             cli_fail(&cli, &e);
         cfg.vocab_size = ck.vocab.n;
@@ -120,5 +126,6 @@ int main(int argc, char **argv) {
     free(ids);
     acts_free(&a);
     checkpoint_free(&ck);
+    free(text);
     return 0;
 }

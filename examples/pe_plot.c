@@ -159,6 +159,8 @@ static int draw_attention(Canvas *cv, Config *cfg, const char *model, const char
     Vocab v;
     Model m;
     int rc = vocab_init(&v, e);
+    if (!rc && cfg->pool == POOL_CLS) /* fig_attention puts it before the words */
+        rc = vocab_add(&v, DATA_CLS, NULL, e);
     if (rc || (rc = vocab_add_text(&v, sentence, e))) {
         if (!rc)
             vocab_free(&v);

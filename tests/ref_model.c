@@ -227,13 +227,13 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
     if (K && labels) {
         size_t N = c->per_token ? BT : B;
         double *in = c->per_token ? x : a, *logits = dalloc(N * K);
-        if (!c->per_token) /* mean over real tokens */
+        if (!c->per_token) /* mean over real tokens, or the first ([CLS]) */
             for (size_t b = 0; b < B; b++)
                 for (size_t k = 0; k < C; k++) {
                     double sum = 0.0;
                     for (size_t t = 0; t < lens[b]; t++)
                         sum += x[(b * T + t) * C + k];
-                    a[b * C + k] = sum / (double)lens[b];
+                    a[b * C + k] = c->pool == POOL_CLS ? x[b * T * C + k] : sum / (double)lens[b];
                 }
         ref_linear(logits, in, P + OFF(m->p.head_w), P + OFF(m->p.head_b), N, C, K);
         for (size_t i = 0; i < N; i++) {

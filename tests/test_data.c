@@ -94,6 +94,46 @@ START_TEST(example_files_parse) {
 }
 END_TEST
 
+/* [CLS] before every example (--pool cls): words shifted by one, the
+ * per-token labels too with '_' for it, the file's lines kept, and the
+ * result still a data file that reads back. */
+START_TEST(cls_goes_before_every_example) {
+    TextData d, orig;
+    Err e;
+    for (int k = 0; k < 2; k++) {
+        const char *path = k ? "data/reverse_example.txt" : "data/agent_example.txt";
+        ck_assert_msg(data_read(&d, path, &e) == 0, "%s", e.msg);
+        ck_assert_msg(data_read(&orig, path, &e) == 0, "%s", e.msg);
+        ck_assert_int_eq(textdata_prepend(&d, DATA_CLS, &e), 0);
+        ck_assert_uint_eq(d.n, orig.n);
+        for (size_t i = 0; i < d.n; i++) {
+            size_t a = d.start[i], oa = orig.start[i];
+            ck_assert_uint_eq(d.start[i + 1] - a, orig.start[i + 1] - oa + 1);
+            ck_assert_str_eq(d.word[a], DATA_CLS);
+            for (size_t w = 0; w < orig.start[i + 1] - oa; w++) {
+                ck_assert_str_eq(d.word[a + 1 + w], orig.word[oa + w]);
+                if (k)
+                    ck_assert_str_eq(d.label[a + 1 + w], orig.label[oa + w]);
+            }
+            if (k)
+                ck_assert_str_eq(d.label[a], DATA_NO_LABEL);
+            else
+                ck_assert_str_eq(d.label[i], orig.label[i]);
+            ck_assert_uint_eq(d.line[i], orig.line[i]);
+        }
+        /* it grows like any other: one more example after it */
+        const char *w[2] = {"a", "b"}, *l[2] = {"x", "y"};
+        ck_assert_int_eq(textdata_add(&d, w, 2, l, &e), 0);
+        assert_round_trip(&d);
+        textdata_free(&d);
+        textdata_free(&orig);
+    }
+    char *s = data_with_cls("the cat", &e);
+    ck_assert_str_eq(s, "[CLS] the cat");
+    free(s);
+}
+END_TEST
+
 START_TEST(tolerated_layout) {
     TextData d;
     Err e;
@@ -399,6 +439,7 @@ Suite *suite_data(void) {
     tcase_add_test(tc, malformed_lines);
     tcase_add_test(tc, adding_examples_checks_them);
     tcase_add_test(tc, labels_and_encoding);
+    tcase_add_test(tc, cls_goes_before_every_example);
     tcase_add_test(tc, batches_are_padded);
     tcase_add_test(tc, fuzz_inputs_parse_cleanly);
     suite_add_tcase(s, tc);

@@ -382,6 +382,7 @@ typedef struct {
     RopeScaling rope_scaling; /* with factor 3 and, for yarn, original length 4 */
     AlibiSlopes alibi_slopes;
     float dropout;         /* the model's, with one step's masks in both passes */
+    Pooling pool;
 } GradCase;
 
 /* The worst error of any tensor's gradient for one model and batch, with
@@ -404,6 +405,7 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     cfg.pe.max_relative = 2;
     cfg.pe.alibi_slopes = gc->alibi_slopes;
     cfg.dropout = gc->dropout;
+    cfg.pool = gc->pool;
     if (gc->rope_scaling != ROPE_SCALING_NONE) {
         cfg.pe.rope_scaling = gc->rope_scaling, cfg.pe.rope_factor = 3.0;
         cfg.pe.rope_original_len = gc->rope_scaling == ROPE_SCALING_YARN ? 4 : 0;
@@ -532,6 +534,15 @@ START_TEST(encoder_gradients_dropout) {
 }
 END_TEST
 
+START_TEST(encoder_gradients_cls_pooling) {
+    /* _i: post, pre-norm: the head reads the first row alone */
+    GradCase gc = {.pe = "sinusoidal", .combine = COMBINE_ADD, .act = ACT_GELU,
+                   .norm = _i ? NORM_PRE : NORM_POST, .seed = 390 + (uint64_t)_i,
+                   .pool = POOL_CLS};
+    check_model(&gc);
+}
+END_TEST
+
 START_TEST(encoder_gradients_alibi_asymmetric) {
     /* _i: post, pre-norm; the bias differs by side, the backward is the
      * same dscores */
@@ -623,6 +634,7 @@ Suite *suite_grad(void) {
     tcase_add_loop_test(tc, encoder_gradients_rope_scalings, 0, 3);
     tcase_add_loop_test(tc, encoder_gradients_alibi_asymmetric, 0, 2);
     tcase_add_loop_test(tc, encoder_gradients_dropout, 0, 4);
+    tcase_add_loop_test(tc, encoder_gradients_cls_pooling, 0, 2);
     tcase_add_loop_test(tc, a_wrong_scheme_backward_is_caught, 0, 4);
     suite_add_tcase(s, tc);
     return s;

@@ -433,6 +433,48 @@ START_TEST(dropout_trains_agent_and_evaluate_ignores_it) {
 }
 END_TEST
 
+/* --pool cls: a [CLS] word at position 0 breaks ALiBi's mirror, and gives
+ * nothing to a model without position (the sentence vector is the same);
+ * a model trained with it learns agent, and evaluate reports lengths in
+ * words. */
+START_TEST(cls_pooling_end_to_end) {
+    Run r = run("demo_order", "--pe alibi,none --pool cls --csv 'Rohan killed the lion'");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    double cos[2], diff[2];
+    const char *p = strstr(r.out, "alibi,");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(sscanf(p, "alibi,%lf,%lf", &diff[0], &cos[0]), 2);
+    p = strstr(r.out, "none,");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(sscanf(p, "none,%lf,%lf", &diff[1], &cos[1]), 2);
+    ck_assert_msg(diff[0] > 1e-3 && cos[0] < 0.99999, "alibi with [CLS]: %s", r.out);
+    ck_assert_msg(diff[1] <= 1e-4 && cos[1] > 0.999999, "none with [CLS]: %s", r.out);
+    run_free(&r);
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, "--task agent --pool cls --steps 600 --out %s/c.bin", dir);
+    r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    p = strstr(r.out, "test accuracy: ");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_msg(atof(p + strlen("test accuracy: ")) >= 0.98, "%s", r.out);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/c.bin --task agent --csv", dir);
+    r = run("evaluate", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    /* agent's sentences have 4 and 5 words */
+    ck_assert_msg(strstr(r.out, "\n4,") && strstr(r.out, "\n5,") && !strstr(r.out, "\n6,"),
+                  "%s", r.out);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/c.bin 'Rohan killed the lion'", dir);
+    r = run("demo_order", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "sentence 1: [CLS] Rohan killed the lion"));
+    run_free(&r);
+    expect_exit("demo_order", "--pool first", 2, "--pool is mean or cls");
+    remove_dir(dir);
+}
+END_TEST
+
 START_TEST(compare_pe_table_and_csv) {
     char *dir = scratch(), args[512];
     snprintf(args, sizeof args, "--task agent --schemes none,sinusoidal --seeds 2 --steps 300 "
@@ -578,6 +620,7 @@ Suite *suite_programs(void) {
     tcase_add_test(tc, encode_writes_rope_frequencies);
     tcase_add_test(tc, rope_scaling_at_inference_and_fine_tuning);
     tcase_add_test(tc, dropout_trains_agent_and_evaluate_ignores_it);
+    tcase_add_test(tc, cls_pooling_end_to_end);
     tcase_add_test(tc, compare_pe_table_and_csv);
     tcase_add_test(tc, causal_mask_end_to_end);
     tcase_add_test(tc, experiments_quick_fills_every_table);

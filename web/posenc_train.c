@@ -301,6 +301,15 @@ static int model_open_file(const char *path, Err *e) {
     int rc = checkpoint_load(&md.ck, path, e);
     if (rc)
         return rc;
+    /* the page's sentences carry no [CLS]: such a model would read them
+     * without the word it was trained to pool */
+    if (md.ck.model.cfg.pool == POOL_CLS) {
+        checkpoint_free(&md.ck);
+        memset(&md, 0, sizeof md);
+        return err_set(e, ERR_INPUT, "this model pools by [CLS] (train --pool cls), which this "
+                       "page does not show yet: run build/demo_order --model or build/evaluate "
+                       "on it");
+    }
     md.live = true;
     const Checkpoint *ck = &md.ck;
     const Config *c = &ck->model.cfg;

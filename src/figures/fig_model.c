@@ -7,6 +7,7 @@
 #include "../model/encoder.h"
 #include "../plot/chart.h"
 #include "../plot/trainlog.h"
+#include "../text/data.h"
 #include "figures.h"
 
 #define MARGIN 10
@@ -69,10 +70,16 @@ int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const
     if (layer >= m->cfg.n_layers)
         return err_set(e, ERR_INPUT, "--layer %zu is out of range: the model has layers 0..%zu",
                        layer, m->cfg.n_layers - 1);
+    /* a model that pools by [CLS] reads it first: the picture shows it */
+    char *text = NULL;
+    if (m->cfg.pool == POOL_CLS && !(sentence = text = data_with_cls(sentence, e)))
+        return ERR_RUNTIME;
     Words w;
     int *ids = NULL, rc = words_split(&w, sentence, e);
-    if (rc)
+    if (rc) {
+        free(text);
         return rc;
+    }
     size_t n = 0;
     Acts a = {0};
     if (w.n == 0 || w.n > MAX_TOKENS) {
@@ -100,6 +107,7 @@ done:
     acts_free(&a);
     free(ids);
     words_free(&w);
+    free(text);
     return rc;
 }
 

@@ -272,7 +272,10 @@ static void micro_forward(const Model *m, Acts *a, const int *ids, const size_t 
     float *hidden = a->hidden + b0 * T * C;
     if (hidden != x)
         memcpy(hidden, x, BT * C * sizeof *x);
-    meanpool_forward(a->pooled + b0 * C, hidden, lens, B, T, C);
+    if (c->pool == POOL_CLS)
+        clspool_forward(a->pooled + b0 * C, hidden, B, T, C);
+    else
+        meanpool_forward(a->pooled + b0 * C, hidden, lens, B, T, C);
     size_t K = c->n_classes;
     if (K && c->per_token)
         linear_forward(a->logits + b0 * T * K, NULL, hidden, m->p.head_w, m->p.head_b, BT, C, K);
@@ -387,7 +390,10 @@ static void micro_backward(const Model *m, Params *g, const Acts *a, GradActs *g
     } else {
         linear_backward(ga->dpooled, g->head_w, g->head_b, ga->dlogits + b0 * K,
                         a->pooled + b0 * C, m->p.head_w, B, C, K, false);
-        meanpool_backward(ga->dy, ga->dpooled, lens, B, T, C);
+        if (c->pool == POOL_CLS)
+            clspool_backward(ga->dy, ga->dpooled, B, T, C);
+        else
+            meanpool_backward(ga->dy, ga->dpooled, lens, B, T, C);
     }
     if (c->norm == NORM_PRE) {
         /* hidden = LNf(x_L) */

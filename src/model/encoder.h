@@ -2,7 +2,8 @@
  *
  *   ids (B,T) -> embedding (B,T,E) -> + position -> x (B,T,C)
  *     -> L x [ self-attention -> residual + LayerNorm -> FFN -> residual + LayerNorm ]
- *     -> hidden (B,T,C) -> mean over real tokens (B,C) -> optional head
+ *     -> hidden (B,T,C) -> mean over real tokens, or the first ([CLS]) (B,C)
+ *     -> optional head
  *
  * Post-norm by default (the paper; torch.nn.TransformerEncoderLayer's
  * default): x = LN1(x + SA(x)); x = LN2(x + FFN(x)). Pre-norm as an option:

@@ -295,6 +295,18 @@ void meanpool_forward(float *pooled, const float *x, const size_t *lens, size_t 
     }
 }
 
+void clspool_forward(float *pooled, const float *x, size_t B, size_t T, size_t C) {
+    /* x is (B,T,C), pooled is (B,C) */
+    for (size_t b = 0; b < B; b++)
+        memcpy(pooled + b * C, x + b * T * C, C * sizeof *pooled);
+}
+
+void clspool_backward(float *dx, const float *dpooled, size_t B, size_t T, size_t C) {
+    memset(dx, 0, B * T * C * sizeof *dx);
+    for (size_t b = 0; b < B; b++)
+        memcpy(dx + b * T * C, dpooled + b * C, C * sizeof *dx);
+}
+
 void meanpool_backward(float *dx, const float *dpooled, const size_t *lens, size_t B, size_t T,
                        size_t C) {
     /* dpooled is (B,C), dx is (B,T,C) */

@@ -82,6 +82,10 @@ void activation_backward(float *dinp, const float *dout, const float *inp, size_
 /* Mean over the real tokens of each sentence: pooled[b] = mean_{t<lens[b]} x[b,t]. */
 void meanpool_forward(float *pooled, const float *x, const size_t *lens, size_t B, size_t T,
                       size_t C);
+/* The first row of each sentence, BERT's [CLS]: pooled[b] = x[b,0]. */
+void clspool_forward(float *pooled, const float *x, size_t B, size_t T, size_t C);
+/* dx = dpooled[b] on each sentence's first row, 0 elsewhere */
+void clspool_backward(float *dx, const float *dpooled, size_t B, size_t T, size_t C);
 /* dx = dpooled[b] / lens[b] on real tokens, 0 on padding */
 void meanpool_backward(float *dx, const float *dpooled, const size_t *lens, size_t B, size_t T,
                        size_t C);

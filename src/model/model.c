@@ -50,6 +50,8 @@ int config_check(const Config *c, Err *e) {
         return err_set(e, ERR_INPUT, "norm must be post or pre");
     if (c->act != ACT_RELU && c->act != ACT_GELU)
         return err_set(e, ERR_INPUT, "activation must be relu or gelu");
+    if (c->pool != POOL_MEAN && c->pool != POOL_CLS)
+        return err_set(e, ERR_INPUT, "pooling must be mean or cls");
     if (!(c->dropout >= 0.0f && c->dropout <= MAX_DROPOUT))
         return err_set(e, ERR_INPUT, "dropout %g must be from 0 to %g; set --dropout",
                        (double)c->dropout, (double)MAX_DROPOUT);

@@ -20,6 +20,11 @@
 
 typedef enum { NORM_POST = 0, NORM_PRE = 1 } NormPlace;
 
+/* What the sentence head reads: the mean of the words' rows, or the first
+ * row, where every sentence then begins with a [CLS] token (BERT's; the
+ * data layer puts it there, text/data.h's DATA_CLS). */
+typedef enum { POOL_MEAN = 0, POOL_CLS = 1 } Pooling;
+
 typedef struct {
     size_t vocab_size; /* V, e.g. 32 */
     size_t d_model;    /* C, e.g. 64 */
@@ -33,6 +38,7 @@ typedef struct {
     size_t n_classes;  /* K, width of the output head, e.g. 2; 0 for none */
     bool per_token;    /* head on every token (B,T,K) instead of the pooled vector (B,K) */
     bool causal;       /* query i sees keys 0..i only, a decoder's mask (--causal) */
+    Pooling pool;      /* the sentence vector: mean (the default) or [CLS] (--pool) */
     float dropout;     /* p of training's dropout (--dropout), where PyTorch's encoder layer
                         * puts it, and on embedding + code; 0 = none; never at inference */
     PeConfig pe;       /* the position scheme */

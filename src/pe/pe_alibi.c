@@ -73,7 +73,8 @@ const PeScheme pe_alibi = {
     .note = "nothing is added to the word vectors; the symmetric bias -m|i-j| is the same to "
             "the left and to the right, so a sentence and its reverse give the same sentence "
             "vector (a single sentence is compared with its reverse: build/demo_order --pe "
-            "alibi \"Rohan killed the lion\"; add --alibi-slopes asymmetric to tell them apart)",
+            "alibi \"Rohan killed the lion\"), unless something breaks the mirror: "
+            "--alibi-slopes asymmetric, or --pool cls (a [CLS] word at position 0)",
     .default_combine = COMBINE_ADD,
     .scratch = alibi_scratch,
     .prepare = alibi_prepare,

@@ -78,6 +78,7 @@ static void put_config(Buf *b, const Config *c) {
     buf_put_u64(b, c->pe.max_relative);
     buf_put_u32(b, (uint32_t)c->pe.alibi_slopes);
     put_f64(b, c->dropout);
+    buf_put_u32(b, (uint32_t)c->pool);
 }
 
 static void put_train(Buf *b, const Trainer *t, const TrainMeta *mt) {
@@ -306,6 +307,7 @@ static void get_config(Rd *r, Config *c) {
         c->pe.max_relative = get_size(r, 0, PE_MAX_RELATIVE_MAX, "shaw's clipping distance");
         c->pe.alibi_slopes = (AlibiSlopes)get_enum(r, 2, "alibi's slopes");
         c->dropout = (float)get_f64(r);
+        c->pool = (Pooling)get_enum(r, 2, "the pooling");
     }
     Err e;
     PePlan plan;

@@ -23,7 +23,7 @@
 
 /* Version 2 added the options of the attention schemes, the learned
  * table's initial std and randomized positions; version 3 the causal
- * mask; version 4 the scaling of rope; version 5 shaw's clipping distance, alibi's slopes and dropout.
+ * mask; version 4 the scaling of rope; version 5 shaw's clipping distance, alibi's slopes, dropout and the pooling.
  * Older files still load, with those at their defaults. */
 #define CHECKPOINT_VERSION 5
 

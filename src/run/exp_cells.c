@@ -125,18 +125,20 @@ Config exp_model_config(const ExpSettings *set, const char *scheme, uint64_t see
 /* Section 1: the largest |difference| of aligned output rows of an
  * untrained model, over sentences of 8 distinct words and random
  * reorderings of them; the reorderings are the seed's, the same for every
- * scheme. */
+ * scheme. A model that pools by [CLS] reads it first in both (word
+ * N + 2, the same place). */
 static int order_gap(const Config *c, uint64_t seed, double *gap, Err *e) {
     enum { N = 8, PAIRS = 4 };
     Model m;
     Acts a;
     Config cc = *c;
-    cc.vocab_size = N + 2;
-    cc.max_len = N;
+    size_t f = c->pool == POOL_CLS ? 1 : 0, T = N + f; /* f: the [CLS] before the words */
+    cc.vocab_size = N + 2 + f;
+    cc.max_len = T;
     int rc = model_create(&m, &cc, e);
     if (rc)
         return rc;
-    if ((rc = acts_create(&a, &m, 2, N, e))) {
+    if ((rc = acts_create(&a, &m, 2, T, e))) {
         model_free(&m);
         return rc;
     }
@@ -144,17 +146,24 @@ static int order_gap(const Config *c, uint64_t seed, double *gap, Err *e) {
     rng_seed(&r, seed);
     double worst = 0.0;
     for (int k = 0; k < PAIRS && !rc; k++) {
-        int ids[2 * N];
-        size_t perm[N], lens[2] = {N, N};
+        int ids[2 * (N + 1)];
+        size_t perm[N + 1], lens[2] = {T, T};
         for (size_t i = 0; i < N; i++)
             perm[i] = i;
         rng_shuffle(&r, perm, N);
-        for (size_t i = 0; i < N; i++)
-            ids[i] = 2 + (int)i, ids[N + i] = 2 + (int)perm[i];
-        rc = encoder_forward(&m, &a, ids, lens, 2, N, e);
+        if (f) { /* [CLS] at 0, lined up with itself */
+            memmove(perm + 1, perm, N * sizeof *perm);
+            perm[0] = 0;
+            for (size_t i = 1; i <= N; i++)
+                perm[i]++;
+            ids[0] = ids[T] = N + 2;
+        }
+        for (size_t i = f; i < T; i++)
+            ids[i] = 2 + (int)(i - f), ids[T + i] = 2 + (int)perm[i] - (int)f;
+        rc = encoder_forward(&m, &a, ids, lens, 2, T, e);
         size_t C = m.cfg.d_model;
         if (!rc)
-            worst = fmax(worst, max_aligned_diff(a.hidden, a.hidden + N * C, perm, N, C));
+            worst = fmax(worst, max_aligned_diff(a.hidden, a.hidden + T * C, perm, T, C));
     }
     acts_free(&a);
     model_free(&m);

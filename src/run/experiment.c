@@ -22,10 +22,11 @@ const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES] = {"none", "sinusoidal"
                                                            "rope", "alibi",      "t5"};
 const char *const exp_probe_names[EXP_PROBES] = {"none, causal", "none"};
 
-/* ALiBi as an encoder can use it: different slopes by side */
+/* ALiBi as an encoder can use it: different slopes by side, or a [CLS]
+ * word at position 0 read as the sentence vector */
 static const struct {
     const char *name, *base;
-} FORMS[] = {{"asymmetric alibi", "alibi"}};
+} FORMS[] = {{"asymmetric alibi", "alibi"}, {"cls alibi", "alibi"}};
 #define N_FORMS (sizeof FORMS / sizeof *FORMS)
 
 size_t exp_scheme_count(void) { return pe_count() + N_FORMS; }
@@ -46,6 +47,8 @@ const PeScheme *exp_scheme_base(const char *name) {
 void exp_scheme_form(Config *c, const char *name) {
     if (strcmp(name, "asymmetric alibi") == 0)
         c->pe.alibi_slopes = ALIBI_ASYMMETRIC;
+    if (strcmp(name, "cls alibi") == 0)
+        c->pool = POOL_CLS;
 }
 
 const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",

@@ -162,18 +162,23 @@ static void tasks_section(Buf *b, const ExpResults *r) {
                          "breaks the mirror."
                        : "this is not what a reflection-blind model can do, and calls for a "
                          "closer look.");
-    /* the form that breaks it: slopes that differ by side */
-    size_t as = find(scheme_names, S, "asymmetric alibi");
-    if (as < S && !isnan(di[as].mean)) {
+    /* the forms that break it: slopes that differ by side, a [CLS] word */
+    static const char *const FORM[2] = {"asymmetric alibi", "cls alibi"};
+    static const char *const HOW[2] = {
+        "Asymmetric alibi (head h's slope m_h to the left of a word and m_(H-1-h) to its "
+        "right, our form: Press et al. give none for encoders)",
+        "Cls alibi (symmetric, with BERT's [CLS] word at position 0 of every sentence and its "
+        "row as the sentence vector)"};
+    for (int f = 0; f < 2; f++) {
+        size_t as = find(scheme_names, S, FORM[f]);
+        if (as >= S || isnan(di[as].mean))
+            continue;
         bool as_chance = at_chance(di[as], r->set.n_test);
-        buf_printf(b, " Asymmetric alibi (head h's slope m_h to the left of a word and "
-                   "m_(H-1-h) to its right, our form: Press et al. give none for encoders) "
-                   "%s on direction (%.2f, seeds %.2f to %.2f)%s",
+        buf_printf(b, " %s %s on direction (%.2f, seeds %.2f to %.2f)%s", HOW[f],
                    as_chance ? "is at chance" : "is above chance", di[as].mean, di[as].lo,
                    di[as].hi,
-                   as_chance ? ": different slopes by side did not give it direction here."
-                             : ": with slopes that differ by side the bias tells left from "
-                               "right, and the task is learnable.");
+                   as_chance ? ": this form did not give it direction here."
+                             : ": the mirror is broken, and the task is learnable.");
     }
     buf_printf(b, "\n\n");
     /* the rule, on the page that applies it */
@@ -269,10 +274,10 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                "rankings below each table, ≈ joins two schemes whose seeds do not differ "
                "(two-sided Mann-Whitney, p ≥ %.2f), a comma two that do.\n\n",
                lo, L, L, r->set.length_steps, r->set.n_test_lengths, lo, 4 * L, EXP_P_REAL);
-    /* ALiBi's two forms, each against the sinusoid */
-    static const char *const ALIBI[2] = {"alibi", "asymmetric alibi"};
-    size_t alibi_wins[2] = {0}, alibi_losses[2] = {0}, tasks[2] = {0};
-    Buf skipped[2] = {{0}}, cmp[2] = {{0}};
+    /* ALiBi's three forms, each against the sinusoid */
+    static const char *const ALIBI[3] = {"alibi", "asymmetric alibi", "cls alibi"};
+    size_t alibi_wins[3] = {0}, alibi_losses[3] = {0}, tasks[3] = {0};
+    Buf skipped[3] = {{0}}, cmp[3] = {{0}};
     /* Shaw's relative vectors against the sinusoid, on the trained lengths */
     size_t shaw_ahead = 0, shaw_behind = 0;
     Buf shaw = {0};
@@ -323,7 +328,7 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                        st[s][0].mean);
             exp_test_text(&shaw, st[sh][0], st[s][0]);
         }
-        for (int f = 0; f < 2; f++) {
+        for (int f = 0; f < 3; f++) {
             size_t a = find(scheme_names, S, ALIBI[f]);
             /* Past L, ALiBi against the sinusoid only where ALiBi learned
              * the trained lengths: a model that learned nothing
@@ -350,9 +355,9 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                "not, in causal language models. Here ALiBi is compared with the sinusoid on "
                "%zu..%zu only where it learned the trained lengths (%.2f or more on %zu..%zu)",
                L + 1, 2 * L, LEARNED, lo, L);
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 3; f++) {
         if (f)
-            buf_printf(b, " The same rule for asymmetric alibi, the form an encoder can use");
+            buf_printf(b, " The same rule for %s, a form an encoder can use", ALIBI[f]);
         if (skipped[f].n)
             buf_printf(b, "; it did not learn them on %.*s, where a comparison past L would "
                        "measure nothing", skipped[f].failed ? 0 : (int)skipped[f].n,
@@ -385,7 +390,7 @@ static void lengths_section(Buf *b, const ExpResults *r) {
                    : shaw_ahead < shaw_behind ? "this run does not agree"
                                               : "this run cannot tell");
     buf_free(&shaw);
-    for (int f = 0; f < 2; f++)
+    for (int f = 0; f < 3; f++)
         buf_free(&skipped[f]), buf_free(&cmp[f]);
 }
 

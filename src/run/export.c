@@ -89,7 +89,7 @@ static int write_config(const char *path, const Model *m, Err *e) {
             "  \"embedding_width\": %zu,\n  \"pe_layout\": \"%s\",\n  \"pe_base\": %.17g,\n"
             "  \"t5_buckets\": %zu,\n  \"t5_max_distance\": %zu,\n  \"scale_embed\": %s,\n"
             "  \"n_classes\": %zu,\n  \"per_token\": %s,\n  \"causal\": %s,\n"
-            "  \"dropout\": %.9g",
+            "  \"dropout\": %.9g,\n  \"pool\": \"%s\"",
             c->vocab_size, c->d_model, c->n_heads, c->n_layers, c->d_ff,
             c->norm == NORM_PRE ? "true" : "false", c->act == ACT_GELU ? "gelu" : "relu",
             pc.name, pe_in_attention(m->pe.scheme) ? "true" : "false",
@@ -99,7 +99,7 @@ static int write_config(const char *path, const Model *m, Err *e) {
             pc.layout == LAYOUT_SPLIT ? "split" : "interleaved", pc.base, pc.buckets,
             pc.max_distance, c->scale_embed ? "true" : "false", c->n_classes,
             c->per_token ? "true" : "false", c->causal ? "true" : "false",
-            (double)c->dropout) >= 0;
+            (double)c->dropout, c->pool == POOL_CLS ? "cls" : "mean") >= 0;
     /* rope's scaling, and the factor its cos and sin are multiplied by
      * (Hugging Face's attention_factor) */
     if (ok && (m->pe.scheme->reads & PE_READS_SCALING))

@@ -56,6 +56,24 @@ int order_pair_init(OrderPair *p, const char *s1, const char *s2, Err *e) {
     return rc;
 }
 
+int order_pair_prepend(OrderPair *p, const char *word, Err *e) {
+    size_t n = p->a.n;
+    size_t *perm = xmalloc((n + 1) * sizeof *perm, "the alignment", e);
+    int rc = perm ? words_prepend(&p->a, word, e) : ERR_RUNTIME;
+    if (!rc)
+        rc = words_prepend(&p->b, word, e);
+    if (rc) {
+        free(perm);
+        return rc;
+    }
+    perm[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        perm[i + 1] = p->perm[i] + 1;
+    free(p->perm);
+    p->perm = perm;
+    return 0;
+}
+
 void order_config_scheme(Config *c, const char *scheme) {
     const PeScheme *s = pe_find(scheme); /* NULL: pe_plan will say it is unknown */
     if (s)

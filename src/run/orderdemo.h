@@ -41,6 +41,10 @@ void order_config_default(Config *c);
  * still safe). */
 int order_pair_init(OrderPair *p, const char *s1, const char *s2, Err *e);
 void order_pair_free(OrderPair *p);
+/* Puts word before both sentences (a model that pools by [CLS] reads it
+ * first), lined up with itself. On failure free the pair: one sentence may
+ * have it and the other not. */
+int order_pair_prepend(OrderPair *p, const char *word, Err *e);
 
 /* Sets c's scheme to `scheme`; an attention scheme gets its own combine
  * mode (--combine is for the input schemes, and the demo runs them all

@@ -48,13 +48,16 @@ static int load_text(TextData txt[3], const TrainMeta *mt, Err *e) {
     return 0;
 }
 
-/* Builds the vocabulary and classes from train, then encodes all three. */
-static int load_data(Session *s, Err *e) {
+/* Builds the vocabulary and classes from train, then encodes all three;
+ * a model that pools by [CLS] reads it before every sentence. */
+static int load_data(Session *s, Pooling pool, Err *e) {
     TextData txt[3];
     memset(txt, 0, sizeof txt);
     int rc = load_text(txt, &s->meta, e);
     if (!rc && txt[0].n == 0)
         rc = err_set(e, ERR_INPUT, "the training data has no examples");
+    for (int i = 0; i < 3 && !rc && pool == POOL_CLS; i++)
+        rc = textdata_prepend(&txt[i], DATA_CLS, e);
     if (!rc)
         rc = vocab_init(&s->vocab, e);
     if (!rc) {
@@ -182,7 +185,7 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
         return err_set(e, ERR_INPUT, "--causal: %s labels a word with words that may come after "
                        "it, which a causal reader never sees; train agent, direction, previous, "
                        "contains or first, or drop --causal", s->meta.task);
-    int rc = load_data(s, e);
+    int rc = load_data(s, cfg->pool, e);
     if (!rc) {
         Config c = *cfg;
         c.vocab_size = s->vocab.n;
@@ -292,7 +295,7 @@ int session_resume(Session *s, const char *path, size_t steps, double max_memory
     if (steps)
         s->meta.steps = steps;
     s->meta.max_memory = max_memory;
-    rc = load_data(s, e);
+    rc = load_data(s, ck.model.cfg.pool, e);
     /* The data is made again from the saved options; it must give the
      * vocabulary and classes the model was trained with. */
     if (!rc && (s->vocab.n != ck.vocab.n || s->labels.n != ck.labels.n))
@@ -395,6 +398,7 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
     if (d->n == 0)
         return 0;
     size_t L = d->max_len, limit = model_max_positions(m);
+    size_t first = m->cfg.pool == POOL_CLS ? 1 : 0; /* tokens before the words */
     if (N && N < limit)
         limit = N; /* sorted distinct positions from 0..N-1: at most N words */
     if (!N || draws == 0)
@@ -439,8 +443,9 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
                 st.exact += d->kind == LABELS_TOKEN ? exact_matches(m, &a, labels, b, len)
                                                     : s.correct;
             }
-        if (per_len)
-            per_len[len] = st;
+        /* by words: a [CLS] before them is not one */
+        if (per_len && len > first)
+            per_len[len - first] = st;
         add_stats(total, &st);
     }
     acts_free(&a);
@@ -483,7 +488,9 @@ static int eval_text(Dataset *out, const Checkpoint *ck, const char *task, const
     } else {
         rc = data_read(&txt[2], path, e);
     }
-    const TextData *src = &txt[task && strcmp(which, "valid") == 0 ? 1 : 2];
+    TextData *src = &txt[task && strcmp(which, "valid") == 0 ? 1 : 2];
+    if (!rc && ck->model.cfg.pool == POOL_CLS)
+        rc = textdata_prepend(src, DATA_CLS, e);
     if (!rc)
         rc = data_encode(out, src, (Vocab *)&ck->vocab,
                          words_only ? NULL : (LabelSet *)&ck->labels, false, n_unknown, e);

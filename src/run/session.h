@@ -108,7 +108,8 @@ void kept_free(Kept *k);
 
 /* Evaluates m on every example of d, in batches of at most B sentences of
  * one length. per_len (if not NULL) has d->max_len + 1 entries, indexed by
- * length; total sums them. */
+ * length in words (a model that pools by [CLS] reads one token more); total
+ * sums them. */
 int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
                      EvalStats *total, Err *e);
 

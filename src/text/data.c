@@ -66,6 +66,63 @@ static char *dup_str(const char *s, Err *e) {
     return c;
 }
 
+/* dst (n + m): the m entries of each of the n runs from `at` (n + 1 run
+ * starts over src) with a copy of first before each. */
+static int insert_each(char ***dst, char **src, const size_t *at, size_t n, const char *first,
+                       Err *e) {
+    char **out = xmalloc((at[n] + n + 1) * sizeof *out, "the examples", e);
+    if (!out)
+        return ERR_RUNTIME;
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (!(out[k++] = dup_str(first, e))) {
+            for (size_t j = 0; j < i; j++) /* the copies made so far; the rest are src's */
+                free(out[at[j] + j]);
+            free(out);
+            return ERR_RUNTIME;
+        }
+        for (size_t w = at[i]; w < at[i + 1]; w++)
+            out[k++] = src[w];
+    }
+    *dst = out;
+    return 0;
+}
+
+char *data_with_cls(const char *text, Err *e) {
+    size_t n = strlen(DATA_CLS) + 1 + strlen(text) + 1;
+    char *s = xmalloc(n, "a sentence", e);
+    if (s)
+        snprintf(s, n, "%s %s", DATA_CLS, text);
+    return s;
+}
+
+int textdata_prepend(TextData *d, const char *word, Err *e) {
+    if (d->n == 0)
+        return 0;
+    size_t *start = xmalloc((d->n + 1) * sizeof *start, "the examples", e);
+    char **words = NULL, **labels = NULL;
+    int rc = start ? insert_each(&words, d->word, d->start, d->n, word, e) : ERR_RUNTIME;
+    if (!rc && d->kind == LABELS_TOKEN &&
+        (rc = insert_each(&labels, d->label, d->start, d->n, DATA_NO_LABEL, e))) {
+        for (size_t i = 0; i < d->n; i++)
+            free(words[d->start[i] + i]);
+        free(words);
+    }
+    if (rc) {
+        free(start);
+        return rc;
+    }
+    for (size_t i = 0; i <= d->n; i++)
+        start[i] = d->start[i] + i;
+    free(d->start), free(d->word);
+    d->start = start, d->word = words, d->cap_ex = d->n + 1;
+    d->cap_words = start[d->n] + 1;
+    if (labels) {
+        free(d->label);
+        d->label = labels, d->cap_labels = start[d->n] + 1;
+    }
+    return 0;
+}
+
 /* The length of the UTF-8 character at s, or 0 if it is malformed.
  * Overlong forms, surrogates and code points past U+10FFFF count as
  * malformed, as in RFC 3629; a NUL inside a sequence stops it. */

@@ -26,6 +26,9 @@ typedef enum { LABELS_SENTENCE = 0, LABELS_TOKEN = 1 } LabelKind;
  * nor counted in accuracy (CoNLL's empty field; PyTorch's ignore_index).
  * previous gives it to the first word, which has no word before it. */
 #define DATA_NO_LABEL "_"
+/* The word a model that pools by [CLS] (--pool cls) reads first in every
+ * sentence, as BERT does: the data layer puts it there, with no label. */
+#define DATA_CLS "[CLS]"
 #define DATA_MAX_WORDS 32768          /* words of a vocabulary built from training data,
                                        * <pad> and <unk> included: a model's MAX_DIM */
 
@@ -68,6 +71,15 @@ void textdata_free(TextData *d);
  * whatever is added can be written and read back; otherwise ERR_INPUT. */
 int textdata_add(TextData *d, const char *const *words, size_t n, const char *const *labels,
                  Err *e);
+
+/* "[CLS] text", allocated (free it): a sentence as a model that pools by
+ * [CLS] reads it. */
+char *data_with_cls(const char *text, Err *e);
+
+/* Puts word before the first word of every example of d, with the label
+ * DATA_NO_LABEL on per-token data (the lines of a file stay as they were,
+ * for messages). On failure d is unchanged. */
+int textdata_prepend(TextData *d, const char *word, Err *e);
 
 /* Reads a data file (docs/formats.md). A malformed line fails with
  * ERR_INPUT and a message "FILE:LINE: what is wrong". data_read and

@@ -35,6 +35,26 @@ void words_free(Words *w) {
     memset(w, 0, sizeof *w);
 }
 
+int words_prepend(Words *w, const char *word, Err *e) {
+    size_t len = strlen(word) + 1;
+    for (size_t i = 0; i < w->n; i++)
+        len += strlen(w->w[i]) + 1;
+    char *text = xmalloc(len, "a sentence", e);
+    if (!text)
+        return ERR_RUNTIME;
+    strcpy(text, word);
+    for (size_t i = 0; i < w->n; i++)
+        strcat(strcat(text, " "), w->w[i]);
+    Words out;
+    int rc = words_split(&out, text, e);
+    free(text);
+    if (!rc) {
+        words_free(w);
+        *w = out;
+    }
+    return rc;
+}
+
 static uint64_t hash_word(const char *s) {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (; *s; s++)

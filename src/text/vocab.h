@@ -28,6 +28,9 @@ typedef struct {
 
 int words_split(Words *out, const char *text, Err *e);
 void words_free(Words *w);
+/* Puts word (no whitespace) before w's first word; on failure w is
+ * unchanged. */
+int words_prepend(Words *w, const char *word, Err *e);
 
 /* An empty vocabulary holding <pad> and <unk>. */
 int vocab_init(Vocab *v, Err *e);
