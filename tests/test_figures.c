@@ -14,6 +14,54 @@
 #include "pixels.h"
 #include "suites.h"
 
+/* True when the two files hold the same bytes. */
+static bool same_bytes(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    for (int ca = 0, cb = 0; same && ca != EOF; same = ca == cb)
+        ca = fgetc(fa), cb = fgetc(fb);
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* The pictures of docs/img that need no trained model, drawn again by the
+ * commands of docs/pictures.md and 07: the same bytes (the pictures on the
+ * pages are what the programs draw today, text and all). */
+START_TEST(docs_pictures_are_what_pe_plot_draws) {
+    static const char *const pics[][2] = {
+        {"heatmap", "--kind heatmap"},
+        {"lines", "--kind lines"},
+        {"dots", "--kind dots"},
+        {"dots_rope", "--kind dots --pe rope --positions 64 --position 32"},
+        {"dots_alibi", "--kind dots --pe alibi --positions 64 --position 32"},
+        {"dots_t5", "--kind dots --pe t5 --positions 64 --position 32"},
+        {"dots_shaw", "--kind dots --pe shaw --positions 64 --position 32"},
+        {"bits", "--kind bits"},
+        {"naive", "--kind naive"},
+        {"attention", "--kind attention"},
+        {"decay", "--kind decay"},
+        {"wavelengths_llama", "--kind wavelengths"},
+        {"wavelengths", "--kind wavelengths --d-model 32 --heads 4 --rope-original-len 8"},
+    };
+    char *dir = scratch();
+    for (size_t i = 0; i < sizeof pics / sizeof *pics; i++) {
+        char args[512], out[256], doc[128];
+        snprintf(out, sizeof out, "%s/%s.png", dir, pics[i][0]);
+        snprintf(args, sizeof args, "%s --out %s", pics[i][1], out);
+        Run r = run("pe_plot", args);
+        ck_assert_msg(r.status == 0, "pe_plot %s: %s", args, r.err);
+        run_free(&r);
+        snprintf(doc, sizeof doc, "docs/img/%s.png", pics[i][0]);
+        ck_assert_msg(same_bytes(out, doc), "pe_plot %s does not draw %s: draw it again", args,
+                      doc);
+    }
+    remove_dir(dir);
+}
+END_TEST
+
 START_TEST(lines_draw_each_channel) {
     PeConfig pc;
     pe_config_default(&pc, "sinusoidal");
@@ -209,6 +257,7 @@ Suite *suite_figures(void) {
     tcase_add_test(tc, bits_show_the_sign_of_the_code);
     tcase_add_test(tc, attention_cells_are_the_weights);
     tcase_add_test(tc, decay_is_roformers_bound);
+    tcase_add_test(tc, docs_pictures_are_what_pe_plot_draws);
     suite_add_tcase(s, tc);
     return s;
 }
