@@ -43,12 +43,11 @@ static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, 
     return hook;
 }
 
-/* Where dropout acts (PyTorch's nn.TransformerEncoderLayer, and the
- * embedding + code as in the Annotated Transformer): each place of each
- * layer is a site of its own (encoder.h), so no two draw the same mask. */
-
 /* A layer's dropout: the step's masks (d NULL: none), the layer, and the
- * first row of the micro-batch in the batch. */
+ * first row of the micro-batch in the batch. Dropout acts where PyTorch's
+ * nn.TransformerEncoderLayer puts it, and on embedding + code as in the
+ * Annotated Transformer; each place of each layer is a site of its own
+ * (encoder.h), so no two draw the same mask. */
 typedef struct {
     const Dropout *d;
     size_t layer, row0;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 extern const PeScheme pe_none, pe_integer, pe_normalized, pe_sine, pe_sincos;
-extern const PeScheme pe_sinusoidal, pe_learned, pe_shaw, pe_rope, pe_alibi, pe_t5;
+extern const PeScheme pe_sinusoidal, pe_learned, pe_rope, pe_alibi, pe_t5, pe_shaw;
 
 /* The order of the notes: from no position to the paper's formula and the
  * learned table, then the schemes that act inside attention. */

@@ -26,8 +26,19 @@ const char *const exp_probe_names[EXP_PROBES] = {"none, causal", "none"};
  * word at position 0 read as the sentence vector */
 static const struct {
     const char *name, *base;
-} FORMS[] = {{"asymmetric alibi", "alibi"}, {"cls alibi", "alibi"}};
+    AlibiSlopes slopes;
+    Pooling pool;
+} FORMS[] = {{"asymmetric alibi", "alibi", ALIBI_ASYMMETRIC, POOL_MEAN},
+             {"cls alibi", "alibi", ALIBI_SYMMETRIC, POOL_CLS}};
 #define N_FORMS (sizeof FORMS / sizeof *FORMS)
+
+/* The index in FORMS of the form called name, N_FORMS for a scheme's own name. */
+static size_t form_of(const char *name) {
+    size_t i = 0;
+    while (i < N_FORMS && strcmp(name, FORMS[i].name) != 0)
+        i++;
+    return i;
+}
 
 size_t exp_scheme_count(void) { return pe_count() + N_FORMS; }
 
@@ -38,17 +49,14 @@ const char *exp_scheme_at(size_t i) {
 }
 
 const PeScheme *exp_scheme_base(const char *name) {
-    for (size_t i = 0; i < N_FORMS; i++)
-        if (strcmp(name, FORMS[i].name) == 0)
-            return pe_find(FORMS[i].base);
-    return pe_find(name);
+    size_t f = form_of(name);
+    return pe_find(f < N_FORMS ? FORMS[f].base : name);
 }
 
 void exp_scheme_form(Config *c, const char *name) {
-    if (strcmp(name, "asymmetric alibi") == 0)
-        c->pe.alibi_slopes = ALIBI_ASYMMETRIC;
-    if (strcmp(name, "cls alibi") == 0)
-        c->pool = POOL_CLS;
+    size_t f = form_of(name);
+    if (f < N_FORMS)
+        c->pe.alibi_slopes = FORMS[f].slopes, c->pool = FORMS[f].pool;
 }
 
 const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",
