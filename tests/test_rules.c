@@ -3,6 +3,7 @@
  * of a list takes the options it reads; messages give advice that can be
  * followed. Each test reproduces a defect as the issue found it. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "../src/pe/pe.h"
 #include "../src/run/checkpoint.h"
+#include "../src/run/session.h"
 #include "../src/text/vocab.h"
 #include "../src/text/data.h"
 #include "suites.h"
@@ -124,8 +126,8 @@ END_TEST
 
 /* Messages that name what the user gave and advice the program takes. */
 START_TEST(messages_name_what_was_given) {
-    expect_exit("pe_report", "--pe sinusoidal --base 0.5", 2, "greater than 1");
-    expect_exit("pe_report", "--pe sinusoidal --base 1.0000001", 2, "greater than 1");
+    expect_exit("pe_report", "--pe sinusoidal --base 0.5", 2, "from 1.000001 to 1e+12");
+    expect_exit("pe_report", "--pe sinusoidal --base 1.0000001", 2, "from 1.000001 to 1e+12");
     expect_exit("pe_report", "--pe t5 --buckets 4096", 2,
                 "no fewer than the default --max-distance 128: give --max-distance above 1024, "
                 "or at most 510 buckets");
@@ -343,10 +345,14 @@ static unsigned char *checkpoint_bytes(const char *pe, void (*edit)(Config *), s
     Err e;
     ck_assert_msg(model_create(&m, &c, &e) == 0, "%s", e.msg);
     ck_assert(vocab_init(&v, &e) == 0 && vocab_add_text(&v, "a b", &e) == 0);
+    LabelSet l;
+    labelset_init(&l);
+    ck_assert(labelset_add(&l, "x", NULL, &e) == 0 && labelset_add(&l, "y", NULL, &e) == 0);
     char *path = temp_file();
-    ck_assert_msg(checkpoint_save(path, &m, &v, NULL, NULL, NULL, &e) == 0, "%s", e.msg);
+    ck_assert_msg(checkpoint_save(path, &m, &v, &l, NULL, NULL, &e) == 0, "%s", e.msg);
     model_free(&m);
     vocab_free(&v);
+    labelset_free(&l);
     char *bytes = slurp(path);
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
@@ -369,58 +375,249 @@ static void fix_checksum(unsigned char *b, size_t n) {
 static void base_1234(Config *c) { c->pe.base = 1234.5; }
 static void rope_buckets(Config *c) { c->pe.buckets = 8; }
 
-/* The loader refuses what the command line refuses (it took a base of
- * NaN as 10000, and inf, 1e300, 1.0000001; a version 1 file naming rope or
- * t5; an option the scheme does not read). */
+/* b (*n bytes of a checkpoint) with its first string `from` (a name or a
+ * value: a u32 length, then the bytes) replaced by `to`, the size in the
+ * header and the checksum made right, as a forger would write them. */
+static unsigned char *splice(unsigned char *b, size_t *n, const char *from, const char *to) {
+    size_t nf = strlen(from), nt = strlen(to), at = 0;
+    for (size_t i = 24; i + 4 + nf <= *n && !at; i++)
+        if (b[i] == (unsigned char)nf && !b[i + 1] && !b[i + 2] && !b[i + 3] &&
+            memcmp(b + i + 4, from, nf) == 0)
+            at = i;
+    ck_assert_msg(at, "'%s' is not in the file", from);
+    unsigned char *c = malloc(*n - nf + nt);
+    ck_assert_ptr_nonnull(c);
+    memcpy(c, b, at);
+    c[at] = (unsigned char)nt, c[at + 1] = c[at + 2] = c[at + 3] = 0;
+    memcpy(c + at + 4, to, nt);
+    memcpy(c + at + 4 + nt, b + at + 4 + nf, *n - at - 4 - nf);
+    free(b);
+    *n = *n - nf + nt;
+    for (int i = 0; i < 8; i++)
+        c[16 + i] = (unsigned char)((uint64_t)*n >> (8 * i));
+    fix_checksum(c, *n);
+    return c;
+}
+
+/* A fixture of tests/reference/checkpoints, whole. */
+static unsigned char *fixture(const char *name, size_t *n) {
+    char path[256];
+    snprintf(path, sizeof path, "tests/reference/checkpoints/%s.bin", name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "no %s", path);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    unsigned char *b = malloc(*n);
+    ck_assert(b && fread(b, 1, *n, f) == *n);
+    fclose(f);
+    return b;
+}
+
+/* Refused, with the message of the command line's parser for opt's text. */
+static void refused_as_the_command_line(const unsigned char *b, size_t n, size_t opt,
+                                        const char *text) {
+    Checkpoint ck;
+    Err e, cli;
+    PeConfig pc;
+    pe_config_default(&pc, "sinusoidal");
+    ck_assert_msg(pe_option_set(&pc, opt, text, &cli) == ERR_INPUT, "%s %s is in range",
+                  pe_option_name(opt), text);
+    ck_assert_msg(checkpoint_parse(&ck, b, n, "forged", &e) == ERR_INPUT, "%s %s loaded",
+                  pe_option_name(opt), text);
+    ck_assert_msg(strstr(e.msg, cli.msg) != NULL, "the loader's message is not the command "
+                  "line's '%s': %s", cli.msg, e.msg);
+}
+
+/* The loader refuses what the command line refuses, with its message (it
+ * took a base of NaN as 10000, and inf, 1e300, 1.0000001; a version 1
+ * file naming rope or t5; an option the scheme does not read): version
+ * 6's text and the binary fields of versions 1 to 5 go through one parser. */
 START_TEST(the_loader_refuses_what_the_command_line_refuses) {
+    const char *bad[] = {"nan", "inf", "1e300", "1.0000001", "-5", "1.0000009999999997",
+                         "0x10", " 500", "500 "};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        size_t n;
+        unsigned char *b = checkpoint_bytes("sinusoidal", base_1234, &n);
+        b = splice(b, &n, "1234.5", bad[k]);
+        if (strcmp(bad[k], "0x10") != 0) /* strtod reads hex: 16 is a base */
+            refused_as_the_command_line(b, n, PE_OPT_BASE, bad[k]);
+        free(b);
+    }
+    /* the command line says the same */
+    expect_exit("pe_report", "--pe sinusoidal --base nan", 2,
+                "--base wants a number from 1.000001 to 1e+12 (default 10000), not 'nan'");
+    /* version 1's base, an f64 (500 in the fixture) */
+    const double nan = NAN, was = 500.0;
     size_t n;
-    unsigned char *b = checkpoint_bytes("sinusoidal", base_1234, &n);
-    double was = 1234.5;
+    unsigned char *b = fixture("v1", &n);
     size_t at = 0;
     for (size_t i = 24; i + 8 <= n && !at; i++)
         if (memcmp(b + i, &was, 8) == 0)
             at = i;
     ck_assert_msg(at, "the base is not in the file");
-    const double bad[] = {0.0 / 0.0, 1.0 / 0.0, 1e300, 1.0000001, -5.0};
-    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        memcpy(b + at, &bad[k], 8);
-        fix_checksum(b, n);
-        Checkpoint ck;
-        Err e;
-        ck_assert_msg(checkpoint_parse(&ck, b, n, "forged", &e) == ERR_INPUT, "base %g loaded",
-                      bad[k]);
-        ck_assert_msg(strstr(e.msg, "base") != NULL, "%s", e.msg);
-    }
+    memcpy(b + at, &nan, 8);
+    fix_checksum(b, n);
+    refused_as_the_command_line(b, n, PE_OPT_BASE, "nan");
     free(b);
-    const char *v2[] = {"rope", "alibi", "t5"};
+    /* rope, alibi and t5 came with version 2, shaw with version 5 */
+    const char *at_v1[] = {"rope", "alibi", "t5"};
     for (size_t k = 0; k < 3; k++) {
-        b = checkpoint_bytes(v2[k], NULL, &n);
-        b[8] = 1; /* the version, after the magic */
-        fix_checksum(b, n);
         Checkpoint ck;
         Err e;
+        b = splice(fixture("v1", &n), &n, "sinusoidal", at_v1[k]);
         ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
         ck_assert_msg(strstr(e.msg, "version 1") != NULL, "%s", e.msg);
         free(b);
     }
-    /* shaw came with version 5 */
-    b = checkpoint_bytes("shaw", NULL, &n);
-    b[8] = 4;
-    fix_checksum(b, n);
     {
         Checkpoint ck;
         Err e;
+        b = splice(fixture("v4", &n), &n, "rope", "shaw");
         ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
         ck_assert_msg(strstr(e.msg, "version 4 file, which cannot hold shaw") != NULL, "%s",
                       e.msg);
+        free(b);
     }
-    free(b);
     b = checkpoint_bytes("rope", rope_buckets, &n);
     Checkpoint ck;
     Err e;
     ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
     ck_assert_msg(strstr(e.msg, "--buckets") != NULL, "%s", e.msg);
     free(b);
+}
+END_TEST
+
+/* One non-default value of each scheme option, as the command line takes it. */
+static const char *const SET[PE_OPT_COUNT] = {"concat", "4", "2", "split", "500", "8", "16",
+                                             "0.05", "yarn", "4", "8", "3", "asymmetric"};
+
+static void set_read(Config *c, const PeScheme *s) {
+    unsigned reads = pe_options_read(s, COMBINE_CONCAT);
+    for (size_t o = 0; o < PE_OPT_COUNT; o++) {
+        Err e;
+        if (reads & (1u << o))
+            ck_assert_msg(pe_option_set(&c->pe, o, SET[o], &e) == 0, "%s", e.msg);
+    }
+}
+
+static const PeScheme *scheme_now;
+static void read_all(Config *c) {
+    c->d_model = 16;
+    set_read(c, scheme_now);
+}
+
+/* Version 6 stores the scheme's options by name, as their command-line
+ * text (only those set), and reads every one of every scheme back as it
+ * was; the run's options likewise (--keep among them, which a resume
+ * forgot). */
+START_TEST(options_are_stored_by_name_and_read_back) {
+    for (size_t i = 0; i < pe_count(); i++) {
+        scheme_now = pe_at(i);
+        size_t n;
+        unsigned char *b = checkpoint_bytes(scheme_now->name, read_all, &n);
+        Config want;
+        config_default(&want, 4, scheme_now->name);
+        read_all(&want);
+        Checkpoint ck;
+        Err e;
+        ck_assert_msg(checkpoint_parse(&ck, b, n, scheme_now->name, &e) == 0, "%s", e.msg);
+        ck_assert_msg(memcmp(&ck.model.cfg.pe, &want.pe, sizeof want.pe) == 0, "%s: the options "
+                      "read back differ", scheme_now->name);
+        unsigned given = pe_options_given(&want.pe);
+        for (size_t o = 0; o < PE_OPT_COUNT; o++)
+            if (given & (1u << o)) {
+                /* the pair (name, value) is in the file, as text */
+                const char *name = pe_option_name(o) + 2;
+                bool found = false;
+                for (size_t k = 0; k + strlen(name) + strlen(SET[o]) + 4 <= n && !found; k++)
+                    found = memcmp(b + k, name, strlen(name)) == 0 &&
+                            b[k + strlen(name)] == strlen(SET[o]) &&
+                            memcmp(b + k + strlen(name) + 4, SET[o], strlen(SET[o])) == 0;
+                ck_assert_msg(found, "%s: no pair %s = %s", scheme_now->name, name, SET[o]);
+            }
+        checkpoint_free(&ck);
+        free(b);
+    }
+    /* the run's: every one set away from train's defaults */
+    TrainMeta mt;
+    train_meta_default(&mt);
+    OptConfig opt;
+    opt_default(&opt);
+    const char *run_set[][2] = {
+        {"--task", "agent"},     {"--min-len", "3"},      {"--max-len", "7"},
+        {"--max-train-len", "6"}, {"--train-examples", "90"}, {"--valid-examples", "30"},
+        {"--test-examples", "40"}, {"--data-seed", "9"},   {"--steps", "12"},
+        {"--batch", "5"},        {"--eval-every", "4"},   {"--random-positions", "9"},
+        {"--lr", "0.003"},       {"--warmup", "3"},       {"--schedule", "noam"},
+        {"--weight-decay", "0.05"}, {"--clip", "0.5"},    {"--keep", "last"}};
+    ck_assert_uint_eq(sizeof run_set / sizeof *run_set, TRAIN_OPT_COUNT - 2);
+    for (size_t i = 0; i < sizeof run_set / sizeof *run_set; i++) {
+        Err e;
+        size_t o = train_option_find(run_set[i][0]);
+        ck_assert_msg(o < TRAIN_OPT_COUNT && train_option_set(&mt, &opt, o, run_set[i][1], &e)
+                      == 0, "%s", run_set[i][0]);
+    }
+    Config cfg;
+    config_default(&cfg, 0, "rope");
+    cfg.d_model = 8, cfg.n_heads = 2, cfg.d_ff = 8, cfg.n_layers = 1;
+    Session s;
+    Err e;
+    ck_assert_msg(session_create(&s, &mt, &cfg, &opt, &e) == 0, "%s", e.msg);
+    char *path = temp_file();
+    ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
+    Checkpoint ck;
+    ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
+    for (size_t o = 0; o < TRAIN_OPT_COUNT; o++) {
+        char was[512], now[512];
+        train_option_text(&s.meta, &s.trainer.opt, o, was, sizeof was);
+        train_option_text(&ck.meta, &ck.opt, o, now, sizeof now);
+        ck_assert_msg(strcmp(was, now) == 0, "%s was %s, read back %s", train_option_name(o),
+                      was, now);
+    }
+    ck_assert_int_eq(ck.meta.keep, KEEP_LAST);
+    checkpoint_free(&ck);
+    session_free(&s);
+    remove(path);
+}
+END_TEST
+
+/* A name this build does not know (a newer version's option) is refused,
+ * naming it, and so is a name given twice. */
+START_TEST(unknown_or_repeated_names_are_refused) {
+    const char *renames[][3] = {{"layout", "lay-out", "'lay-out', which this build does not "
+                                 "know"},
+                                {"base", "layout", "sets the scheme option 'layout' twice"},
+                                {"keep", "keeps", "'keeps', which this build does not know"}};
+    for (size_t k = 0; k < 3; k++) {
+        Config c;
+        config_default(&c, 0, "sinusoidal");
+        c.pe.layout = LAYOUT_SPLIT, c.pe.base = 500.0;
+        c.d_model = 8, c.n_heads = 2, c.d_ff = 8, c.n_layers = 1;
+        TrainMeta mt;
+        train_meta_default(&mt);
+        snprintf(mt.task, sizeof mt.task, "agent");
+        mt.batch = 4, mt.steps = 2;
+        OptConfig opt;
+        opt_default(&opt);
+        Session s;
+        Err e;
+        ck_assert_msg(session_create(&s, &mt, &c, &opt, &e) == 0, "%s", e.msg);
+        char *path = temp_file();
+        ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
+        session_free(&s);
+        char *bytes = slurp(path);
+        FILE *f = fopen(path, "rb");
+        fseek(f, 0, SEEK_END);
+        size_t n = (size_t)ftell(f);
+        fclose(f);
+        remove(path);
+        unsigned char *b = splice((unsigned char *)bytes, &n, renames[k][0], renames[k][1]);
+        Checkpoint ck;
+        ck_assert_int_eq(checkpoint_parse(&ck, b, n, "newer", &e), ERR_INPUT);
+        ck_assert_msg(strstr(e.msg, renames[k][2]) != NULL, "%s", e.msg);
+        free(b);
+    }
 }
 END_TEST
 
@@ -473,6 +670,8 @@ Suite *suite_rules(void) {
     tcase_add_test(tc, out_of_memory_exits_1_everywhere);
     tcase_add_test(tc, huge_weights_are_an_error_in_every_program);
     tcase_add_test(tc, the_loader_refuses_what_the_command_line_refuses);
+    tcase_add_test(tc, options_are_stored_by_name_and_read_back);
+    tcase_add_test(tc, unknown_or_repeated_names_are_refused);
     tcase_add_test(tc, resume_checks_what_a_fresh_run_checks);
     suite_add_tcase(s, tc);
     return s;
