@@ -579,6 +579,18 @@ START_TEST(options_are_stored_by_name_and_read_back) {
     checkpoint_free(&ck);
     session_free(&s);
     remove(path);
+    /* config.json carries them by the same names */
+    char *dir = scratch(), args[256], json[256];
+    snprintf(args, sizeof args, "--layout split --base 500 --npy %s/x 'a b'", dir);
+    Run r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(json, sizeof json, "%s/x/config.json", dir);
+    char *text = slurp(json);
+    ck_assert_msg(strstr(text, "\"pe_options\": {\"layout\": \"split\", \"base\": \"500\"}"),
+                  "%s", text);
+    free(text);
+    remove_dir(dir);
 }
 END_TEST
 
