@@ -287,8 +287,8 @@ START_TEST(init_names_what_does_not_fit) {
     ck_assert_msg(r.status == 0, "%s", r.err);
     run_free(&r);
     snprintf(args, sizeof args, "--init %s/m.bin --task previous --max-len 20 --steps 2", dir);
-    expect_exit("train", args, 2, "has a learned table of 12 rows (positions 0..11, its "
-                "training length), and a table cannot grow: this run needs positions 0..19");
+    expect_exit("train", args, 2, "has a learned table of 12 rows (positions 0..11), and a "
+                "table cannot grow: this run needs positions 0..19");
     snprintf(args, sizeof args, "--init %s/m.bin --task previous --max-len 20 --max-train-len "
              "12 --steps 2", dir);
     r = run("train", args);

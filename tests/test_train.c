@@ -515,109 +515,6 @@ START_TEST(any_thread_count_trains_the_same_model) {
 }
 END_TEST
 
-/* The numbers with a decimal point in text (a program's output), in x. */
-static size_t numbers(const char *text, double *x, size_t cap) {
-    size_t n = 0;
-    for (const char *p = text; *p && n < cap;) {
-        size_t k = strcspn(p, " \t\n");
-        char *end;
-        double v = strtod(p, &end);
-        if (k && end == p + k && memchr(p, '.', k))
-            x[n++] = v;
-        p += k ? k : 1;
-    }
-    return n;
-}
-
-/* What a program prints for fixture name now, held against what the
- * build that wrote it printed (saved beside it): the same numbers, to the
- * last digit printed but for a rounding. */
-static void same_output(const char *name, const char *prog, const char *args) {
-    char path[256], cmd[512];
-    snprintf(path, sizeof path, "tests/reference/checkpoints/%s.%s.txt", name, prog);
-    if (access(path, F_OK) != 0)
-        return;
-    char *then = slurp(path);
-    snprintf(cmd, sizeof cmd, "--model tests/reference/checkpoints/%s.bin %s", name, args);
-    Run r = run(prog, cmd);
-    ck_assert_msg(r.status == 0, "%s %s: %s", prog, cmd, r.err);
-    static double a[512], b[512];
-    size_t na = numbers(then, a, 512), nb = numbers(r.out, b, 512);
-    ck_assert_msg(na > 4 && na == nb, "%s of %s: %zu numbers then, %zu now:\n%s", prog, name, na,
-                  nb, r.out);
-    for (size_t i = 0; i < na; i++)
-        ck_assert_msg(fabs(a[i] - b[i]) <= 2e-5, "%s of %s: number %zu was %g, is %g", prog,
-                      name, i, a[i], b[i]);
-    free(then);
-    run_free(&r);
-}
-
-/* Each earlier version of the checkpoint, written by the build that
- * introduced it (tests/reference/checkpoints/README.md), loads with what
- * it held (its options as the command line writes them) and gives the
- * outputs that build gave. Version 1's first layout (no training time)
- * and version 5's first two (no pooling; no dropout either) did not load
- * before issue 25. */
-START_TEST(earlier_versions_load_and_give_the_same_outputs) {
-    static const struct {
-        const char *name, *sentence;
-        unsigned version;
-        const char *options; /* "name=value ..." of the scheme and the run */
-    } FIX[] = {
-        {"v1", NULL, 1, "layout=split base=500 data=tests/reference/checkpoints/train.txt"},
-        {"v1-seconds", "'a b c d'", 1, "pairs=2 steps=6 eval-every=3 batch=4"},
-        {"v2", "'Rohan killed the wolf'", 2, "buckets=8 max-distance=16 task=agent min-len=3 "
-         "max-len=6 train-examples=50 data-seed=4"},
-        {"v3", "'a b c d'", 3, "keep=best"},
-        {"v4", "'a b c d'", 4, "rope-scaling=linear rope-factor=2 base=1000 "
-         "random-positions=8"},
-        {"v5", "'a b c d'", 5, "max-relative=3 lr=0.003 warmup=2 schedule=noam"},
-        {"v5-dropout", "'a b c d'", 5, "alibi-slopes=asymmetric weight-decay=0.05 clip=0.5"},
-        {"v5-pool", "'a b c d'", 5, "combine=concat pe-dim=4 pe-init-std=0.05"},
-    };
-    for (size_t i = 0; i < sizeof FIX / sizeof *FIX; i++) {
-        char path[256];
-        snprintf(path, sizeof path, "tests/reference/checkpoints/%s.bin", FIX[i].name);
-        size_t n;
-        unsigned char *b = file_bytes(path, &n);
-        ck_assert_uint_eq(b[8], FIX[i].version);
-        free(b);
-        Checkpoint ck;
-        Err e;
-        ck_assert_msg(checkpoint_load(&ck, path, &e) == 0, "%s", e.msg);
-        ck_assert_msg(ck.has_train, "%s: no training state", path);
-        char opts[256];
-        snprintf(opts, sizeof opts, "%s", FIX[i].options);
-        for (char *save, *kv = strtok_r(opts, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
-            char *eq = strchr(kv, '='), now[512];
-            *eq = '\0';
-            size_t o = pe_option_find(kv);
-            if (o < PE_OPT_COUNT)
-                pe_option_text(&ck.model.cfg.pe, o, now, sizeof now);
-            else
-                train_option_text(&ck.meta, &ck.opt, train_option_find(kv), now, sizeof now);
-            ck_assert_msg(strcmp(now, eq + 1) == 0, "%s: %s is %s, not %s", path, kv, now,
-                          eq + 1);
-        }
-        ck_assert_msg(strcmp(FIX[i].name, "v1") == 0 ? ck.meta.seconds == 0.0
-                                                      : ck.meta.seconds > 0.0,
-                      "%s: the training time is %g", path, ck.meta.seconds);
-        checkpoint_free(&ck);
-        same_output(FIX[i].name, "evaluate", "--data tests/reference/checkpoints/train.txt");
-        if (FIX[i].sentence)
-            same_output(FIX[i].name, "encode", FIX[i].sentence);
-    }
-    /* and a run goes on from one */
-    char *out = temp_file(), args[512];
-    snprintf(args, sizeof args, "--resume tests/reference/checkpoints/v5.bin --steps 8 --out %s",
-             out);
-    Run r = run("train", args);
-    ck_assert_msg(r.status == 0 && strstr(r.out, "of step 8 of 8"), "%s", r.err);
-    run_free(&r);
-    remove(out);
-}
-END_TEST
-
 Suite *suite_train(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("training");
@@ -626,7 +523,6 @@ Suite *suite_train(void) {
     tcase_add_test(tc, save_then_load_is_bit_identical);
     tcase_add_test(tc, damaged_checkpoints_are_refused);
     tcase_add_test(tc, fuzz_inputs_load_cleanly);
-    tcase_add_test(tc, earlier_versions_load_and_give_the_same_outputs);
     tcase_add_test(tc, divergence_stops_and_leaves_the_model);
     tcase_add_test(tc, learning_rate_schedules);
     tcase_add_test(tc, evaluation_per_length_skips_past_the_table);
@@ -634,6 +530,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, micro_batches_train_like_one_batch);
     tcase_add_test(tc, any_thread_count_trains_the_same_model);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, tcase_checkpoint_format());
     tc = tcase_create("outcomes");
     tcase_add_test(tc, position_is_what_the_agent_task_needs);
     tcase_set_timeout(tc, 900);

@@ -255,15 +255,13 @@ static bool given(const PeConfig *pc, size_t opt) {
     return get_int(pc, opt) != 0;
 }
 
-/* Option opt back to 0, its default. */
+/* Option opt back to 0, its default (all bits 0, for a double too). */
 static void clear(PeConfig *pc, size_t opt) {
-    static const size_t zs = 0;
-    static const double zd = 0.0;
-    static const int zi = 0;
-    const void *z = OPTIONS[opt].type == VALUE_SIZE ? (const void *)&zs
-                    : OPTIONS[opt].type == VALUE_REAL ? (const void *)&zd : (const void *)&zi;
-    memcpy(field(pc, opt), z, OPTIONS[opt].type == VALUE_SIZE ? sizeof zs
-                              : OPTIONS[opt].type == VALUE_REAL ? sizeof zd : sizeof zi);
+    static const PeConfig zero;
+    size_t bytes = OPTIONS[opt].type == VALUE_SIZE   ? sizeof(size_t)
+                   : OPTIONS[opt].type == VALUE_REAL ? sizeof(double)
+                                                     : sizeof(int);
+    memcpy(field(pc, opt), (const char *)&zero + OPTIONS[opt].offset, bytes);
 }
 
 unsigned pe_options_given(const PeConfig *pc) {

@@ -211,8 +211,8 @@ static int create(Session *s, const TrainMeta *meta, const Config *cfg, const Op
         size_t rows = table_rows(from);
         if (!rc && rows && c.max_len > rows)
             rc = err_set(e, ERR_INPUT, "the model to start from has a learned table of %zu rows "
-                         "(positions 0..%zu, its training length), and a table cannot grow: this "
-                         "run needs positions 0..%zu (%s); train on sentences of at most %zu "
+                         "(positions 0..%zu), and a table cannot grow: this run needs positions "
+                         "0..%zu (%s); train on sentences of at most %zu "
                          "words (--max-train-len %zu), or train a new model", rows, rows - 1,
                          c.max_len - 1, s->meta.random_positions ? "--random-positions" :
                          "its longest training sentence", rows, rows);
@@ -272,23 +272,17 @@ static int copy_weights(Session *s, const Model *a, const Vocab *v, const LabelS
                            "same classes, or train a new model", l->n, s->labels.n,
                            c && labelset_find(l, c) < 0 ? c : d);
     }
-    if (m->n_params != a->n_params)
-        return err_set(e, ERR_INPUT, "the model to start from has %zu parameters and this run's "
-                       "%zu: give the options of its shape", a->n_params, m->n_params);
+    if (m->n_params != a->n_params) /* the words, the classes and the table match */
+        return err_set(e, ERR_RUNTIME, "the model to start from has %zu parameters and this "
+                       "run's %zu", a->n_params, m->n_params);
     memcpy(m->mem, a->mem, a->n_params * sizeof *m->mem);
     size_t E = m->pe.E, C = m->cfg.d_model;
     for (size_t i = 0; i < s->vocab.n; i++) {
-        int j = vocab_find(v, s->vocab.words[i]);
-        if (j < 0)
-            return err_set(e, ERR_INPUT, "the word '%s' is not in the model to start from",
-                           s->vocab.words[i]);
-        memcpy(m->p.tok_emb + i * E, a->p.tok_emb + (size_t)j * E, E * sizeof *m->p.tok_emb);
+        size_t j = (size_t)vocab_find(v, s->vocab.words[i]); /* found: checked above */
+        memcpy(m->p.tok_emb + i * E, a->p.tok_emb + j * E, E * sizeof *m->p.tok_emb);
     }
     for (size_t k = 0; k < s->labels.n; k++) {
         int j = labelset_find(l, s->labels.names[k]);
-        if (j < 0)
-            return err_set(e, ERR_INPUT, "the class '%s' is not in the model to start from",
-                           s->labels.names[k]);
         memcpy(m->p.head_w + k * C, a->p.head_w + (size_t)j * C, C * sizeof *m->p.head_w);
         m->p.head_b[k] = a->p.head_b[j];
     }
