@@ -361,6 +361,51 @@ START_TEST(agent_splits) {
 }
 END_TEST
 
+/* FNV-1a (64-bit) of the three splits, one line per example: words, tab,
+ * labels. */
+static uint64_t splits_hash(const TextData s[3]) {
+    uint64_t h = 1469598103934665603u;
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < s[k].n; i++)
+            for (int lab = 0; lab < 2; lab++) {
+                char *x = example_joined(&s[k], i, lab);
+                for (const char *c = x; *c; c++)
+                    h = (h ^ (unsigned char)*c) * 1099511628211u;
+                h = (h ^ (unsigned char)(lab ? '\n' : '\t')) * 1099511628211u;
+                free(x);
+            }
+    return h;
+}
+
+/* The toy tasks' examples, byte for byte, as they were before the tasks
+ * moved onto the registry (hashes taken from the code of commit e33dc93):
+ * models, results and pages made before then stay reproducible. */
+START_TEST(toy_tasks_unchanged) {
+    static const char *const toy[] = {"agent", "direction", "reverse", "sort",
+                                       "previous", "contains", "first"};
+    static const TaskOptions opts[2] = {
+        {.seed = 1},
+        {.min_len = 2, .max_train_len = 7, .max_len = 15, .n_train = 500, .n_valid = 61,
+         .n_test = 77, .seed = 0},
+    };
+    static const uint64_t want[7][2] = {
+        {0xdf59db09a4914b40u, 0x040d09927e8c15e3u}, {0xe3aeffef2568f814u, 0x55db5011bf3ec74au},
+        {0x5cc43b66cae92d3bu, 0x0f6516e7e2e844e7u}, {0x1f4ea809d6c86d5bu, 0x173044dce97be22fu},
+        {0xc8e11819027c4b30u, 0x8b9051908bfd9261u}, {0xc87e1ec4157bf542u, 0x66040254511eff9cu},
+        {0xb6a724d73b117a8fu, 0x9f57c7a7f987ccc4u},
+    };
+    for (size_t t = 0; t < 7; t++)
+        for (int k = 0; k < 2; k++) {
+            TextData s[3];
+            make(s, toy[t], &opts[k]);
+            uint64_t h = splits_hash(s);
+            ck_assert_msg(h == want[t][k], "%s, options %d: hash 0x%016llx", toy[t], k,
+                          (unsigned long long)h);
+            free3(s);
+        }
+}
+END_TEST
+
 Suite *suite_tasks(void) {
     Suite *s = suite_create("tasks");
     TCase *tc = tcase_create("generators");
@@ -369,6 +414,7 @@ Suite *suite_tasks(void) {
     tcase_add_test(tc, same_seed_same_data);
     tcase_add_test(tc, sequence_labels_and_lengths);
     tcase_add_test(tc, agent_splits);
+    tcase_add_test(tc, toy_tasks_unchanged);
     suite_add_tcase(s, tc);
     return s;
 }
