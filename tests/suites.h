@@ -25,6 +25,7 @@ Suite *suite_probe(void);
 Suite *suite_report(void);
 Suite *suite_data(void);
 Suite *suite_tasks(void);
+TCase *tcase_chomsky(void); /* part of suite_tasks, in test_tasks_chomsky.c */
 Suite *suite_orderdemo(void);
 Suite *suite_edges(void);
 Suite *suite_fuzz(void);

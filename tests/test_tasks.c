@@ -69,7 +69,32 @@ static char *cat3(const char *a, const char *b, const char *c) {
 }
 
 START_TEST(names_and_descriptions) {
-    ck_assert_str_eq(task_names(), "agent, direction, reverse, sort, previous, contains, first");
+    ck_assert_str_eq(task_names(), "agent, direction, reverse, sort, previous, contains, first, "
+                     "even_pairs, modular_arithmetic, parity_check, cycle_navigation, "
+                     "stack_manipulation, reverse_string, modular_arithmetic_brackets, "
+                     "solve_equation, duplicate_string, missing_duplicate_string, odds_first, "
+                     "binary_addition, binary_multiplication, compute_sqrt, bucket_sort");
+    /* the registry is the one list: names, levels and the questions the
+     * programs ask come from it */
+    ck_assert_uint_eq(task_count(), 22);
+    ck_assert_ptr_null(task_at(task_count()));
+    size_t per_level[4] = {0};
+    for (size_t i = 0; i < task_count(); i++) {
+        const Task *t = task_at(i);
+        ck_assert_ptr_eq(task_find(t->name), t);
+        ck_assert_str_eq(task_about(t->name), t->about);
+        ck_assert(task_needs_future(t->name) == t->needs_future);
+        ck_assert_msg((t->example != NULL) != (t->make != NULL), "%s", t->name);
+        per_level[t->level]++;
+        /* the benchmark's tapes put every label after the whole input */
+        if (t->level != TASK_TOY)
+            ck_assert(t->kind == LABELS_TOKEN && !t->needs_future && t->blanks);
+    }
+    ck_assert(per_level[TASK_TOY] == 7 && per_level[TASK_REGULAR] == 4 &&
+              per_level[TASK_DCF] == 4 && per_level[TASK_CS] == 7);
+    ck_assert_str_eq(task_level_name(task_find("stack_manipulation")->level), "dcf");
+    ck_assert(task_needs_future("reverse") && task_needs_future("sort"));
+    ck_assert(!task_needs_future("reverse_string") && !task_needs_future("agent"));
     for (size_t t = 0; t < 5; t++) {
         ck_assert(task_exists(ALL[t]));
         ck_assert_ptr_nonnull(task_about(ALL[t]));
@@ -95,6 +120,15 @@ START_TEST(defaults_and_bad_options) {
     o = (TaskOptions){.max_len = 3};
     ck_assert_int_eq(task_options_resolve(&r, &o, "sort", &e), 0);
     ck_assert_uint_eq(r.min_len, 3);
+    /* the benchmark's tasks start at length 1, where their edge cases are */
+    o = (TaskOptions){0};
+    ck_assert_int_eq(task_options_resolve(&r, &o, "binary_addition", &e), 0);
+    ck_assert(r.min_len == 1 && r.max_len == 12 && r.max_train_len == 12);
+    ck_assert(r.n_train == 8000 && r.n_valid == 500 && r.n_test == 1000);
+    ck_assert_uint_eq(task_longest(task_find("binary_addition"), &r), 25);
+    o = (TaskOptions){.max_len = 170};
+    ck_assert_int_eq(task_options_resolve(&r, &o, "duplicate_string", &e), 0);
+    ck_assert_uint_eq(task_longest(task_find("duplicate_string"), &r), 510);
 
     static const struct {
         const char *task;
@@ -108,6 +142,14 @@ START_TEST(defaults_and_bad_options) {
         {"reverse", {.n_train = TASK_MAX_EXAMPLES + 1}, "ask for fewer"},
         {"reverse", {.n_valid = 100000, .max_len = 512}, "ask for fewer"},
         {"copy", {0}, "choose one of: agent, direction"},
+        /* a tape holds the input and its blanks, 512 words in all */
+        {"duplicate_string", {.max_len = 171}, "would be 513 words"},
+        {"duplicate_string", {.max_len = 171}, "give --max-len 170 or less"},
+        {"duplicate_string", {.max_len = 512}, "give --max-len 170 or less"},
+        {"binary_addition", {.max_len = 256}, "give --max-len 255 or less"},
+        {"compute_sqrt", {.max_len = 342}, "give --max-len 341 or less"},
+        {"reverse_string", {.min_len = 300, .max_len = 300}, "give --max-len 256 or less"},
+        {"duplicate_string", {.n_valid = 100000, .max_len = 100}, "up to 300 tokens"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_int_eq(task_options_resolve(&r, &bad[i].o, bad[i].task, &e), ERR_INPUT);
@@ -416,5 +458,6 @@ Suite *suite_tasks(void) {
     tcase_add_test(tc, agent_splits);
     tcase_add_test(tc, toy_tasks_unchanged);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, tcase_chomsky());
     return s;
 }
