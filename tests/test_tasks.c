@@ -459,5 +459,6 @@ Suite *suite_tasks(void) {
     tcase_add_test(tc, toy_tasks_unchanged);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_chomsky());
+    suite_add_tcase(s, tcase_make_data());
     return s;
 }
