@@ -164,11 +164,62 @@ START_TEST(train_and_evaluate_a_benchmark_task) {
 }
 END_TEST
 
+/* The example lines of data/README.md are real: each line of the first
+ * text block under a task's heading is an example of one of its splits for
+ * seed 1 and the default options, as make_data writes it (-> for the tab). */
+START_TEST(readme_examples_are_real_output) {
+    char *text = slurp("data/README.md");
+    size_t checked = 0, lines = 0;
+    const Task *task = NULL;
+    TextData s[3] = {{0}};
+    bool in_block = false;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!in_block && line[0] == '#') {
+            char name[64] = "";
+            sscanf(line + strspn(line, "# "), "%63[a-z_]", name);
+            task = task_find(name);
+        } else if (!in_block && task && strcmp(line, "```text") == 0) {
+            TaskOptions o = {.seed = 1};
+            Err e;
+            ck_assert_msg(task_make(&s[0], &s[1], &s[2], task->name, &o, &e) == 0, "%s", e.msg);
+            in_block = true;
+        } else if (in_block && strcmp(line, "```") == 0) {
+            for (int k = 0; k < 3; k++)
+                textdata_free(&s[k]);
+            in_block = false;
+            task = NULL; /* the first block of a section only */
+            checked++;
+        } else if (in_block) {
+            char *arrow = strstr(line, "\u2192");
+            ck_assert_msg(arrow != NULL, "data/README.md: no tab (\u2192) in '%s'", line);
+            *arrow = '\0';
+            const char *words = s[0].kind == LABELS_TOKEN ? line : arrow + 3;
+            const char *labels = s[0].kind == LABELS_TOKEN ? arrow + 3 : line;
+            bool found = false;
+            for (int k = 0; !found && k < 3; k++)
+                for (size_t i = 0; !found && i < s[k].n; i++) {
+                    char *w = example_joined(&s[k], i, false), *l = example_joined(&s[k], i, true);
+                    found = strcmp(w, words) == 0 && strcmp(l, labels) == 0;
+                    free(w);
+                    free(l);
+                }
+            ck_assert_msg(found, "data/README.md: '%s' -> '%s' is no example of %s for seed 1",
+                          words, labels, task->name);
+            lines++;
+        }
+    }
+    free(text);
+    ck_assert_uint_eq(checked, task_count()); /* every task shows its examples */
+    ck_assert_uint_ge(lines, 3 * task_count());
+}
+END_TEST
+
 TCase *tcase_make_data(void) {
     TCase *tc = tcase_create("make_data");
     tcase_add_test(tc, files_hold_the_task_examples);
     tcase_add_test(tc, refuses_what_it_did_not_write);
     tcase_add_test(tc, list_names_every_task);
     tcase_add_test(tc, train_and_evaluate_a_benchmark_task);
+    tcase_add_test(tc, readme_examples_are_real_output);
     return tc;
 }
