@@ -152,7 +152,7 @@ void cli_check_stdout(void);
 
 #define CLI_TASK_HELP                                                                         \
     "Task options (built-in tasks; data/README.md describes them):\n"                          \
-    "  --min-len N           shortest sequence (default 4)\n"                                  \
+    "  --min-len N           shortest sequence (default: the task's, 4 or 1)\n"                \
     "  --max-len N           longest sequence in the valid and test splits (default 12)\n"     \
     "  --max-train-len N     longest sequence in the training split (default --max-len);\n"    \
     "                        longer test sequences probe length generalization\n"              \

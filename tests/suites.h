@@ -25,6 +25,9 @@ Suite *suite_probe(void);
 Suite *suite_report(void);
 Suite *suite_data(void);
 Suite *suite_tasks(void);
+/* parts of suite_tasks, in test_tasks_chomsky.c and test_make_data.c */
+TCase *tcase_chomsky(void);
+TCase *tcase_make_data(void);
 Suite *suite_orderdemo(void);
 Suite *suite_edges(void);
 Suite *suite_fuzz(void);

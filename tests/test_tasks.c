@@ -69,7 +69,32 @@ static char *cat3(const char *a, const char *b, const char *c) {
 }
 
 START_TEST(names_and_descriptions) {
-    ck_assert_str_eq(task_names(), "agent, direction, reverse, sort, previous, contains, first");
+    ck_assert_str_eq(task_names(), "agent, direction, reverse, sort, previous, contains, first, "
+                     "even_pairs, modular_arithmetic, parity_check, cycle_navigation, "
+                     "stack_manipulation, reverse_string, modular_arithmetic_brackets, "
+                     "solve_equation, duplicate_string, missing_duplicate_string, odds_first, "
+                     "binary_addition, binary_multiplication, compute_sqrt, bucket_sort");
+    /* the registry is the one list: names, levels and the questions the
+     * programs ask come from it */
+    ck_assert_uint_eq(task_count(), 22);
+    ck_assert_ptr_null(task_at(task_count()));
+    size_t per_level[4] = {0};
+    for (size_t i = 0; i < task_count(); i++) {
+        const Task *t = task_at(i);
+        ck_assert_ptr_eq(task_find(t->name), t);
+        ck_assert_str_eq(task_about(t->name), t->about);
+        ck_assert(task_needs_future(t->name) == t->needs_future);
+        ck_assert_msg((t->example != NULL) != (t->make != NULL), "%s", t->name);
+        per_level[t->level]++;
+        /* the benchmark's tapes put every label after the whole input */
+        if (t->level != TASK_TOY)
+            ck_assert(t->kind == LABELS_TOKEN && !t->needs_future && t->blanks);
+    }
+    ck_assert(per_level[TASK_TOY] == 7 && per_level[TASK_REGULAR] == 4 &&
+              per_level[TASK_DCF] == 4 && per_level[TASK_CS] == 7);
+    ck_assert_str_eq(task_level_name(task_find("stack_manipulation")->level), "dcf");
+    ck_assert(task_needs_future("reverse") && task_needs_future("sort"));
+    ck_assert(!task_needs_future("reverse_string") && !task_needs_future("agent"));
     for (size_t t = 0; t < 5; t++) {
         ck_assert(task_exists(ALL[t]));
         ck_assert_ptr_nonnull(task_about(ALL[t]));
@@ -95,6 +120,15 @@ START_TEST(defaults_and_bad_options) {
     o = (TaskOptions){.max_len = 3};
     ck_assert_int_eq(task_options_resolve(&r, &o, "sort", &e), 0);
     ck_assert_uint_eq(r.min_len, 3);
+    /* the benchmark's tasks start at length 1, where their edge cases are */
+    o = (TaskOptions){0};
+    ck_assert_int_eq(task_options_resolve(&r, &o, "binary_addition", &e), 0);
+    ck_assert(r.min_len == 1 && r.max_len == 12 && r.max_train_len == 12);
+    ck_assert(r.n_train == 8000 && r.n_valid == 500 && r.n_test == 1000);
+    ck_assert_uint_eq(task_longest(task_find("binary_addition"), &r), 25);
+    o = (TaskOptions){.max_len = 170};
+    ck_assert_int_eq(task_options_resolve(&r, &o, "duplicate_string", &e), 0);
+    ck_assert_uint_eq(task_longest(task_find("duplicate_string"), &r), 510);
 
     static const struct {
         const char *task;
@@ -108,6 +142,14 @@ START_TEST(defaults_and_bad_options) {
         {"reverse", {.n_train = TASK_MAX_EXAMPLES + 1}, "ask for fewer"},
         {"reverse", {.n_valid = 100000, .max_len = 512}, "ask for fewer"},
         {"copy", {0}, "choose one of: agent, direction"},
+        /* a tape holds the input and its blanks, 512 words in all */
+        {"duplicate_string", {.max_len = 171}, "would be 513 words"},
+        {"duplicate_string", {.max_len = 171}, "give --max-len 170 or less"},
+        {"duplicate_string", {.max_len = 512}, "give --max-len 170 or less"},
+        {"binary_addition", {.max_len = 256}, "give --max-len 255 or less"},
+        {"compute_sqrt", {.max_len = 342}, "give --max-len 341 or less"},
+        {"reverse_string", {.min_len = 300, .max_len = 300}, "give --max-len 256 or less"},
+        {"duplicate_string", {.n_valid = 100000, .max_len = 100}, "up to 300 tokens"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_int_eq(task_options_resolve(&r, &bad[i].o, bad[i].task, &e), ERR_INPUT);
@@ -361,6 +403,51 @@ START_TEST(agent_splits) {
 }
 END_TEST
 
+/* FNV-1a (64-bit) of the three splits, one line per example: words, tab,
+ * labels. */
+static uint64_t splits_hash(const TextData s[3]) {
+    uint64_t h = 1469598103934665603u;
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < s[k].n; i++)
+            for (int lab = 0; lab < 2; lab++) {
+                char *x = example_joined(&s[k], i, lab);
+                for (const char *c = x; *c; c++)
+                    h = (h ^ (unsigned char)*c) * 1099511628211u;
+                h = (h ^ (unsigned char)(lab ? '\n' : '\t')) * 1099511628211u;
+                free(x);
+            }
+    return h;
+}
+
+/* The toy tasks' examples, byte for byte, as they were before the tasks
+ * moved onto the registry (hashes taken from the code of commit e33dc93):
+ * models, results and pages made before then stay reproducible. */
+START_TEST(toy_tasks_unchanged) {
+    static const char *const toy[] = {"agent", "direction", "reverse", "sort",
+                                       "previous", "contains", "first"};
+    static const TaskOptions opts[2] = {
+        {.seed = 1},
+        {.min_len = 2, .max_train_len = 7, .max_len = 15, .n_train = 500, .n_valid = 61,
+         .n_test = 77, .seed = 0},
+    };
+    static const uint64_t want[7][2] = {
+        {0xdf59db09a4914b40u, 0x040d09927e8c15e3u}, {0xe3aeffef2568f814u, 0x55db5011bf3ec74au},
+        {0x5cc43b66cae92d3bu, 0x0f6516e7e2e844e7u}, {0x1f4ea809d6c86d5bu, 0x173044dce97be22fu},
+        {0xc8e11819027c4b30u, 0x8b9051908bfd9261u}, {0xc87e1ec4157bf542u, 0x66040254511eff9cu},
+        {0xb6a724d73b117a8fu, 0x9f57c7a7f987ccc4u},
+    };
+    for (size_t t = 0; t < 7; t++)
+        for (int k = 0; k < 2; k++) {
+            TextData s[3];
+            make(s, toy[t], &opts[k]);
+            uint64_t h = splits_hash(s);
+            ck_assert_msg(h == want[t][k], "%s, options %d: hash 0x%016llx", toy[t], k,
+                          (unsigned long long)h);
+            free3(s);
+        }
+}
+END_TEST
+
 Suite *suite_tasks(void) {
     Suite *s = suite_create("tasks");
     TCase *tc = tcase_create("generators");
@@ -369,6 +456,9 @@ Suite *suite_tasks(void) {
     tcase_add_test(tc, same_seed_same_data);
     tcase_add_test(tc, sequence_labels_and_lengths);
     tcase_add_test(tc, agent_splits);
+    tcase_add_test(tc, toy_tasks_unchanged);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, tcase_chomsky());
+    suite_add_tcase(s, tcase_make_data());
     return s;
 }

@@ -2,6 +2,7 @@
  * set, encoding through a vocabulary, and batching. The file format is in
  * docs/formats.md; the built-in tasks are in tasks.c. */
 #include "data.h"
+#include "../core/buf.h"
 #include "../core/fileio.h"
 
 #include <ctype.h>
@@ -399,11 +400,26 @@ int data_read(TextData *out, const char *path, Err *e) {
     return rc;
 }
 
-static void put_words(FILE *f, char *const *w, size_t n) {
+static void put_words(Buf *b, char *const *w, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (i)
-            fputc(' ', f);
-        fputs(w[i], f);
+            buf_put(b, " ", 1);
+        buf_put(b, w[i], strlen(w[i]));
+    }
+}
+
+void data_format(const TextData *d, Buf *b) {
+    buf_printf(b, "labels: %s\n", kind_word(d->kind));
+    bool token = d->kind == LABELS_TOKEN;
+    for (size_t i = 0; i < d->n; i++) {
+        size_t a = d->start[i], n = d->start[i + 1] - a;
+        const char *first = token ? d->word[a] : d->label[i];
+        if (first[0] == '#')
+            buf_put(b, " ", 1); /* '#' in the first column would make a comment */
+        put_words(b, token ? d->word + a : d->label + i, token ? n : 1);
+        buf_put(b, "\t", 1);
+        put_words(b, token ? d->label + a : d->word + a, n);
+        buf_put(b, "\n", 1);
     }
 }
 
@@ -411,32 +427,12 @@ int data_write(const TextData *d, const char *path, Err *e) {
     if (d->n == 0)
         return err_set(e, ERR_INPUT, "no examples to write to %s; a data file holds at least "
                        "one", path);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return err_set(e, ERR_RUNTIME, "cannot write %s; check that the directory exists and "
-                       "is writable", path);
-    fprintf(f, "labels: %s\n", kind_word(d->kind));
-    bool token = d->kind == LABELS_TOKEN;
-    for (size_t i = 0; i < d->n; i++) {
-        size_t a = d->start[i], n = d->start[i + 1] - a;
-        const char *first = token ? d->word[a] : d->label[i];
-        if (first[0] == '#')
-            fputc(' ', f); /* '#' in the first column would make a comment */
-        if (token) {
-            put_words(f, d->word + a, n);
-            fputc('\t', f);
-            put_words(f, d->label + a, n);
-        } else {
-            fputs(d->label[i], f);
-            fputc('\t', f);
-            put_words(f, d->word + a, n);
-        }
-        fputc('\n', f);
-    }
-    int failed = ferror(f);
-    if (fclose(f) != 0 || failed)
-        return err_set(e, ERR_RUNTIME, "error writing %s (disk full?)", path);
-    return 0;
+    Buf b = {0};
+    data_format(d, &b);
+    int rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
+                      : write_file_atomic(path, b.p, b.n, e);
+    buf_free(&b);
+    return rc;
 }
 
 void labelset_init(LabelSet *s) { memset(s, 0, sizeof *s); }

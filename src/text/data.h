@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../core/buf.h"
 #include "../core/err.h"
 #include "vocab.h"
 
@@ -87,10 +88,12 @@ int textdata_prepend(TextData *d, const char *word, Err *e);
 int data_read(TextData *out, const char *path, Err *e);
 /* The same parser on text in memory; name is used in messages. */
 int data_parse(TextData *out, const char *text, size_t len, const char *name, Err *e);
-/* Writes d in the file format (data_read reads it back unchanged); a
- * TextData without examples is an ERR_INPUT error, as a file without
- * examples is. */
+/* Writes d in the file format (data_read reads it back unchanged), whole
+ * or not at all (write_file_atomic); a TextData without examples is an
+ * ERR_INPUT error, as a file without examples is. */
 int data_write(const TextData *d, const char *path, Err *e);
+/* Appends d in the file format to b (b->failed when memory ran out). */
+void data_format(const TextData *d, Buf *b);
 
 void labelset_init(LabelSet *s);
 void labelset_free(LabelSet *s);
