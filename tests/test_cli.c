@@ -3,6 +3,7 @@
  * of every program keeps (issue 25: a range's message states the bound
  * applied and its edges are accepted; an option given twice is refused). */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,14 +135,27 @@ START_TEST(demo_help) {
 }
 END_TEST
 
-/* Every program, and the value-taking options its --help names. */
-static const char *const PROGRAMS[] = {"train", "evaluate", "encode", "demo_order", "pe_plot",
-                                       "pe_report", "compare_pe", "probe", "experiments"};
+/* Every program: examples/NAME.c but cli.c, as the Makefile finds them. */
+static size_t programs(char names[][32], size_t cap) {
+    DIR *d = opendir("examples");
+    ck_assert_ptr_nonnull(d);
+    size_t n = 0;
+    for (struct dirent *ent; (ent = readdir(d)) && n < cap;) {
+        size_t k = strlen(ent->d_name);
+        if (k > 2 && k < 34 && strcmp(ent->d_name + k - 2, ".c") == 0 &&
+            strcmp(ent->d_name, "cli.c") != 0)
+            snprintf(names[n++], 32, "%.*s", (int)(k - 2), ent->d_name);
+    }
+    closedir(d);
+    ck_assert_uint_ge(n, 10);
+    return n;
+}
 
 /* Groups of programs that share a parser of cli.c. */
 #define SCHEME "train compare_pe demo_order encode pe_plot pe_report"
 #define MODEL "train compare_pe demo_order encode pe_plot"
 #define RUN "train compare_pe"
+#define TASK RUN " make_data"
 #define U64_MAX "18446744073709551615", "-1", "18446744073709551616", "0", "2^64-1"
 
 /* Each numeric option of each program: the programs that take it, its
@@ -168,11 +182,11 @@ static const struct {
     {MODEL, "--layers", "1", "16", "0", "17", "1", "16"},
     {MODEL, "--d-ff", "1", "32768", "0", "32769", "1", "32768"},
     {MODEL, "--table-len", "1", "32768", "0", "32769", "1", "32768"},
-    {RUN " evaluate probe", "--min-len", "1", "512", "0", "513", "1", "512"},
-    {RUN " evaluate probe", "--max-len", "1", "512", "0", "513", "1", "512"},
-    {RUN, "--max-train-len", "1", "512", "0", "513", "1", "512"},
-    {RUN, "--train-examples", "1", "1000000", "0", "1000001", "1", "1000000"},
-    {RUN " evaluate", "--data-seed", "0", U64_MAX},
+    {TASK " evaluate probe", "--min-len", "1", "512", "0", "513", "1", "512"},
+    {TASK " evaluate probe", "--max-len", "1", "512", "0", "513", "1", "512"},
+    {TASK, "--max-train-len", "1", "512", "0", "513", "1", "512"},
+    {TASK, "--train-examples", "1", "1000000", "0", "1000001", "1", "1000000"},
+    {TASK " evaluate", "--data-seed", "0", U64_MAX},
     {RUN, "--steps", "1", "100000000", "0", "100000001", "1", "100000000"},
     {RUN, "--batch", "1", "4096", "0", "4097", "1", "4096"},
     {RUN, "--eval-every", "1", "100000000", "0", "100000001", "1", "100000000"},
@@ -184,6 +198,9 @@ static const struct {
     {RUN, "--max-memory", "1", "1073741824", "0", "1073741825", "1", "1073741824"},
     {"train", "--dropout", "0", "0.95", "-5e-324", "0.9500000000000001", "0", "0.95"},
     {"compare_pe", "--seeds", "1", "100", "0", "101", "1", "100"},
+    {"make_data", "--seed", "0", U64_MAX},
+    {"make_data", "--valid-examples", "1", "1000000", "0", "1000001", "1", "1000000"},
+    {"make_data", "--test-examples", "1", "1000000", "0", "1000001", "1", "1000000"},
     {"evaluate probe", "--examples", "1", "1000000", "0", "1000001", "1", "1000000"},
     {"evaluate", "--random-positions", "1", "1000000", "0", "1000001", "1", "1000000"},
     {"evaluate", "--draws", "1", "1000", "0", "1001", "1", "1000"},
@@ -267,23 +284,25 @@ static size_t value_options(const char *prog, char names[][32], size_t cap) {
  * states the bounds applied; and every option that refuses a word for a
  * number has its row here. */
 START_TEST(every_numeric_option_states_its_bounds_and_takes_its_edges) {
-    for (size_t p = 0; p < sizeof PROGRAMS / sizeof *PROGRAMS; p++) {
+    char progs[32][32];
+    size_t n_progs = programs(progs, 32);
+    for (size_t p = 0; p < n_progs; p++) {
         char names[128][32];
-        size_t n = value_options(PROGRAMS[p], names, 128);
+        size_t n = value_options(progs[p], names, 128);
         ck_assert_uint_gt(n, 0);
         for (size_t i = 0; i < n; i++) {
-            Run r = parse_only(PROGRAMS[p], names[i], "abc");
+            Run r = parse_only(progs[p], names[i], "abc");
             bool numeric = strstr(r.err, "number") != NULL;
             run_free(&r);
             if (numeric)
-                ck_assert_msg(range_of(PROGRAMS[p], names[i]) < N_RANGES,
-                              "%s %s takes a number but has no row in RANGES", PROGRAMS[p],
+                ck_assert_msg(range_of(progs[p], names[i]) < N_RANGES,
+                              "%s %s takes a number but has no row in RANGES", progs[p],
                               names[i]);
         }
     }
     for (size_t i = 0; i < N_RANGES; i++)
-        for (size_t p = 0; p < sizeof PROGRAMS / sizeof *PROGRAMS; p++) {
-            const char *prog = PROGRAMS[p], *opt = RANGES[i].opt;
+        for (size_t p = 0; p < n_progs; p++) {
+            const char *prog = progs[p], *opt = RANGES[i].opt;
             if (!takes(RANGES[i].progs, prog))
                 continue;
             const char *in[2] = {RANGES[i].lo, RANGES[i].hi};
@@ -333,16 +352,18 @@ static const char *valid_value(const char *prog, const char *opt) {
  * while a repeated --task was refused. One rule: every option of every
  * program that takes a value refuses a second, naming it. */
 START_TEST(every_option_given_twice_is_refused_naming_it) {
-    for (size_t p = 0; p < sizeof PROGRAMS / sizeof *PROGRAMS; p++) {
+    char progs[32][32];
+    size_t n_progs = programs(progs, 32);
+    for (size_t p = 0; p < n_progs; p++) {
         char names[128][32];
-        size_t n = value_options(PROGRAMS[p], names, 128);
+        size_t n = value_options(progs[p], names, 128);
         for (size_t i = 0; i < n; i++) {
-            const char *v = valid_value(PROGRAMS[p], names[i]);
+            const char *v = valid_value(progs[p], names[i]);
             char args[256], want[64];
             snprintf(args, sizeof args, "'%s=%s' '%s=%s' --zz-end", names[i], v, names[i], v);
             snprintf(want, sizeof want, "%s is given twice", names[i]);
-            Run r = run(PROGRAMS[p], args);
-            ck_assert_msg(r.status == 2 && strstr(r.err, want), "%s %s: %s", PROGRAMS[p], args,
+            Run r = run(progs[p], args);
+            ck_assert_msg(r.status == 2 && strstr(r.err, want), "%s %s: %s", progs[p], args,
                           r.err);
             run_free(&r);
         }
