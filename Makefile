@@ -239,7 +239,8 @@ fuzz: $(FUZZ_BIN) ## run each libFuzzer target FUZZ_SECONDS (default 60) s
 # itself, a node from elsewhere needs NODE_PATH.
 WEB       := build/web
 WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
-	src/run/orderdemo.c src/run/session.c src/run/checkpoint.c web/posenc_web.c \
+	src/run/orderdemo.c src/run/session.c src/run/checkpoint.c src/run/checkpoint_legacy.c \
+	src/run/train_options.c web/posenc_web.c \
 	web/posenc_train.c
 WEB_PAGE  := $(addprefix $(WEB)/,index.html app.js draw.js train.js train_worker.js)
 EMCC      := env NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH} emcc

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "../src/model/par.h"
+#include "../src/run/train_options.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -56,7 +57,6 @@ void cli_init(Cli *cli, int argc, char **argv, const char *prog) {
     cli->val = NULL;
     cli->prog = prog;
     cli->usage = NULL;
-    cli->task_seen = false;
     cli->n_given = 0;
 }
 
@@ -66,38 +66,43 @@ const char *cli_next(Cli *cli) {
     return cli->argv[++cli->i];
 }
 
-/* Notes that option name was given, for cli_given. */
-static void note_given(Cli *cli, const char *name) {
+/* Notes that option name was given (with value val, NULL for a flag),
+ * for cli_given; returns the value it was given before, or NULL. */
+static const char *note_given(Cli *cli, const char *name, const char *val) {
     for (size_t i = 0; i < cli->n_given; i++)
         if (strcmp(cli->given[i], name) == 0)
-            return;
-    if (cli->n_given < CLI_MAX_GIVEN)
+            return cli->given_val[i];
+    if (cli->n_given < CLI_MAX_GIVEN) {
+        cli->given_val[cli->n_given] = val;
         cli->given[cli->n_given++] = name;
+    }
+    return NULL;
 }
 
 bool cli_flag(Cli *cli, const char *name) {
     if (strcmp(cli->argv[cli->i], name) != 0)
         return false;
-    note_given(cli, name);
+    note_given(cli, name, NULL);
     return true;
 }
 
 bool cli_opt(Cli *cli, const char *name) {
     const char *a = cli->argv[cli->i];
     size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
+    if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0'))
         return false;
     if (a[n] == '=') {
         cli->val = a + n + 1;
-        note_given(cli, name);
-        return true;
+    } else {
+        if (cli->i + 1 >= cli->argc)
+            cli_usage_error(cli, "option %s needs a value", name);
+        cli->val = cli->argv[++cli->i];
     }
-    if (a[n] != '\0')
-        return false;
-    note_given(cli, name);
-    if (cli->i + 1 >= cli->argc)
-        cli_usage_error(cli, "option %s needs a value", name);
-    cli->val = cli->argv[++cli->i];
+    /* one value each: a second would silently replace the first */
+    const char *before = note_given(cli, name, cli->val);
+    if (before)
+        cli_usage_error(cli, "%s is given twice ('%s', then '%s'); give it once", name, before,
+                        cli->val);
     return true;
 }
 
@@ -135,9 +140,6 @@ void cli_help(Cli *cli, const char *const *usage) {
 bool cli_task(Cli *cli, char *dst, size_t cap) {
     if (!cli_opt(cli, "--task"))
         return false;
-    if (cli->task_seen)
-        cli_usage_error(cli, "--task is given twice; give one task");
-    cli->task_seen = true;
     if (!task_exists(cli->val))
         cli_usage_error(cli, "unknown task '%s': choose one of %s", cli->val, task_names());
     snprintf(dst, cap, "%s", cli->val);
@@ -217,40 +219,40 @@ double cli_double(const Cli *cli, const char *opt, const char *s, double lo, dou
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (*s == '\0' || isspace((unsigned char)*s) || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi)
-        cli_usage_error(cli, "%s wants a number from %g to %g, not '%s'", opt, lo, hi, s);
+    /* NaN fails both comparisons */
+    if (*s == '\0' || isspace((unsigned char)*s) || *end != '\0' || errno == ERANGE ||
+        !(v >= lo && v <= hi)) {
+        char a[32], b[32];
+        pe_real_text(a, sizeof a, lo, false);
+        pe_real_text(b, sizeof b, hi, false);
+        cli_usage_error(cli, "%s wants a number from %s to %s, not '%s'", opt, a, b, s);
+    }
     return v;
 }
 
+float cli_float(const Cli *cli, const char *opt, const char *s, float lo, float hi) {
+    /* the bounds as they read ("0.95"), not as the float nearest them
+     * (0.949999988): the value is compared before it is rounded */
+    char a[32], b[32];
+    pe_real_text(a, sizeof a, lo, true);
+    pe_real_text(b, sizeof b, hi, true);
+    return (float)cli_double(cli, opt, s, strtod(a, NULL), strtod(b, NULL));
+}
+
+/* Matches one of the scheme options of pe.c's table, parsed by its row. */
+static bool scheme_option(Cli *cli, PeConfig *pc) {
+    for (size_t i = 0; i < PE_OPT_COUNT; i++)
+        if (cli_opt(cli, pe_option_name(i))) {
+            Err e;
+            if (pe_option_set(pc, i, cli->val, &e))
+                cli_usage_error(cli, "%s", e.msg);
+            return true;
+        }
+    return false;
+}
+
 bool cli_model_option(Cli *cli, Config *c) {
-    Err e;
-    if (cli_opt(cli, "--combine")) {
-        if (combine_parse(cli->val, &c->pe.combine, &e))
-            cli_usage_error(cli, "%s", e.msg);
-    } else if (cli_opt(cli, "--pe-dim")) {
-        c->pe.width = cli_size(cli, "--pe-dim", cli->val, 1, MAX_DIM);
-    } else if (cli_opt(cli, "--pairs")) {
-        c->pe.pairs = cli_size(cli, "--pairs", cli->val, 1, MAX_DIM / 2);
-    } else if (cli_opt(cli, "--layout")) {
-        if (strcmp(cli->val, "interleaved") == 0)
-            c->pe.layout = LAYOUT_INTERLEAVED;
-        else if (strcmp(cli->val, "split") == 0)
-            c->pe.layout = LAYOUT_SPLIT;
-        else
-            cli_usage_error(cli, "--layout is interleaved or split, not '%s'", cli->val);
-    } else if (cli_opt(cli, "--base")) {
-        /* base 1 makes every wavelength the same: above 1, not from it,
-         * and the message says so for any value out of range */
-        char *end;
-        double b = strtod(cli->val, &end);
-        if (!*cli->val || isspace((unsigned char)*cli->val) || *end || !pe_base_ok(b))
-            cli_usage_error(cli, "--base wants a number greater than 1 (up to 1e12), not '%s': "
-                            "at 1 every channel has the same wavelength", cli->val);
-        c->pe.base = b;
-    } else if (cli_opt(cli, "--buckets")) {
-        c->pe.buckets = cli_size(cli, "--buckets", cli->val, 4, 4096);
-    } else if (cli_opt(cli, "--max-distance")) {
-        c->pe.max_distance = cli_size(cli, "--max-distance", cli->val, 2, 1000000);
+    if (scheme_option(cli, &c->pe)) {
     } else if (cli_opt(cli, "--pool")) {
         if (strcmp(cli->val, "mean") == 0)
             c->pool = POOL_MEAN;
@@ -258,21 +260,6 @@ bool cli_model_option(Cli *cli, Config *c) {
             c->pool = POOL_CLS;
         else
             cli_usage_error(cli, "--pool is mean or cls, not '%s'", cli->val);
-    } else if (cli_opt(cli, "--alibi-slopes")) {
-        if (alibi_slopes_parse(cli->val, &c->pe.alibi_slopes, &e))
-            cli_usage_error(cli, "%s", e.msg);
-    } else if (cli_opt(cli, "--max-relative")) {
-        c->pe.max_relative = cli_size(cli, "--max-relative", cli->val, 1, PE_MAX_RELATIVE_MAX);
-    } else if (cli_opt(cli, "--pe-init-std")) {
-        c->pe.init_std = cli_double(cli, "--pe-init-std", cli->val, PE_INIT_STD_MIN,
-                                    PE_INIT_STD_MAX);
-    } else if (cli_opt(cli, "--rope-scaling")) {
-        if (rope_scaling_parse(cli->val, &c->pe.rope_scaling, &e))
-            cli_usage_error(cli, "%s", e.msg);
-    } else if (cli_opt(cli, "--rope-factor")) {
-        c->pe.rope_factor = cli_double(cli, "--rope-factor", cli->val, 1.0, PE_ROPE_FACTOR_MAX);
-    } else if (cli_opt(cli, "--rope-original-len")) {
-        c->pe.rope_original_len = cli_size(cli, "--rope-original-len", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--d-model")) {
         c->d_model = cli_size(cli, "--d-model", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--heads")) {
@@ -309,65 +296,51 @@ bool cli_model_option(Cli *cli, Config *c) {
     return true;
 }
 
+/* Matches one of the options first..last of train_options.c's table,
+ * parsed by its row. */
+static bool run_option(Cli *cli, TrainMeta *mt, OptConfig *o, size_t first, size_t last) {
+    for (size_t i = first; i <= last; i++)
+        if (cli_opt(cli, train_option_name(i))) {
+            Err e;
+            if (train_option_set(mt, o, i, cli->val, &e))
+                cli_usage_error(cli, "%s", e.msg);
+            return true;
+        }
+    return false;
+}
+
+bool cli_run_option(Cli *cli, TrainMeta *mt, OptConfig *o, size_t opt) {
+    return run_option(cli, mt, o, opt, opt);
+}
+
 bool cli_task_option(Cli *cli, TaskOptions *o) {
-    if (cli_opt(cli, "--min-len"))
-        o->min_len = cli_size(cli, "--min-len", cli->val, 1, TASK_MAX_LEN);
-    else if (cli_opt(cli, "--max-len"))
-        o->max_len = cli_size(cli, "--max-len", cli->val, 1, TASK_MAX_LEN);
-    else if (cli_opt(cli, "--max-train-len"))
-        o->max_train_len = cli_size(cli, "--max-train-len", cli->val, 1, TASK_MAX_LEN);
-    else if (cli_opt(cli, "--train-examples"))
-        o->n_train = cli_size(cli, "--train-examples", cli->val, 1, TASK_MAX_EXAMPLES);
-    else if (cli_opt(cli, "--data-seed"))
-        o->seed = cli_u64(cli, "--data-seed", cli->val);
-    else
+    TrainMeta mt = {.task_opt = *o};
+    OptConfig none;
+    opt_default(&none);
+    /* the sizes of the other splits are no option of a command line */
+    if (!run_option(cli, &mt, &none, TRAIN_OPT_MIN_LEN, TRAIN_OPT_TRAIN_EXAMPLES) &&
+        !run_option(cli, &mt, &none, TRAIN_OPT_DATA_SEED, TRAIN_OPT_DATA_SEED))
         return false;
+    *o = mt.task_opt;
     return true;
 }
 
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
-    if (cli_opt(cli, "--steps"))
-        mt->steps = cli_size(cli, "--steps", cli->val, 1, TRAIN_MAX_STEPS);
-    else if (cli_opt(cli, "--max-memory"))
+    if (cli_opt(cli, "--max-memory"))
         mt->max_memory = 1048576.0 * (double)cli_size(cli, "--max-memory", cli->val, 1,
                                                       (size_t)1 << 30);
-    else if (cli_opt(cli, "--random-positions"))
-        mt->random_positions = cli_size(cli, "--random-positions", cli->val, 1, MAX_DIM);
-    else if (cli_opt(cli, "--batch"))
-        mt->batch = cli_size(cli, "--batch", cli->val, 1, TRAIN_MAX_BATCH);
-    else if (cli_opt(cli, "--eval-every"))
-        mt->eval_every = cli_size(cli, "--eval-every", cli->val, 1, TRAIN_MAX_STEPS);
-    else if (cli_opt(cli, "--lr"))
-        o->lr = (float)cli_double(cli, "--lr", cli->val, 1e-8, 10.0);
-    else if (cli_opt(cli, "--warmup"))
-        o->warmup = cli_size(cli, "--warmup", cli->val, 0, TRAIN_MAX_STEPS);
-    else if (cli_opt(cli, "--weight-decay"))
-        o->weight_decay = (float)cli_double(cli, "--weight-decay", cli->val, 0.0, 10.0);
-    else if (cli_opt(cli, "--clip"))
-        o->clip = (float)cli_double(cli, "--clip", cli->val, 0.0, 1e6);
-    else if (cli_opt(cli, "--schedule")) {
-        if (strcmp(cli->val, "constant") == 0)
-            o->schedule = SCHEDULE_CONSTANT;
-        else if (strcmp(cli->val, "noam") == 0)
-            o->schedule = SCHEDULE_NOAM;
-        else
-            cli_usage_error(cli, "--schedule is constant or noam, not '%s'", cli->val);
-    } else
-        return false;
+    else
+        return run_option(cli, mt, o, TRAIN_OPT_STEPS, TRAIN_OPT_CLIP);
     return true;
 }
 
 bool cli_scheme_option(Cli *cli, Config *c) {
-    static const char *const names[] = {"--combine", "--pe-dim",       "--pairs",
-                                        "--layout",  "--base",         "--buckets",
-                                        "--max-distance", "--pe-init-std", "--d-model",
-                                        "--heads",   "--seed",         "--rope-scaling",
-                                        "--rope-factor", "--rope-original-len",
-                                        "--max-relative", "--alibi-slopes"};
+    static const char *const shape[] = {"--d-model", "--heads", "--seed"};
     const char *a = cli->argv[cli->i];
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        size_t n = strlen(names[i]);
-        if (strncmp(a, names[i], n) == 0 && (a[n] == '\0' || a[n] == '='))
+    size_t n = strcspn(a, "=");
+    for (size_t i = 0; i < PE_OPT_COUNT + 3; i++) {
+        const char *name = i < PE_OPT_COUNT ? pe_option_name(i) : shape[i - PE_OPT_COUNT];
+        if (strlen(name) == n && strncmp(a, name, n) == 0)
             return cli_model_option(cli, c);
     }
     return false;
@@ -380,17 +353,35 @@ static void release_locks(void) {
     output_unlock(&log_lock);
 }
 
+void cli_check_files(const Cli *cli, const FileArg *files, size_t n) {
+    Err e;
+    if (outputs_distinct(files, n, &e))
+        cli_error(cli, &e);
+}
+
 int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
-                      const char *resume, Err *e) {
-    const char *inputs[4] = {mt->data, mt->valid, out, resume};
-    const char *in_opts[4] = {"--data", "--valid", "--out", "--resume"};
+                      const char *resume, const char *init, Err *e) {
+    /* a run goes on in the checkpoint it resumes; the model it starts
+     * from (--init) is another run's, and stays as it is */
+    char lock[4096 + 8] = "";
+    if (out)
+        snprintf(lock, sizeof lock, "%s.lock", out);
+    const FileArg files[] = {
+        {out, "--out", FILE_OUTPUT, "--resume"},
+        {lock, "--out's lock file", FILE_OUTPUT, NULL},
+        {log, "--log", FILE_OUTPUT, NULL},
+        {mt->data, "--data", FILE_INPUT, NULL},
+        {mt->valid, "--valid", FILE_INPUT, NULL},
+        {resume, "--resume", FILE_INPUT, NULL},
+        {init, "--init", FILE_INPUT, NULL},
+    };
     int rc = 0;
     if (out)
-        rc = output_check(out, "--out", true, inputs, in_opts, 2, e);
+        rc = output_check(out, "--out", true, e);
     if (!rc && log)
-        rc = output_check(log, "--log", false, inputs, in_opts, 4, e);
-    if (!rc && out && log && strcmp(out, log) == 0)
-        rc = err_set(e, ERR_INPUT, "--out and --log are both %s; give two paths", out);
+        rc = output_check(log, "--log", false, e);
+    if (!rc)
+        rc = outputs_distinct(files, sizeof files / sizeof *files, e);
     if (!rc && (out || log))
         atexit(release_locks);
     if (!rc && out)

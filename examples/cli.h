@@ -31,8 +31,8 @@ typedef struct {
     const char *val;  /* value of the option just matched */
     const char *prog; /* program name for messages */
     const char *const *usage; /* the help text, for "did you mean" (set by cli_help) */
-    bool task_seen;   /* --task was given: a second one is refused */
-    const char *given[CLI_MAX_GIVEN]; /* the options matched so far, once each */
+    const char *given[CLI_MAX_GIVEN];     /* the options matched so far, once each */
+    const char *given_val[CLI_MAX_GIVEN]; /* the value each was given (NULL: a flag) */
     size_t n_given;
 } Cli;
 
@@ -42,7 +42,9 @@ const char *cli_next(Cli *cli);
 /* True if the current argument is the flag name. */
 bool cli_flag(Cli *cli, const char *name);
 /* True if the current argument is option name; its value goes to cli->val.
- * A missing value is a usage error (exits 2). */
+ * A missing value is a usage error (exits 2), and so is a second value:
+ * every option takes one, and a repeat is refused, naming it, rather than
+ * silently replacing the first. */
 bool cli_opt(Cli *cli, const char *name);
 
 /* If the current argument is --help or -h, prints usage (pieces, ending
@@ -85,11 +87,14 @@ size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const 
 /* calloc, or a message naming what was being allocated and exit 1. */
 void *cli_alloc(const Cli *cli, size_t count, size_t size, const char *what);
 
-/* Strict number parsers: the whole string, in range, or a usage error
- * naming the option (exits 2). */
+/* Strict number parsers: the whole string, in range (both ends included),
+ * or a usage error naming the option and the range applied (exits 2). */
 size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi);
 uint64_t cli_u64(const Cli *cli, const char *opt, const char *s);
 double cli_double(const Cli *cli, const char *opt, const char *s, double lo, double hi);
+/* cli_double for an option kept in a float, between float bounds taken as
+ * the decimals they read as (MAX_DROPOUT 0.95f is 0.95): both accepted. */
+float cli_float(const Cli *cli, const char *opt, const char *s, float lo, float hi);
 
 /* Prints "prog: msg" and a pointer to --help, and exits 2. */
 _Noreturn void cli_usage_error(const Cli *cli, const char *fmt, ...)
@@ -122,15 +127,23 @@ void cli_print_memory(const char *prog, const TrainMeta *mt, double bytes);
 
 /* The options of a training run: steps, batch, optimizer, --max-memory. */
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o);
+/* Matches option opt of train_options.h (TRAIN_OPT_KEEP, ...) alone. */
+bool cli_run_option(Cli *cli, TrainMeta *mt, OptConfig *o, size_t opt);
 
-/* train's outputs, before any training: checks --out and --log (neither
- * one of the data files of mt nor the checkpoint resumed, nor each other;
- * --out a regular file or new; both creatable) and locks both for the
- * rest of the process (--out through MODEL.lock, the log itself before it
- * is emptied), so that a second run on either is refused; the locks go at
- * exit. out, log and resume may be NULL. */
+/* train's outputs, before any training: checks --out and --log (each
+ * writable, --out a regular file or new; neither the same file as the
+ * other, as --out's lock file, or as an input: the data files of mt, the
+ * model --init starts from, or the checkpoint resumed, which --out alone
+ * may be) and locks both for the rest of the process (--out through
+ * MODEL.lock, the log itself before it is emptied), so that a second run
+ * on either is refused; the locks go at exit. out, log, resume and init
+ * may be NULL. */
 int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
-                      const char *resume, Err *e);
+                      const char *resume, const char *init, Err *e);
+
+/* The rule that no output is an input or another output, for a program's
+ * files (outputs_distinct): a usage error naming both otherwise. */
+void cli_check_files(const Cli *cli, const FileArg *files, size_t n);
 
 /* Checks stdout at exit: a write that failed (a full disk, /dev/full) ends
  * the program with status 1 and a message, not a silent 0. cli_init

@@ -75,6 +75,10 @@ int main(int argc, char **argv) {
     Err e;
     if (npy && export_check(npy, &e))
         cli_fail(&cli, &e);
+    /* the export replaces its directory whole: not with the model in it */
+    const FileArg files[] = {{npy, "--npy", FILE_DIRECTORY, NULL},
+                             {model, "--model", FILE_INPUT, NULL}};
+    cli_check_files(&cli, files, 2);
     Checkpoint ck;
     memset(&ck, 0, sizeof ck);
     if (model && checkpoint_load(&ck, model, &e))

@@ -245,6 +245,12 @@ int main(int argc, char **argv) {
     size_t n_out = strlen(out);
     if (n_out < 5 || strcmp(out + n_out - 4, ".png") != 0)
         cli_usage_error(&cli, "--out '%s' must name a .png file", out);
+    /* the picture must not replace the model or a log it is drawn from */
+    FileArg files[MAX_ITEMS + 2] = {{out, "--out", FILE_OUTPUT, NULL},
+                                    {model, "--model", FILE_INPUT, NULL}};
+    for (size_t i = 0; i < n_logs; i++)
+        files[2 + i] = (FileArg){logs[i], "the log", FILE_INPUT, NULL};
+    cli_check_files(&cli, files, 2 + n_logs);
     if (model_opt && kind != K_ATTENTION)
         cli_usage_error(&cli, "%s shapes a model: it applies to --kind attention only", model_opt);
     if (scheme_opt && (kind == K_NAIVE || kind == K_CURVES))

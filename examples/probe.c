@@ -237,6 +237,12 @@ int main(int argc, char **argv) {
     }
     if (n == 0)
         cli_usage_error(&cli, "give one or more models saved by train --out");
+    /* the picture must not replace a model or the data it reads */
+    FileArg files[MAX_MODELS + 2] = {{plot_path, "--plot", FILE_OUTPUT, NULL},
+                                     {data, "--data", FILE_INPUT, NULL}};
+    for (size_t i = 0; i < n; i++)
+        files[2 + i] = (FileArg){p[i].path, "the model", FILE_INPUT, NULL};
+    cli_check_files(&cli, files, 2 + n);
     if (task && data)
         cli_usage_error(&cli, "give --task or --data, not both");
     static const char *const task_only[] = {"--examples", "--min-len", "--max-len", NULL};

@@ -34,7 +34,8 @@ static const char *const USAGE[] = {
     "                        learned, rope, alibi, t5, shaw (default sinusoidal)\n"
     "  --keep best|last      the model to keep: the one of the evaluation with the best\n"
     "                        validation accuracy (ties: lower validation loss), or\n"
-    "                        the last (default best; last without validation data)\n"
+    "                        the last (default best; last without validation data;\n"
+    "                        on --resume, the one the run kept)\n"
     "  --out MODEL           write the kept model here, with its training state, at\n"
     "                        each evaluation that changes it (to a temporary file,\n"
     "                        then renamed: never half-written)\n"
@@ -235,27 +236,24 @@ static void fail(const Cli *cli, Run *r, const Err *e) {
 int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "train");
-    TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1}};
+    TrainMeta mt;
+    train_meta_default(&mt);
     OptConfig opt;
     opt_default(&opt);
     mt.max_memory = cli_default_memory();
     Config cfg;
     config_default(&cfg, 0, "sinusoidal");
-    const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL, *keep_opt = NULL;
+    const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL;
     const char *task_only = NULL; /* a task option, which does nothing with --data */
     const char *init = NULL, *model_opt = NULL; /* --init, and a model option it refuses */
     bool rescale = false;
-    bool steps_given = false;
+    bool steps_given = false, keep_given = false;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
         if (cli_task(&cli, mt.task, sizeof mt.task)) {
             shaping = arg;
-        } else if (cli_opt(&cli, "--data") || cli_opt(&cli, "--valid")) {
-            char *dst = strcmp(arg, "--valid") == 0 || strncmp(arg, "--valid=", 8) == 0
-                            ? mt.valid : mt.data;
-            if (strlen(cli.val) >= sizeof mt.data)
-                cli_usage_error(&cli, "the path '%s' is too long", cli.val);
-            snprintf(dst, sizeof mt.data, "%s", cli.val);
+        } else if (cli_run_option(&cli, &mt, &opt, TRAIN_OPT_DATA) ||
+                   cli_run_option(&cli, &mt, &opt, TRAIN_OPT_VALID)) {
             shaping = arg;
         } else if (cli_pe(&cli, &cfg.pe)) {
             shaping = model_opt = arg;
@@ -268,12 +266,10 @@ int main(int argc, char **argv) {
         } else if (cli_opt(&cli, "--init")) {
             init = cli.val;
         } else if (cli_opt(&cli, "--dropout")) {
-            cfg.dropout = (float)cli_double(&cli, "--dropout", cli.val, 0.0, MAX_DROPOUT);
+            cfg.dropout = cli_float(&cli, "--dropout", cli.val, 0.0f, MAX_DROPOUT);
             shaping = arg;
-        } else if (cli_opt(&cli, "--keep")) {
-            if (strcmp(cli.val, "best") != 0 && strcmp(cli.val, "last") != 0)
-                cli_usage_error(&cli, "--keep is best or last, not '%s'", cli.val);
-            keep_opt = cli.val;
+        } else if (cli_run_option(&cli, &mt, &opt, TRAIN_OPT_KEEP)) {
+            keep_given = true;
         } else if (cli_task_option(&cli, &mt.task_opt)) {
             shaping = task_only = arg;
         } else if (cli_model_option(&cli, &cfg)) {
@@ -343,9 +339,12 @@ int main(int argc, char **argv) {
     Kept k = {0};
     Run r = {&s, &k, NULL};
     bool saved = false; /* out holds the kept model */
-    if (kept_init(&k, &s, s.valid.n > 0 && (!keep_opt || strcmp(keep_opt, "best") == 0), &e))
-        fail(&cli, &r, &e);
-    if (keep_opt && strcmp(keep_opt, "best") == 0 && !s.valid.n) {
+    /* a resumed run keeps what it kept, unless --keep says otherwise; the
+     * checkpoint saves what is kept, last wherever there is no validation */
+    if (keep_given)
+        s.meta.keep = mt.keep;
+    bool best = s.meta.keep == KEEP_BEST && s.valid.n > 0;
+    if (keep_given && mt.keep == KEEP_BEST && !s.valid.n) {
         /* --valid cannot be added to a resumed run: say what can be done */
         if (resume)
             err_set(&e, ERR_INPUT, "--keep best needs validation data, and the run of %s has "
@@ -355,10 +354,13 @@ int main(int argc, char **argv) {
             err_set(&e, ERR_INPUT, "--keep best needs validation data (--valid FILE)");
         fail(&cli, &r, &e);
     }
+    s.meta.keep = best ? KEEP_BEST : KEEP_LAST;
+    if (kept_init(&k, &s, best, &e))
+        fail(&cli, &r, &e);
     describe(&s);
     cli_print_memory("train", &s.meta, s.memory);
     /* every output checked and locked before any training (issue 9) */
-    if (cli_train_outputs(&s.meta, out, logpath, resume, &e))
+    if (cli_train_outputs(&s.meta, out, logpath, resume, init, &e))
         fail(&cli, &r, &e);
     if (logpath && !(r.log = open_log(logpath, resume != NULL, s.trainer.step, &e)))
         fail(&cli, &r, &e);

@@ -34,6 +34,8 @@ Suite *suite_fuzz(void);
 Suite *suite_threads(void);
 Suite *suite_stats(void);
 Suite *suite_rules(void);
+/* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
+TCase *tcase_checkpoint_format(void);
 
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not

@@ -1,6 +1,10 @@
-/* The programs, run as a user runs them: exit codes, messages, and the
- * claims the README makes about demo_order's output. */
+/* The programs, run as a user runs them: exit codes, messages, the claims
+ * the README makes about demo_order's output, and the rules every option
+ * of every program keeps (issue 25: a range's message states the bound
+ * applied and its edges are accepted; an option given twice is refused). */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +135,247 @@ START_TEST(demo_help) {
 }
 END_TEST
 
+/* Every program: examples/NAME.c but cli.c, as the Makefile finds them. */
+static size_t programs(char names[][32], size_t cap) {
+    DIR *d = opendir("examples");
+    ck_assert_ptr_nonnull(d);
+    size_t n = 0;
+    for (struct dirent *ent; (ent = readdir(d)) && n < cap;) {
+        size_t k = strlen(ent->d_name);
+        if (k > 2 && k < 34 && strcmp(ent->d_name + k - 2, ".c") == 0 &&
+            strcmp(ent->d_name, "cli.c") != 0)
+            snprintf(names[n++], 32, "%.*s", (int)(k - 2), ent->d_name);
+    }
+    closedir(d);
+    ck_assert_uint_ge(n, 10);
+    return n;
+}
+
+/* Groups of programs that share a parser of cli.c. */
+#define SCHEME "train compare_pe demo_order encode pe_plot pe_report"
+#define MODEL "train compare_pe demo_order encode pe_plot"
+#define RUN "train compare_pe"
+#define TASK RUN " make_data"
+#define U64_MAX "18446744073709551615", "-1", "18446744073709551616", "0", "2^64-1"
+
+/* Each numeric option of each program: the programs that take it, its
+ * edges (both accepted), the values just outside them (both refused), and
+ * the bounds as its message must state them. */
+static const struct {
+    const char *progs, *opt, *lo, *hi, *below, *above, *lo_text, *hi_text;
+} RANGES[] = {
+    {SCHEME, "--pe-dim", "1", "32768", "0", "32769", "1", "32768"},
+    {SCHEME, "--pairs", "1", "16384", "0", "16385", "1", "16384"},
+    {SCHEME, "--base", "1.000001", "1e12", "1.0000009999999997", "1000000000000.0001",
+     "1.000001", "1e+12"},
+    {SCHEME, "--buckets", "4", "4096", "3", "4097", "4", "4096"},
+    {SCHEME, "--max-distance", "2", "1000000", "1", "1000001", "2", "1000000"},
+    {SCHEME, "--pe-init-std", "1e-6", "100", "9.999999999999997e-07", "100.00000000000001",
+     "1e-06", "100"},
+    {SCHEME " evaluate", "--rope-factor", "1", "1024", "0.9999999999999999",
+     "1024.0000000000002", "1", "1024"},
+    {SCHEME " evaluate", "--rope-original-len", "1", "32768", "0", "32769", "1", "32768"},
+    {SCHEME, "--max-relative", "1", "4096", "0", "4097", "1", "4096"},
+    {SCHEME, "--d-model", "1", "32768", "0", "32769", "1", "32768"},
+    {SCHEME, "--heads", "1", "32768", "0", "32769", "1", "32768"},
+    {SCHEME, "--seed", "0", U64_MAX},
+    {MODEL, "--layers", "1", "16", "0", "17", "1", "16"},
+    {MODEL, "--d-ff", "1", "32768", "0", "32769", "1", "32768"},
+    {MODEL, "--table-len", "1", "32768", "0", "32769", "1", "32768"},
+    {TASK " evaluate probe", "--min-len", "1", "512", "0", "513", "1", "512"},
+    {TASK " evaluate probe", "--max-len", "1", "512", "0", "513", "1", "512"},
+    {TASK, "--max-train-len", "1", "512", "0", "513", "1", "512"},
+    {TASK, "--train-examples", "1", "1000000", "0", "1000001", "1", "1000000"},
+    {TASK " evaluate", "--data-seed", "0", U64_MAX},
+    {RUN, "--steps", "1", "100000000", "0", "100000001", "1", "100000000"},
+    {RUN, "--batch", "1", "4096", "0", "4097", "1", "4096"},
+    {RUN, "--eval-every", "1", "100000000", "0", "100000001", "1", "100000000"},
+    {RUN, "--random-positions", "1", "32768", "0", "32769", "1", "32768"},
+    {RUN, "--lr", "1e-8", "10", "9.999999999999999e-09", "10.000000000000002", "1e-08", "10"},
+    {RUN, "--warmup", "0", "100000000", "-1", "100000001", "0", "100000000"},
+    {RUN, "--weight-decay", "0", "10", "-5e-324", "10.000000000000002", "0", "10"},
+    {RUN, "--clip", "0", "1e6", "-5e-324", "1000000.0000000001", "0", "1e+06"},
+    {RUN, "--max-memory", "1", "1073741824", "0", "1073741825", "1", "1073741824"},
+    {"train", "--dropout", "0", "0.95", "-5e-324", "0.9500000000000001", "0", "0.95"},
+    {"compare_pe", "--seeds", "1", "100", "0", "101", "1", "100"},
+    {"make_data", "--seed", "0", U64_MAX},
+    {"make_data", "--valid-examples", "1", "1000000", "0", "1000001", "1", "1000000"},
+    {"make_data", "--test-examples", "1", "1000000", "0", "1000001", "1", "1000000"},
+    {"evaluate probe", "--examples", "1", "1000000", "0", "1000001", "1", "1000000"},
+    {"evaluate", "--random-positions", "1", "1000000", "0", "1000001", "1", "1000000"},
+    {"evaluate", "--draws", "1", "1000", "0", "1001", "1", "1000"},
+    {"probe", "--ridge", "1e-12", "1e6", "9.999999999999998e-13", "1000000.0000000001",
+     "1e-12", "1e+06"},
+    {"pe_plot", "--positions", "1", "1024", "0", "1025", "1", "1024"},
+    {"pe_plot", "--position", "0", "1024", "-1", "1025", "0", "1024"},
+    {"pe_plot", "--layer", "0", "15", "-1", "16", "0", "15"},
+    {"pe_plot", "--channels", "0", "1023", "-1", "1024", "0", "1023"},
+    {"pe_report", "--relative", "1", "1000", "0", "1001", "1", "1000"},
+    {"pe_report", "--positions", "2", "2048", "1", "2049", "2", "2048"},
+    {"pe_report", "--far", "1024", "1000000000", "1023", "1000000001", "1024", "1000000000"},
+    {"experiments", "--seeds", "2", "20", "1", "21", "2", "20"},
+    {"experiments", "--jobs", "1", "256", "0", "257", "1", "256"},
+};
+#define N_RANGES (sizeof RANGES / sizeof *RANGES)
+
+/* Whether the space-separated list progs holds prog. */
+static bool takes(const char *progs, const char *prog) {
+    size_t n = strlen(prog);
+    for (const char *p = strstr(progs, prog); p; p = strstr(p + 1, prog))
+        if ((p == progs || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* The row of RANGES for prog's opt, or N_RANGES. */
+static size_t range_of(const char *prog, const char *opt) {
+    size_t i = 0;
+    while (i < N_RANGES && !(strcmp(RANGES[i].opt, opt) == 0 && takes(RANGES[i].progs, prog)))
+        i++;
+    return i;
+}
+
+/* prog OPT=VALUE, stopped by an unknown option right after it: the value
+ * was accepted when the refusal names that option and no other. */
+static Run parse_only(const char *prog, const char *opt, const char *value) {
+    char args[256];
+    snprintf(args, sizeof args, "'%s=%s' --zz-end", opt, value);
+    return run(prog, args);
+}
+
+static bool accepted(const Run *r) {
+    return r->status == 2 && strstr(r->err, "unknown option '--zz-end'") != NULL;
+}
+
+/* The value-taking options of prog's --help, in names (at most cap). A
+ * flag given "=" is an unknown option; a value-taking option takes ""
+ * (and meets --zz-end) or refuses it as a value. Nothing runs: every
+ * command line ends in an unknown option. */
+static size_t value_options(const char *prog, char names[][32], size_t cap) {
+    Run help = run(prog, "--help");
+    ck_assert_int_eq(help.status, 0);
+    size_t n = 0;
+    for (const char *p = strstr(help.out, "--"); p && n < cap; p = strstr(p + 2, "--")) {
+        size_t k = 2;
+        while (p[k] >= 'a' && p[k] <= 'z' ? true : p[k] == '-' && p[k + 1] != '-')
+            k++;
+        if (k < 4 || k >= 32 || (p > help.out && p[-1] != ' ' && p[-1] != '(' && p[-1] != '\n'))
+            continue;
+        char opt[32], unknown[48];
+        snprintf(opt, sizeof opt, "%.*s", (int)k, p);
+        bool seen = false;
+        for (size_t i = 0; i < n && !seen; i++)
+            seen = strcmp(names[i], opt) == 0;
+        snprintf(unknown, sizeof unknown, "unknown option '%s", opt);
+        Run r = seen ? (Run){0} : parse_only(prog, opt, "");
+        if (!seen && r.status == 2 && !strstr(r.err, unknown))
+            snprintf(names[n++], 32, "%s", opt);
+        if (!seen)
+            run_free(&r);
+    }
+    run_free(&help);
+    return n;
+}
+
+/* Issue 25 item 16: --dropout 0.95 was refused as "from 0 to 0.95" (a
+ * float bound against a double), --base 1.0000001 as not "greater than 1"
+ * (the bound was 1.000001). Every numeric option of every program: its
+ * edges accepted, the values just outside refused, with a message that
+ * states the bounds applied; and every option that refuses a word for a
+ * number has its row here. */
+START_TEST(every_numeric_option_states_its_bounds_and_takes_its_edges) {
+    char progs[32][32];
+    size_t n_progs = programs(progs, 32);
+    for (size_t p = 0; p < n_progs; p++) {
+        char names[128][32];
+        size_t n = value_options(progs[p], names, 128);
+        ck_assert_uint_gt(n, 0);
+        for (size_t i = 0; i < n; i++) {
+            Run r = parse_only(progs[p], names[i], "abc");
+            bool numeric = strstr(r.err, "number") != NULL;
+            run_free(&r);
+            if (numeric)
+                ck_assert_msg(range_of(progs[p], names[i]) < N_RANGES,
+                              "%s %s takes a number but has no row in RANGES", progs[p],
+                              names[i]);
+        }
+    }
+    for (size_t i = 0; i < N_RANGES; i++)
+        for (size_t p = 0; p < n_progs; p++) {
+            const char *prog = progs[p], *opt = RANGES[i].opt;
+            if (!takes(RANGES[i].progs, prog))
+                continue;
+            const char *in[2] = {RANGES[i].lo, RANGES[i].hi};
+            for (int k = 0; k < 2; k++) {
+                Run r = parse_only(prog, opt, in[k]);
+                ck_assert_msg(accepted(&r), "%s %s=%s, an edge, was refused: %s", prog, opt,
+                              in[k], r.err);
+                run_free(&r);
+            }
+            char bounds[96];
+            snprintf(bounds, sizeof bounds, "from %s to %s", RANGES[i].lo_text,
+                     RANGES[i].hi_text);
+            const char *out[2] = {RANGES[i].below, RANGES[i].above};
+            for (int k = 0; k < 2; k++) {
+                Run r = parse_only(prog, opt, out[k]);
+                ck_assert_msg(r.status == 2 && !accepted(&r), "%s %s=%s, outside, was accepted",
+                              prog, opt, out[k]);
+                ck_assert_msg(strstr(r.err, opt) && strstr(r.err, bounds), "%s %s=%s: the "
+                              "message does not state '%s': %s", prog, opt, out[k], bounds,
+                              r.err);
+                run_free(&r);
+            }
+        }
+}
+END_TEST
+
+/* A value the first occurrence of opt takes: a number's lower edge, a
+ * name where the option checks it, or a file name. */
+static const char *valid_value(const char *prog, const char *opt) {
+    static const char *const names[][2] = {
+        {"--pe", "sinusoidal"},     {"--task", "agent"},    {"--combine", "add"},
+        {"--layout", "split"},      {"--norm", "pre"},      {"--act", "gelu"},
+        {"--pool", "cls"},          {"--schedule", "noam"}, {"--keep", "last"},
+        {"--rope-scaling", "ntk"},  {"--alibi-slopes", "asymmetric"},
+        {"--split", "test"},        {"--schemes", "none"},
+    };
+    size_t r = range_of(prog, opt);
+    if (r < N_RANGES)
+        return RANGES[r].lo;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(names[i][0], opt) == 0)
+            return names[i][1];
+    return "x.png";
+}
+
+/* Issue 25 item 17: a repeated --init or --keep silently took the last
+ * while a repeated --task was refused. One rule: every option of every
+ * program that takes a value refuses a second, naming it. */
+START_TEST(every_option_given_twice_is_refused_naming_it) {
+    char progs[32][32];
+    size_t n_progs = programs(progs, 32);
+    for (size_t p = 0; p < n_progs; p++) {
+        char names[128][32];
+        size_t n = value_options(progs[p], names, 128);
+        for (size_t i = 0; i < n; i++) {
+            const char *v = valid_value(progs[p], names[i]);
+            char args[256], want[64];
+            snprintf(args, sizeof args, "'%s=%s' '%s=%s' --zz-end", names[i], v, names[i], v);
+            snprintf(want, sizeof want, "%s is given twice", names[i]);
+            Run r = run(progs[p], args);
+            ck_assert_msg(r.status == 2 && strstr(r.err, want), "%s %s: %s", progs[p], args,
+                          r.err);
+            run_free(&r);
+        }
+    }
+    /* the issue's own */
+    expect_exit("train", "--task agent --init a.bin --init b.bin", 2,
+                "--init is given twice ('a.bin', then 'b.bin')");
+    expect_exit("train", "--task agent --keep best --keep last", 2,
+                "--keep is given twice ('best', then 'last')");
+}
+END_TEST
+
 Suite *suite_cli(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("demo_order");
@@ -140,6 +385,11 @@ Suite *suite_cli(void) {
     tcase_add_test(tc, demo_layernorm_erases_a_constant_shift);
     tcase_add_test(tc, demo_bad_input);
     tcase_add_test(tc, demo_help);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("options");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, every_numeric_option_states_its_bounds_and_takes_its_edges);
+    tcase_add_test(tc, every_option_given_twice_is_refused_naming_it);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -40,19 +40,21 @@ START_TEST(resume_refuses_a_meaningless_state) {
     tiny_session(&s);
     s.meta.eval_every = 0; /* saved with a correct checksum */
     ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
+    /* refused as the command line refuses it, with its message */
     snprintf(args, sizeof args, "--resume %s", path);
-    expect_exit("train", args, 2, "evaluation interval is 0");
+    expect_exit("train", args, 2, "--eval-every wants a whole number from 1 to 100000000, not "
+                "'0'");
     snprintf(args, sizeof args, "--model %s --task agent", path);
-    expect_exit("evaluate", args, 2, "evaluation interval is 0");
+    expect_exit("evaluate", args, 2, "--eval-every wants a whole number");
     s.meta.eval_every = 10;
     s.meta.batch = 0;
     ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
     snprintf(args, sizeof args, "--resume %s", path);
-    expect_exit("train", args, 2, "batch");
+    expect_exit("train", args, 2, "--batch wants a whole number from 1 to 4096");
     s.meta.batch = 4;
     s.trainer.opt.lr = 0.0f / 0.0f;
     ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
-    expect_exit("train", args, 2, "optimizer");
+    expect_exit("train", args, 2, "--lr wants a number from 1e-08 to 10");
     session_free(&s);
     remove_dir(dir);
 }
@@ -101,8 +103,8 @@ START_TEST(resume_refuses_swapped_labels) {
     char *dir = scratch(), data[256], args[1024];
     snprintf(data, sizeof data, "%s/d.txt", dir);
     write_text(data, "labels: sentence\nA\tx y\nB\ty x\nA\tx x y\n");
-    snprintf(args, sizeof args, "--data %s --d-model 8 --heads 2 --d-ff 16 --steps 4 "
-             "--eval-every 2 --steps 2 --out %s/m.bin", data, dir);
+    snprintf(args, sizeof args, "--data %s --d-model 8 --heads 2 --d-ff 16 --eval-every 2 "
+             "--steps 2 --out %s/m.bin", data, dir);
     Run r = run("train", args);
     ck_assert_msg(r.status == 0, "%s", r.err);
     run_free(&r);
@@ -170,10 +172,130 @@ START_TEST(out_that_is_an_input_is_refused) {
     expect_exit("train", args, 2, "same file as --data");
     snprintf(args, sizeof args, "--data %s --steps 1 --out %s/m.bin --log %s/m.bin", data, dir,
              dir);
-    expect_exit("train", args, 2, "--out and --log");
+    expect_exit("train", args, 2, "and --log");
     char *now = slurp(data);
     ck_assert_str_eq(now, text);
     free(now);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Issue 25 item 2: --init was not among the inputs (--log M made the model
+ * a CSV, --out M overwrote it), --out X --log ./X on a new file lost the
+ * log. Every output of every program against every input it reads and
+ * every other output, however the paths name the file. */
+START_TEST(every_output_is_checked_against_every_input) {
+    char *dir = scratch(), cmd[2048], *err;
+    snprintf(cmd, sizeof cmd, "B=$(cd $B && pwd); cd %s && $B/train " TINY " --steps 2 --out M >/dev/null && "
+             "cp M M.orig && ln -s M Msym && ln M Mhard && ln -s new.csv dangling && "
+             "$B/train " TINY " --steps 2 --log L.png >/dev/null", dir);
+    ck_assert_msg(shell(cmd, &err) == 0, "%s", err);
+    free(err);
+    const char *refused[][2] = {
+        {"train --task agent" " --init M --steps 2 --log M", "--log M is the same file as --init M"},
+        {"train --task agent" " --init M --steps 2 --out M", "--out M is the same file as --init M"},
+        {"train --task agent" " --init ./M --steps 2 --out M", "same file as --init ./M"},
+        {"train --task agent" " --init Msym --steps 2 --log M", "same file as --init Msym"},
+        {"train --task agent" " --init Mhard --steps 2 --out M", "same file as --init Mhard"},
+        {"train " TINY " --steps 2 --out X --log ./X", "--out X and --log ./X are the same"},
+        {"train " TINY " --steps 2 --out new.csv --log dangling", "are the same file"},
+        {"train " TINY " --steps 2 --out X --log X.lock", "--out's lock file X.lock"},
+        {"train --resume M --steps 4 --log ./M", "same file as --resume M"},
+        {"pe_plot --kind attention --model P.png --out P.png", "same file as --model P.png"},
+        {"pe_plot --kind curves --out L.png L.png", "--out L.png is the same file as the log"},
+        {"probe --task agent --plot P.png ./P.png", "--plot P.png is the same file as the model"},
+        {"encode --model exp/config.json --npy exp 'a b'", "--npy exp holds --model"},
+        {"encode --model exp/params/m.npy --npy exp/ 'a b'", "--npy exp/ holds --model"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        snprintf(cmd, sizeof cmd, "B=$(cd $B && pwd); cd %s && rm -rf exp P.png && mkdir -p exp/params && cp M "
+                 "exp/config.json && cp M exp/params/m.npy && cp M P.png && $B/%s >/dev/null",
+                 dir, refused[i][0]);
+        int st = shell(cmd, &err);
+        ck_assert_msg(st == 2 && strstr(err, refused[i][1]), "%s: exit %d: %s", refused[i][0],
+                      st, err);
+        free(err);
+        /* nothing was written: the model, the log and the new files are as they were */
+        snprintf(cmd, sizeof cmd, "B=$(cd $B && pwd); cd %s && cmp M M.orig && head -c 5 L.png | grep -q step && "
+                 "cmp exp/config.json M && cmp P.png M && ! test -e X && ! test -e new.csv", dir);
+        ck_assert_msg(shell(cmd, &err) == 0, "%s wrote over a file: %s", refused[i][0], err);
+        free(err);
+    }
+    /* a run goes on in the checkpoint it resumes, by any name */
+    snprintf(cmd, sizeof cmd, "B=$(cd $B && pwd); cd %s && $B/train --resume M --steps 4 --out ./M >/dev/null", dir);
+    ck_assert_msg(shell(cmd, &err) == 0, "%s", err);
+    free(err);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Issue 25 item 3: a resumed run forgot --keep last (not saved), and kept
+ * step 40 of 60 where the uninterrupted run kept step 60. It keeps what
+ * the run kept, and ends in the uninterrupted run's model, optimizer and
+ * options (all but the training time, which the clock sets). */
+START_TEST(a_resumed_run_is_the_run_it_continues) {
+    char *dir = scratch(), args[1024];
+    const char *o = "--task previous --pe learned --dropout 0.4 --batch 7 --d-model 16 --heads 2 "
+                    "--layers 1 --d-ff 32 --eval-every 20 --keep last";
+    snprintf(args, sizeof args, "%s --steps 60 --out %s/full.bin", o, dir);
+    Run whole = run("train", args);
+    snprintf(args, sizeof args, "%s --steps 40 --out %s/half.bin", o, dir);
+    Run half = run("train", args);
+    snprintf(args, sizeof args, "--resume %s/half.bin --steps 60 --out %s/half.bin", dir, dir);
+    Run rest = run("train", args);
+    ck_assert_msg(whole.status == 0 && half.status == 0 && rest.status == 0, "%s %s %s",
+                  whole.err, half.err, rest.err);
+    ck_assert_msg(strstr(rest.out, "kept: the model of step 60 of 60 (the last step)"), "%s",
+                  rest.out);
+    ck_assert_str_eq(strstr(rest.out, "kept:"), strstr(whole.out, "kept:"));
+    run_free(&whole), run_free(&half), run_free(&rest);
+    Checkpoint a, b;
+    Err e;
+    char path[256];
+    snprintf(path, sizeof path, "%s/full.bin", dir);
+    ck_assert_msg(checkpoint_load(&a, path, &e) == 0, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/half.bin", dir);
+    ck_assert_msg(checkpoint_load(&b, path, &e) == 0, "%s", e.msg);
+    size_t n = a.model.n_params;
+    ck_assert(a.step == 60 && b.step == 60 && b.model.n_params == n);
+    ck_assert(memcmp(a.model.mem, b.model.mem, n * sizeof(float)) == 0);
+    ck_assert(memcmp(a.m, b.m, n * sizeof(float)) == 0 && memcmp(a.v, b.v, n * sizeof(float)) == 0);
+    ck_assert(memcmp(&a.model.cfg, &b.model.cfg, sizeof a.model.cfg) == 0);
+    ck_assert(memcmp(&a.opt, &b.opt, sizeof a.opt) == 0);
+    b.meta.seconds = a.meta.seconds;
+    ck_assert_msg(memcmp(&a.meta, &b.meta, sizeof a.meta) == 0, "the run's options differ");
+    checkpoint_free(&a);
+    checkpoint_free(&b);
+    /* the edges of --dropout and --base run (both were refused) */
+    snprintf(args, sizeof args, TINY " --steps 1 --dropout 0.95 --pe rope --base 1.000001 "
+             "--out %s/edge.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Issue 25 item 14: fine-tuning a learned table at longer lengths said
+ * "train it on the same task" (it was): the table is too short, and the
+ * message says so. */
+START_TEST(init_names_what_does_not_fit) {
+    char *dir = scratch(), args[512];
+    snprintf(args, sizeof args, "--task previous --pe learned --d-model 8 --heads 2 --d-ff 16 "
+             "--layers 1 --steps 2 --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--init %s/m.bin --task previous --max-len 20 --steps 2", dir);
+    expect_exit("train", args, 2, "has a learned table of 12 rows (positions 0..11), and a "
+                "table cannot grow: this run needs positions 0..19");
+    snprintf(args, sizeof args, "--init %s/m.bin --task previous --max-len 20 --max-train-len "
+             "12 --steps 2", dir);
+    r = run("train", args);
+    ck_assert_msg(r.status == 0, "the advice does not work: %s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--init %s/m.bin --task agent --steps 2", dir);
+    expect_exit("train", args, 2, "which the model to start from does not know");
     remove_dir(dir);
 }
 END_TEST
@@ -306,7 +428,7 @@ END_TEST
 START_TEST(cli_edges_are_refused_clearly) {
     expect_exit("train", "--task agent --seed ' -1'", 2, "--seed");
     expect_exit("train", "--task agent --steps ' 5'", 2, "--steps");
-    expect_exit("encode", "--base 1 'a b'", 2, "greater than 1");
+    expect_exit("encode", "--base 1 'a b'", 2, "from 1.000001 to 1e+12");
     expect_exit("train", "--task agent --task reverse", 2, "--task is given twice");
     expect_exit("train", "--data data/agent_example.txt --max-len 8", 2,
                 "--max-len applies to the built-in tasks");
@@ -460,6 +582,9 @@ Suite *suite_edges(void) {
     tcase_add_test(tc, resume_refuses_swapped_labels);
     tcase_add_test(tc, out_that_is_not_a_regular_file_is_refused);
     tcase_add_test(tc, out_that_is_an_input_is_refused);
+    tcase_add_test(tc, every_output_is_checked_against_every_input);
+    tcase_add_test(tc, a_resumed_run_is_the_run_it_continues);
+    tcase_add_test(tc, init_names_what_does_not_fit);
     tcase_add_test(tc, write_errors_are_reported);
     tcase_add_test(tc, stale_temporaries_are_removed);
     tcase_add_test(tc, kill_during_saves_leaves_no_temporaries);

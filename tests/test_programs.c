@@ -33,12 +33,12 @@ static void expect_csv(const char *dir, const char *name, const char *header, si
 }
 
 /* A short agent run: small, but long enough to learn the task. */
-#define SMALL "--task agent --d-model 32 --heads 2 --d-ff 64 --steps 300 --eval-every 100"
+#define SMALL "--task agent --d-model 32 --heads 2 --d-ff 64 --eval-every 100"
 
 START_TEST(train_writes_model_and_log) {
     char *dir = scratch(), args[512];
-    snprintf(args, sizeof args, SMALL " --pe sinusoidal --out %s/m.bin --log %s/log.csv", dir,
-             dir);
+    snprintf(args, sizeof args, SMALL " --pe sinusoidal --steps 300 --out %s/m.bin --log "
+             "%s/log.csv", dir, dir);
     Run r = run("train", args);
     ck_assert_msg(r.status == 0, "train: %s", r.err);
     double valid, test;

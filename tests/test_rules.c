@@ -3,6 +3,7 @@
  * of a list takes the options it reads; messages give advice that can be
  * followed. Each test reproduces a defect as the issue found it. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -124,8 +125,8 @@ END_TEST
 
 /* Messages that name what the user gave and advice the program takes. */
 START_TEST(messages_name_what_was_given) {
-    expect_exit("pe_report", "--pe sinusoidal --base 0.5", 2, "greater than 1");
-    expect_exit("pe_report", "--pe sinusoidal --base 1.0000001", 2, "greater than 1");
+    expect_exit("pe_report", "--pe sinusoidal --base 0.5", 2, "from 1.000001 to 1e+12");
+    expect_exit("pe_report", "--pe sinusoidal --base 1.0000001", 2, "from 1.000001 to 1e+12");
     expect_exit("pe_report", "--pe t5 --buckets 4096", 2,
                 "no fewer than the default --max-distance 128: give --max-distance above 1024, "
                 "or at most 510 buckets");
@@ -330,100 +331,6 @@ START_TEST(huge_weights_are_an_error_in_every_program) {
 }
 END_TEST
 
-/* The bytes of a checkpoint of a small model of scheme pe, with its
- * configuration edited by edit; *n its length. */
-static unsigned char *checkpoint_bytes(const char *pe, void (*edit)(Config *), size_t *n) {
-    Config c;
-    config_default(&c, 4, pe);
-    c.d_model = 8, c.n_heads = 2, c.d_ff = 8, c.n_layers = 1, c.n_classes = 2;
-    if (edit)
-        edit(&c);
-    Model m;
-    Vocab v;
-    Err e;
-    ck_assert_msg(model_create(&m, &c, &e) == 0, "%s", e.msg);
-    ck_assert(vocab_init(&v, &e) == 0 && vocab_add_text(&v, "a b", &e) == 0);
-    char *path = temp_file();
-    ck_assert_msg(checkpoint_save(path, &m, &v, NULL, NULL, NULL, &e) == 0, "%s", e.msg);
-    model_free(&m);
-    vocab_free(&v);
-    char *bytes = slurp(path);
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    fclose(f);
-    remove(path);
-    return (unsigned char *)bytes;
-}
-
-/* A valid checksum over edited bytes, as a forger would write it. */
-static void fix_checksum(unsigned char *b, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i + 8 < n; i++)
-        h = (h ^ b[i]) * 1099511628211ULL;
-    for (int i = 0; i < 8; i++)
-        b[n - 8 + i] = (unsigned char)(h >> (8 * i));
-}
-
-static void base_1234(Config *c) { c->pe.base = 1234.5; }
-static void rope_buckets(Config *c) { c->pe.buckets = 8; }
-
-/* The loader refuses what the command line refuses (it took a base of
- * NaN as 10000, and inf, 1e300, 1.0000001; a version 1 file naming rope or
- * t5; an option the scheme does not read). */
-START_TEST(the_loader_refuses_what_the_command_line_refuses) {
-    size_t n;
-    unsigned char *b = checkpoint_bytes("sinusoidal", base_1234, &n);
-    double was = 1234.5;
-    size_t at = 0;
-    for (size_t i = 24; i + 8 <= n && !at; i++)
-        if (memcmp(b + i, &was, 8) == 0)
-            at = i;
-    ck_assert_msg(at, "the base is not in the file");
-    const double bad[] = {0.0 / 0.0, 1.0 / 0.0, 1e300, 1.0000001, -5.0};
-    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-        memcpy(b + at, &bad[k], 8);
-        fix_checksum(b, n);
-        Checkpoint ck;
-        Err e;
-        ck_assert_msg(checkpoint_parse(&ck, b, n, "forged", &e) == ERR_INPUT, "base %g loaded",
-                      bad[k]);
-        ck_assert_msg(strstr(e.msg, "base") != NULL, "%s", e.msg);
-    }
-    free(b);
-    const char *v2[] = {"rope", "alibi", "t5"};
-    for (size_t k = 0; k < 3; k++) {
-        b = checkpoint_bytes(v2[k], NULL, &n);
-        b[8] = 1; /* the version, after the magic */
-        fix_checksum(b, n);
-        Checkpoint ck;
-        Err e;
-        ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
-        ck_assert_msg(strstr(e.msg, "version 1") != NULL, "%s", e.msg);
-        free(b);
-    }
-    /* shaw came with version 5 */
-    b = checkpoint_bytes("shaw", NULL, &n);
-    b[8] = 4;
-    fix_checksum(b, n);
-    {
-        Checkpoint ck;
-        Err e;
-        ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
-        ck_assert_msg(strstr(e.msg, "version 4 file, which cannot hold shaw") != NULL, "%s",
-                      e.msg);
-    }
-    free(b);
-    b = checkpoint_bytes("rope", rope_buckets, &n);
-    Checkpoint ck;
-    Err e;
-    ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
-    ck_assert_msg(strstr(e.msg, "--buckets") != NULL, "%s", e.msg);
-    free(b);
-}
-END_TEST
-
 /* A resumed run checks its data as a fresh run does: a sentence longer
  * than the random positions (rope) or than the learned table, added to the
  * file after the start, was trained on unwritten positions (exit 0). */
@@ -472,7 +379,6 @@ Suite *suite_rules(void) {
     tcase_add_test(tc, resume_keep_best_gives_advice_that_works);
     tcase_add_test(tc, out_of_memory_exits_1_everywhere);
     tcase_add_test(tc, huge_weights_are_an_error_in_every_program);
-    tcase_add_test(tc, the_loader_refuses_what_the_command_line_refuses);
     tcase_add_test(tc, resume_checks_what_a_fresh_run_checks);
     suite_add_tcase(s, tc);
     return s;

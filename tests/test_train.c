@@ -530,6 +530,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, micro_batches_train_like_one_batch);
     tcase_add_test(tc, any_thread_count_trains_the_same_model);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, tcase_checkpoint_format());
     tc = tcase_create("outcomes");
     tcase_add_test(tc, position_is_what_the_agent_task_needs);
     tcase_set_timeout(tc, 900);

@@ -1,10 +1,13 @@
 #include "pe.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
-
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 extern const PeScheme pe_none, pe_integer, pe_normalized, pe_sine, pe_sincos;
 extern const PeScheme pe_sinusoidal, pe_learned, pe_rope, pe_alibi, pe_t5, pe_shaw;
@@ -43,16 +46,6 @@ const char *combine_name(Combine c) {
     return c == COMBINE_ADD ? "add" : c == COMBINE_CONCAT ? "concat" : "default";
 }
 
-int combine_parse(const char *s, Combine *out, Err *e) {
-    if (strcmp(s, "add") == 0)
-        *out = COMBINE_ADD;
-    else if (strcmp(s, "concat") == 0)
-        *out = COMBINE_CONCAT;
-    else
-        return err_set(e, ERR_INPUT, "unknown combine mode '%s': use add or concat", s);
-    return 0;
-}
-
 PeConfig pe_resolved(const PeConfig *pc) {
     PeConfig r = *pc;
     r.pairs = r.pairs ? r.pairs : 1;
@@ -70,47 +63,211 @@ const char *pe_meets(const PePlan *plan) {
     return plan->w ? combine_name(plan->combine) : "nothing added";
 }
 
-/* The command line's spelling of each PeConfig option, in the order of
- * PE_OPT_ (pe.h), and the reads bit of the schemes that use it. --combine
- * is read by every scheme that adds a code to the input. */
+/* How an option's text reads: a whole number, a real number, or one of
+ * a few names (an enum, value i named names(i)). */
+typedef enum { VALUE_SIZE, VALUE_REAL, VALUE_NAME } ValueType;
+
+static const char *combine_text(int v) { return combine_name((Combine)v); }
+static const char *layout_text(int v) { return v == LAYOUT_SPLIT ? "split" : "interleaved"; }
+static const char *scaling_text(int v) { return rope_scaling_name((RopeScaling)v); }
+static const char *slopes_text(int v) { return alibi_slopes_name((AlibiSlopes)v); }
+
+/* An enum field is read and written as an int through memcpy. */
+_Static_assert(sizeof(Combine) == sizeof(int) && sizeof(SinLayout) == sizeof(int) &&
+               sizeof(RopeScaling) == sizeof(int) && sizeof(AlibiSlopes) == sizeof(int),
+               "PeConfig's enums are ints");
+
+/* Each PeConfig option: its flag, the reads bit of the schemes that use it
+ * (--combine is read by every scheme that adds a code to the input), its
+ * field and type, its range (both ends included) or its names (values
+ * first..last), and the default that 0 in the field stands for. One row
+ * per option, in the order of PE_OPT_ (pe.h). */
 static const struct {
-    const char *name;
+    const char *flag;
     unsigned reads;
+    size_t offset;
+    ValueType type;
+    double lo, hi;
+    const char *(*name)(int value);
+    int first, last;
+    const char *def;
 } OPTIONS[PE_OPT_COUNT] = {
-    {"--combine", 0},
-    {"--pe-dim", PE_READS_WIDTH},
-    {"--pairs", PE_READS_PAIRS},
-    {"--layout", PE_READS_LAYOUT},
-    {"--base", PE_READS_BASE},
-    {"--buckets", PE_READS_BUCKETS},
-    {"--max-distance", PE_READS_BUCKETS},
-    {"--pe-init-std", PE_READS_INIT},
-    {"--rope-scaling", PE_READS_SCALING},
-    {"--rope-factor", PE_READS_SCALING},
-    {"--rope-original-len", PE_READS_SCALING},
-    {"--max-relative", PE_READS_RELATIVE},
-    {"--alibi-slopes", PE_READS_SLOPES},
+    {"--combine", 0, offsetof(PeConfig, combine), VALUE_NAME, 0, 0, combine_text,
+     COMBINE_ADD, COMBINE_CONCAT, "the scheme's own"},
+    {"--pe-dim", PE_READS_WIDTH, offsetof(PeConfig, width), VALUE_SIZE, 1, PE_MAX_WIDTH, NULL, 0,
+     0, "d_model/2"},
+    {"--pairs", PE_READS_PAIRS, offsetof(PeConfig, pairs), VALUE_SIZE, 1, PE_MAX_WIDTH / 2, NULL,
+     0, 0, "1"},
+    {"--layout", PE_READS_LAYOUT, offsetof(PeConfig, layout), VALUE_NAME, 0, 0, layout_text,
+     LAYOUT_INTERLEAVED, LAYOUT_SPLIT, "interleaved"},
+    {"--base", PE_READS_BASE, offsetof(PeConfig, base), VALUE_REAL, PE_BASE_MIN, PE_BASE_MAX,
+     NULL, 0, 0, "10000"},
+    {"--buckets", PE_READS_BUCKETS, offsetof(PeConfig, buckets), VALUE_SIZE, 4, 4096, NULL, 0, 0,
+     "32"},
+    {"--max-distance", PE_READS_BUCKETS, offsetof(PeConfig, max_distance), VALUE_SIZE, 2,
+     1000000, NULL, 0, 0, "128"},
+    {"--pe-init-std", PE_READS_INIT, offsetof(PeConfig, init_std), VALUE_REAL, PE_INIT_STD_MIN,
+     PE_INIT_STD_MAX, NULL, 0, 0, "0.02"},
+    {"--rope-scaling", PE_READS_SCALING, offsetof(PeConfig, rope_scaling), VALUE_NAME, 0, 0,
+     scaling_text, ROPE_SCALING_NONE, ROPE_SCALING_YARN, "none"},
+    {"--rope-factor", PE_READS_SCALING, offsetof(PeConfig, rope_factor), VALUE_REAL, 1.0,
+     PE_ROPE_FACTOR_MAX, NULL, 0, 0, "none"},
+    {"--rope-original-len", PE_READS_SCALING, offsetof(PeConfig, rope_original_len), VALUE_SIZE,
+     1, PE_MAX_WIDTH, NULL, 0, 0, "the training length"},
+    {"--max-relative", PE_READS_RELATIVE, offsetof(PeConfig, max_relative), VALUE_SIZE, 1,
+     PE_MAX_RELATIVE_MAX, NULL, 0, 0, "16"},
+    {"--alibi-slopes", PE_READS_SLOPES, offsetof(PeConfig, alibi_slopes), VALUE_NAME, 0, 0,
+     slopes_text, ALIBI_SYMMETRIC, ALIBI_ASYMMETRIC, "symmetric"},
 };
 
-bool pe_base_ok(double base) { return isfinite(base) && base > 1.000001 && base <= 1e12; }
+bool pe_base_ok(double base) {
+    return isfinite(base) && base >= PE_BASE_MIN && base <= PE_BASE_MAX;
+}
 
-const char *pe_option_name(size_t opt) { return opt < PE_OPT_COUNT ? OPTIONS[opt].name : NULL; }
+const char *pe_option_name(size_t opt) { return opt < PE_OPT_COUNT ? OPTIONS[opt].flag : NULL; }
+
+size_t pe_option_find(const char *name) {
+    if (strncmp(name, "--", 2) == 0)
+        name += 2;
+    size_t i = 0;
+    while (i < PE_OPT_COUNT && strcmp(OPTIONS[i].flag + 2, name) != 0)
+        i++;
+    return i;
+}
+
+void pe_real_text(char *buf, size_t cap, double x, bool single) {
+    /* %g's own 6 digits where they are enough (100, not 1e+02; 1e+06), more
+     * where they are not: 9 always round-trip a float, 17 a double */
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, cap, "%.*g", digits, x);
+        double back = strtod(buf, NULL);
+        if (single ? (float)back == (float)x : back == x)
+            return;
+    }
+}
+
+/* The option's field as a size, a double or an int (an enum). */
+static void *field(PeConfig *pc, size_t opt) { return (char *)pc + OPTIONS[opt].offset; }
+
+static int get_int(const PeConfig *pc, size_t opt) {
+    int v;
+    memcpy(&v, field((PeConfig *)pc, opt), sizeof v);
+    return v;
+}
+
+/* "a, b or c": the names of option opt, into buf. */
+static void names_of(char *buf, size_t cap, size_t opt) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int v = OPTIONS[opt].first; v <= OPTIONS[opt].last && len < cap; v++) {
+        const char *sep = v == OPTIONS[opt].first ? "" : v == OPTIONS[opt].last ? " or " : ", ";
+        int w = snprintf(buf + len, cap - len, "%s%s", sep, OPTIONS[opt].name(v));
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
+int pe_option_set(PeConfig *pc, size_t opt, const char *text, Err *e) {
+    if (opt >= PE_OPT_COUNT)
+        return err_set(e, ERR_INPUT, "no scheme option has the number %zu", opt);
+    const char *flag = OPTIONS[opt].flag;
+    /* the bounds as the value is written: whole numbers whole */
+    char lo[32], hi[32];
+    bool whole = OPTIONS[opt].type == VALUE_SIZE;
+    pe_real_text(lo, sizeof lo, OPTIONS[opt].lo, false);
+    pe_real_text(hi, sizeof hi, OPTIONS[opt].hi, false);
+    if (whole) {
+        snprintf(lo, sizeof lo, "%.0f", OPTIONS[opt].lo);
+        snprintf(hi, sizeof hi, "%.0f", OPTIONS[opt].hi);
+    }
+    char *end;
+    errno = 0;
+    switch (OPTIONS[opt].type) {
+    case VALUE_SIZE: {
+        /* digits only: strtoull skips blanks and takes "-1" as 2^64-1 */
+        unsigned long long v = strtoull(text, &end, 10);
+        if (!isdigit((unsigned char)*text) || *end || errno == ERANGE || v < OPTIONS[opt].lo ||
+            v > OPTIONS[opt].hi)
+            return err_set(e, ERR_INPUT, "%s wants a whole number from %s to %s (default %s), "
+                           "not '%s'", flag, lo, hi, OPTIONS[opt].def, text);
+        size_t s = (size_t)v;
+        memcpy(field(pc, opt), &s, sizeof s);
+        return 0;
+    }
+    case VALUE_REAL: {
+        double v = strtod(text, &end);
+        /* NaN fails both comparisons */
+        if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE ||
+            !(v >= OPTIONS[opt].lo && v <= OPTIONS[opt].hi))
+            return err_set(e, ERR_INPUT, "%s wants a number from %s to %s (default %s), not "
+                           "'%s'", flag, lo, hi, OPTIONS[opt].def, text);
+        memcpy(field(pc, opt), &v, sizeof v);
+        return 0;
+    }
+    case VALUE_NAME:
+        for (int v = OPTIONS[opt].first; v <= OPTIONS[opt].last; v++)
+            if (strcmp(text, OPTIONS[opt].name(v)) == 0) {
+                memcpy(field(pc, opt), &v, sizeof v);
+                return 0;
+            }
+        break;
+    }
+    char names[128];
+    names_of(names, sizeof names, opt);
+    return err_set(e, ERR_INPUT, "%s is %s (default %s), not '%s'", flag, names,
+                   OPTIONS[opt].def, text);
+}
+
+void pe_option_text(const PeConfig *pc, size_t opt, char *buf, size_t cap) {
+    if (opt >= PE_OPT_COUNT) {
+        snprintf(buf, cap, "?");
+        return;
+    }
+    const void *f = field((PeConfig *)pc, opt);
+    if (OPTIONS[opt].type == VALUE_SIZE) {
+        size_t s;
+        memcpy(&s, f, sizeof s);
+        snprintf(buf, cap, "%zu", s);
+    } else if (OPTIONS[opt].type == VALUE_REAL) {
+        double d;
+        memcpy(&d, f, sizeof d);
+        pe_real_text(buf, cap, d, false);
+    } else {
+        int v = get_int(pc, opt);
+        /* a value no name has is written so that it reads back as an error */
+        bool named = v >= OPTIONS[opt].first && v <= OPTIONS[opt].last;
+        snprintf(buf, cap, "%s", named ? OPTIONS[opt].name(v) : "?");
+    }
+}
+
+/* Whether option opt holds anything but 0, the default. */
+static bool given(const PeConfig *pc, size_t opt) {
+    const void *f = field((PeConfig *)pc, opt);
+    if (OPTIONS[opt].type == VALUE_SIZE) {
+        size_t s;
+        memcpy(&s, f, sizeof s);
+        return s != 0;
+    }
+    if (OPTIONS[opt].type == VALUE_REAL) {
+        double d;
+        memcpy(&d, f, sizeof d);
+        return d != 0.0;
+    }
+    return get_int(pc, opt) != 0;
+}
+
+/* Option opt back to 0, its default (all bits 0, for a double too). */
+static void clear(PeConfig *pc, size_t opt) {
+    static const PeConfig zero;
+    size_t bytes = OPTIONS[opt].type == VALUE_SIZE   ? sizeof(size_t)
+                   : OPTIONS[opt].type == VALUE_REAL ? sizeof(double)
+                                                     : sizeof(int);
+    memcpy(field(pc, opt), (const char *)&zero + OPTIONS[opt].offset, bytes);
+}
 
 unsigned pe_options_given(const PeConfig *pc) {
     unsigned g = 0;
-    g |= pc->combine != COMBINE_DEFAULT ? 1u << PE_OPT_COMBINE : 0;
-    g |= pc->width ? 1u << PE_OPT_WIDTH : 0;
-    g |= pc->pairs ? 1u << PE_OPT_PAIRS : 0;
-    g |= pc->layout != LAYOUT_INTERLEAVED ? 1u << PE_OPT_LAYOUT : 0;
-    g |= pc->base != 0.0 ? 1u << PE_OPT_BASE : 0;
-    g |= pc->buckets ? 1u << PE_OPT_BUCKETS : 0;
-    g |= pc->max_distance ? 1u << PE_OPT_MAX_DISTANCE : 0;
-    g |= pc->init_std != 0.0 ? 1u << PE_OPT_INIT_STD : 0;
-    g |= pc->rope_scaling != ROPE_SCALING_NONE ? 1u << PE_OPT_ROPE_SCALING : 0;
-    g |= pc->rope_factor != 0.0 ? 1u << PE_OPT_ROPE_FACTOR : 0;
-    g |= pc->rope_original_len ? 1u << PE_OPT_ROPE_ORIGINAL_LEN : 0;
-    g |= pc->max_relative ? 1u << PE_OPT_MAX_RELATIVE : 0;
-    g |= pc->alibi_slopes != ALIBI_SYMMETRIC ? 1u << PE_OPT_ALIBI_SLOPES : 0;
+    for (size_t i = 0; i < PE_OPT_COUNT; i++)
+        g |= given(pc, i) ? 1u << i : 0;
     return g;
 }
 
@@ -134,7 +291,7 @@ const char *pe_unused_option(const PePlan *plan, const PeConfig *pc) {
     unsigned unused = pe_options_given(pc) & ~pe_options_read(plan->scheme, plan->combine);
     for (size_t i = 0; i < PE_OPT_COUNT; i++)
         if (unused & (1u << i))
-            return OPTIONS[i].name;
+            return OPTIONS[i].flag;
     return NULL;
 }
 
@@ -142,32 +299,9 @@ PeConfig pe_config_for(const PeConfig *pc, const PeScheme *s) {
     PeConfig r = *pc;
     snprintf(r.name, sizeof r.name, "%s", s->name);
     unsigned unread = ~pe_options_read(s, pc->combine);
-    if (unread & (1u << PE_OPT_COMBINE))
-        r.combine = COMBINE_DEFAULT;
-    if (unread & (1u << PE_OPT_WIDTH))
-        r.width = 0;
-    if (unread & (1u << PE_OPT_PAIRS))
-        r.pairs = 0;
-    if (unread & (1u << PE_OPT_LAYOUT))
-        r.layout = LAYOUT_INTERLEAVED;
-    if (unread & (1u << PE_OPT_BASE))
-        r.base = 0.0;
-    if (unread & (1u << PE_OPT_BUCKETS))
-        r.buckets = 0;
-    if (unread & (1u << PE_OPT_MAX_DISTANCE))
-        r.max_distance = 0;
-    if (unread & (1u << PE_OPT_INIT_STD))
-        r.init_std = 0.0;
-    if (unread & (1u << PE_OPT_ROPE_SCALING))
-        r.rope_scaling = ROPE_SCALING_NONE;
-    if (unread & (1u << PE_OPT_ROPE_FACTOR))
-        r.rope_factor = 0.0;
-    if (unread & (1u << PE_OPT_ROPE_ORIGINAL_LEN))
-        r.rope_original_len = 0;
-    if (unread & (1u << PE_OPT_MAX_RELATIVE))
-        r.max_relative = 0;
-    if (unread & (1u << PE_OPT_ALIBI_SLOPES))
-        r.alibi_slopes = ALIBI_SYMMETRIC;
+    for (size_t i = 0; i < PE_OPT_COUNT; i++)
+        if (unread & (1u << i))
+            clear(&r, i);
     return r;
 }
 
@@ -188,27 +322,18 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
     if (!s)
         return err_set(e, ERR_INPUT, "unknown positional encoding '%s': choose one of %s",
                        pc->name, pe_names());
-    if (pc->combine != COMBINE_DEFAULT && pc->combine != COMBINE_ADD &&
-        pc->combine != COMBINE_CONCAT)
-        return err_set(e, ERR_INPUT, "combine mode %d is not add or concat", (int)pc->combine);
-    if (pc->alibi_slopes != ALIBI_SYMMETRIC && pc->alibi_slopes != ALIBI_ASYMMETRIC)
-        return err_set(e, ERR_INPUT, "alibi slopes %d are not symmetric or asymmetric",
-                       (int)pc->alibi_slopes);
-    if (pc->layout != LAYOUT_INTERLEAVED && pc->layout != LAYOUT_SPLIT)
-        return err_set(e, ERR_INPUT, "sinusoid layout %d is not interleaved or split",
-                       (int)pc->layout);
-    if (pc->init_std != 0.0 &&
-        !(pc->init_std >= PE_INIT_STD_MIN && pc->init_std <= PE_INIT_STD_MAX))
-        return err_set(e, ERR_INPUT, "the learned table's first std %g must be from %g to %g",
-                       pc->init_std, PE_INIT_STD_MIN, PE_INIT_STD_MAX);
-    /* 0 is the default; anything else, a checkpoint's too, as the command
-     * line takes it (NaN is not 0 and not in range) */
-    if (pc->base != 0.0 && !pe_base_ok(pc->base))
-        return err_set(e, ERR_INPUT, "the wavelength base %g must be greater than 1 and at most "
-                       "1e12 (the paper uses 10000)", pc->base);
-    if (!(pc->init_std >= 0.0 && pc->init_std <= 100.0))
-        return err_set(e, ERR_INPUT, "the initial std %g of a learned table must be between 0 "
-                       "and 100", pc->init_std);
+    /* The options a scheme cannot check for itself, a checkpoint's or a
+     * library caller's too, as the command line takes them: by their text
+     * (0 is the default; NaN is not 0 and reads back as no number). */
+    static const size_t checked[] = {PE_OPT_COMBINE, PE_OPT_LAYOUT, PE_OPT_BASE,
+                                     PE_OPT_INIT_STD, PE_OPT_ALIBI_SLOPES};
+    for (size_t i = 0; i < sizeof checked / sizeof *checked; i++) {
+        PeConfig copy = *pc;
+        char text[64];
+        pe_option_text(pc, checked[i], text, sizeof text);
+        if (given(pc, checked[i]) && pe_option_set(&copy, checked[i], text, e))
+            return ERR_INPUT;
+    }
     /* Only the attention schemes act per head (the model checks the heads
      * for itself). */
     if (pe_in_attention(s) && (NH == 0 || C % NH != 0))

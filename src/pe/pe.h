@@ -56,6 +56,9 @@ typedef enum { ALIBI_SYMMETRIC = 0, ALIBI_ASYMMETRIC = 1 } AlibiSlopes;
 #define PE_DEFAULT_MAX_DISTANCE 128     /* T5's */
 #define PE_DEFAULT_MAX_RELATIVE 16      /* Shaw et al.'s clipping distance k */
 #define PE_MAX_RELATIVE_MAX 4096        /* --max-relative's range: 1 to this */
+#define PE_BASE_MIN 1.000001            /* --base's range, both ends included */
+#define PE_BASE_MAX 1e12
+#define PE_MAX_WIDTH 32768              /* the model's MAX_DIM (model.h; pe is below it) */
 #define PE_DEFAULT_INIT_STD 0.02        /* BERT's and GPT-2's */
 #define PE_INIT_STD_MIN 1e-6            /* --pe-init-std's range, for the command */
 #define PE_INIT_STD_MAX 100.0           /* line and the checkpoint loader alike */
@@ -197,8 +200,6 @@ const PeScheme *pe_find(const char *name);
 const char *pe_names(void);
 
 const char *combine_name(Combine c);
-/* Parses "add" or "concat"; returns 0 or ERR_INPUT. */
-int combine_parse(const char *s, Combine *out, Err *e);
 
 /* The defaults: scheme name, combine by the scheme, paper's base. */
 void pe_config_default(PeConfig *pc, const char *name);
@@ -214,10 +215,13 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
  * "inside attention", or "nothing added" (none). */
 const char *pe_meets(const PePlan *plan);
 
-/* The options of PeConfig as the command line spells them, one bit each
+/* The options of PeConfig as the command line spells them, one row each in
+ * pe.c's table (its flag, field, type, range and default) and one bit each
  * in the masks below: what a user gave, and what a scheme reads. The one
- * table behind the programs' rule that an option no chosen scheme reads is
- * refused, and behind the reference's table of options. */
+ * table behind the command line's parsing of these options, the
+ * checkpoint's (which stores them by name, as text), the programs' rule
+ * that an option no chosen scheme reads is refused, and the reference's
+ * table of options. */
 enum {
     PE_OPT_COMBINE,
     PE_OPT_WIDTH,
@@ -236,6 +240,24 @@ enum {
 };
 /* "--pairs" for PE_OPT_PAIRS; NULL past the last. */
 const char *pe_option_name(size_t opt);
+/* The option named name, with or without its dashes ("pairs", "--pairs"),
+ * or PE_OPT_COUNT. */
+size_t pe_option_find(const char *name);
+/* Sets option opt of pc from its command-line text: the whole text, in the
+ * option's range (both ends included), or ERR_INPUT with a message that
+ * names the option, states the range applied and quotes the text. The
+ * command line and the checkpoint loader both parse this way. */
+int pe_option_set(PeConfig *pc, size_t opt, const char *text, Err *e);
+/* Option opt of pc as the command line writes it ("split", "10000", "0.1":
+ * a number in the shortest text that reads back as the same double);
+ * pe_option_set of that text gives pc's value back exactly. */
+void pe_option_text(const PeConfig *pc, size_t opt, char *buf, size_t cap);
+/* x as %g writes it, with more digits where its 6 do not read back as x
+ * exactly (as float, with single): how options' numbers and their bounds
+ * are written, so that a message states the bound that is applied
+ * ("1.000001", where %g says 1) and a checkpoint's value reads back as
+ * it was. */
+void pe_real_text(char *buf, size_t cap, double x, bool single);
 /* The options set in pc (not 0, not the default). */
 unsigned pe_options_given(const PeConfig *pc);
 /* The options scheme s reads when its code meets the embedding by combine
@@ -293,9 +315,9 @@ void sinusoid_table(float *P, size_t first, size_t T, size_t d, SinLayout layout
 
 /* The wavelength base of pc: its base, or the paper's 10000. */
 double pe_base(const PeConfig *pc);
-/* A wavelength base the schemes take: finite, above 1 (at 1 every channel
- * has one wavelength; within 1e-6 of it float32 cannot tell them apart)
- * and at most 1e12; the command line and the checkpoint loader both ask. */
+/* A wavelength base the schemes take: finite, from PE_BASE_MIN to
+ * PE_BASE_MAX (at 1 every channel has one wavelength; within 1e-6 of it
+ * float32 cannot tell them apart); --base's range. */
 bool pe_base_ok(double base);
 
 /* pc with every 0 that stands for a default replaced by the default. */

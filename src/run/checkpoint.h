@@ -20,43 +20,17 @@
 #include "../text/data.h"
 #include "../text/tasks.h"
 #include "../text/vocab.h"
+#include "train_options.h"
 
 /* Version 2 added the options of the attention schemes, the learned
  * table's initial std and randomized positions; version 3 the causal
- * mask; version 4 the scaling of rope; version 5 shaw's clipping distance, alibi's slopes, dropout and the pooling.
- * Older files still load, with those at their defaults. */
-#define CHECKPOINT_VERSION 5
-
-/* What a training run was asked for (its data, batch, steps and
- * evaluations) and where its data order stands: with the model and the
- * optimizer, what a checkpoint needs to resume the run exactly where it
- * stopped. */
-typedef struct {
-    char task[32];        /* built-in task, e.g. "agent"; "" when trained on a file */
-    char data[256];       /* the training file when task is "" */
-    char valid[256];      /* the validation file, or "" */
-    TaskOptions task_opt; /* the task's options, its seed included */
-    size_t batch;         /* sentences per step, e.g. 32 */
-    size_t steps;         /* steps the run was asked for, e.g. 2000 */
-    size_t eval_every;    /* steps between evaluations, e.g. 100 */
-    uint64_t seed;        /* seed of the data order */
-    Rng rng;              /* the data-order generator as it stands after `step` steps */
-    double seconds;       /* time spent training so far, resumed runs included */
-    size_t random_positions; /* training positions drawn from 0..N-1, e.g. 64; 0 = off */
-    size_t table_len;     /* rows asked of a learned table, 0 = as training needs; not
-                           * saved (the model's shape holds the answer) */
-    double max_memory;    /* bytes the run may use, e.g. 8e9; 0 = no limit; not saved */
-} TrainMeta;
-
-/* The limits of train's options, which a checkpoint's training state must
- * respect too. */
-#define TRAIN_MAX_BATCH 4096
-#define TRAIN_MAX_STEPS 100000000
-
-/* Checks a training state against what train's options allow (batch,
- * steps, evaluation interval, the task's options, step <= steps): what a
- * valid checksum cannot vouch for. ERR_INPUT with the field at fault. */
-int train_meta_check(const TrainMeta *mt, size_t step, Err *e);
+ * mask; version 4 the scaling of rope; version 5 shaw's clipping distance,
+ * alibi's slopes, dropout and the pooling (in three layouts: the last two
+ * came later without a new number). Version 6 stores the scheme's options
+ * and the run's (train_options.h) by name, as their command-line text, so
+ * that a new option needs no new version. Older files still load, with
+ * what they lack at its default. */
+#define CHECKPOINT_VERSION 6
 
 typedef struct {
     Model model;

@@ -114,7 +114,18 @@ static int write_config(const char *path, const Model *m, Err *e) {
     if (ok && (m->pe.scheme->reads & PE_READS_SLOPES))
         ok = fprintf(f, ",\n  \"alibi_slopes\": \"%s\"",
                      alibi_slopes_name(pc.alibi_slopes)) >= 0;
-    ok = ok && fprintf(f, "\n}\n") >= 0;
+    /* the options set, as the checkpoint stores them: by name, as their
+     * command-line text (pe.c's table), so that a reader needs no list */
+    ok = ok && fprintf(f, ",\n  \"pe_options\": {") >= 0;
+    unsigned given = pe_options_given(&c->pe);
+    for (size_t i = 0, k = 0; ok && i < PE_OPT_COUNT; i++)
+        if (given & (1u << i)) {
+            char text[64];
+            pe_option_text(&c->pe, i, text, sizeof text);
+            ok = fprintf(f, "%s\"%s\": \"%s\"", k++ ? ", " : "", pe_option_name(i) + 2,
+                         text) >= 0;
+        }
+    ok = ok && fprintf(f, "}\n}\n") >= 0;
     if (fclose(f) != 0 || !ok)
         return err_set(e, ERR_RUNTIME, "writing %s failed: %s", path, strerror(errno));
     return 0;

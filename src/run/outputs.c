@@ -37,8 +37,7 @@ static void dir_of(const char *path, char *dir, size_t cap) {
         snprintf(dir, cap, "%.*s", (int)(slash - path), path);
 }
 
-int output_check(const char *path, const char *opt, bool replaced, const char *const *inputs,
-                 const char *const *in_opts, size_t n, Err *e) {
+int output_check(const char *path, const char *opt, bool replaced, Err *e) {
     if (!path[0])
         return err_set(e, ERR_INPUT, "%s is empty; give a file name", opt);
     struct stat ls, st;
@@ -49,15 +48,6 @@ int output_check(const char *path, const char *opt, bool replaced, const char *c
     if (exists && stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return err_set(e, ERR_INPUT, "%s %s is a directory; give a file name", opt, path);
-        for (size_t i = 0; i < n; i++) {
-            struct stat in;
-            /* by device and inode: another name (a link, ./d.txt) is the same file */
-            if (inputs[i] && inputs[i][0] && stat(inputs[i], &in) == 0 &&
-                in.st_dev == st.st_dev && in.st_ino == st.st_ino)
-                return err_set(e, ERR_INPUT, "%s %s is the same file as %s %s: writing it would "
-                               "destroy it; give another path", opt, path, in_opts[i],
-                               inputs[i]);
-        }
         if (!replaced && access(path, W_OK) != 0)
             return err_set(e, ERR_INPUT, "cannot write %s %s: %s; choose a file you may write "
                            "to", opt, path, strerror(errno));
@@ -71,6 +61,104 @@ int output_check(const char *path, const char *opt, bool replaced, const char *c
     if ((replaced || !exists) && access(dir, W_OK | X_OK) != 0)
         return err_set(e, ERR_INPUT, "cannot write %s %s: the directory %s is not writable (%s); "
                        "choose another path", opt, path, dir, strerror(errno));
+    return 0;
+}
+
+/* Which file a path names: an existing one by device and inode; one yet
+ * to be made by its directory's device and inode and its name. A symbolic
+ * link is followed to what it points at, made or not. */
+typedef struct {
+    bool known, exists;
+    dev_t dev;
+    ino_t ino;
+    char name[256];
+} FileId;
+
+static void file_id(const char *path, FileId *id, int depth) {
+    memset(id, 0, sizeof *id);
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        id->known = id->exists = true;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return;
+    }
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
+    char target[4096];
+    ssize_t k;
+    if (depth < 16 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+        (k = readlink(path, target, sizeof target - 1)) > 0) {
+        /* a dangling link: writing it makes the file it names */
+        target[k] = '\0';
+        char next[8192];
+        if (target[0] == '/')
+            snprintf(next, sizeof next, "%s", target);
+        else
+            snprintf(next, sizeof next, "%s/%s", dir, target);
+        file_id(next, id, depth + 1);
+        return;
+    }
+    const char *slash = strrchr(path, '/');
+    snprintf(id->name, sizeof id->name, "%s", slash ? slash + 1 : path);
+    if (stat(dir, &st) == 0) {
+        id->known = true;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+    }
+}
+
+static bool same_file(const FileId *a, const FileId *b) {
+    return a->known && b->known && a->exists == b->exists && a->dev == b->dev &&
+           a->ino == b->ino && (a->exists || strcmp(a->name, b->name) == 0);
+}
+
+/* Whether the file at path lies in the directory dir or in a folder of
+ * it (an export's params/): its parent's or grandparent's inode. */
+static bool inside(const char *path, const FileId *dir) {
+    char parent[4096], grand[4200];
+    dir_of(path, parent, sizeof parent);
+    snprintf(grand, sizeof grand, "%s/..", parent);
+    const char *up[2] = {parent, grand};
+    for (int k = 0; k < 2; k++) {
+        struct stat st;
+        if (dir->exists && stat(up[k], &st) == 0 && st.st_dev == dir->dev &&
+            st.st_ino == dir->ino)
+            return true;
+    }
+    return false;
+}
+
+int outputs_distinct(const FileArg *files, size_t n, Err *e) {
+    for (size_t i = 0; i < n; i++) {
+        const FileArg *o = &files[i];
+        if (!o->path || !o->path[0] || o->use == FILE_INPUT)
+            continue;
+        FileId out;
+        file_id(o->path, &out, 0);
+        for (size_t j = 0; j < n; j++) {
+            const FileArg *f = &files[j];
+            if (j == i || !f->path || !f->path[0])
+                continue;
+            if (f->use == FILE_INPUT && o->may_be && strcmp(o->may_be, f->opt) == 0)
+                continue;
+            FileId other;
+            file_id(f->path, &other, 0);
+            if (same_file(&out, &other)) {
+                if (f->use == FILE_INPUT)
+                    return err_set(e, ERR_INPUT, "%s %s is the same file as %s %s: writing it "
+                                   "would destroy it; give another path", o->opt, o->path,
+                                   f->opt, f->path);
+                return err_set(e, ERR_INPUT, "%s %s and %s %s are the same file: one would "
+                               "overwrite the other; give two paths", o->opt, o->path, f->opt,
+                               f->path);
+            }
+            if (o->use == FILE_DIRECTORY && f->use == FILE_INPUT && inside(f->path, &out))
+                return err_set(e, ERR_INPUT, "%s %s holds %s %s, which replacing the directory "
+                               "would destroy; give another directory", o->opt, o->path, f->opt,
+                               f->path);
+        }
+    }
     return 0;
 }
 

@@ -16,12 +16,33 @@
  *   path), an existing path must be a regular file, not a symbolic link,
  *   device, FIFO or directory; without it (written in place, as a log) it
  *   must not be a directory, and must be writable;
- * - path must not be the same file (device and inode) as any of the n
- *   inputs (NULL or "" entries are skipped), each named by in_opts[i];
  * - its directory must exist and be writable.
  * ERR_INPUT with a message naming opt and what to do. */
-int output_check(const char *path, const char *opt, bool replaced, const char *const *inputs,
-                 const char *const *in_opts, size_t n, Err *e);
+int output_check(const char *path, const char *opt, bool replaced, Err *e);
+
+/* A file a program's command line names, and what the program does to it. */
+typedef enum {
+    FILE_INPUT,     /* read */
+    FILE_OUTPUT,    /* written (in place, or elsewhere and renamed over it) */
+    FILE_DIRECTORY, /* a directory replaced whole, with the files in it */
+} FileUse;
+
+typedef struct {
+    const char *path;    /* NULL or "": not given */
+    const char *opt;     /* what names it: "--out", "a log"; "--out's lock file" */
+    FileUse use;
+    const char *may_be;  /* the opt of an input this output may be (train's --out may be the
+                          * checkpoint it resumes, which it continues), or NULL */
+} FileArg;
+
+/* The rule that no output destroys an input or another output: no output
+ * of files[0..n) is the same file as another file of the list, however
+ * the two paths name it (./X, a symbolic link, a hard link: compared by
+ * device and inode where the file exists, and by directory and name where
+ * it is yet to be made, through symbolic links), and no input lies in a
+ * directory that is replaced whole (or in a folder of it). ERR_INPUT naming
+ * both. */
+int outputs_distinct(const FileArg *files, size_t n, Err *e);
 
 /* An advisory lock (fcntl), held until output_unlock, so that a second
  * program writing the same output is refused with the pid of the first.

@@ -175,8 +175,16 @@ static int check_run(Session *s, const Config *c, const char *resumed, Err *e) {
     return rc ? rc : check_memory(s, c, e);
 }
 
-int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
-                   Err *e) {
+/* The rows a learned table of from has, or 0 (no model to start from, or
+ * a scheme without a table read by position). */
+static size_t table_rows(const Model *from) {
+    return from && from->pe.max_positions != SIZE_MAX ? from->pe.max_positions : 0;
+}
+
+/* session_create, fine-tuning from (when not NULL): its learned table
+ * keeps its rows, as the model's other tensors keep their shapes. */
+static int create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
+                  const Model *from, Err *e) {
     session_zero(s);
     s->meta = *meta;
     if (s->meta.batch == 0)
@@ -200,6 +208,16 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
                          c.max_len - 1, c.max_len);
         else if (s->meta.table_len)
             c.max_len = s->meta.table_len;
+        size_t rows = table_rows(from);
+        if (!rc && rows && c.max_len > rows)
+            rc = err_set(e, ERR_INPUT, "the model to start from has a learned table of %zu rows "
+                         "(positions 0..%zu), and a table cannot grow: this run needs positions "
+                         "0..%zu (%s); train on sentences of at most %zu "
+                         "words (--max-train-len %zu), or train a new model", rows, rows - 1,
+                         c.max_len - 1, s->meta.random_positions ? "--random-positions" :
+                         "its longest training sentence", rows, rows);
+        else if (rows)
+            c.max_len = rows;
         /* yarn's ramp counts turns over the length the model learns */
         if (c.pe.rope_scaling == ROPE_SCALING_YARN && !c.pe.rope_original_len)
             c.pe.rope_original_len = s->train.max_len;
@@ -216,6 +234,11 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
     return rc;
 }
 
+int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const OptConfig *opt,
+                   Err *e) {
+    return create(s, meta, cfg, opt, NULL, e);
+}
+
 /* The weights of a (with its words v and classes l) into s's model. The
  * vocabulary and the classes are numbered in order of first appearance
  * in the training data, which other data (other lengths, say) meets in
@@ -224,24 +247,42 @@ int session_create(Session *s, const TrainMeta *meta, const Config *cfg, const O
 static int copy_weights(Session *s, const Model *a, const Vocab *v, const LabelSet *l,
                         Err *e) {
     Model *m = &s->model;
-    if (m->n_params != a->n_params || s->vocab.n != v->n || s->labels.n != l->n)
-        return err_set(e, ERR_INPUT, "the model to start from has %zu parameters, %zu words "
-                       "and %zu classes; this run's has %zu, %zu and %zu: train it on the same "
-                       "task", a->n_params, v->n, l->n, m->n_params, s->vocab.n, s->labels.n);
+    /* the embedding's rows and the head's are the words and classes: the
+     * first one either side lacks names the cause */
+    for (size_t i = 0; i < s->vocab.n || i < v->n; i++) {
+        const char *w = i < s->vocab.n ? s->vocab.words[i] : NULL, *u = i < v->n ? v->words[i]
+                                                                                  : NULL;
+        if (w && vocab_find(v, w) < 0)
+            return err_set(e, ERR_INPUT, "this run's training data has the word '%s', which the "
+                           "model to start from does not know (it knows the %zu words of its own "
+                           "training data): fine-tune on data of the same words, or train a new "
+                           "model", w, v->n);
+        if (u && vocab_find(&s->vocab, u) < 0)
+            return err_set(e, ERR_INPUT, "the model to start from knows the word '%s', which "
+                           "this run's training data lacks: its embedding has a row for each of "
+                           "its %zu words; fine-tune on data with all of them (more --train-"
+                           "examples), or train a new model", u, v->n);
+    }
+    for (size_t k = 0; k < s->labels.n || k < l->n; k++) {
+        const char *c = k < s->labels.n ? s->labels.names[k] : NULL;
+        const char *d = k < l->n ? l->names[k] : NULL;
+        if ((c && labelset_find(l, c) < 0) || (d && labelset_find(&s->labels, d) < 0))
+            return err_set(e, ERR_INPUT, "the model to start from has %zu classes and this run's "
+                           "data %zu; the class '%s' is in one only: fine-tune on data of the "
+                           "same classes, or train a new model", l->n, s->labels.n,
+                           c && labelset_find(l, c) < 0 ? c : d);
+    }
+    if (m->n_params != a->n_params) /* the words, the classes and the table match */
+        return err_set(e, ERR_RUNTIME, "the model to start from has %zu parameters and this "
+                       "run's %zu", a->n_params, m->n_params);
     memcpy(m->mem, a->mem, a->n_params * sizeof *m->mem);
     size_t E = m->pe.E, C = m->cfg.d_model;
     for (size_t i = 0; i < s->vocab.n; i++) {
-        int j = vocab_find(v, s->vocab.words[i]);
-        if (j < 0)
-            return err_set(e, ERR_INPUT, "the word '%s' is not in the model to start from",
-                           s->vocab.words[i]);
-        memcpy(m->p.tok_emb + i * E, a->p.tok_emb + (size_t)j * E, E * sizeof *m->p.tok_emb);
+        size_t j = (size_t)vocab_find(v, s->vocab.words[i]); /* found: checked above */
+        memcpy(m->p.tok_emb + i * E, a->p.tok_emb + j * E, E * sizeof *m->p.tok_emb);
     }
     for (size_t k = 0; k < s->labels.n; k++) {
         int j = labelset_find(l, s->labels.names[k]);
-        if (j < 0)
-            return err_set(e, ERR_INPUT, "the class '%s' is not in the model to start from",
-                           s->labels.names[k]);
         memcpy(m->p.head_w + k * C, a->p.head_w + (size_t)j * C, C * sizeof *m->p.head_w);
         m->p.head_b[k] = a->p.head_b[j];
     }
@@ -251,7 +292,7 @@ static int copy_weights(Session *s, const Model *a, const Vocab *v, const LabelS
 int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
                         const Vocab *words, const LabelSet *classes, const Config *cfg,
                         const OptConfig *opt, Err *e) {
-    int rc = session_create(s, meta, cfg, opt, e);
+    int rc = create(s, meta, cfg, opt, from, e);
     if (!rc && (rc = copy_weights(s, from, words, classes, e)))
         session_free(s);
     return rc;

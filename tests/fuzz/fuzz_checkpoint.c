@@ -4,7 +4,9 @@
  * defines FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which skips the
  * checksum (a fuzzer cannot forge one) so that every field check behind it
  * is reached. A model that loads must run, or be refused for outputs that
- * are not finite. `make fuzz` builds and runs it. */
+ * are not finite, and hold scheme options the command line would take: each
+ * written back as its text parses again (version 6's pairs and versions 1
+ * to 5's fields alike). `make fuzz` builds and runs it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len) {
     Err e;
     int rc = checkpoint_parse(&ck, buf, len, "fuzz.bin", &e);
     if (rc == 0) {
+        unsigned given = pe_options_given(&ck.model.cfg.pe);
+        for (size_t o = 0; o < PE_OPT_COUNT; o++) {
+            char text[64];
+            PeConfig copy = ck.model.cfg.pe;
+            pe_option_text(&ck.model.cfg.pe, o, text, sizeof text);
+            if ((given >> o & 1u) && pe_option_set(&copy, o, text, &e) != 0)
+                abort(); /* the loader let through what the command line refuses */
+        }
         /* what loads must run: a forward pass over every word id */
         Acts a;
         size_t T = ck.model.cfg.vocab_size < 8 ? ck.model.cfg.vocab_size : 8;

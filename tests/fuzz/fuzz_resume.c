@@ -4,8 +4,10 @@
  * state must hold what train's loop relies on (train_meta_check's ranges)
  * and survive the loop's arithmetic: the evaluation interval, the steps
  * left, the learning-rate schedule at the saved step, the batch buffers'
- * sizes and the task's options. Built, like fuzz_checkpoint, with the
- * checksum check off. */
+ * sizes and the task's options; and every option of the run, written back
+ * as its text, must parse again as the command line parses it (version 6
+ * stores them so, versions 1 to 5 in fixed fields). Built, like
+ * fuzz_checkpoint, with the checksum check off. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +30,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len) {
         const TrainMeta *mt = &ck.meta;
         if (train_meta_check(mt, ck.step, &e) != 0)
             abort(); /* the loader let through what resume's checks refuse */
+        for (size_t o = 0; o < TRAIN_OPT_COUNT; o++) {
+            char text[512];
+            TrainMeta m2 = *mt;
+            OptConfig o2 = ck.opt;
+            train_option_text(mt, &ck.opt, o, text, sizeof text);
+            if (train_option_given(mt, &ck.opt, o) && train_option_set(&m2, &o2, o, text, &e))
+                abort();
+        }
         /* what train's loop computes from the state */
         volatile size_t r = ck.step % mt->eval_every, left = mt->steps - ck.step;
         (void)r;
