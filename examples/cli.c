@@ -326,12 +326,9 @@ bool cli_task_option(Cli *cli, TaskOptions *o) {
 }
 
 bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
-    if (cli_opt(cli, "--max-memory"))
-        mt->max_memory = 1048576.0 * (double)cli_size(cli, "--max-memory", cli->val, 1,
-                                                      (size_t)1 << 30);
-    else
-        return run_option(cli, mt, o, TRAIN_OPT_STEPS, TRAIN_OPT_CLIP);
-    return true;
+    if (cli_memory_option(cli, &mt->max_memory))
+        return true;
+    return run_option(cli, mt, o, TRAIN_OPT_STEPS, TRAIN_OPT_CLIP);
 }
 
 bool cli_scheme_option(Cli *cli, Config *c) {
@@ -509,6 +506,21 @@ double cli_default_memory(void) {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     /* unknown: no limit rather than a wrong one */
     return pages > 0 && size > 0 ? 0.5 * (double)pages * (double)size : 0.0;
+}
+
+bool cli_memory_option(Cli *cli, double *bytes) {
+    if (!cli_opt(cli, "--max-memory"))
+        return false;
+    *bytes = 1048576.0 * (double)cli_size(cli, "--max-memory", cli->val, 1, (size_t)1 << 30);
+    return true;
+}
+
+void cli_check_memory(const Cli *cli, double bytes, double limit, const char *what,
+                      const char *advice) {
+    if (limit > 0.0 && bytes > limit)
+        cli_usage_error(cli, "%s would need about %.0f MiB, more than --max-memory %.0f MiB; %s, "
+                        "or raise --max-memory", what, bytes / 1048576.0, limit / 1048576.0,
+                        advice);
 }
 
 void cli_print_memory(const char *prog, const TrainMeta *mt, double bytes) {

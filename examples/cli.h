@@ -122,6 +122,22 @@ bool cli_task_option(Cli *cli, TaskOptions *o);
 
 /* Half the machine's physical memory: the default of --max-memory. */
 double cli_default_memory(void);
+/* Matches --max-memory MIB and stores it in *bytes, in bytes. */
+bool cli_memory_option(Cli *cli, double *bytes);
+/* The memory guard of the programs that run a model they build or load
+ * (train's is the session's): bytes, the estimate of what `what` (say
+ * "the model and the activations of one sentence of 9 words") needs, past
+ * limit (0: none) is a usage error that gives the estimate and advice
+ * ("use a shorter sentence"). */
+void cli_check_memory(const Cli *cli, double bytes, double limit, const char *what,
+                      const char *advice);
+/* The advice for a model built from the command line. */
+#define CLI_SMALLER_MODEL "use a smaller model (--d-model, --d-ff, --layers, --heads) or a " \
+                          "shorter sentence"
+
+#define CLI_MEMORY_HELP                                                                       \
+    "  --max-memory MIB      refuse a model and activations that would need more\n"            \
+    "                        (default: half the physical memory)\n"
 /* "prog: about N MiB of memory (limit M MiB, --max-memory)" on stderr. */
 void cli_print_memory(const char *prog, const TrainMeta *mt, double bytes);
 

@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
         probe.vocab_size = 2;
         probe.pe = pe_config_for(&cfg.pe, pe_find(names[i]));
         if (config_check(&probe, &e) || opt_check(&opt, &e) ||
-            session_check_options(&mt, &probe.pe, resolved.max_train_len, &e))
+            session_check_options(&mt, &probe, resolved.max_train_len, &e))
             cli_usage_error(&cli, "%s", e.msg);
     }
     FILE *csv = fopen(out, "w");

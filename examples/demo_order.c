@@ -39,6 +39,7 @@ static const char *const USAGE[] = {
     "  --model MODEL         a model trained by train (agent task, say): its scheme\n"
     "                        alone, with what it predicts for each sentence\n"
     "  --csv                 print only scheme,max_abs_diff,pooled_cosine rows\n"
+    CLI_MEMORY_HELP
     "  --help                show this help\n"
     "\n", CLI_MODEL_HELP,
     "\n"
@@ -216,14 +217,32 @@ static void add_cls(const Cli *cli, OrderPair *pair, Pooling pool) {
         cli_fail(cli, &e);
 }
 
-/* Checks every scheme's shape before any runs, so that a bad option fails
- * with nothing printed. */
+/* What `what` says of the two sentences of n tokens, for the guard. */
+static const char *two_sentences(const Config *c, size_t n, char *buf, size_t cap) {
+    char words[96];
+    snprintf(buf, cap, "the model and the activations of two sentences of %s",
+             config_words(c, n, words, sizeof words));
+    return buf;
+}
+
+/* Checks every scheme's shape and memory before any runs, so that a bad
+ * option fails with nothing printed; the schemes run one at a time, so
+ * the largest is what must fit. */
 static void check_schemes(const Cli *cli, const Config *cfg, const char *const *names,
-                          size_t n_names, size_t n) {
+                          size_t n_names, size_t n, double max_memory) {
     Err e;
-    for (size_t i = 0; i < n_names; i++)
+    double most = 0.0;
+    for (size_t i = 0; i < n_names; i++) {
         if (order_check_scheme(cfg, names[i], n, &e))
             cli_error(cli, &e);
+        Config c = *cfg;
+        order_config_scheme(&c, names[i]);
+        double need = config_memory(&c, 2, n);
+        most = need > most ? need : most;
+    }
+    char what[192];
+    cli_check_memory(cli, most, max_memory, two_sentences(cfg, n, what, sizeof what),
+                     CLI_SMALLER_MODEL);
 }
 
 static void print_header(const Words *a, const Words *b, const Config *cfg, const char *model,
@@ -258,7 +277,8 @@ static void print_summary(const char *const *names, const Result *res, size_t n,
 }
 
 /* --model: the trained model's scheme only, with its predictions. */
-static void run_trained(const Cli *cli, const char *path, OrderPair *pair, bool csv) {
+static void run_trained(const Cli *cli, const char *path, OrderPair *pair, bool csv,
+                        double max_memory) {
     Checkpoint ck;
     Err e;
     if (checkpoint_load(&ck, path, &e))
@@ -266,10 +286,15 @@ static void run_trained(const Cli *cli, const char *path, OrderPair *pair, bool 
     add_cls(cli, pair, ck.model.cfg.pool);
     const Words *a = &pair->a, *b = &pair->b;
     const size_t *perm = pair->perm;
+    char words[96], what[192];
     if (a->n > model_max_positions(&ck.model))
-        cli_usage_error(cli, "the sentence has %zu words but the model's learned table has rows "
-                        "for %zu positions; use a shorter sentence", a->n,
+        cli_usage_error(cli, "the sentence has %s but the model's learned table has rows "
+                        "for %zu positions; use a shorter sentence",
+                        config_words(&ck.model.cfg, a->n, words, sizeof words),
                         model_max_positions(&ck.model));
+    cli_check_memory(cli, config_memory(&ck.model.cfg, 2, a->n), max_memory,
+                     two_sentences(&ck.model.cfg, a->n, what, sizeof what),
+                     "use a shorter sentence");
     for (size_t i = 0; i < a->n; i++)
         if (vocab_find(&ck.vocab, a->w[i]) < 0)
             fprintf(stderr, "warning: '%s' is not in the model's vocabulary; it becomes <unk>\n",
@@ -302,10 +327,13 @@ int main(int argc, char **argv) {
     const char *model = NULL, *shaping = NULL;
     size_t n_sent = 0;
     bool csv = false;
+    double max_memory = cli_default_memory();
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
         if (cli_flag(&cli, "--csv")) {
             csv = true;
+        } else if (cli_memory_option(&cli, &max_memory)) {
+            /* the guard's limit, checked before any model is made */
         } else if (cli_opt(&cli, "--model")) {
             model = cli.val;
         } else if (cli_opt(&cli, "--pe")) {
@@ -331,7 +359,7 @@ int main(int argc, char **argv) {
     OrderPair pair;
     read_sentences(&cli, sent, n_sent, &pair);
     if (model) {
-        run_trained(&cli, model, &pair, csv);
+        run_trained(&cli, model, &pair, csv, max_memory);
     } else {
         add_cls(&cli, &pair, cfg.pool);
         const Words *a = &pair.a, *b = &pair.b;
@@ -342,7 +370,7 @@ int main(int argc, char **argv) {
             (cfg.pool == POOL_CLS && vocab_add(&v, DATA_CLS, NULL, &e)))
             cli_fail(&cli, &e);
         cfg.vocab_size = v.n;
-        check_schemes(&cli, &cfg, names, n_names, a->n);
+        check_schemes(&cli, &cfg, names, n_names, a->n, max_memory);
         if (csv)
             printf("scheme,max_abs_diff,pooled_cosine\n");
         else

@@ -16,10 +16,11 @@ static const char *const USAGE[] = {
     "Usage: encode [--model MODEL | model options] [--npy DIR] SENTENCE\n"
     "\n"
     "Runs an encoder on SENTENCE and prints each word's output row (the hidden\n"
-    "state after the last layer; words numbered from 1, as demo_order numbers\n"
-    "them, so word t is row t-1 of output.npy) and the mean-pooled sentence\n"
-    "vector. The model is one saved by train, or a fresh one built from the\n"
-    "options (as in demo_order, with one --pe scheme).\n"
+    "state after the last layer; numbered from 1, as demo_order numbers words,\n"
+    "so number t is row t-1 of output.npy) and the sentence vector: the mean of\n"
+    "the words' rows, or with --pool cls the row of the [CLS] word put before\n"
+    "the words (number 1). The model is one saved by train, or a fresh one\n"
+    "built from the options (as in demo_order, with one --pe scheme).\n"
     "\n"
     "With --npy DIR it also writes NumPy files: DIR/input_ids.npy (1,T) int64,\n"
     "DIR/input.npy (1,T,C) the embedding with its position code, DIR/output.npy\n"
@@ -35,6 +36,7 @@ static const char *const USAGE[] = {
     "  --npy DIR             write the NumPy files into DIR: new, empty, or an earlier\n"
     "                        export, which is replaced whole once the new one is\n"
     "                        complete (a failed export leaves DIR as it was)\n"
+    CLI_MEMORY_HELP
     "  --help                show this help\n"
     "\n", CLI_MODEL_HELP,
     "\n"
@@ -47,9 +49,12 @@ int main(int argc, char **argv) {
     Config cfg;
     config_default(&cfg, 0, "sinusoidal");
     const char *model = NULL, *npy = NULL, *sentence = NULL, *shaping = NULL;
+    double max_memory = cli_default_memory();
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
-        if (cli_opt(&cli, "--model")) {
+        if (cli_memory_option(&cli, &max_memory)) {
+            /* the guard's limit, checked before the model is made */
+        } else if (cli_opt(&cli, "--model")) {
             model = cli.val;
         } else if (cli_opt(&cli, "--npy")) {
             npy = cli.val;
@@ -90,35 +95,51 @@ int main(int argc, char **argv) {
             cli_fail(&cli, &e);
         sentence = text;
     }
+    Words w;
+    if (words_split(&w, sentence, &e))
+        cli_fail(&cli, &e);
+    const Config *mc = model ? &ck.model.cfg : &cfg;
+    size_t T = w.n;
+    char words[96], what[160];
+    snprintf(what, sizeof what, "the model and the activations of a sentence of %s",
+             config_words(mc, T, words, sizeof words));
     if (!model) {
         if (vocab_init(&ck.vocab, &e) || vocab_add_text(&ck.vocab, sentence, &e))
             cli_fail(&cli, &e);
         cfg.vocab_size = ck.vocab.n;
+        if (config_check(&cfg, &e))
+            cli_error(&cli, &e);
+        cli_check_memory(&cli, config_memory(&cfg, 1, T), max_memory, what, CLI_SMALLER_MODEL);
         if (model_create(&ck.model, &cfg, &e))
             cli_error(&cli, &e);
+    } else {
+        cli_check_memory(&cli, config_memory(mc, 1, T), max_memory, what,
+                         "use a shorter sentence");
     }
+    const Model *m = &ck.model;
+    if (T > model_max_positions(m))
+        cli_usage_error(&cli, "the sentence has %s but the %s table has rows for %zu positions; "
+                        "use a shorter sentence%s", words, m->cfg.pe.name,
+                        model_max_positions(m), model ? "" : ", or give --table-len");
     int *ids;
-    size_t T;
     if (tokenize(&ck.vocab, sentence, &ids, &T, stderr, &e))
         cli_error(&cli, &e);
-    const Model *m = &ck.model;
     Acts a;
     size_t lens[1] = {T};
     if (acts_create(&a, m, 1, T, &e) || encoder_forward(m, &a, ids, lens, 1, T, &e))
         cli_fail(&cli, &e);
     size_t C = m->cfg.d_model;
-    printf("hidden states (%zu words x %zu channels), %s (%s):\n", T, C, m->cfg.pe.name,
-           pe_meets(&m->pe));
-    Words w;
-    if (words_split(&w, sentence, &e))
-        cli_fail(&cli, &e);
+    size_t lead = config_lead_tokens(&m->cfg);
+    printf("hidden states (%s%zu word%s x %zu channels), %s (%s):\n", lead ? "[CLS] and " : "",
+           T - lead, T - lead == 1 ? "" : "s", C, m->cfg.pe.name, pe_meets(&m->pe));
     for (size_t t = 0; t < T; t++) {
-        printf("%3zu %s\n", t + 1, w.w[t]); /* words count from 1, as in demo_order */
+        printf("%3zu %s\n", t + 1, w.w[t]); /* counted from 1, as in demo_order */
         for (size_t c = 0; c < C; c++)
             printf("%s%9.5f%s", c % 8 ? "" : "   ", a.hidden[t * C + c],
                    c % 8 == 7 || c + 1 == C ? "\n" : "");
     }
-    printf("pooled (mean over the words):\n");
+    printf("pooled (%s):\n", m->cfg.pool == POOL_CLS ? "the [CLS] row, row 1"
+                                                      : "mean over the words");
     for (size_t c = 0; c < C; c++)
         printf("%s%9.5f%s", c % 8 ? "" : "   ", a.pooled[c], c % 8 == 7 || c + 1 == C ? "\n" : "");
     if (npy) {

@@ -32,19 +32,25 @@ static const char *const USAGE[] = {
     "  --random-positions N  give each test sentence sorted positions drawn from\n"
     "                        0..N-1, as Ruoss et al. (2023) evaluate a model trained\n"
     "                        with train --random-positions N (give the same N), and\n"
-    "                        report the mean over --draws D draws (default 10); without\n"
-    "                        it a sentence of T words sits at positions 0..T-1\n"
+    "                        report the mean over --draws D draws (default 10; D times\n"
+    "                        the data's tokens at most 10000000, one pass over the\n"
+    "                        largest split a task makes); without it a sentence of T\n"
+    "                        words sits at positions 0..T-1\n"
     "  --rope-scaling none|linear|ntk|yarn, --rope-factor S, --rope-original-len L\n"
     "                        a rope model only: stretch its frequencies for this\n"
     "                        evaluation, without training (see train --help; yarn's L\n"
     "                        defaults to the longest training sentence)\n"
     "  --csv                 print only length,examples,accuracy rows (accuracy is\n"
     "                        empty for lengths the model cannot encode)\n"
+    CLI_MEMORY_HELP
     "  --help                show this help\n"
     "\n"
     "The last line of the normal output is 'accuracy: X', X between 0 and 1.\n"
     "Exit status: 0 on success, 2 for bad options, model or data, 1 on failure.\n",
     NULL};
+
+/* Sentences of one length run through the model at once. */
+#define EVAL_BATCH 64
 
 int main(int argc, char **argv) {
     Cli cli;
@@ -56,6 +62,7 @@ int main(int argc, char **argv) {
     bool csv = false;
     size_t random_n = 0, draws = 10;
     const char *draws_opt = NULL;
+    double max_memory = cli_default_memory();
     Config scale; /* the --rope- options, if any */
     config_default(&scale, 0, "rope");
     bool rescale = false;
@@ -63,6 +70,8 @@ int main(int argc, char **argv) {
         cli_help(&cli, USAGE);
         if (cli_flag(&cli, "--csv")) {
             csv = true;
+        } else if (cli_memory_option(&cli, &max_memory)) {
+            /* the guard's limit, checked before the activations are made */
         } else if (cli_opt(&cli, "--model")) {
             model = cli.val;
         } else if (cli_task(&cli, task_buf, sizeof task_buf)) {
@@ -122,7 +131,7 @@ int main(int argc, char **argv) {
         err_set(&e, ERR_INPUT, "--random-positions %zu: the %s table of %s has rows for "
                 "positions 0..%zu only; give at most %zu", random_n, ck.model.cfg.pe.name, model,
                 rows - 1, rows);
-    if (random_n > rows || session_check_options(&rp, &ck.model.cfg.pe, 0, &e)) {
+    if (random_n > rows || session_check_options(&rp, &ck.model.cfg, 0, &e)) {
         checkpoint_free(&ck);
         cli_fail(&cli, &e);
     }
@@ -132,6 +141,20 @@ int main(int argc, char **argv) {
         checkpoint_free(&ck);
         cli_fail(&cli, &e);
     }
+    /* each draw scores the whole split again: no more tokens in all than
+     * one pass over the largest split a task makes */
+    size_t tokens = d.start[d.n];
+    if (random_n && (double)draws * (double)tokens > (double)TASK_MAX_TOKENS)
+        cli_usage_error(&cli, "%zu draws of the %zu tokens of the data would score %.3g tokens, "
+                        "more than the %d one evaluation scores at most; give --draws %zu or "
+                        "fewer, or fewer sentences", draws, tokens,
+                        (double)draws * (double)tokens, TASK_MAX_TOKENS,
+                        TASK_MAX_TOKENS / tokens > 0 ? TASK_MAX_TOKENS / tokens : 1);
+    char words[96], what[192];
+    snprintf(what, sizeof what, "the model and the activations of %d sentences of %s",
+             EVAL_BATCH, config_words(&ck.model.cfg, d.max_len, words, sizeof words));
+    cli_check_memory(&cli, config_memory(&ck.model.cfg, EVAL_BATCH, d.max_len), max_memory, what,
+                     "use shorter sentences");
     if (unknown)
         fprintf(stderr, "evaluate: %zu word%s not in the model's vocabulary became <unk>\n",
                 unknown, unknown == 1 ? "" : "s");
@@ -141,11 +164,15 @@ int main(int argc, char **argv) {
         cli_fail(&cli, &e);
     }
     /* the draws' generator: the same numbers on every run */
-    if (evaluate_dataset_at(&ck.model, &d, 64, random_n, draws, 1, per, &total, &e))
+    if (evaluate_dataset_at(&ck.model, &d, EVAL_BATCH, random_n, draws, 1, per, &total, &e))
         cli_fail(&cli, &e);
     bool token = d.kind == LABELS_TOKEN;
     size_t limit = model_max_positions(&ck.model);
     bool no_room = random_n && random_n < limit; /* lengths past N: no draw fits */
+    /* the lengths are in words; a [CLS] before them takes a position */
+    bool cls = config_lead_tokens(&ck.model.cfg) > 0;
+    const char *after_cls = cls ? " after the [CLS]" : "", *hold = cls ? " hold after the [CLS]" : "";
+    size_t words_max = limit - config_lead_tokens(&ck.model.cfg);
     size_t passes = random_n ? draws : 1;        /* each sentence was scored this often */
     if (csv) {
         printf("length,examples,accuracy\n");
@@ -174,11 +201,11 @@ int main(int argc, char **argv) {
             if (!p->examples)
                 continue;
             if (p->skipped && no_room)
-                printf("%6zu  %8zu  more words than the %zu positions of --random-positions\n",
-                       len, p->examples, random_n);
+                printf("%6zu  %8zu  more words than the %zu positions of --random-positions%s\n",
+                       len, p->examples, random_n, hold);
             else if (p->skipped)
-                printf("%6zu  %8zu  not encodable: the %s table has rows up to length %zu\n", len,
-                       p->examples, c->pe.name, limit);
+                printf("%6zu  %8zu  not encodable: the %s table has rows up to length %zu%s\n",
+                       len, p->examples, c->pe.name, words_max, after_cls);
             else if (token)
                 printf("%6zu  %8zu  %8.4f  %15.4f\n", len, p->examples, eval_accuracy(p),
                        (double)p->exact / ((double)p->examples * (double)passes));

@@ -58,6 +58,7 @@ static const char *const USAGE[] = {
     "                        untrained one (its scheme and vocabulary)\n"
     "  --labels A,B,...      curves: legend names, one per log (default: each\n"
     "                        file's name without .csv)\n"
+    CLI_MEMORY_HELP
     "  --help                show this help\n"
     "\n"
     "Scheme options, for heatmap, lines, dots, bits and attention: --d-model\n"
@@ -141,8 +142,8 @@ static size_t split_labels(const Cli *cli, const char *s, char *buf, size_t cap,
     }
 }
 
-static int draw_attention(Canvas *cv, Config *cfg, const char *model, const char *sentence,
-                          size_t layer, Err *e) {
+static int draw_attention(const Cli *cli, Canvas *cv, Config *cfg, const char *model,
+                          const char *sentence, size_t layer, double max_memory, Err *e) {
     if (model) {
         Checkpoint ck;
         int rc = checkpoint_load(&ck, model, e);
@@ -170,7 +171,16 @@ static int draw_attention(Canvas *cv, Config *cfg, const char *model, const char
     char about[128];
     snprintf(about, sizeof about, "untrained, %s, seed %llu", cfg->pe.name,
              (unsigned long long)cfg->seed);
-    if (!(rc = config_check(cfg, e)) && !(rc = model_create(&m, cfg, e))) {
+    Words w = {0};
+    if (!(rc = config_check(cfg, e)) && !(rc = words_split(&w, sentence, e))) {
+        char words[96], what[160];
+        size_t n = w.n + config_lead_tokens(cfg);
+        snprintf(what, sizeof what, "the model and the activations of a sentence of %s",
+                 config_words(cfg, n, words, sizeof words));
+        words_free(&w);
+        cli_check_memory(cli, config_memory(cfg, 1, n), max_memory, what, CLI_SMALLER_MODEL);
+    }
+    if (!rc && !(rc = model_create(&m, cfg, e))) {
         rc = fig_attention(cv, NULL, &m, &v, sentence, layer, about, e);
         if (rc == ERR_INPUT && strstr(e->msg, "table has rows")) /* an untrained table grows */
             snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg),
@@ -193,9 +203,13 @@ int main(int argc, char **argv) {
     const char *sentence = "Rohan killed the lion", *labels_s = NULL, *logs[MAX_ITEMS];
     size_t T = 0, layer = 0, ref = 50, channels[10] = {6, 7, 8, 9}, n_ch = 4, n_logs = 0;
     bool ref_set = false, pe_list_given = false, heads_given = false;
+    double max_memory = cli_default_memory();
+    const char *memory_opt = NULL;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
-        if (cli_opt(&cli, "--kind")) {
+        if (cli_memory_option(&cli, &max_memory)) {
+            memory_opt = arg; /* the guard's limit, checked before a model is made */
+        } else if (cli_opt(&cli, "--kind")) {
             kind_s = cli.val;
         } else if (cli_opt(&cli, "--out")) {
             out = cli.val;
@@ -258,6 +272,9 @@ int main(int argc, char **argv) {
                         scheme_opt, kind_s);
     if (model && kind != K_ATTENTION)
         cli_usage_error(&cli, "--model applies to --kind attention only");
+    if (memory_opt && kind != K_ATTENTION)
+        cli_usage_error(&cli, "--max-memory applies to --kind attention only, the one kind that "
+                        "builds a model; drop it");
     if (model && (model_opt || scheme_opt))
         cli_usage_error(&cli, "with --model the scheme and shape come from the model; drop %s",
                         model_opt ? model_opt : scheme_opt);
@@ -277,11 +294,13 @@ int main(int argc, char **argv) {
         if (!heads_given)
             cfg.n_heads = 1;
     }
-    if (kind == K_DECAY && !scheme_opt) {
+    if (kind == K_DECAY && !pe_list_given) {
         /* RoPE's picture: rope, and one head of the whole width, as
-         * RoFormer's figure (d = 128) */
-        pe_config_default(&cfg.pe, "rope");
-        cfg.n_heads = 1;
+         * RoFormer's figure (d = 128); each default holds whatever else
+         * is given (--base, --heads, --d-model) */
+        snprintf(cfg.pe.name, sizeof cfg.pe.name, "rope");
+        if (!heads_given)
+            cfg.n_heads = 1;
     }
     if (!cfg.d_model)
         cfg.d_model = DEF_C[kind] ? DEF_C[kind] : model_C;
@@ -316,7 +335,7 @@ int main(int argc, char **argv) {
         rc = fig_wavelengths(&cv, &cfg, &e);
         break;
     case K_ATTENTION:
-        rc = draw_attention(&cv, &cfg, model, sentence, layer, &e);
+        rc = draw_attention(&cli, &cv, &cfg, model, sentence, layer, max_memory, &e);
         break;
     case K_CURVES: {
         char buf[1024];

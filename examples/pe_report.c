@@ -36,7 +36,8 @@ static const char *const USAGE[] = {
     "                        alibi, t5, shaw\n"
     "  --d-model C           model width (default 64)\n"
     "  --heads H             heads: rope, alibi, t5 and shaw act per head (default 4)\n"
-    "  --positions N         positions measured, 2..2048 (default 256)\n"
+    "  --positions N         positions measured, 2..2048, with N^2 times --d-model\n"
+    "                        at most 2^30 (default 256)\n"
     "  --far F               position where the float32 error is taken, 1024..10^9\n"
     "                        (default 1000000)\n"
     "  --combine add|concat  how the code meets the embedding (default: the scheme's)\n"
@@ -69,6 +70,8 @@ static const char *const USAGE[] = {
     NULL};
 
 #define CELL 48
+/* positions^2 x channels a report may measure (see main) */
+#define MAX_WORK 1073741824.0
 
 /* The widest cell of column c. */
 static size_t column_width(char (*cell)[CELL], size_t rows, size_t cols, size_t c) {
@@ -516,6 +519,17 @@ int main(int argc, char **argv) {
         relative(&cli, &cfg, offset);
         return 0;
     }
+    /* The measures compare positions pairwise, channel by channel: a
+     * scheme's time grows as N^2 C (and N^3 inside attention), hours at
+     * --positions 2048 --d-model 32768. The bound keeps every run within
+     * about a minute for all the schemes (42 s at 2048 x 256). */
+    double work = (double)N * (double)N * (double)cfg.d_model;
+    if (work > MAX_WORK)
+        cli_usage_error(&cli, "--positions %zu at --d-model %zu is %.3g pairs of positions "
+                        "times channels, more than the %.3g a report measures (about a minute "
+                        "for all the schemes); give --positions %zu or fewer, or a smaller "
+                        "--d-model", N, cfg.d_model, work, MAX_WORK,
+                        (size_t)sqrt(MAX_WORK / (double)cfg.d_model));
     const char **names;
     size_t n = cli_scheme_list(&cli, "--pe", list, &names);
     cli_refuse_unread(&cli, &cfg.pe, names, n);

@@ -38,6 +38,7 @@ static const char *const USAGE[] = {
     "  --plot FILE.png       draw the accuracy against the layer, a line per model\n"
     "                        (a colour per scheme, pre-norm dashed)\n"
     "  --csv                 print model,scheme,norm,layer,accuracy,r2 rows\n"
+    CLI_MEMORY_HELP
     "  --help                show this help\n"
     "\n"
     "Exit status: 0 on success, 2 for bad options or input, 1 on failure.\n",
@@ -55,7 +56,7 @@ typedef struct {
 } Probed;
 
 static void probe_one(const Cli *cli, Probed *p, const char *task, const char *data,
-                      const TaskOptions *over, double ridge) {
+                      const TaskOptions *over, double ridge, double max_memory) {
     Checkpoint ck;
     Err e;
     if (checkpoint_load(&ck, p->path, &e))
@@ -79,6 +80,12 @@ static void probe_one(const Cli *cli, Probed *p, const char *task, const char *d
         dataset_free(&fit);
         cli_fail(cli, &e);
     }
+    size_t T = fit.max_len > test.max_len ? fit.max_len : test.max_len;
+    char words[96], what[320];
+    snprintf(what, sizeof what, "%s: the model and the activations of %d sentences of %s",
+             p->path, PROBE_BATCH, config_words(c, T, words, sizeof words));
+    cli_check_memory(cli, config_memory(c, PROBE_BATCH, T), max_memory, what,
+                     "use shorter sentences");
     int rc = probe_position(&p->r, &ck.model, &fit, &test, ridge, &e);
     dataset_free(&fit);
     dataset_free(&test);
@@ -202,13 +209,15 @@ int main(int argc, char **argv) {
     /* a task other than the model's own is drawn from the tasks' default seed */
     TaskOptions over = {.seed = 1};
     bool csv = false;
-    double ridge = 1e-3;
+    double ridge = 1e-3, max_memory = cli_default_memory();
     Probed *p = cli_alloc(&cli, MAX_MODELS, sizeof *p, "the models");
     size_t n = 0;
     for (const char *arg; (arg = cli_next(&cli));) {
         cli_help(&cli, USAGE);
         if (cli_flag(&cli, "--csv")) {
             csv = true;
+        } else if (cli_memory_option(&cli, &max_memory)) {
+            /* the guard's limit, checked before each model runs */
         } else if (cli_task(&cli, task_buf, sizeof task_buf)) {
             task = task_buf;
         } else if (cli_opt(&cli, "--data")) {
@@ -253,7 +262,7 @@ int main(int argc, char **argv) {
 
     size_t rows = 0;
     for (size_t i = 0; i < n; i++) {
-        probe_one(&cli, &p[i], task, data, &over, ridge);
+        probe_one(&cli, &p[i], task, data, &over, ridge, max_memory);
         rows = p[i].r.n_rows > rows ? p[i].r.n_rows : rows;
     }
     unique_labels(p, n);

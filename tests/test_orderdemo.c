@@ -53,6 +53,46 @@ START_TEST(scheme_checks_before_running) {
 }
 END_TEST
 
+/* Issue 25: with --pool cls the message counted the [CLS] as a word ("10
+ * words" for 9); options that change nothing, or leave one vector for
+ * every sentence, are refused with the reason. */
+START_TEST(checks_count_words_and_refuse_what_does_nothing) {
+    Config c;
+    Err e;
+    order_config_default(&c);
+    c.vocab_size = 12;
+    c.pool = POOL_CLS;
+    c.max_len = 9;
+    ck_assert_int_eq(order_check_scheme(&c, "learned", 10, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "the sentence has 9 words (and the [CLS] before them: 10 "
+                         "positions) but the learned table has rows for positions 0..8 only; "
+                         "use --table-len 10 or more"), "%s", e.msg);
+    c.causal = true;
+    ck_assert_int_eq(order_check_scheme(&c, "none", 4, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "--pool cls with --causal: under the mask the [CLS] row"), "%s",
+                  e.msg);
+    c.pool = POOL_MEAN;
+    ck_assert_int_eq(order_check_scheme(&c, "none", 4, &e), 0);
+    c.pe.alibi_slopes = ALIBI_ASYMMETRIC;
+    ck_assert_int_eq(order_check_scheme(&c, "alibi", 4, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "--alibi-slopes asymmetric does nothing under --causal"), "%s",
+                  e.msg);
+    c.causal = false;
+    c.n_heads = 1;
+    ck_assert_int_eq(order_check_scheme(&c, "alibi", 4, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "--alibi-slopes asymmetric with 1 head is the symmetric bias"),
+                  "%s", e.msg);
+    /* an odd count: the middle head's slopes are one, the others' differ,
+     * and that is enough to tell a sentence from its reverse */
+    c.d_model = 18, c.n_heads = 3;
+    ck_assert_int_eq(order_check_scheme(&c, "alibi", 4, &e), 0);
+    PeConfig pc = c.pe;
+    snprintf(pc.name, sizeof pc.name, "alibi");
+    ck_assert(alibi_slope_side(&pc, 1, 3, true) == alibi_slope_side(&pc, 1, 3, false));
+    ck_assert(alibi_slope_side(&pc, 0, 3, true) != alibi_slope_side(&pc, 0, 3, false));
+}
+END_TEST
+
 /* README's table: none is order-blind, the sinusoid is not (2.107082e+00,
  * 0.996360097 there; OpenBLAS's rounding differs from run to run by far
  * less than the tolerance). */
@@ -98,6 +138,7 @@ Suite *suite_orderdemo(void) {
     tcase_add_test(tc, pair_defaults_to_the_sentence_backwards);
     tcase_add_test(tc, pair_says_what_is_wrong);
     tcase_add_test(tc, scheme_checks_before_running);
+    tcase_add_test(tc, checks_count_words_and_refuse_what_does_nothing);
     tcase_add_test(tc, run_gives_the_readme_figures);
     suite_add_tcase(s, tc);
     return s;

@@ -549,6 +549,129 @@ START_TEST(causal_mask_end_to_end) {
 }
 END_TEST
 
+/* True when evaluate's row for length len has says after its count of
+ * examples. */
+static bool row_says(const char *out, size_t len, const char *says) {
+    char head[16];
+    snprintf(head, sizeof head, "\n%6zu  ", len);
+    const char *row = strstr(out, head);
+    return row && strncmp(row + strlen(head) + 8, says, strlen(says)) == 0;
+}
+
+/* Issue 25: a model that pools by [CLS] reads one token more than the
+ * sentence's words, and every program counted it as a word ("10 words"
+ * for 9); each message counts words now, and says what the [CLS] takes. */
+START_TEST(cls_is_not_counted_as_a_word) {
+    expect_exit("train", "--task reverse --pool cls --random-positions 12 --max-len 12", 2,
+                "--random-positions 12 is shorter than the longest training sentence, 12 "
+                "words (and the [CLS] before them: 13 positions): give at least 13");
+    char *dir = scratch(), args[512];
+    const char *nine = "'1 2 3 4 5 6 7 8 9'";
+    snprintf(args, sizeof args, "--task reverse --pe learned --pool cls --max-len 8 --d-model 16 "
+             "--heads 2 --d-ff 32 --layers 1 --steps 1 --out %s/m.bin", dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse --max-len 9", dir);
+    r = run("evaluate", args);
+    ck_assert_msg(row_says(r.out, 8, "    0.") && row_says(r.out, 9, "  not encodable: the "
+                  "learned table has rows up to length 8 after the [CLS]\n"), "%s", r.out);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse --random-positions 5", dir);
+    r = run("evaluate", args);
+    ck_assert_msg(row_says(r.out, 4, "    0.") && row_says(r.out, 5, "  more words than the 5 "
+                  "positions of --random-positions hold after the [CLS]\n"), "%s", r.out);
+    run_free(&r);
+    /* every draw scores the split again: the work is bounded */
+    snprintf(args, sizeof args, "--model %s/m.bin --task reverse --random-positions 9 "
+             "--examples 2000 --draws 1000", dir);
+    expect_exit("evaluate", args, 2, "tokens, more than the 10000000 one evaluation scores at "
+                "most; give --draws");
+    /* evaluate and probe size their activations for 64 of the longest
+     * sentence: a file of two 1000-word sentences asks for 512 MiB */
+    char path[256], *text = malloc(9000), *p = text;
+    p += sprintf(p, "labels: token\n");
+    for (int k = 0; k < 4; k++) /* words, labels, words, labels */
+        for (int i = 0; i < 1000; i++)
+            p += sprintf(p, "%d%s", i % 10, i < 999 ? " " : k % 2 ? "\n" : "\t");
+    snprintf(path, sizeof path, "%s/long.txt", dir);
+    write_text(path, text);
+    free(text);
+    const char *guarded[2] = {"evaluate", "probe"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "--data %s --max-memory 100 %s %s/m.bin", path,
+                 i ? "" : "--model", dir);
+        expect_exit(guarded[i], args, 2, "of 64 sentences of 1000 words (and the [CLS] before "
+                    "them: 1001 positions) would need about");
+    }
+    const char *table = "9 words (and the [CLS] before them: 10 positions) but the";
+    const char *progs[][2] = {{"demo_order", ""}, {"encode", ""}, {"pe_plot", "--kind "
+                              "attention --out x.png --sentence"}};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "--model %s/m.bin %s %s", dir, progs[i][1], nine);
+        r = run(progs[i][0], args);
+        ck_assert_msg(r.status == 2 && strstr(r.err, table), "%s: %s", progs[i][0], r.err);
+        run_free(&r);
+    }
+    snprintf(args, sizeof args, "--model %s/m.bin '1 2 3'", dir);
+    r = run("encode", args);
+    ck_assert_msg(strstr(r.out, "hidden states ([CLS] and 3 words x 16 channels)") &&
+                  strstr(r.out, "\n  1 [CLS]\n") && strstr(r.out, "pooled (the [CLS] row, row "
+                                                            "1):"), "%s", r.out);
+    run_free(&r);
+    remove_dir(dir);
+}
+END_TEST
+
+/* Issue 25: options that change nothing, or leave one vector for every
+ * sentence, are refused with the reason; demo_order, encode and pe_plot
+ * refuse a model past --max-memory before making it (one of 16.9 GB took
+ * 52 s); a default of pe_plot holds whatever other option is given. */
+START_TEST(refusals_and_guards_before_running) {
+    expect_exit("train", "--task agent --pool cls --causal", 2, "--pool cls with --causal: "
+                "under the mask the [CLS] row, at position 0, attends to itself alone");
+    expect_exit("demo_order", "--pe alibi --alibi-slopes asymmetric --heads 1", 2,
+                "--alibi-slopes asymmetric with 1 head is the symmetric bias");
+    expect_exit("train", "--task agent --pe alibi --alibi-slopes asymmetric --causal", 2,
+                "--alibi-slopes asymmetric does nothing under --causal");
+    const char *big = "--d-model 8192 --heads 1 --layers 16 --max-memory 1000";
+    const char *progs[][2] = {{"demo_order", "--pe none"}, {"encode", "'the cat'"},
+                              {"pe_plot", "--kind attention --out /tmp/posenc_never.png"}};
+    for (size_t i = 0; i < 3; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s %s", progs[i][1], big);
+        expect_exit(progs[i][0], args, 2, "would need about 1");
+        expect_exit(progs[i][0], args, 2, "more than --max-memory 1000 MiB; use a smaller model");
+    }
+    Run r = run("demo_order", "--pe none --csv --max-memory 1");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    expect_exit("pe_plot", "--kind heatmap --max-memory 1 --out /tmp/posenc_never.png", 2,
+                "--max-memory applies to --kind attention only");
+    /* pe_report's time grows as positions^2 x channels: hours at the
+     * options' largest */
+    expect_exit("pe_report", "--pe none --d-model 32768 --positions 256", 2,
+                "give --positions 181 or fewer, or a smaller --d-model");
+    /* --kind decay draws rope whatever else is given: RoFormer's picture
+     * with its own settings spelled out, another with two heads */
+    char *dir = scratch(), args[512], cmp[512];
+    snprintf(args, sizeof args, "--kind decay --heads 1 --base 10000 --d-model 128 --out "
+             "%s/d.png", dir);
+    r = run("pe_plot", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(cmp, sizeof cmp, "cmp -s %s/d.png docs/img/decay.png", dir);
+    ck_assert_msg(system(cmp) == 0, "pe_plot %s does not draw docs/img/decay.png", args);
+    snprintf(args, sizeof args, "--kind decay --heads 2 --out %s/d2.png", dir);
+    r = run("pe_plot", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    expect_exit("pe_plot", "--kind decay --pe sinusoidal --out /tmp/posenc_never.png", 2,
+                "(--pe rope), not sinusoidal");
+    remove_dir(dir);
+}
+END_TEST
+
 /* The experiments' pipeline on tiny settings: every table filled (a
  * variant whose name was cut once matched no row and printed nan), every
  * CSV and figure written. */
@@ -623,6 +746,8 @@ Suite *suite_programs(void) {
     tcase_add_test(tc, cls_pooling_end_to_end);
     tcase_add_test(tc, compare_pe_table_and_csv);
     tcase_add_test(tc, causal_mask_end_to_end);
+    tcase_add_test(tc, cls_is_not_counted_as_a_word);
+    tcase_add_test(tc, refusals_and_guards_before_running);
     tcase_add_test(tc, experiments_quick_fills_every_table);
     tcase_add_test(tc, bad_input_exits_2);
     tcase_set_timeout(tc, 900);

@@ -344,6 +344,62 @@ START_TEST(random_test_positions_are_drawn_and_averaged) {
 }
 END_TEST
 
+/* The draws of 0..n-1 the generator made since `before` (it steps one
+ * u64 at a time), or SIZE_MAX past `most`. */
+static size_t draws_since(Rng before, const Rng *after, size_t most) {
+    for (size_t k = 0; k <= most; k++, rng_u64(&before))
+        if (memcmp(&before, after, sizeof before) == 0)
+            return k;
+    return SIZE_MAX;
+}
+
+/* Issue 25: --random-positions 1000000 drew in O(N) per sentence (an hour
+ * for evaluate --draws 1000). The draw is O(n) whatever N; it stays
+ * uniform over the n-subsets; where the docs, tests and experiments draw
+ * (N at most 8 n) the numbers are the selection sampling's of before. */
+START_TEST(random_positions_are_uniform_in_o_n_draws) {
+    Rng r, before;
+    size_t p[16];
+    rng_seed(&r, 11);
+    for (size_t n = 1; n <= 16; n *= 2) {
+        before = r;
+        session_draw_positions(p, &r, n, (size_t)1 << 20);
+        ck_assert_msg(draws_since(before, &r, 4 * n) != SIZE_MAX, "n = %zu of 2^20: more "
+                      "than %zu draws", n, 4 * n);
+        for (size_t i = 1; i < n; i++)
+            ck_assert(p[i - 1] < p[i]);
+    }
+    /* selection sampling, as it was, for N = 32 and the lengths 4..12 */
+    for (size_t n = 4; n <= 12; n++) {
+        Rng a, b;
+        rng_seed(&a, 100 + n);
+        b = a;
+        size_t want[12], got = 0;
+        for (size_t x = 0; x < 32 && got < n; x++)
+            if (rng_below(&a, 32 - x) < n - got)
+                want[got++] = x;
+        session_draw_positions(p, &b, n, 32);
+        ck_assert(memcmp(p, want, n * sizeof *p) == 0 && memcmp(&a, &b, sizeof a) == 0);
+    }
+    /* the pairs of 0..129 (past 64 n: drawn, not scanned): chi^2 over
+     * the 8385 of them, each as likely, against its mean 8384 (sd 129) */
+    enum { N = 130, PAIRS = N * (N - 1) / 2, DRAWS = 200000 };
+    static unsigned count[N][N];
+    memset(count, 0, sizeof count);
+    rng_seed(&r, 12);
+    for (size_t i = 0; i < DRAWS; i++) {
+        session_draw_positions(p, &r, 2, N);
+        ck_assert(p[0] < p[1] && p[1] < N);
+        count[p[0]][p[1]]++;
+    }
+    double expect = (double)DRAWS / PAIRS, chi2 = 0.0;
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = i + 1; j < N; j++)
+            chi2 += ((double)count[i][j] - expect) * ((double)count[i][j] - expect) / expect;
+    ck_assert_msg(chi2 < PAIRS + 6.0 * sqrt(2.0 * PAIRS), "chi^2 %g over %d pairs", chi2, PAIRS);
+}
+END_TEST
+
 /* Trains with the programs' defaults (d_model 64, batch 32) for `steps`
  * and returns the test accuracy. */
 static double train_task(const char *task, const char *pe, size_t steps) {
@@ -527,6 +583,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, learning_rate_schedules);
     tcase_add_test(tc, evaluation_per_length_skips_past_the_table);
     tcase_add_test(tc, random_test_positions_are_drawn_and_averaged);
+    tcase_add_test(tc, random_positions_are_uniform_in_o_n_draws);
     tcase_add_test(tc, micro_batches_train_like_one_batch);
     tcase_add_test(tc, any_thread_count_trains_the_same_model);
     suite_add_tcase(s, tc);

@@ -13,7 +13,7 @@
 #define MARGIN 10
 #define BETWEEN 20
 #define HEADS_PER_ROW 4
-#define MAX_TOKENS 64
+#define MAX_TOKENS ((size_t)64)
 #define MAX_LOGS 10
 #define MAX_HEADS 16 /* drawn; a wider model's title says so */
 
@@ -80,18 +80,21 @@ int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const
         free(text);
         return rc;
     }
-    size_t n = 0;
+    size_t n = 0, lead = config_lead_tokens(&m->cfg); /* w counts a [CLS]; messages do not */
     Acts a = {0};
-    if (w.n == 0 || w.n > MAX_TOKENS) {
-        rc = err_set(e, ERR_INPUT, "the sentence has %zu words: draw 1 to %d", w.n, MAX_TOKENS);
+    char words[96];
+    if (w.n <= lead || w.n > MAX_TOKENS) {
+        rc = err_set(e, ERR_INPUT, "the sentence has %zu words: draw 1 to %zu", w.n - lead,
+                     MAX_TOKENS - lead);
         goto done;
     }
     if (w.n > model_max_positions(m)) {
         /* a trained model's table is what it is: the shorter sentence is
          * the advice that always holds (pe_plot adds --table-len for an
          * untrained model) */
-        rc = err_set(e, ERR_INPUT, "the sentence has %zu words but the model's %s table has rows "
-                     "for %zu positions; use a shorter sentence", w.n, m->pe.scheme->name,
+        rc = err_set(e, ERR_INPUT, "the sentence has %s but the model's %s table has rows "
+                     "for %zu positions; use a shorter sentence",
+                     config_words(&m->cfg, w.n, words, sizeof words), m->pe.scheme->name,
                      model_max_positions(m));
         goto done;
     }

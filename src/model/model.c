@@ -52,6 +52,18 @@ int config_check(const Config *c, Err *e) {
         return err_set(e, ERR_INPUT, "activation must be relu or gelu");
     if (c->pool != POOL_MEAN && c->pool != POOL_CLS)
         return err_set(e, ERR_INPUT, "pooling must be mean or cls");
+    /* Options that would be taken and change nothing, or break the model
+     * outright, are refused with the reason, as train refuses reverse
+     * under --causal. */
+    if (c->pool == POOL_CLS && c->causal)
+        return err_set(e, ERR_INPUT, "--pool cls with --causal: under the mask the [CLS] row, "
+                       "at position 0, attends to itself alone, so every sentence gets the same "
+                       "vector; use --pool mean with --causal, or drop --causal");
+    const PeScheme *s = pe_find(c->pe.name);
+    if (c->causal && s && (s->reads & PE_READS_SLOPES) && c->pe.alibi_slopes == ALIBI_ASYMMETRIC)
+        return err_set(e, ERR_INPUT, "--alibi-slopes asymmetric does nothing under --causal: no "
+                       "key is to the right of its query, so only the left slopes act, which "
+                       "are the symmetric ones; drop --alibi-slopes asymmetric or --causal");
     if (!(c->dropout >= 0.0f && c->dropout <= MAX_DROPOUT))
         return err_set(e, ERR_INPUT, "dropout %g must be from 0 to %g; set --dropout",
                        (double)c->dropout, (double)MAX_DROPOUT);
@@ -213,6 +225,18 @@ void model_free(Model *m) {
 
 size_t model_max_positions(const Model *m) { return m->pe.max_positions; }
 
+size_t config_lead_tokens(const Config *c) { return c->pool == POOL_CLS ? 1 : 0; }
+
+const char *config_words(const Config *c, size_t n_tokens, char *buf, size_t cap) {
+    size_t lead = config_lead_tokens(c), n = n_tokens > lead ? n_tokens - lead : 0;
+    if (lead)
+        snprintf(buf, cap, "%zu word%s (and the [CLS] before them: %zu positions)", n,
+                 n == 1 ? "" : "s", n_tokens);
+    else
+        snprintf(buf, cap, "%zu word%s", n, n == 1 ? "" : "s");
+    return buf;
+}
+
 size_t micro_sentences(size_t B, size_t T) {
     size_t n = T ? MICRO_TOKENS / T : B;
     return n < 1 ? 1 : n > B ? B : n;
@@ -360,4 +384,11 @@ size_t config_act_floats(const Config *c, size_t B, size_t T, bool train) {
 void gradacts_free(GradActs *g) {
     free(g->mem);
     memset(g, 0, sizeof *g);
+}
+
+double config_memory(const Config *c, size_t B, size_t T) {
+    size_t params = config_param_count(c);
+    if (!params)
+        return 0.0;
+    return 4.0 * ((double)params + (double)config_act_floats(c, B, T, false));
 }

@@ -203,4 +203,21 @@ size_t micro_sentences(size_t B, size_t T);
  * SIZE_MAX for schemes defined at every position. */
 size_t model_max_positions(const Model *m);
 
+/* Tokens every sentence of a model built from c begins with before its
+ * words: 1, the [CLS], when it pools by [CLS], else 0. A length the model
+ * reads (a batch's lens, a position count) is words plus these; a message
+ * counts words. */
+size_t config_lead_tokens(const Config *c);
+
+/* A sentence of n_tokens tokens as a model built from c reads it, in
+ * words, for a message: "9 words", or with a [CLS], "9 words (and the
+ * [CLS] before them: 10 positions)". Written into buf (cap bytes), which
+ * it returns. */
+const char *config_words(const Config *c, size_t n_tokens, char *buf, size_t cap);
+
+/* Bytes a model built from c needs to run (not train) B sentences of T
+ * tokens: its parameters and the activations, counted without allocating;
+ * 0 if c does not pass config_check. For a program's memory guard. */
+double config_memory(const Config *c, size_t B, size_t T);
+
 #endif

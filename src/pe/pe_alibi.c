@@ -6,7 +6,12 @@
  * sentence: it cannot tell left from right. --alibi-slopes asymmetric
  * gives the keys to the right another slope (alibi_slope_side), one way an
  * encoder can break the mirror; a [CLS] token at position 0 (--pool cls)
- * is another. It adds nothing to the word vectors and has no parameters. */
+ * is another. Head h's right slope is head H-1-h's left one, so the form
+ * needs two heads or more (one head's two slopes are one, and it is
+ * refused, as it is under --causal, where no key is to the right); with
+ * an odd count the middle head stays symmetric while the others break the
+ * mirror, which is enough, so that is taken. It adds nothing to the word
+ * vectors and has no parameters. */
 #include <math.h>
 #include <string.h>
 
@@ -39,6 +44,15 @@ int alibi_slopes_parse(const char *s, AlibiSlopes *out, Err *e) {
         *out = ALIBI_ASYMMETRIC;
     else
         return err_set(e, ERR_INPUT, "--alibi-slopes is symmetric or asymmetric, not '%s'", s);
+    return 0;
+}
+
+static int alibi_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
+    (void)C;
+    if (pc->alibi_slopes == ALIBI_ASYMMETRIC && NH == 1)
+        return err_set(e, ERR_INPUT, "--alibi-slopes asymmetric with 1 head is the symmetric "
+                       "bias: head h's right slope is the left slope of head H-1-h, and with one "
+                       "head that is its own; use --heads 2 or more, or drop --alibi-slopes");
     return 0;
 }
 
@@ -76,6 +90,7 @@ const PeScheme pe_alibi = {
             "alibi \"Rohan killed the lion\"), unless something breaks the mirror: "
             "--alibi-slopes asymmetric, or --pool cls (a [CLS] word at position 0)",
     .default_combine = COMBINE_ADD,
+    .check = alibi_check,
     .scratch = alibi_scratch,
     .prepare = alibi_prepare,
     .bias = alibi_bias,

@@ -89,10 +89,11 @@ int order_check_scheme(const Config *cfg, const char *scheme, size_t n, Err *e) 
     int rc = config_check(&probe, e);
     if (!rc)
         rc = pe_plan(&plan, &probe.pe, cfg->d_model, cfg->n_heads, cfg->max_len, e);
+    char words[96];
     if (!rc && n > plan.max_positions)
-        rc = err_set(e, ERR_INPUT, "the sentence has %zu words but the %s table has rows for "
-                     "positions 0..%zu only; use --table-len %zu or more, or a shorter sentence", n,
-                     scheme, plan.max_positions - 1, n);
+        rc = err_set(e, ERR_INPUT, "the sentence has %s but the %s table has rows for "
+                     "positions 0..%zu only; use --table-len %zu or more, or a shorter sentence",
+                     config_words(cfg, n, words, sizeof words), scheme, plan.max_positions - 1, n);
     return rc;
 }
 

@@ -51,9 +51,10 @@ int order_pair_prepend(OrderPair *p, const char *word, Err *e);
  * with one set of options). */
 void order_config_scheme(Config *c, const char *scheme);
 
-/* Checks cfg with the scheme `scheme` for sentences of n words before
- * anything runs: the configuration, the scheme's fit to d_model, and a
- * learned table's rows. ERR_INPUT with what to change. */
+/* Checks cfg with the scheme `scheme` for sentences of n tokens (the
+ * words, and the [CLS] before them when cfg pools by it) before anything
+ * runs: the configuration, the scheme's fit to d_model, and a learned
+ * table's rows. ERR_INPUT with what to change, counting words. */
 int order_check_scheme(const Config *cfg, const char *scheme, size_t n, Err *e);
 
 /* Runs m on sentences a and b (n words each, b's word i being a's word

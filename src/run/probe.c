@@ -9,8 +9,6 @@
 
 #include "../model/encoder.h"
 
-#define PROBE_BATCH 64
-
 /* Sentences in batches, through the model, one layer's rows at a time. */
 typedef struct {
     const Model *m;
@@ -129,20 +127,24 @@ int probe_position(ProbeResult *r, const Model *m, const Dataset *fit, const Dat
                        PROBE_MAX_DIM, C);
     if (!(ridge > 0.0) || !isfinite(ridge))
         return err_set(e, ERR_INPUT, "the ridge penalty must be a positive number, not %g", ridge);
-    size_t K = longest(fit, limit), Ktest = longest(test, limit);
-    if (K == 0 || Ktest == 0)
+    /* The words alone: a [CLS] before them is always at position 0, and
+     * reading it back would credit the model with the data's layout. A
+     * word's position counts words, the first 0. */
+    size_t lead = config_lead_tokens(&m->cfg);
+    size_t T = longest(fit, limit), Ttest = longest(test, limit);
+    if (T <= lead || Ttest <= lead)
         return err_set(e, ERR_INPUT, "no sentence the model can encode to probe with");
-    if (Ktest > K)
-        K = Ktest;
+    if (Ttest > T)
+        T = Ttest;
     /* targets: one-hot over the K positions, then the position itself */
-    size_t M = K + 1, rows = L + 1;
+    size_t K = T - lead, M = K + 1, rows = L + 1;
     r->n_rows = rows;
     r->n_positions = K;
     double *xtx = calloc(rows * D * D, sizeof *xtx), *xty = calloc(rows * D * M, sizeof *xty);
     double *x = malloc(D * sizeof *x), *out = malloc(M * sizeof *out);
     size_t *count = calloc(K, sizeof *count);
     Runner run;
-    int rc = runner_init(&run, m, K, e);
+    int rc = runner_init(&run, m, T, e);
     if (!rc && (!xtx || !xty || !x || !out || !count))
         rc = err_set(e, ERR_RUNTIME, "out of memory for the probe");
     size_t nb, Tb, skipped = 0;
@@ -152,10 +154,10 @@ int probe_position(ProbeResult *r, const Model *m, const Dataset *fit, const Dat
             break;
         r->fit_sentences += nb;
         for (size_t b = 0; b < nb; b++)
-            for (size_t t = 0; t < run.lens[b]; t++) {
+            for (size_t t = 0; t + lead < run.lens[b]; t++) {
                 r->fit_words += 1;
                 for (size_t l = 0; l < rows; l++) {
-                    const float *h = layer_rows(m, &run.a, l) + (b * Tb + t) * C;
+                    const float *h = layer_rows(m, &run.a, l) + (b * Tb + lead + t) * C;
                     double *A = xtx + l * D * D, *B = xty + l * D * M;
                     for (size_t c = 0; c < C; c++)
                         x[c] = h[c];
@@ -191,13 +193,13 @@ int probe_position(ProbeResult *r, const Model *m, const Dataset *fit, const Dat
             break;
         r->test_sentences += nb;
         for (size_t b = 0; b < nb; b++)
-            for (size_t t = 0; t < run.lens[b]; t++) {
+            for (size_t t = 0; t + lead < run.lens[b]; t++) {
                 r->test_words += 1;
                 count[t]++;
                 sum_t += (double)t;
                 sum_tt += (double)t * (double)t;
                 for (size_t l = 0; l < rows; l++) {
-                    const float *h = layer_rows(m, &run.a, l) + (b * Tb + t) * C;
+                    const float *h = layer_rows(m, &run.a, l) + (b * Tb + lead + t) * C;
                     const double *W = xty + l * D * M;
                     for (size_t k = 0; k < M; k++)
                         out[k] = W[C * M + k];

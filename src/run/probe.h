@@ -8,7 +8,9 @@
  * how often the largest one-hot output is the right position (accuracy),
  * and how much of the variance of the position the number explains (R^2).
  * A probe that reads the position back shows that a linear map of the
- * layer's rows holds it; one that cannot shows that no linear map does. */
+ * layer's rows holds it; one that cannot shows that no linear map does.
+ * It reads words only: the [CLS] of a model that pools by it (always at
+ * position 0) is not one, and a word's position counts words from 0. */
 #ifndef POSENC_PROBE_H
 #define POSENC_PROBE_H
 
@@ -20,13 +22,16 @@
 
 /* Widest model the probe takes: its normal equations are (C+1) x (C+1). */
 #define PROBE_MAX_DIM 1024
+/* Sentences run through the model at once (the activations are sized for
+ * this many of the longest). */
+#define PROBE_BATCH 64
 
 typedef struct {
     size_t n_rows;                      /* L + 1: the input, then each layer's output */
     double accuracy[MAX_LAYERS + 1];    /* share of test words whose position is read right */
     double r2[MAX_LAYERS + 1];          /* R^2 of the position read as a number */
     double chance;                      /* accuracy of always guessing the commonest position */
-    size_t n_positions;                 /* positions 0..n_positions-1 occur */
+    size_t n_positions;                 /* word positions 0..n_positions-1 occur */
     size_t fit_sentences, fit_words;    /* what the maps were fitted on */
     size_t test_sentences, test_words;  /* what they were scored on */
     size_t skipped;                     /* sentences longer than a learned table */

@@ -76,10 +76,10 @@ static int load_data(Session *s, Pooling pool, Err *e) {
 }
 
 /* Random positions need a scheme that reads positions one by one, and
- * room for the longest training sentence. */
-int session_check_options(const TrainMeta *mt, const PeConfig *pc, size_t longest, Err *e) {
-    size_t N = mt->random_positions;
-    const PeScheme *s = pe_find(pc->name);
+ * room for the longest training sentence and the [CLS] before it. */
+int session_check_options(const TrainMeta *mt, const Config *c, size_t longest, Err *e) {
+    size_t N = mt->random_positions, need = longest + config_lead_tokens(c);
+    const PeScheme *s = pe_find(c->pe.name);
     if (!N || !s)
         return 0;
     if (!pe_in_input(s) && !pe_in_attention(s))
@@ -88,22 +88,58 @@ int session_check_options(const TrainMeta *mt, const PeConfig *pc, size_t longes
     if (s->length_dependent)
         return err_set(e, ERR_INPUT, "--random-positions does not apply to %s, whose code "
                        "depends on the sentence length, not on the position alone", s->name);
-    if (N < longest)
+    char words[96];
+    if (N < need)
         return err_set(e, ERR_INPUT, "--random-positions %zu is shorter than the longest "
-                       "training sentence (%zu words): give at least %zu", N, longest, longest);
+                       "training sentence, %s: give at least %zu", N,
+                       config_words(c, need, words, sizeof words), need);
     return 0;
 }
 
+static int cmp_size(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Where N is at most this many times n, session_draw_positions scans. */
+#define SCAN_PER_POSITION 64
+
+/* Two ways, each O(n) draws. Where N <= SCAN_PER_POSITION n, selection
+ * sampling (Knuth's algorithm S) scans 0..N-1 and keeps x with
+ * probability wanted/left: one draw per x up to the last kept, at most N.
+ * Past that, it draws from 0..N-1 until n values are distinct: the set of
+ * values drawn is a uniform subset (no step of it tells one value from
+ * another), and with N > 64 n a draw repeats an earlier one with
+ * probability under 1/64, so it takes about n draws and a sort. The bound
+ * 64 keeps the numbers of every N the docs, the tests and the experiments
+ * use (N at most 8 times the shortest sentence): those of the scan, which
+ * was the only way before. */
+void session_draw_positions(size_t *p, Rng *rng, size_t n, size_t N) {
+    if (N <= SCAN_PER_POSITION * n) {
+        size_t got = 0;
+        for (size_t x = 0; x < N && got < n; x++)
+            if (rng_below(rng, N - x) < n - got)
+                p[got++] = x;
+        return;
+    }
+    for (size_t got = 0; got < n;) {
+        for (size_t i = got; i < n; i++)
+            p[i] = rng_below(rng, N);
+        qsort(p, n, sizeof *p, cmp_size);
+        got = 1;
+        for (size_t i = 1; i < n; i++)
+            if (p[i] != p[got - 1])
+                p[got++] = p[i];
+    }
+}
+
 /* Sorted distinct positions for each sentence, drawn uniformly from
- * 0..N-1 (selection sampling: each is kept with probability
- * wanted/left); padded slots keep their index. */
+ * 0..N-1; padded slots keep their index. */
 static void draw_positions(size_t *pos, Rng *rng, const size_t *lens, size_t B, size_t T,
                            size_t N) {
     for (size_t b = 0; b < B; b++) {
-        size_t *p = pos + b * T, got = 0;
-        for (size_t x = 0; x < N && got < lens[b]; x++)
-            if (rng_below(rng, N - x) < lens[b] - got)
-                p[got++] = x;
+        size_t *p = pos + b * T;
+        session_draw_positions(p, rng, lens[b], N);
         for (size_t t = lens[b]; t < T; t++)
             p[t] = t;
     }
@@ -125,12 +161,14 @@ static int check_memory(Session *s, const Config *c, Err *e) {
         T_eval = T;
     s->memory = session_memory(c, s->meta.batch, T, T_eval);
     double limit = s->meta.max_memory;
+    char words[96];
     if (limit > 0.0 && s->memory > limit)
-        return err_set(e, ERR_INPUT, "the run would need about %.0f MiB (the model, its "
-                       "optimizer and the activations of %zu sentences of up to %zu words), "
+        return err_set(e, ERR_INPUT, "the run would need about %.0f MiB for the model, its "
+                       "optimizer and the activations of %zu sentences of up to %s, "
                        "more than --max-memory %.0f MiB; use a smaller model, --batch or shorter "
                        "sentences, or raise --max-memory", s->memory / 1048576.0,
-                       s->meta.batch, T_eval, limit / 1048576.0);
+                       s->meta.batch, config_words(c, T_eval, words, sizeof words),
+                       limit / 1048576.0);
     return 0;
 }
 
@@ -156,20 +194,23 @@ static int alloc_batches(Session *s, const OptConfig *opt, Err *e) {
  * longest training sentence (a learned table has rows for so many), and
  * the memory. */
 static int check_run(Session *s, const Config *c, const char *resumed, Err *e) {
-    int rc = session_check_options(&s->meta, &c->pe, s->train.max_len, e);
+    size_t lead = config_lead_tokens(c); /* s->train's lengths count the [CLS] */
+    int rc = session_check_options(&s->meta, c, s->train.max_len - lead, e);
     PePlan plan;
     size_t need = s->meta.random_positions ? s->meta.random_positions : s->train.max_len;
     if (!rc && !(rc = pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, e)) &&
         need > plan.max_positions)
         rc = err_set(e, ERR_INPUT, "training needs positions 0..%zu but the %s table has rows "
                      "for 0..%zu only", need - 1, c->pe.name, plan.max_positions - 1);
+    char words[96];
     if (rc && resumed)
         /* the options are the checkpoint's, checked when it was started:
          * what changed is the data, and the advice is about the data */
         rc = err_set(e, ERR_INPUT, "%s cannot go on with this data: its longest training "
-                     "sentence has %zu words, and the run has positions for %zu (%s); restore "
+                     "sentence has %s, and the run has positions for %zu (%s); restore "
                      "the data it was started with, or train from scratch", resumed,
-                     s->train.max_len, s->meta.random_positions ? s->meta.random_positions
+                     config_words(c, s->train.max_len, words, sizeof words),
+                     s->meta.random_positions ? s->meta.random_positions
                      : plan.max_positions, s->meta.random_positions ? "--random-positions" :
                      "its learned table");
     return rc ? rc : check_memory(s, c, e);
@@ -439,9 +480,9 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
     if (d->n == 0)
         return 0;
     size_t L = d->max_len, limit = model_max_positions(m);
-    size_t first = m->cfg.pool == POOL_CLS ? 1 : 0; /* tokens before the words */
+    size_t first = config_lead_tokens(&m->cfg); /* tokens before the words */
     if (N && N < limit)
-        limit = N; /* sorted distinct positions from 0..N-1: at most N words */
+        limit = N; /* sorted distinct positions from 0..N-1: at most N tokens */
     if (!N || draws == 0)
         draws = 1;
     if (per_len)

@@ -61,11 +61,12 @@ int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
  * defaults to c->max_len, the last position the model was trained with. */
 int session_rope_scaling(Config *c, const PeConfig *given, Err *e);
 
-/* The training options of meta that depend on the scheme pc, checked
+/* The training options of meta that depend on the model c, checked
  * before any data is read (--random-positions: a scheme that reads
- * positions one by one, and room for longest, the longest training
- * sentence); compare_pe checks every scheme this way before its first run. */
-int session_check_options(const TrainMeta *meta, const PeConfig *pc, size_t longest, Err *e);
+ * positions one by one, and room for the longest training sentence,
+ * longest words, and the [CLS] before it when c pools by [CLS]); compare_pe
+ * checks every scheme this way before its first run. */
+int session_check_options(const TrainMeta *meta, const Config *c, size_t longest, Err *e);
 
 /* Continues a checkpoint saved with its training state; steps, if not 0,
  * replaces the number of steps the run was asked for (it must be past the
@@ -79,6 +80,12 @@ int session_resume(Session *s, const char *path, size_t steps, double max_memory
  * session_resume refuse (ERR_INPUT) a run past meta.max_memory. */
 double session_memory(const Config *c, size_t B, size_t T, size_t T_eval);
 void session_free(Session *s);
+
+/* n sorted distinct positions of 0..N-1 into p (n <= N), every n-subset
+ * equally likely, in O(n) draws of rng whatever N: what a sentence of n
+ * tokens gets with --random-positions N, in training and in
+ * evaluate_dataset_at. */
+void session_draw_positions(size_t *p, Rng *rng, size_t n, size_t N);
 
 /* One training step on a batch drawn from the training split (with
  * random positions when meta.random_positions is set). */
