@@ -349,12 +349,15 @@ END_TEST
  * every step, so most kills land in one). How many a kill leaves depends
  * on the file system: with O_TMPFILE only a kill between naming and rename
  * leaves one, without it (overlayfs before Linux 6.6) a kill during the
- * write does; hence the count is checked after the next save, not before. */
+ * write does; hence the count is checked after the next save, not before.
+ * Each kill waits for the first save (a busy machine starts a run late),
+ * so a loadable checkpoint exists whatever the load. */
 START_TEST(kill_during_saves_leaves_no_temporaries) {
     char *dir = scratch(), cmd[1024], *err;
     snprintf(cmd, sizeof cmd, "for t in 0.3 0.5 0.4 0.6 0.35 0.45 0.55 0.25 0.65 0.5; do "
              "$B/train " TINY " --steps 100000000 --eval-every 1 --out %s/m.bin >/dev/null "
-             "2>&1 & p=$!; sleep $t; kill -9 $p; wait $p; done 2>/dev/null; true", dir);
+             "2>&1 & p=$!; until [ -e %s/m.bin ] || ! kill -0 $p; do sleep 0.01; done; "
+             "sleep $t; kill -9 $p; wait $p; done 2>/dev/null; true", dir, dir);
     int st = shell(cmd, &err);
     ck_assert_msg(st == 0, "the kill loop failed: %s", err);
     free(err);
@@ -379,21 +382,25 @@ START_TEST(second_run_on_one_output_is_refused) {
     char *dir = scratch(), cmd[1024], lock[256], *err;
     snprintf(lock, sizeof lock, "%s/m.bin.lock", dir);
     snprintf(cmd, sizeof cmd, "$B/train " TINY " --steps 100000000 --out %s/m.bin --log "
-             "%s/log.csv & echo $! >%s/pid; wait", dir, dir, dir);
+             "%s/log.csv & echo $! >%s/pid.tmp && mv %s/pid.tmp %s/pid; wait", dir, dir, dir,
+             dir, dir);
     char bg[1200];
     snprintf(bg, sizeof bg, "(%s) >/dev/null 2>&1 &", cmd);
     ck_assert_int_eq(shell(bg, &err), 0);
     free(err);
     char pidpath[256];
     snprintf(pidpath, sizeof pidpath, "%s/pid", dir);
-    for (int i = 0; i < 100 && access(pidpath, F_OK) != 0; i++)
-        nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+    /* Conditions, not times (a busy machine starts the run late): the pid
+     * file appears whole (written, then renamed), and the run either takes
+     * its lock or ends; Check's timeout bounds both waits. */
+    while (access(pidpath, F_OK) != 0)
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
     char *pidtext = slurp(pidpath);
     long pid = strtol(pidtext, NULL, 10);
     free(pidtext);
     ck_assert(pid > 0);
-    for (int i = 0; i < 300 && access(lock, F_OK) != 0; i++)
-        nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+    while (access(lock, F_OK) != 0 && kill((pid_t)pid, 0) == 0)
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
     if (access(lock, F_OK) != 0)
         kill((pid_t)pid, SIGKILL); /* the run we started, before failing */
     ck_assert_msg(access(lock, F_OK) == 0, "the first run took no lock");
