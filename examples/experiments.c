@@ -513,6 +513,9 @@ int main(int argc, char **argv) {
     Err e;
     if (exp_cells(&g.set, &g.cells, &g.n, &e))
         cli_fail(&g.cli, &e);
+    bool grid = !cell && !do_store && !list;
+    if (grid)
+        refuse_full_page(&g);
     bool to_dir = strcmp(g.cells_dir, "-") != 0;
     if (to_dir) {
         /* a folder holds one grid's cells (--list only reads) */
@@ -526,10 +529,8 @@ int main(int argc, char **argv) {
         free(g.cells);
         return rc;
     }
-    if (!list) {
-        refuse_full_page(&g);
+    if (grid)
         catch_stop_signals();
-    }
 
     /* what is done, what is to run */
     size_t *todo = cli_alloc(&g.cli, g.n, sizeof *todo, "the cells to run");

@@ -31,6 +31,7 @@ Suite *suite_fuzz(void);
 Suite *suite_threads(void);
 Suite *suite_stats(void);
 Suite *suite_rules(void);
+Suite *suite_cells(void);
 
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not
