@@ -269,6 +269,41 @@ START_TEST(a_folder_holds_one_grid) {
 }
 END_TEST
 
+/* The fuzz targets' inputs (seeds, and the crashes they found): what the
+ * reader accepts goes through the page's bands without a crash (a run
+ * without lengths once read a null pointer there). */
+static void read_and_publish(const unsigned char *bytes, size_t n, const char *path) {
+    (void)path;
+    ExpSettings set = quick_settings();
+    ExpCell *cells;
+    size_t nc;
+    Err e;
+    ck_assert_int_eq(exp_cells(&set, &cells, &nc, &e), 0);
+    ExpCellFile f;
+    size_t used;
+    bool old;
+    if (exp_cell_parse((const char *)bytes, n, &used, &f, &old, &e) == 0) {
+        const ExpCell *c = exp_cell_find(cells, nc, f.id);
+        ExpResults res;
+        ck_assert_int_eq(exp_results_init(&res, &set, &e), 0);
+        for (size_t k = 0; c && k < f.res.n_series; k++)
+            exp_record(&res, c->kind, c->task, f.res.series[k].name, c->seed,
+                       f.res.series[k].value, f.res.series[k].per_len,
+                       f.res.n_per_len ? f.res.n_per_len - 1 : 0);
+        for (size_t i = 0; i < res.n; i++)
+            (void)exp_band(&res.runs[i], 0, 4 * set.L);
+        exp_results_free(&res);
+        exp_cell_file_free(&f);
+    }
+    free(cells);
+}
+
+START_TEST(fuzz_inputs_read_cleanly) {
+    ck_assert_uint_ge(for_each_fuzz_input("fuzz_cellfile", read_and_publish), 9);
+    ck_assert_uint_ge(for_each_fuzz_input("fuzz_store", read_and_publish), 2);
+}
+END_TEST
+
 /* ---- the program ---- */
 
 /* The quick grid run once into DIR/cells and DIR/out; returns the source
@@ -414,6 +449,22 @@ START_TEST(store_keeps_each_record_as_it_arrives) {
     free(err);
     snprintf(path, sizeof path, "%s/cells/%s.cell", dir, ids[1]);
     ck_assert_int_ne(access(path, F_OK), 0);
+    /* a sound record from a build of other sources: refused, exit 2 */
+    ExpSettings set = quick_settings();
+    ExpCell *cells;
+    const ExpCell *c = quick_cell(&set, &cells, ids[1]);
+    ExpCellResult res;
+    plausible(&res, &set, c);
+    char other[128];
+    snprintf(other, sizeof other, "%s/other", dir);
+    mkdir(other, 0777);
+    save(other, &set, c, &res, "000000000000", "Haswell");
+    exp_cell_result_free(&res);
+    free(cells);
+    char sargs[640];
+    snprintf(sargs, sizeof sargs, "--quick --store --cells %s/cells <%s/%s.cell", dir, other,
+             ids[1]);
+    expect_exit("experiments", sargs, 2, "made by a build of other sources");
     /* a damaged record: exit 2, as the help says */
     char args[640];
     snprintf(path, sizeof path, "%s/damaged", dir);
@@ -434,6 +485,7 @@ Suite *suite_cells(void) {
     tcase_add_test(tc, damaged_bytes_and_fifos_are_refused);
     tcase_add_test(tc, records_are_taken_line_by_line);
     tcase_add_test(tc, a_folder_holds_one_grid);
+    tcase_add_test(tc, fuzz_inputs_read_cleanly);
     suite_add_tcase(s, tc);
     TCase *prog = tcase_create("program");
     tcase_add_test(prog, damaged_cells_run_again);
