@@ -129,8 +129,9 @@ build/grid-deps.ok: scripts/deps.sh
 # The cells' pipeline end to end on the quick grid (tests/grid_test.sh):
 # JOBS=1 and JOBS=2 give the same page, byte for byte; a run killed halfway
 # goes on; a second run on one page is refused; a killed publishing is
-# finished; and the grid through ssh to an sshd on localhost gives the
-# same page again.
+# finished; nohup, a TERM while publishing, a read-only folder, a FIFO;
+# and the grid through ssh to an sshd on localhost (beside hosts that do
+# not answer) gives the same page again.
 gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed and resumed, and over ssh
 	$(KERNEL_ENV) tests/grid_test.sh $(BUILD)
 

@@ -49,7 +49,8 @@ static const char *const USAGE[] = {
     "  5. interleaved vs split sinusoid, add vs concat, sqrt(d_model) scaling.\n"
     "\n"
     "Each training is a cell, e.g. lengths-reverse-rope-s2, whose result goes to its\n"
-    "own file CELLS/ID.cell. A cell already done (by this build, with these\n"
+    "own file CELLS/ID.cell (checksummed, and checked field by field when read: a\n"
+    "damaged cell runs again). A cell already done (by this build, with these\n"
     "settings) is skipped, so a run stopped anywhere goes on where it stopped; the\n"
     "page is written from the cells' files once all are done, and replaces the old\n"
     "page, CSVs and figures as one set. A cell's numbers do not depend on --jobs or\n"
@@ -58,9 +59,12 @@ static const char *const USAGE[] = {
     "pipeline on tiny settings into build/experiments-quick/.\n"
     "\n"
     "Options:\n"
-    "  --out DIR             where to write the page (default docs; created if missing)\n"
+    "  --out DIR             where to write the page (default docs, or\n"
+    "                        build/experiments-quick with --quick; created if\n"
+    "                        missing); --quick never writes over a full grid's page\n"
     "  --cells DIR           the cells' files (default build/cells, or\n"
-    "                        build/cells-quick with --quick)\n"
+    "                        build/cells-quick with --quick); a folder holds one\n"
+    "                        grid's cells (DIR/grid.settings) and refuses another's\n"
     "  --jobs N              cells at once, 1..256 (default: the CPUs this process may\n"
     "                        use); each runs on the threads left free\n"
     "  --quick               tiny models and few steps: checks the pipeline, not\n"
@@ -73,11 +77,15 @@ static const char *const USAGE[] = {
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
     "                        --cells - print its record on stdout instead\n"
     "  --store               read cell records (what --cell ID --cells - prints) from\n"
-    "                        stdin and write each to CELLS/ID.cell\n"
+    "                        stdin and write each to CELLS/ID.cell as soon as it is\n"
+    "                        whole; a damaged record, or one made by other sources\n"
+    "                        or settings, is refused and the others stored\n"
     "  --help                show this help\n"
     "\n"
-    "Exit status: 0 on success, 2 for bad options or refused records, 1 when a cell\n"
-    "fails (the cells done are kept).\n",
+    "Exit status: 0 on success, 2 for bad options, a cells folder of another grid or\n"
+    "refused records, 1 when a cell fails (the cells done are kept); a run stopped by\n"
+    "a signal while it publishes finishes the page, then ends with the signal's\n"
+    "status. A signal ignored on entry (nohup) stays ignored.\n",
     NULL};
 
 typedef struct {
@@ -143,37 +151,6 @@ static int run_cell(Grid *g, const char *id) {
 
 /* ---- records from other machines ---- */
 
-/* One complete record: checked as a cell file is, then written. Returns
- * whether it was stored. */
-static bool store_record(Grid *g, const char *text, size_t n) {
-    Err e;
-    ExpCellFile f;
-    size_t used;
-    bool old;
-    if (exp_cell_parse(text, n, &used, &f, &old, &e)) {
-        fprintf(stderr, "experiments: --store: a record refused: %s%s\n", e.msg,
-                old ? "; build every machine at the same commit" : "");
-        return false;
-    }
-    const ExpCell *cell = exp_cell_find(g->cells, g->n, f.id);
-    ExpCellState st = cell ? exp_cell_check(&f, &g->set, cell, POSENC_SOURCE_ID, &e)
-                           : CELL_DAMAGED;
-    if (!cell)
-        err_set(&e, ERR_INPUT, "it is no cell of this grid%s", g->quick ? " (--quick)" : "");
-    bool ok = st == CELL_DONE;
-    if (!ok)
-        fprintf(stderr, "experiments: --store: the record of %s refused: %s%s\n", f.id, e.msg,
-                st == CELL_OTHER_SOURCE || st == CELL_OTHER_SETTINGS
-                    ? "; build every machine at the same commit with the same options" : "");
-    else if (exp_cell_save_text(g->cells_dir, f.id, text, n, &e)) {
-        fprintf(stderr, "experiments: --store: %s\n", e.msg);
-        ok = false;
-    } else
-        fprintf(stderr, "experiments: stored %s\n", f.id);
-    exp_cell_file_free(&f);
-    return ok;
-}
-
 /* Each record is stored as soon as its last line arrives: a run stopped
  * midway keeps every record that came whole. */
 static int store(Grid *g) {
@@ -188,10 +165,16 @@ static int store(Grid *g) {
             fprintf(stderr, "experiments: --store: %s\n", e.msg);
             refused++;
         } else if (k == EXP_RECORD_DONE) {
-            if (store_record(g, (const char *)r.text.p, r.text.n))
+            char id[96];
+            if (exp_cell_store(g->cells_dir, &g->set, g->cells, g->n, POSENC_SOURCE_ID,
+                               (const char *)r.text.p, r.text.n, id, sizeof id, &e) == 0) {
+                fprintf(stderr, "experiments: stored %s\n", id);
                 stored++;
-            else
+            } else {
+                fprintf(stderr, "experiments: --store: the record of %s refused: %s\n", id,
+                        e.msg);
                 refused++;
+            }
         }
     }
     if (ferror(stdin)) {

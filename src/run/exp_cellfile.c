@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +18,6 @@
 #include "../core/fileio.h"
 #include "exp_internal.h"
 
-/* A record longer than this is damaged (the full grid's longest, a
- * scaling cell, is about 12 KB). */
-#define RECORD_MAX ((size_t)1 << 20)
 /* Numbers per per_len line, at most: lengths up to 4L, layers of a probe. */
 #define MAX_VALUES 4096
 
@@ -435,12 +431,12 @@ ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCel
     memset(f, 0, sizeof *f);
     char *text = NULL;
     size_t n = 0, used = 0;
-    int err = read_regular(path, RECORD_MAX + 1, &text, &n, e);
+    int err = read_regular(path, EXP_CELL_MAX + 1, &text, &n, e);
     if (err == ENOENT)
         return CELL_MISSING;
     bool old = false;
     ExpCellState st = CELL_DAMAGED;
-    if (!err && n > RECORD_MAX)
+    if (!err && n > EXP_CELL_MAX)
         err_set(e, ERR_INPUT, "it is longer than a cell record can be");
     else if (!err && exp_cell_parse(text, n, &used, f, &old, e) == 0) {
         if (used != n)
@@ -494,64 +490,4 @@ int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err
                      "line); remove it, or give another --cells folder", path, GRID_MAGIC);
     free(text);
     return rc;
-}
-
-/* ---- records as they arrive ---- */
-
-/* err_set's message, and the verdict */
-static int bad(Err *e, const char *fmt, ...) POSENC_PRINTF(2, 3);
-static int bad(Err *e, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char msg[sizeof e->msg];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    err_set(e, ERR_INPUT, "%s", msg);
-    return EXP_RECORD_BAD;
-}
-
-int exp_record_line(ExpRecordReader *r, const char *line, size_t len, Err *e) {
-    if (r->done)
-        r->text.n = 0, r->done = false;
-    size_t any = strlen(EXP_CELL_MAGIC_ANY);
-    bool magic = len >= any && memcmp(line, EXP_CELL_MAGIC_ANY, any) == 0;
-    if (magic && r->text.n) {
-        /* a record cut short (its writer died), and the next begins */
-        r->text.n = 0;
-        buf_put(&r->text, line, len);
-        return bad(e, "a record cut short: a new one began before its 'end' "
-                       "line");
-    }
-    if (!r->text.n && !magic) {
-        if (r->skipping)
-            return EXP_RECORD_WAIT;
-        r->skipping = true;
-        return bad(e, "a line that begins no cell record: '%.*s'",
-                       (int)(len > 60 ? 60 : len - (len && line[len - 1] == '\n')), line);
-    }
-    r->skipping = false;
-    buf_put(&r->text, line, len);
-    if (r->text.failed || r->text.n > RECORD_MAX) {
-        r->text.n = 0, r->text.failed = false, r->skipping = true;
-        return bad(e, "a record longer than %zu bytes (or out of memory)",
-                       RECORD_MAX);
-    }
-    if (len == 4 && memcmp(line, "end\n", 4) == 0) {
-        r->done = true;
-        return EXP_RECORD_DONE;
-    }
-    return EXP_RECORD_WAIT;
-}
-
-int exp_record_end(ExpRecordReader *r, Err *e) {
-    if (r->done || !r->text.n)
-        return 0;
-    r->text.n = 0;
-    return err_set(e, ERR_INPUT, "the input ended inside a record (its writer stopped): that "
-                   "cell is still missing");
-}
-
-void exp_record_reader_free(ExpRecordReader *r) {
-    buf_free(&r->text);
-    memset(r, 0, sizeof *r);
 }

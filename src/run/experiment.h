@@ -195,6 +195,10 @@ typedef struct {
     ExpCellResult res;
 } ExpCellFile;
 
+/* The longest record: a longer one is damaged (the full grid's longest,
+ * a scaling cell, has about 12 KB). */
+#define EXP_CELL_MAX ((size_t)1 << 20)
+
 /* The magic line of the current format, and its start for every version. */
 #define EXP_CELL_MAGIC "posenc cell 4"
 #define EXP_CELL_MAGIC_ANY "posenc cell "
@@ -236,6 +240,8 @@ ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCel
  * other settings; with claim, writes the file into a folder without one. */
 int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err *e);
 
+/* ---- records from other machines (exp_records.c) ---- */
+
 /* Records arriving as lines (what --store reads): exp_record_line takes
  * one line (with its newline, if any) and returns EXP_RECORD_DONE when a
  * record is complete (at its "end" line) in r->text, EXP_RECORD_BAD when
@@ -253,5 +259,13 @@ typedef struct {
 int exp_record_line(ExpRecordReader *r, const char *line, size_t len, Err *e);
 int exp_record_end(ExpRecordReader *r, Err *e);
 void exp_record_reader_free(ExpRecordReader *r);
+
+/* Checks a whole record (len bytes of text) as a cell file of this grid
+ * made by source, and writes it as DIR/ID.cell; id gets the cell it names
+ * ("?" if none). ERR_INPUT with the reason when it is refused: damaged,
+ * no cell of this grid, made by other sources or settings. */
+int exp_cell_store(const char *dir, const ExpSettings *set, const ExpCell *cells, size_t n,
+                   const char *source, const char *text, size_t len, char *id, size_t cap,
+                   Err *e);
 
 #endif
