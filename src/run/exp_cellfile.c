@@ -460,6 +460,32 @@ static const char *grid_name(const char *key) {
     return strncmp(key, "quick=1", 7) == 0 ? "the quick grid" : "the full grid";
 }
 
+/* "d_model=32, here 16; heads=4, here 2; ..." for the first few settings
+ * of theirs that differ from ours (both keys list the same names in the
+ * same order; a key of another layout shows whole). */
+static void key_diff(char *buf, size_t cap, const char *theirs, const char *ours) {
+    size_t at = 0, shown = 0;
+    buf[0] = '\0';
+    while (*theirs && *ours && at < cap) {
+        size_t a = strcspn(theirs, " "), b = strcspn(ours, " ");
+        const char *eq = memchr(ours, '=', b);
+        size_t name = eq ? (size_t)(eq - ours) + 1 : b;
+        if (a < name || memcmp(theirs, ours, name) != 0) {
+            snprintf(buf, cap, "settings %s", theirs);
+            return;
+        }
+        if (a != b || memcmp(theirs, ours, a) != 0) {
+            if (shown++ == 4) {
+                at += (size_t)snprintf(buf + at, cap - at, "; ...");
+                return;
+            }
+            at += (size_t)snprintf(buf + at, cap - at, "%s%.*s, here %.*s", shown > 1 ? "; " : "",
+                                   (int)a, theirs, (int)(b - name), ours + name);
+        }
+        theirs += a + (theirs[a] == ' '), ours += b + (ours[b] == ' ');
+    }
+}
+
 int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err *e) {
     char path[4096], key[512], want[600];
     snprintf(path, sizeof path, "%s/" GRID_FILE, dir);
@@ -481,10 +507,12 @@ int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err
     else if (n > magic && memcmp(text, GRID_MAGIC, magic) == 0 && text[n - 1] == '\n' &&
              !memchr(text, '\0', n)) {
         text[n - 1] = '\0';
-        rc = err_set(e, ERR_INPUT, "%s holds the cells of another grid: %s (settings %s), "
-                     "and this run is %s (settings %s); give this run another --cells folder, "
-                     "or remove that one (rm -r %s) to run this grid there", dir,
-                     grid_name(text + magic), text + magic, grid_name(key), key, dir);
+        char diff[256];
+        key_diff(diff, sizeof diff, text + magic, key);
+        rc = err_set(e, ERR_INPUT, "%s holds the cells of another grid: %s (%s), and this run is "
+                     "%s; give this run another --cells folder, or remove that one (rm -r %s) "
+                     "to run this grid there", dir, grid_name(text + magic), diff,
+                     grid_name(key), dir);
     } else
         rc = err_set(e, ERR_INPUT, "%s is not a cells folder's settings file (no '%.13s' "
                      "line); remove it, or give another --cells folder", path, GRID_MAGIC);
