@@ -156,7 +156,7 @@ static int run_cell(Grid *g, const char *id) {
 static int store(Grid *g) {
     Err e;
     ExpRecordReader r = {0};
-    size_t stored = 0, refused = 0, cap = 0;
+    size_t stored = 0, refused = 0, failed = 0, cap = 0;
     char *line = NULL;
     ssize_t len;
     while ((len = getline(&line, &cap, stdin)) > 0) {
@@ -166,21 +166,21 @@ static int store(Grid *g) {
             refused++;
         } else if (k == EXP_RECORD_DONE) {
             char id[96];
-            if (exp_cell_store(g->cells_dir, &g->set, g->cells, g->n, POSENC_SOURCE_ID,
-                               (const char *)r.text.p, r.text.n, id, sizeof id, &e) == 0) {
-                fprintf(stderr, "experiments: stored %s\n", id);
-                stored++;
-            } else {
+            int rc = exp_cell_store(g->cells_dir, &g->set, g->cells, g->n, POSENC_SOURCE_ID,
+                                    (const char *)r.text.p, r.text.n, id, sizeof id, &e);
+            if (rc == 0)
+                fprintf(stderr, "experiments: stored %s\n", id), stored++;
+            else if (rc == ERR_INPUT)
                 fprintf(stderr, "experiments: --store: the record of %s refused: %s\n", id,
-                        e.msg);
-                refused++;
-            }
+                        e.msg), refused++;
+            else /* the disk, not the record */
+                fprintf(stderr, "experiments: --store: %s\n", e.msg), failed++;
         }
     }
     if (ferror(stdin)) {
         fprintf(stderr, "experiments: --store: reading the standard input failed: %s\n",
                 strerror(errno));
-        refused++;
+        failed++;
     }
     if (exp_record_end(&r, &e)) {
         fprintf(stderr, "experiments: --store: %s\n", e.msg);
@@ -189,12 +189,12 @@ static int store(Grid *g) {
     free(line);
     exp_record_reader_free(&r);
     fprintf(stderr, "experiments: stored %zu cell records in %s", stored, g->cells_dir);
-    if (refused)
-        fprintf(stderr, "; %zu refused or damaged (above): their cells are still missing\n",
-                refused);
+    if (refused + failed)
+        fprintf(stderr, "; %zu refused or damaged, %zu not written (above): their cells are "
+                "still missing\n", refused, failed);
     else
         fprintf(stderr, "\n");
-    return refused ? 2 : 0;
+    return failed ? 1 : refused ? 2 : 0;
 }
 
 /* ---- the grid, here, several cells at once ---- */
