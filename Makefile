@@ -105,8 +105,9 @@ demo: $(BUILD)/demo_order ## run build/demo_order on its default sentences
 # docs/img/results/. JOBS=N cells at once (default: the CPUs), SEEDS=N
 # seeds; HOSTS=FILE first runs the missing cells on the machines of FILE
 # (GNU parallel's --sshloginfile; each with this project built at the same
-# commit in REMOTE_DIR, default this directory's path) and stores their
-# records here.
+# commit in REMOTE_DIR, default this directory's path) and stores each
+# record here as it comes back (scripts/grid_hosts.sh: a machine that does
+# not answer is named and left out; with cells left, make stops there).
 CELLS_DIR  = $(if $(QUICK),$(BUILD)/cells-quick,$(BUILD)/cells)
 EXP_SET    = $(if $(QUICK),--quick) $(if $(SEEDS),--seeds $(SEEDS))
 EXP_ARGS   = $(EXP_SET) --cells $(CELLS_DIR) $(if $(JOBS),--jobs $(JOBS)) \
@@ -114,10 +115,8 @@ EXP_ARGS   = $(EXP_SET) --cells $(CELLS_DIR) $(if $(JOBS),--jobs $(JOBS)) \
 REMOTE_DIR ?= $(CURDIR)
 experiments: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## run the experiments of docs/results.md as cells (QUICK=1, JOBS=N, HOSTS=FILE)
 ifneq ($(HOSTS),)
-	bash -c 'set -o pipefail; $(BUILD)/experiments --list --missing $(EXP_SET) \
-		--cells $(CELLS_DIR) | parallel --will-cite --sshloginfile $(HOSTS) --workdir $(REMOTE_DIR) \
-		$(KERNEL_ENV) $(BUILD)/experiments --cell {} --cells - $(EXP_SET) \
-		| $(BUILD)/experiments --store $(EXP_SET) --cells $(CELLS_DIR)'
+	$(KERNEL_ENV) scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(CELLS_DIR) \
+		$(REMOTE_DIR) $(EXP_SET)
 endif
 	$(KERNEL_ENV) $(BUILD)/experiments $(EXP_ARGS)
 
@@ -130,8 +129,9 @@ build/grid-deps.ok: scripts/deps.sh
 # The cells' pipeline end to end on the quick grid (tests/grid_test.sh):
 # JOBS=1 and JOBS=2 give the same page, byte for byte; a run killed halfway
 # goes on; a second run on one page is refused; a killed publishing is
-# finished; and the grid through ssh to an sshd on localhost gives the
-# same page again.
+# finished; nohup, a TERM while publishing, a read-only folder, a FIFO;
+# and the grid through ssh to an sshd on localhost (beside hosts that do
+# not answer) gives the same page again.
 gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed and resumed, and over ssh
 	$(KERNEL_ENV) tests/grid_test.sh $(BUILD)
 

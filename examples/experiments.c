@@ -49,7 +49,8 @@ static const char *const USAGE[] = {
     "  5. interleaved vs split sinusoid, add vs concat, sqrt(d_model) scaling.\n"
     "\n"
     "Each training is a cell, e.g. lengths-reverse-rope-s2, whose result goes to its\n"
-    "own file CELLS/ID.cell. A cell already done (by this build, with these\n"
+    "own file CELLS/ID.cell (checksummed, and checked field by field when read: a\n"
+    "damaged cell runs again). A cell already done (by this build, with these\n"
     "settings) is skipped, so a run stopped anywhere goes on where it stopped; the\n"
     "page is written from the cells' files once all are done, and replaces the old\n"
     "page, CSVs and figures as one set. A cell's numbers do not depend on --jobs or\n"
@@ -58,9 +59,12 @@ static const char *const USAGE[] = {
     "pipeline on tiny settings into build/experiments-quick/.\n"
     "\n"
     "Options:\n"
-    "  --out DIR             where to write the page (default docs; created if missing)\n"
+    "  --out DIR             where to write the page (default docs, or\n"
+    "                        build/experiments-quick with --quick; created if\n"
+    "                        missing); --quick never writes over a full grid's page\n"
     "  --cells DIR           the cells' files (default build/cells, or\n"
-    "                        build/cells-quick with --quick)\n"
+    "                        build/cells-quick with --quick); a folder holds one\n"
+    "                        grid's cells (DIR/grid.settings) and refuses another's\n"
     "  --jobs N              cells at once, 1..256 (default: the CPUs this process may\n"
     "                        use); each runs on the threads left free\n"
     "  --quick               tiny models and few steps: checks the pipeline, not\n"
@@ -73,11 +77,15 @@ static const char *const USAGE[] = {
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
     "                        --cells - print its record on stdout instead\n"
     "  --store               read cell records (what --cell ID --cells - prints) from\n"
-    "                        stdin and write each to CELLS/ID.cell\n"
+    "                        stdin and write each to CELLS/ID.cell as soon as it is\n"
+    "                        whole; a damaged record, or one made by other sources\n"
+    "                        or settings, is refused and the others stored\n"
     "  --help                show this help\n"
     "\n"
-    "Exit status: 0 on success, 2 for bad options or refused records, 1 when a cell\n"
-    "fails (the cells done are kept).\n",
+    "Exit status: 0 on success, 2 for bad options, a cells folder of another grid or\n"
+    "refused records, 1 when a cell fails (the cells done are kept); a run stopped by\n"
+    "a signal while it publishes finishes the page, then ends with the signal's\n"
+    "status. A signal ignored on entry (nohup) stays ignored.\n",
     NULL};
 
 typedef struct {
@@ -120,14 +128,14 @@ static int run_cell(Grid *g, const char *id) {
         cli_usage_error(&g->cli, "no cell is named '%s'; `experiments --list%s` names them",
                         id, g->quick ? " --quick" : "");
     Err e;
-    ExpRun run;
+    ExpCellResult res;
     double t0 = clock_seconds();
-    if (exp_cell_run(&g->set, cell, &run, &e))
+    if (exp_cell_run(&g->set, cell, &res, &e))
         cli_fail(&g->cli, &e);
     Buf b = {0};
-    int rc = exp_cell_format(&b, &g->set, cell, &run, POSENC_SOURCE_ID, matmul_kernels(),
+    int rc = exp_cell_format(&b, &g->set, cell, &res, POSENC_SOURCE_ID, matmul_kernels(),
                              clock_seconds() - t0);
-    exp_run_free(&run);
+    exp_cell_result_free(&res);
     if (rc)
         err_set(&e, ERR_RUNTIME, "out of memory writing cell %s", id);
     else if (strcmp(g->cells_dir, "-") == 0)
@@ -143,41 +151,50 @@ static int run_cell(Grid *g, const char *id) {
 
 /* ---- records from other machines ---- */
 
+/* Each record is stored as soon as its last line arrives: a run stopped
+ * midway keeps every record that came whole. */
 static int store(Grid *g) {
     Err e;
-    char *text = NULL;
-    size_t n = 0, stored = 0, at = 0;
-    if (read_stream(stdin, "the standard input", (size_t)1 << 30, &text, &n, &e))
-        cli_fail(&g->cli, &e);
-    char key[512];
-    exp_settings_key(key, sizeof key, &g->set);
-    while (at < n) {
-        ExpCellFile f;
-        size_t used;
-        if (exp_cell_parse(text + at, n - at, &used, &f, &e)) {
-            fprintf(stderr, "experiments: after %zu records: %s; the rest of the input is "
-                    "dropped (its cells are still missing: run them again)\n", stored, e.msg);
-            free(text);
-            return 1;
+    ExpRecordReader r = {0};
+    size_t stored = 0, refused = 0, failed = 0, cap = 0;
+    char *line = NULL;
+    ssize_t len;
+    while ((len = getline(&line, &cap, stdin)) > 0) {
+        int k = exp_record_line(&r, line, (size_t)len, &e);
+        if (k == EXP_RECORD_BAD) {
+            fprintf(stderr, "experiments: --store: %s\n", e.msg);
+            refused++;
+        } else if (k == EXP_RECORD_DONE) {
+            char id[96];
+            int rc = exp_cell_store(g->cells_dir, &g->set, g->cells, g->n, POSENC_SOURCE_ID,
+                                    (const char *)r.text.p, r.text.n, id, sizeof id, &e);
+            if (rc == 0)
+                fprintf(stderr, "experiments: stored %s\n", id), stored++;
+            else if (rc == ERR_INPUT)
+                fprintf(stderr, "experiments: --store: the record of %s refused: %s\n", id,
+                        e.msg), refused++;
+            else /* the disk, not the record */
+                fprintf(stderr, "experiments: --store: %s\n", e.msg), failed++;
         }
-        const char *why = !exp_cell_find(g->cells, g->n, f.id) ? "is no cell of this grid"
-                          : strcmp(f.settings, key) ? "was made with other settings"
-                          : strcmp(f.source, POSENC_SOURCE_ID)
-                              ? "was made by a build of other sources" : NULL;
-        if (why) {
-            fprintf(stderr, "experiments: the record of %s %s (source %s, this build %s); "
-                    "build every machine at the same commit with the same options%s\n",
-                    f.id, why, f.source, POSENC_SOURCE_ID, g->quick ? " (--quick)" : "");
-            exit(2);
-        }
-        if (exp_cell_save_text(g->cells_dir, f.id, text + at, used, &e))
-            cli_fail(&g->cli, &e);
-        exp_cell_file_free(&f);
-        at += used, stored++;
     }
-    free(text);
-    fprintf(stderr, "experiments: stored %zu cell records in %s\n", stored, g->cells_dir);
-    return 0;
+    if (ferror(stdin)) {
+        fprintf(stderr, "experiments: --store: reading the standard input failed: %s\n",
+                strerror(errno));
+        failed++;
+    }
+    if (exp_record_end(&r, &e)) {
+        fprintf(stderr, "experiments: --store: %s\n", e.msg);
+        refused++;
+    }
+    free(line);
+    exp_record_reader_free(&r);
+    fprintf(stderr, "experiments: stored %zu cell records in %s", stored, g->cells_dir);
+    if (refused + failed)
+        fprintf(stderr, "; %zu refused or damaged, %zu not written (above): their cells are "
+                "still missing\n", refused, failed);
+    else
+        fprintf(stderr, "\n");
+    return failed ? 1 : refused ? 2 : 0;
 }
 
 /* ---- the grid, here, several cells at once ---- */
@@ -225,19 +242,38 @@ static pid_t spawn(const Grid *g, const char *exe, const ExpCell *cell) {
     return pid;
 }
 
-/* A signal that ends the run (Ctrl-C, kill): the cells running get it too,
- * so none goes on alone; what is done stays done. */
+/* A signal that ends the run (Ctrl-C, kill, a hang-up): the cells running
+ * get it too, so none goes on alone; what is done stays done. One that
+ * comes while the page is published ends the run once the set is in
+ * place. A signal ignored on entry (nohup) stays ignored, here and, through
+ * exec, in the cells. */
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop(int sig) { stop_signal = sig; }
+
+static void catch_stop_signals(void) {
+    static const int SIGS[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof SIGS / sizeof *SIGS; i++) {
+        struct sigaction old, sa = {.sa_handler = on_stop}; /* no SA_RESTART: wait() returns */
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGS[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(SIGS[i], &sa, NULL);
+    }
+}
+
+/* Ends the process as the signal that stopped it would have. */
+static void die_of_signal(void) {
+    signal(stop_signal, SIG_DFL);
+    raise(stop_signal);
+    _exit(128 + stop_signal);
+}
 
 static void stop_cells(const Child *kids, size_t running) {
     for (size_t k = 0; k < running; k++)
         kill(kids[k].pid, stop_signal);
     for (size_t k = 0; k < running; k++)
         waitpid(kids[k].pid, NULL, 0);
-    signal(stop_signal, SIG_DFL);
-    raise(stop_signal);
+    die_of_signal();
 }
 
 /* "4m10s" */
@@ -255,11 +291,6 @@ static int run_grid(Grid *g, const size_t *todo, size_t n_todo, size_t skipped) 
     for (size_t i = 0; i < n_todo; i++)
         left_cost += g->cells[todo[i]].cost;
     size_t next = 0, running = 0, done = skipped, failed = 0;
-    struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: wait() returns */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
     while (next < n_todo || running) {
         if (stop_signal)
             stop_cells(kids, running);
@@ -291,12 +322,16 @@ static int run_grid(Grid *g, const size_t *todo, size_t n_todo, size_t skipped) 
         kids[k] = kids[--running];
         Err e;
         ExpCellFile f;
-        bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-                  exp_cell_load(g->cells_dir, &g->set, c, POSENC_SOURCE_ID, &f, &e) == CELL_DONE;
-        if (!ok) {
-            fprintf(stderr, "experiments: cell %s failed (%s %d); no new cell starts\n", c->id,
-                    WIFEXITED(status) ? "exit status" : "signal",
-                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        bool exited = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (!exited || exp_cell_load(g->cells_dir, &g->set, c, POSENC_SOURCE_ID, &f, &e) !=
+                           CELL_DONE) {
+            if (exited) /* it ran, but its file is not what it should be */
+                fprintf(stderr, "experiments: cell %s failed: %s/%s.cell: %s; no new cell "
+                        "starts\n", c->id, g->cells_dir, c->id, e.msg);
+            else
+                fprintf(stderr, "experiments: cell %s failed (%s %d); no new cell starts\n",
+                        c->id, WIFEXITED(status) ? "exit status" : "signal",
+                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
             failed++;
             continue;
         }
@@ -305,7 +340,7 @@ static int run_grid(Grid *g, const size_t *todo, size_t n_todo, size_t skipped) 
         char left[32];
         duration(left, sizeof left, (clock_seconds() - start) / done_cost * left_cost);
         fprintf(stderr, "experiments: [%3zu/%zu] %-40s %.4f  (%.1f s; about %s left)\n", done,
-                g->n, c->id, f.value, f.seconds, left);
+                g->n, c->id, f.res.series[0].value, f.seconds, left);
         exp_cell_file_free(&f);
     }
     free(kids);
@@ -319,41 +354,64 @@ static int run_grid(Grid *g, const size_t *todo, size_t n_todo, size_t skipped) 
 
 /* ---- the page, from the cells ---- */
 
+/* OpenBLAS's kernels round differently: one page, one set of them. Those
+ * of fewer cells than the most common set are to be run again: says which
+ * and exits 2. */
+static void check_kernels(const Grid *g, const ExpCellFile *f) {
+    size_t most = 0, n_most = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        size_t n = 0;
+        for (size_t j = 0; j < g->n; j++)
+            n += strcmp(f[i].kernels, f[j].kernels) == 0;
+        if (n > n_most)
+            most = i, n_most = n;
+    }
+    if (n_most == g->n)
+        return;
+    fprintf(stderr, "experiments: %zu cells ran on other OpenBLAS kernels than the %zu of %s; "
+            "one page takes one set: delete them and run again with OPENBLAS_CORETYPE=%s on "
+            "every machine (the Makefile sets it where the CPU has AVX2):\n  rm",
+            g->n - n_most, n_most, f[most].kernels, f[most].kernels);
+    for (size_t i = 0, shown = 0; i < g->n; i++)
+        if (strcmp(f[i].kernels, f[most].kernels) != 0 && shown++ < 8)
+            fprintf(stderr, " %s/%s.cell", g->cells_dir, g->cells[i].id);
+    fprintf(stderr, "%s\n", g->n - n_most > 8 ? " ..." : "");
+    exit(2);
+}
+
+/* The page from every cell's file: each series of a cell is a run of the
+ * page's (a scaling cell's main series is rope as trained, "none"). */
 static void write_page(Grid *g) {
     Err e;
     ExpResults res;
-    if (exp_results_init(&res, &g->set, &e))
-        cli_fail(&g->cli, &e);
-    char kernels[64] = "";
-    for (size_t i = 0; i < g->n; i++) {
-        ExpCellFile f;
-        if (exp_cell_load(g->cells_dir, &g->set, &g->cells[i], POSENC_SOURCE_ID, &f, &e) !=
+    ExpCellFile *f = cli_alloc(&g->cli, g->n, sizeof *f, "the cells' results");
+    for (size_t i = 0; i < g->n; i++)
+        if (exp_cell_load(g->cells_dir, &g->set, &g->cells[i], POSENC_SOURCE_ID, &f[i], &e) !=
             CELL_DONE) {
-            fprintf(stderr, "experiments: cell %s is not done; run the grid to finish it\n",
-                    g->cells[i].id);
+            fprintf(stderr, "experiments: cell %s is not done (%s/%s.cell: %s); run the grid "
+                    "to finish it\n", g->cells[i].id, g->cells_dir, g->cells[i].id, e.msg);
             exit(1);
         }
-        /* OpenBLAS's kernels round differently: one page, one set of them */
-        if (!kernels[0])
-            snprintf(kernels, sizeof kernels, "%s", f.kernels);
-        else if (strcmp(kernels, f.kernels) != 0) {
-            fprintf(stderr, "experiments: cell %s ran on OpenBLAS's %s kernels, others on %s; "
-                    "set OPENBLAS_CORETYPE alike on every machine and run it again\n",
-                    g->cells[i].id, f.kernels, kernels);
-            exit(2);
-        }
+    check_kernels(g, f);
+    if (exp_results_init(&res, &g->set, &e))
+        cli_fail(&g->cli, &e);
+    for (size_t i = 0; i < g->n; i++) {
         const ExpCell *c = &g->cells[i];
-        /* a scaling cell's own result is rope as trained: "none" */
-        exp_record(&res, c->kind, c->task, c->kind == EXP_SCALING ? exp_scaling_names[0] : c->name,
-                   c->seed, f.value, f.per_len, f.max_len);
-        if (f.per_len_at)
-            exp_record(&res, EXP_RANDOM_TEST, c->task, c->name, c->seed, f.value_at,
-                       f.per_len_at, f.max_len);
-        for (size_t k = 0; k < f.n_extra; k++)
-            exp_record(&res, c->kind, c->task, f.extra[k].name, c->seed, f.extra[k].value,
-                       f.extra[k].per_len, f.max_len);
-        exp_cell_file_free(&f);
+        const ExpCellResult *r = &f[i].res;
+        for (size_t k = 0; k < r->n_series; k++) {
+            const ExpSeries *x = &r->series[k];
+            ExpKind kind = c->kind;
+            const char *name = x->name;
+            if (strcmp(x->name, "main") == 0)
+                name = c->kind == EXP_SCALING ? exp_scaling_names[0] : c->name;
+            else if (strcmp(x->name, "at") == 0)
+                kind = EXP_RANDOM_TEST, name = c->name;
+            exp_record(&res, kind, c->task, name, c->seed, x->value, x->per_len,
+                       r->n_per_len ? r->n_per_len - 1 : 0);
+        }
+        exp_cell_file_free(&f[i]);
     }
+    free(f);
     char staging[4096], path[4096 + 32];
     if (publish_stage(g->out, "results", staging, sizeof staging, &e))
         cli_fail(&g->cli, &e);
@@ -368,8 +426,35 @@ static void write_page(Grid *g) {
     exp_results_free(&res);
 }
 
+static bool writable(const char *dir) { return access(dir, W_OK) == 0; }
+
+/* The quick grid checks the pipeline; its numbers say nothing, so it never
+ * writes over a page of the full grid (the quick page says so in its
+ * first lines, experiment_doc.c) nor into docs/. */
+static void refuse_full_page(const Grid *g) {
+    if (!g->quick)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/results.md", g->out);
+    const char *slash = strrchr(g->out, '/');
+    bool docs = strcmp(slash ? slash + 1 : g->out, "docs") == 0;
+    FILE *in = docs ? NULL : fopen(path, "rb");
+    char head[4096] = "";
+    if (in) {
+        size_t n = fread(head, 1, sizeof head - 1, in);
+        head[n] = '\0';
+        fclose(in);
+    }
+    if (docs || (in && !strstr(head, "**Quick settings**"))) {
+        fprintf(stderr, "experiments: %s holds the full grid's page, and --quick writes tiny "
+                "models' numbers: give --quick another --out (its default is "
+                "build/experiments-quick), or run the full grid without --quick\n", g->out);
+        exit(2);
+    }
+}
+
 int main(int argc, char **argv) {
-    Grid g = {.out = "docs", .cells_dir = NULL};
+    Grid g = {0};
     cli_init(&g.cli, argc, argv, "experiments");
     const char *cell = NULL;
     bool list = false, missing = false, do_store = false;
@@ -405,19 +490,30 @@ int main(int argc, char **argv) {
         cli_usage_error(&g.cli, "--cells - (the record on stdout) goes with --cell ID");
     if (!g.cells_dir)
         g.cells_dir = g.quick ? "build/cells-quick" : "build/cells";
+    if (!g.out)
+        g.out = g.quick ? "build/experiments-quick" : "docs";
     exp_settings(&g.set, g.quick, g.seeds);
     Err e;
     if (exp_cells(&g.set, &g.cells, &g.n, &e))
         cli_fail(&g.cli, &e);
-    if (cell || do_store) {
-        if (!cell && strcmp(g.cells_dir, "-") != 0)
+    bool grid = !cell && !do_store && !list;
+    if (grid)
+        refuse_full_page(&g);
+    bool to_dir = strcmp(g.cells_dir, "-") != 0;
+    if (to_dir) {
+        /* a folder holds one grid's cells (--list only reads) */
+        if (!list)
             make_dirs(&g.cli, g.cells_dir);
+        if (exp_cells_dir_check(g.cells_dir, &g.set, !list && writable(g.cells_dir), &e))
+            cli_fail(&g.cli, &e);
+    }
+    if (cell || do_store) {
         int rc = cell ? run_cell(&g, cell) : store(&g);
         free(g.cells);
         return rc;
     }
-    if (strcmp(g.cells_dir, "-") != 0)
-        make_dirs(&g.cli, g.cells_dir);
+    if (grid)
+        catch_stop_signals();
 
     /* what is done, what is to run */
     size_t *todo = cli_alloc(&g.cli, g.n, sizeof *todo, "the cells to run");
@@ -426,10 +522,14 @@ int main(int argc, char **argv) {
         ExpCellFile f;
         ExpCellState st = exp_cell_load(g.cells_dir, &g.set, &g.cells[i], POSENC_SOURCE_ID,
                                         &f, &e);
-        if (st == CELL_DONE)
+        if (st == CELL_DONE) {
             exp_cell_file_free(&f);
-        else
-            todo[n_todo++] = i, stale += st != CELL_MISSING;
+            continue;
+        }
+        if (st == CELL_DAMAGED)
+            fprintf(stderr, "experiments: %s/%s.cell is damaged: %s; it runs again\n",
+                    g.cells_dir, g.cells[i].id, e.msg);
+        todo[n_todo++] = i, stale += st != CELL_MISSING;
     }
     if (list) {
         for (size_t i = 0, k = 0; i < g.n; i++) {
@@ -444,14 +544,21 @@ int main(int argc, char **argv) {
     }
 
     /* two runs on one page, or on one set of cells, would overwrite each
-     * other file by file: the second is refused, as train refuses */
-    OutputLock page_lock, cells_lock;
+     * other file by file: the second is refused, as train refuses. A
+     * folder of cells all done is only read: it may be read-only. */
+    OutputLock page_lock, cells_lock = {.fd = -1};
     char page[4096], cells_name[4096];
+    bool cells_writable = writable(g.cells_dir);
+    if (n_todo && !cells_writable) {
+        fprintf(stderr, "experiments: %zu cells are to run and %s is not writable: make it "
+                "writable, or give another --cells folder\n", n_todo, g.cells_dir);
+        exit(2);
+    }
     make_dirs(&g.cli, g.out);
     snprintf(page, sizeof page, "%s/results.md", g.out);
     snprintf(cells_name, sizeof cells_name, "%s/cells", g.cells_dir);
     if (output_lock(&page_lock, page, "--out", true, &e) ||
-        output_lock(&cells_lock, cells_name, "--cells", true, &e) ||
+        (cells_writable && output_lock(&cells_lock, cells_name, "--cells", true, &e)) ||
         publish_recover(g.out, "results", &e))
         cli_fail(&g.cli, &e);
     if (!g.jobs)
@@ -459,8 +566,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "experiments: %zu cells%s (d_model %zu, %zu layers, %zu seeds): %zu done, "
             "skipped; %zu to run%s, %zu at once; threads: %s\n", g.n,
             g.quick ? ", quick settings" : "", g.set.d_model, g.set.layers, g.set.seeds,
-            g.n - n_todo, n_todo, stale ? " (some made by other sources or settings)" : "",
-            g.jobs, par_describe());
+            g.n - n_todo, n_todo, stale ? " (some made by other sources or settings, or "
+            "damaged)" : "", g.jobs, par_describe());
     double t0 = clock_seconds();
     int rc = run_grid(&g, todo, n_todo, g.n - n_todo);
     if (!rc) {
@@ -468,9 +575,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "experiments: wrote %s/results.md from %zu cells (%zu run now, in %.1f "
                 "minutes)\n", g.out, g.n, n_todo, (clock_seconds() - t0) / 60.0);
     }
-    output_unlock(&cells_lock);
+    if (cells_lock.fd >= 0)
+        output_unlock(&cells_lock);
     output_unlock(&page_lock);
     free(todo);
     free(g.cells);
+    if (stop_signal)
+        die_of_signal();
     return rc;
 }

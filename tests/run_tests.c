@@ -69,6 +69,7 @@ int main(int argc, char **argv) {
     srunner_add_suite(sr, suite_threads());
     srunner_add_suite(sr, suite_stats());
     srunner_add_suite(sr, suite_rules());
+    srunner_add_suite(sr, suite_cells());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

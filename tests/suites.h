@@ -34,6 +34,7 @@ Suite *suite_fuzz(void);
 Suite *suite_threads(void);
 Suite *suite_stats(void);
 Suite *suite_rules(void);
+Suite *suite_cells(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 

@@ -73,3 +73,11 @@ void buf_free(Buf *b) {
     free(b->p);
     memset(b, 0, sizeof *b);
 }
+
+uint64_t buf_fnv1a(const void *p, size_t n) {
+    const unsigned char *b = p;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}

@@ -29,4 +29,8 @@ void buf_printf(Buf *b, const char *fmt, ...) POSENC_PRINTF(2, 3);
 
 void buf_free(Buf *b);
 
+/* FNV-1a, 64 bits, of n bytes: the checksum of checkpoints and cell files
+ * (it catches damage, not forgery). */
+uint64_t buf_fnv1a(const void *p, size_t n);
+
 #endif

@@ -45,13 +45,6 @@ static void put_floats(Buf *b, const float *x, size_t n) {
         put_f32(b, x[i]);
 }
 
-static uint64_t fnv1a(const unsigned char *p, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ULL;
-    return h;
-}
-
 /* A count, then (name, value) string pairs. */
 static void put_pairs(Buf *b, const char (*pairs)[2][512], size_t n) {
     buf_put_u64(b, n);
@@ -138,7 +131,7 @@ int checkpoint_save(const char *path, const Model *m, const Vocab *v, const Labe
     }
     for (int i = 0; i < 8; i++)
         b.p[16 + i] = (unsigned char)((uint64_t)b.n >> (8 * i));
-    uint64_t sum = fnv1a(b.p, b.n - 8);
+    uint64_t sum = buf_fnv1a(b.p, b.n - 8);
     for (int i = 0; i < 8; i++)
         b.p[b.n - 8 + i] = (unsigned char)(sum >> (8 * i));
     int rc = write_file_atomic(path, b.p, b.n, e);
@@ -472,7 +465,7 @@ int checkpoint_parse(Checkpoint *ck, const unsigned char *buf, size_t len, const
     uint64_t sum = 0;
     for (int i = 0; i < 8; i++)
         sum |= (uint64_t)buf[len - 8 + i] << (8 * i);
-    if (sum != fnv1a(buf, len - 8))
+    if (sum != buf_fnv1a(buf, len - 8))
         return err_set(e, ERR_INPUT, "%s is corrupted: its checksum does not match its "
                        "contents; use another copy or train again", name);
 #endif

@@ -15,9 +15,9 @@
 #include "exp_internal.h"
 #include "trial.h"
 
-static const char *const kind_id[EXP_KINDS] = {"order",       "tasks",   "lengths",
-                                               "random",      "variants", "random-test",
-                                               "scaling",     "causal",  "probe"};
+const char *const exp_kind_names[EXP_KINDS] = {"order",   "tasks",       "lengths",
+                                               "random",  "variants",    "random-test",
+                                               "scaling", "causal",      "probe"};
 static const char *const tasks2[2] = {"agent", "direction"};
 static const char *const random_schemes[3] = {"sinusoidal", "learned", "rope"};
 
@@ -42,9 +42,9 @@ static void add(ExpCell *cells, size_t *n, ExpKind kind, const char *task, const
     char s[sizeof c->name];
     slug(s, sizeof s, name);
     if (kind == EXP_ORDER)
-        snprintf(c->id, sizeof c->id, "%s-%s-s%zu", kind_id[kind], s, seed + 1);
+        snprintf(c->id, sizeof c->id, "%s-%s-s%zu", exp_kind_names[kind], s, seed + 1);
     else
-        snprintf(c->id, sizeof c->id, "%s-%s-%s-s%zu", kind_id[kind], task, s, seed + 1);
+        snprintf(c->id, sizeof c->id, "%s-%s-%s-s%zu", exp_kind_names[kind], task, s, seed + 1);
 }
 
 int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
@@ -171,6 +171,33 @@ static int order_gap(const Config *c, uint64_t seed, double *gap, Err *e) {
     return rc;
 }
 
+/* Sections 2 to 5 and 7: one training and its test (per length for the
+ * length runs, and at random positions too for EXP_RANDOM). */
+static int run_trial(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
+    Config c = exp_cell_config(set, cell);
+    bool lengths = cell->kind == EXP_LENGTHS || cell->kind == EXP_RANDOM ||
+                   cell->kind == EXP_CAUSAL;
+    TrainMeta mt;
+    exp_train_meta(&mt, set, cell, lengths);
+    OptConfig opt;
+    opt_default(&opt);
+    Trial t;
+    int rc = trial_run(&t, &mt, &c, &opt, e);
+    if (rc)
+        return rc;
+    size_t n = lengths ? t.max_len + 1 : 0;
+    exp_series_add(res, "main", t.accuracy, t.exact, lengths ? t.per_len : NULL, n,
+                   lengths ? t.exact_len : NULL, n);
+    if (lengths)
+        t.per_len = t.exact_len = NULL;
+    if (t.per_len_at) {
+        exp_series_add(res, "at", t.accuracy_at, t.exact_at, t.per_len_at, n, t.exact_len_at, n);
+        t.per_len_at = t.exact_len_at = NULL;
+    }
+    trial_free(&t);
+    return 0;
+}
+
 void exp_train_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell, bool lengths) {
     *mt = (TrainMeta){.batch = set->batch, .seed = 1 + cell->seed,
                       .steps = cell->kind == EXP_TASKS ? set->task_steps : set->length_steps,
@@ -186,249 +213,59 @@ void exp_train_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell, 
     snprintf(mt->task, sizeof mt->task, "%s", cell->task);
 }
 
-void exp_run_free(ExpRun *run) {
-    free(run->per_len);
-    free(run->per_len_at);
-    for (size_t i = 0; i < run->n_extra; i++)
-        free(run->extra[i].per_len);
-    run->per_len = run->per_len_at = NULL;
-    run->n_extra = 0;
+void exp_series_add(ExpCellResult *res, const char *name, double value, double exact,
+                    double *per_len, size_t n_per_len, double *exact_len, size_t n_exact_len) {
+    ExpSeries *x = &res->series[res->n_series++];
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->value = value, x->exact = exact;
+    x->per_len = per_len, x->exact_len = exact_len;
+    res->n_per_len = n_per_len, res->n_exact_len = n_exact_len;
 }
 
-int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e) {
-    memset(run, 0, sizeof *run);
-    run->kind = cell->kind, run->seed = cell->seed;
-    snprintf(run->task, sizeof run->task, "%s", cell->task);
-    snprintf(run->name, sizeof run->name, "%s", cell->name);
+void exp_cell_result_free(ExpCellResult *res) {
+    for (size_t i = 0; i < res->n_series; i++) {
+        free(res->series[i].per_len);
+        free(res->series[i].exact_len);
+    }
+    memset(res, 0, sizeof *res);
+}
+
+Config exp_cell_config(const ExpSettings *set, const ExpCell *cell) {
     bool variant = cell->kind == EXP_VARIANT;
-    if (cell->kind == EXP_SCALING)
-        return exp_run_scaling(set, cell, run, e);
-    if (cell->kind == EXP_PROBE)
-        return exp_run_probe(set, cell, run, e);
     bool no_mask = cell->kind == EXP_CAUSAL && cell->variant == 1;
-    Config c = exp_model_config(set, variant ? "sinusoidal" : no_mask ? "none" : cell->name,
-                                1 + cell->seed);
-    if (cell->kind == EXP_ORDER)
-        return order_gap(&c, 1 + cell->seed, &run->value, e);
+    const char *scheme = cell->name;
+    if (variant)
+        scheme = "sinusoidal";
+    else if (cell->kind == EXP_SCALING)
+        scheme = "rope";
+    else if (cell->kind == EXP_PROBE || no_mask)
+        scheme = "none";
+    Config c = exp_model_config(set, scheme, 1 + cell->seed);
     if (variant)
         exp_variant_config(&c, cell->variant);
-    c.causal = cell->kind == EXP_CAUSAL && !no_mask;
-    bool lengths = cell->kind == EXP_LENGTHS || cell->kind == EXP_RANDOM ||
-                   cell->kind == EXP_CAUSAL;
-    TrainMeta mt;
-    exp_train_meta(&mt, set, cell, lengths);
-    OptConfig opt;
-    opt_default(&opt);
-    Trial t;
-    int rc = trial_run(&t, &mt, &c, &opt, e);
+    c.causal = (cell->kind == EXP_CAUSAL && !no_mask) ||
+               (cell->kind == EXP_PROBE && cell->variant == 0);
+    if (cell->kind == EXP_PROBE)
+        c.n_layers = set->probe_layers;
+    return c;
+}
+
+int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
+    memset(res, 0, sizeof *res);
+    int rc;
+    if (cell->kind == EXP_SCALING)
+        rc = exp_run_scaling(set, cell, res, e);
+    else if (cell->kind == EXP_PROBE)
+        rc = exp_run_probe(set, cell, res, e);
+    else if (cell->kind == EXP_ORDER) {
+        Config c = exp_cell_config(set, cell);
+        double gap;
+        /* a gap is no accuracy: exact means nothing */
+        if (!(rc = order_gap(&c, 1 + cell->seed, &gap, e)))
+            exp_series_add(res, "main", gap, NAN, NULL, 0, NULL, 0);
+    } else
+        rc = run_trial(set, cell, res, e);
     if (rc)
-        return rc;
-    run->value = t.accuracy;
-    if (lengths) {
-        run->per_len = t.per_len, run->max_len = t.max_len;
-        run->per_len_at = t.per_len_at, run->value_at = t.accuracy_at;
-        t.per_len = t.per_len_at = NULL;
-    }
-    trial_free(&t);
-    return 0;
-}
-
-/* ---- cell files ---- */
-
-#define CELL_MAGIC "posenc cell 3" /* 2: per_len_at; 3: extras */
-
-int exp_cell_format(Buf *b, const ExpSettings *set, const ExpCell *cell, const ExpRun *run,
-                    const char *source, const char *kernels, double seconds) {
-    char key[512];
-    exp_settings_key(key, sizeof key, set);
-    buf_printf(b, "%s\nid %s\nsource %s\nsettings %s\nkernels %s\nvalue %.17g\nper_len %zu",
-               CELL_MAGIC, cell->id, source, key, kernels, run->value,
-               run->per_len ? run->max_len + 1 : 0);
-    for (size_t i = 0; run->per_len && i <= run->max_len; i++)
-        buf_printf(b, " %.17g", run->per_len[i]);
-    buf_printf(b, "\nvalue_at %.17g\nper_len_at %zu", run->per_len_at ? run->value_at : 0.0,
-               run->per_len_at ? run->max_len + 1 : 0);
-    for (size_t i = 0; run->per_len_at && i <= run->max_len; i++)
-        buf_printf(b, " %.17g", run->per_len_at[i]);
-    buf_printf(b, "\nextras %zu", run->n_extra);
-    for (size_t k = 0; k < run->n_extra; k++) {
-        const ExpExtra *x = &run->extra[k];
-        buf_printf(b, "\nextra %s %.17g %zu", x->name, x->value, x->per_len ? run->max_len + 1 : 0);
-        for (size_t i = 0; x->per_len && i <= run->max_len; i++)
-            buf_printf(b, " %.17g", x->per_len[i]);
-    }
-    buf_printf(b, "\nseconds %.3f\nend\n", seconds);
-    return b->failed ? ERR_RUNTIME : 0;
-}
-
-/* The value after "name " on the line at *p, which moves to the next
- * line; NULL if the line is another. */
-static const char *field(const char **p, const char *end, const char *name, char *buf,
-                         size_t cap) {
-    size_t len = strlen(name);
-    const char *nl = memchr(*p, '\n', (size_t)(end - *p));
-    if (!nl || (size_t)(nl - *p) < len + 1 || strncmp(*p, name, len) != 0 || (*p)[len] != ' ')
-        return NULL;
-    size_t n = (size_t)(nl - *p) - len - 1;
-    if (n >= cap)
-        return NULL;
-    memcpy(buf, *p + len + 1, n);
-    buf[n] = '\0';
-    *p = nl + 1;
-    return buf;
-}
-
-/* "COUNT v0 v1 ..." in line: COUNT numbers into *out (malloc'ed; NULL
- * when COUNT is 0). */
-static int parse_values(const char *line, const char *name, double **out, size_t *count,
-                        const char *id, Err *e) {
-    char *q;
-    unsigned long n = strtoul(line, &q, 10);
-    if (q == line || n > 4096)
-        return err_set(e, ERR_INPUT, "cell %s: a damaged %s line", id, name);
-    *count = n;
-    if (!n)
-        return 0;
-    if (!(*out = malloc(n * sizeof **out)))
-        return err_set(e, ERR_RUNTIME, "out of memory reading cell %s", id);
-    for (size_t i = 0; i < n; i++) {
-        char *r;
-        (*out)[i] = strtod(q, &r);
-        if (r == q)
-            return err_set(e, ERR_INPUT, "cell %s: %s has fewer than %lu values", id, name, n);
-        q = r;
-    }
-    if (*q)
-        return err_set(e, ERR_INPUT, "cell %s: %s has more than %lu values", id, name, n);
-    return 0;
-}
-
-/* Parses the record after the magic line; line is a buffer as long as the
- * record, for one line at a time. */
-static int parse_body(const char **pp, const char *end, char *line, size_t cap,
-                      ExpCellFile *f, Err *e) {
-    const char *p = *pp;
-    if (!field(&p, end, "id", f->id, sizeof f->id) ||
-        !field(&p, end, "source", f->source, sizeof f->source) ||
-        !field(&p, end, "settings", f->settings, sizeof f->settings) ||
-        !field(&p, end, "kernels", f->kernels, sizeof f->kernels) ||
-        !field(&p, end, "value", line, cap))
-        return err_set(e, ERR_INPUT, "a cell record cut short or damaged");
-    char *q;
-    f->value = strtod(line, &q);
-    if (q == line || *q)
-        return err_set(e, ERR_INPUT, "cell %s: its value '%s' is not a number", f->id, line);
-    int rc = 0;
-    size_t count;
-    if (!field(&p, end, "per_len", line, cap) ||
-        (rc = parse_values(line, "per_len", &f->per_len, &count, f->id, e)))
-        return rc ? rc : err_set(e, ERR_INPUT, "cell %s: no per_len line", f->id);
-    f->max_len = count ? count - 1 : 0;
-    if (!field(&p, end, "value_at", line, cap))
-        return err_set(e, ERR_INPUT, "cell %s: no value_at line", f->id);
-    f->value_at = strtod(line, &q);
-    if (q == line || *q)
-        return err_set(e, ERR_INPUT, "cell %s: its value_at '%s' is not a number", f->id, line);
-    size_t count_at;
-    if (!field(&p, end, "per_len_at", line, cap) ||
-        (rc = parse_values(line, "per_len_at", &f->per_len_at, &count_at, f->id, e)))
-        return rc ? rc : err_set(e, ERR_INPUT, "cell %s: no per_len_at line", f->id);
-    if (count_at && count_at != count)
-        return err_set(e, ERR_INPUT, "cell %s: per_len_at has %zu lengths, per_len %zu", f->id,
-                       count_at, count);
-    if (!field(&p, end, "extras", line, cap))
-        return err_set(e, ERR_INPUT, "cell %s: no extras line", f->id);
-    unsigned long n_extra = strtoul(line, &q, 10);
-    if (q == line || *q || n_extra > EXP_MAX_EXTRA)
-        return err_set(e, ERR_INPUT, "cell %s: a damaged extras line", f->id);
-    for (size_t k = 0; k < n_extra; k++) {
-        ExpExtra *x = &f->extra[k];
-        if (!field(&p, end, "extra", line, cap))
-            return err_set(e, ERR_INPUT, "cell %s: %lu extras announced, %zu found", f->id,
-                           n_extra, k);
-        f->n_extra = k + 1;
-        int used = 0;
-        if (sscanf(line, "%39s %lf%n", x->name, &x->value, &used) != 2)
-            return err_set(e, ERR_INPUT, "cell %s: a damaged extra line", f->id);
-        size_t cx;
-        if ((rc = parse_values(line + used, "extra", &x->per_len, &cx, f->id, e)))
-            return rc;
-        if (cx && cx != count)
-            return err_set(e, ERR_INPUT, "cell %s: extra %s has %zu lengths, per_len %zu", f->id,
-                           x->name, cx, count);
-    }
-    if (!field(&p, end, "seconds", line, cap) || (size_t)(end - p) < 4 ||
-        memcmp(p, "end\n", 4) != 0)
-        return err_set(e, ERR_INPUT, "cell %s: a record cut short (no 'end' line)", f->id);
-    f->seconds = atof(line);
-    *pp = p + 4;
-    return 0;
-}
-
-int exp_cell_parse(const char *text, size_t n, size_t *used, ExpCellFile *f, Err *e) {
-    memset(f, 0, sizeof *f);
-    size_t magic = strlen(CELL_MAGIC);
-    if (n < magic + 1 || memcmp(text, CELL_MAGIC "\n", magic + 1) != 0)
-        return err_set(e, ERR_INPUT, "not a cell record (no '%s' line)", CELL_MAGIC);
-    char *line = malloc(n + 1);
-    if (!line)
-        return err_set(e, ERR_RUNTIME, "out of memory reading a cell record");
-    const char *p = text + magic + 1;
-    int rc = parse_body(&p, text + n, line, n + 1, f, e);
-    free(line);
-    if (rc) {
-        exp_cell_file_free(f);
-        return rc;
-    }
-    *used = (size_t)(p - text);
-    return 0;
-}
-
-void exp_cell_file_free(ExpCellFile *f) {
-    free(f->per_len);
-    free(f->per_len_at);
-    for (size_t i = 0; i < f->n_extra; i++)
-        free(f->extra[i].per_len);
-    f->per_len = f->per_len_at = NULL;
-    f->n_extra = 0;
-}
-
-static void cell_path(char *path, size_t cap, const char *dir, const char *id) {
-    snprintf(path, cap, "%s/%s.cell", dir, id);
-}
-
-int exp_cell_save_text(const char *dir, const char *id, const char *text, size_t n, Err *e) {
-    char path[4096];
-    cell_path(path, sizeof path, dir, id);
-    return write_file_atomic(path, text, n, e);
-}
-
-ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCell *cell,
-                           const char *source, ExpCellFile *f, Err *e) {
-    char path[4096];
-    cell_path(path, sizeof path, dir, cell->id);
-    memset(f, 0, sizeof *f);
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return CELL_MISSING;
-    char *text = NULL;
-    size_t n = 0, used = 0;
-    int rc = read_stream(in, path, 1 << 20, &text, &n, e);
-    fclose(in);
-    if (rc || exp_cell_parse(text, n, &used, f, e)) {
-        free(text);
-        return CELL_DAMAGED;
-    }
-    free(text);
-    char key[512];
-    exp_settings_key(key, sizeof key, set);
-    if (strcmp(f->id, cell->id) != 0 || strcmp(f->settings, key) != 0) {
-        exp_cell_file_free(f);
-        return CELL_OTHER_SETTINGS;
-    }
-    if (strcmp(f->source, source) != 0) {
-        exp_cell_file_free(f);
-        return CELL_OTHER_SOURCE;
-    }
-    return CELL_DONE;
+        exp_cell_result_free(res);
+    return rc;
 }

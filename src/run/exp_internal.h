@@ -64,7 +64,16 @@ Config exp_model_config(const ExpSettings *set, const char *scheme, uint64_t see
  * length runs' lengths, L in training and 4L in test) lengths. */
 void exp_train_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell, bool lengths);
 /* EXP_SCALING's cell and EXP_PROBE's (exp_long.c). */
-int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e);
-int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e);
+int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
+int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
+/* Adds a series to res, which owns per_len and exact_len from then on
+ * (the counts are every series' of a cell). */
+void exp_series_add(ExpCellResult *res, const char *name, double value, double exact,
+                    double *per_len, size_t n_per_len, double *exact_len, size_t n_exact_len);
+/* The cell kinds' names, as in ids and cell files ("lengths"). */
+extern const char *const exp_kind_names[EXP_KINDS];
+/* The model config a cell trains (exp_model_config for its scheme, form
+ * or variant, the causal mask), without the task's sizes. */
+Config exp_cell_config(const ExpSettings *set, const ExpCell *cell);
 
 #endif

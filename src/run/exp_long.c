@@ -15,6 +15,7 @@
 #include "exp_internal.h"
 #include "probe.h"
 #include "session.h"
+#include "trial.h"
 
 /* The scalings of exp_scaling_names, in its order. */
 static const struct {
@@ -45,35 +46,19 @@ static int train_all(Session *s, Err *e) {
     return rc;
 }
 
-/* The accuracy of m on test at each length (NaN where none) into a new
- * array of max_len + 1, and over all of them into *value. */
-static int test_per_len(const Model *m, const Dataset *test, double **per_len, double *value,
-                        Err *e) {
-    EvalStats total, *per = xcalloc(test->max_len + 1, sizeof *per, "the results per length", e);
-    *per_len = xcalloc(test->max_len + 1, sizeof **per_len, "the results per length", e);
-    int rc = per && *per_len ? evaluate_dataset(m, test, 64, per, &total, e) : ERR_RUNTIME;
-    for (size_t len = 0; !rc && len <= test->max_len; len++)
-        (*per_len)[len] = per[len].examples && !per[len].skipped ? eval_accuracy(&per[len]) : NAN;
+/* Tests m on test into a new series of res. */
+static int test_into(ExpCellResult *res, const char *name, const Model *m, const Dataset *test,
+                     Err *e) {
+    double value, exact, *per_len, *exact_len;
+    int rc = trial_test(m, test, 0, 0, &value, &exact, &per_len, &exact_len, e);
     if (!rc)
-        *value = eval_accuracy_all(&total);
-    free(per);
+        exp_series_add(res, name, value, exact, per_len, test->max_len + 1, exact_len,
+                       test->max_len + 1);
     return rc;
 }
 
-/* Puts one result into run: the first is the cell's own value, the rest
- * its extras. */
-static void keep(ExpRun *run, const char *name, double value, double *per_len) {
-    if (!run->per_len) {
-        run->value = value, run->per_len = per_len;
-        return;
-    }
-    ExpExtra *x = &run->extra[run->n_extra++];
-    snprintf(x->name, sizeof x->name, "%s", name);
-    x->value = value, x->per_len = per_len;
-}
-
-int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e) {
-    Config c = exp_model_config(set, "rope", 1 + cell->seed);
+int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
+    Config c = exp_cell_config(set, cell);
     TrainMeta mt;
     exp_train_meta(&mt, set, cell, true);
     OptConfig opt;
@@ -83,17 +68,12 @@ int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Er
     if (rc)
         return rc;
     rc = train_all(&s, e);
-    run->max_len = s.test.max_len;
     const Config trained = s.model.cfg;
-    /* as trained, then each scaling at inference: no weight changes */
+    /* as trained (the cell's main result), then each scaling at inference:
+     * no weight changes */
     for (size_t v = 0; !rc && v < EXP_SCALINGS; v++) {
         s.model.cfg.pe = scaled(&trained.pe, v, set->L);
-        double value, *per_len = NULL;
-        rc = test_per_len(&s.model, &s.test, &per_len, &value, e);
-        if (rc)
-            free(per_len);
-        else
-            keep(run, exp_scaling_names[v], value, per_len);
+        rc = test_into(res, v ? exp_scaling_names[v] : "main", &s.model, &s.test, e);
     }
     s.model.cfg = trained;
     /* each scaling fine-tuned at lengths up to 2L from the trained model,
@@ -108,31 +88,21 @@ int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Er
         Session f;
         if ((rc = session_create_from(&f, &ft, &s.model, &s.vocab, &s.labels, &fc, &opt, e)))
             break;
-        rc = train_all(&f, e);
-        double value, *per_len = NULL;
-        if (!rc)
-            rc = test_per_len(&f.model, &f.test, &per_len, &value, e);
-        char name[40];
+        char name[EXP_SERIES_NAME];
         snprintf(name, sizeof name, "%s-tuned", exp_scaling_names[v]);
-        if (rc)
-            free(per_len);
-        else
-            keep(run, name, value, per_len);
+        if (!(rc = train_all(&f, e)))
+            rc = test_into(res, name, &f.model, &f.test, e);
         session_free(&f);
     }
     session_free(&s);
-    if (rc)
-        exp_run_free(run);
     return rc;
 }
 
-int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err *e) {
+int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
     /* the model of docs/04's probe: deeper than the grid's, so that
      * position can build up layer by layer; lengths min_len..L in
      * training, fit and test alike */
-    Config c = exp_model_config(set, "none", 1 + cell->seed);
-    c.n_layers = set->probe_layers;
-    c.causal = cell->variant == 0;
+    Config c = exp_cell_config(set, cell);
     TrainMeta mt;
     exp_train_meta(&mt, set, cell, true);
     mt.task_opt.max_len = set->L;
@@ -149,11 +119,11 @@ int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpRun *run, Err 
     if (!rc && !r2)
         rc = ERR_RUNTIME;
     if (!rc) {
-        /* per_len holds the rows: 0 the input, l the output of layer l */
+        /* per_len holds the rows: 0 the input, l the output of layer l; an
+         * R^2 is no accuracy, and exact means nothing here */
         for (size_t l = 0; l < pr.n_rows; l++)
             r2[l] = pr.r2[l];
-        run->per_len = r2, run->max_len = pr.n_rows - 1;
-        run->value = pr.r2[pr.n_rows - 1];
+        exp_series_add(res, "main", pr.r2[pr.n_rows - 1], NAN, r2, pr.n_rows, NULL, 0);
     }
     session_free(&s);
     return rc;

@@ -137,8 +137,11 @@ void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name,
 }
 
 /* The mean of a run's per-length accuracies over lengths lo..hi; NaN when
- * any of them is undefined (a learned table past its rows). */
+ * any of them is undefined (a learned table past its rows), or the run
+ * has none (a run of a kind without lengths). */
 double exp_band(const ExpRun *run, size_t lo, size_t hi) {
+    if (!run->per_len)
+        return NAN;
     double sum = 0.0;
     size_t n = 0;
     for (size_t len = lo; len <= hi && len <= run->max_len; len++) {

@@ -1,11 +1,43 @@
 #include "trial.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/clock.h"
 #include "session.h"
+
+int trial_test(const Model *m, const Dataset *test, size_t N, uint64_t seed, double *accuracy,
+               double *exact, double **per_len, double **exact_len, Err *e) {
+    size_t L = test->max_len, draws = N ? TRIAL_DRAWS : 1;
+    EvalStats total, *per = xcalloc(L + 1, sizeof *per, "the results per length", e);
+    *per_len = xcalloc(L + 1, sizeof **per_len, "the results per length", e);
+    *exact_len = xcalloc(L + 1, sizeof **exact_len, "the results per length", e);
+    int rc = per && *per_len && *exact_len
+                 ? evaluate_dataset_at(m, test, 64, N, draws, seed, per, &total, e)
+                 : ERR_RUNTIME;
+    if (!rc) {
+        /* sentences the model cannot encode count as wrong overall; exact
+         * counts a sentence once per draw */
+        *accuracy = eval_accuracy_all(&total);
+        *exact = total.examples
+                     ? (double)total.exact / ((double)total.examples * (double)draws) : NAN;
+        for (size_t len = 0; len <= L; len++) {
+            bool scored = per[len].examples && !per[len].skipped;
+            (*per_len)[len] = scored ? eval_accuracy(&per[len]) : NAN;
+            (*exact_len)[len] = scored ? (double)per[len].exact /
+                                             ((double)per[len].examples * (double)draws)
+                                       : NAN;
+        }
+    }
+    free(per);
+    if (rc) {
+        free(*per_len), free(*exact_len);
+        *per_len = *exact_len = NULL;
+    }
+    return rc;
+}
 
 int trial_run(Trial *t, const TrainMeta *mt, const Config *cfg, const OptConfig *opt, Err *e) {
     memset(t, 0, sizeof *t);
@@ -20,39 +52,17 @@ int trial_run(Trial *t, const TrainMeta *mt, const Config *cfg, const OptConfig 
     while (!rc && s.trainer.step < s.meta.steps)
         rc = session_step(&s, &st, e);
     t->seconds = clock_seconds() - t0;
-    EvalStats total, *per = NULL;
-    if (!rc) {
-        t->max_len = s.test.max_len;
-        per = xcalloc(t->max_len + 1, sizeof *per, "the results per length", e);
-        t->per_len = xcalloc(t->max_len + 1, sizeof *t->per_len, "the results per length", e);
-        rc = per && t->per_len ? 0 : ERR_RUNTIME;
-    }
+    t->max_len = s.test.max_len;
     if (!rc)
-        rc = evaluate_dataset(&s.model, &s.test, 64, per, &total, e);
-    if (!rc) {
-        t->accuracy = eval_accuracy_all(&total);
-        for (size_t len = 0; len <= t->max_len; len++)
-            t->per_len[len] = per[len].examples && !per[len].skipped ? eval_accuracy(&per[len])
-                                                                     : NAN;
-    }
+        rc = trial_test(&s.model, &s.test, 0, 0, &t->accuracy, &t->exact, &t->per_len,
+                        &t->exact_len, e);
     /* Ruoss et al.'s randomized encodings have no switch for evaluation:
      * test sentences get sorted random positions from the same range.
      * The draws' generator is the run's seed's, apart from the data's. */
     size_t N = s.meta.random_positions;
-    if (!rc && N) {
-        t->per_len_at = xcalloc(t->max_len + 1, sizeof *t->per_len_at, "the results per length",
-                                e);
-        rc = t->per_len_at ? evaluate_dataset_at(&s.model, &s.test, 64, N, TRIAL_DRAWS,
-                                                 s.meta.seed ^ 0x52554f5353ULL, per, &total, e)
-                           : ERR_RUNTIME;
-    }
-    if (!rc && N) {
-        t->accuracy_at = eval_accuracy_all(&total);
-        for (size_t len = 0; len <= t->max_len; len++)
-            t->per_len_at[len] = per[len].examples && !per[len].skipped
-                                     ? eval_accuracy(&per[len]) : NAN;
-    }
-    free(per);
+    if (!rc && N)
+        rc = trial_test(&s.model, &s.test, N, s.meta.seed ^ 0x52554f5353ULL, &t->accuracy_at,
+                        &t->exact_at, &t->per_len_at, &t->exact_len_at, e);
     session_free(&s);
     if (rc)
         trial_free(t);
@@ -62,5 +72,7 @@ int trial_run(Trial *t, const TrainMeta *mt, const Config *cfg, const OptConfig 
 void trial_free(Trial *t) {
     free(t->per_len);
     free(t->per_len_at);
+    free(t->exact_len);
+    free(t->exact_len_at);
     memset(t, 0, sizeof *t);
 }

@@ -9,6 +9,7 @@
 #include "../model/model.h"
 #include "../model/train.h"
 #include "checkpoint.h"
+#include "session.h"
 
 typedef struct {
     double accuracy; /* on the test split; sentences the model cannot encode count as wrong */
@@ -20,6 +21,10 @@ typedef struct {
                          * 0..N-1 as well (Ruoss et al.'s protocol, TRIAL_DRAWS draws);
                          * NULL otherwise */
     double accuracy_at; /* the same over every length */
+    /* the share of test sentences with every label right, overall and per
+     * length (NaN where per_len is), and with random test positions */
+    double exact, exact_at;
+    double *exact_len, *exact_len_at;
     Combine combine; /* how the code met the embeddings */
     size_t w;        /* channels of the code: 0 when the scheme adds none */
     double seconds;  /* spent training */
@@ -32,5 +37,12 @@ typedef struct {
  * task's) for mt->steps steps and evaluates it. */
 int trial_run(Trial *t, const TrainMeta *mt, const Config *cfg, const OptConfig *opt, Err *e);
 void trial_free(Trial *t);
+
+/* Tests m on test: accuracy and exact-match rate overall and per length
+ * (per_len and exact_len allocated, test->max_len + 1 entries, NaN where
+ * no sentence was scored); with N, at random positions from 0..N-1,
+ * TRIAL_DRAWS draws from seed (evaluate_dataset_at). */
+int trial_test(const Model *m, const Dataset *test, size_t N, uint64_t seed, double *accuracy,
+               double *exact, double **per_len, double **exact_len, Err *e);
 
 #endif
