@@ -480,7 +480,10 @@ Suite *suite_cells(void) {
     tcase_add_test(tc, a_folder_holds_one_grid);
     tcase_add_test(tc, fuzz_inputs_read_cleanly);
     suite_add_tcase(s, tc);
+    /* each runs the quick grid, a few seconds on a quiet machine: room for
+     * one whose cores are busy with other work */
     TCase *prog = tcase_create("program");
+    tcase_set_timeout(prog, 600);
     tcase_add_test(prog, damaged_cells_run_again);
     tcase_add_test(prog, quick_grid_keeps_off_the_full_grid);
     tcase_add_test(prog, store_keeps_each_record_as_it_arrives);
