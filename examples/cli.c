@@ -239,12 +239,13 @@ float cli_float(const Cli *cli, const char *opt, const char *s, float lo, float 
     return (float)cli_double(cli, opt, s, strtod(a, NULL), strtod(b, NULL));
 }
 
-/* Matches one of the scheme options of pe.c's table, parsed by its row. */
+/* Matches one of the schemes' options (the registry's), parsed by its
+ * declaration. */
 static bool scheme_option(Cli *cli, PeConfig *pc) {
-    for (size_t i = 0; i < PE_OPT_COUNT; i++)
-        if (cli_opt(cli, pe_option_name(i))) {
+    for (size_t i = 0; i < pe_option_count(); i++)
+        if (cli_opt(cli, pe_option_at(i)->flag)) {
             Err e;
-            if (pe_option_set(pc, i, cli->val, &e))
+            if (pe_set(pc, pe_option_at(i), cli->val, &e))
                 cli_usage_error(cli, "%s", e.msg);
             return true;
         }
@@ -334,9 +335,9 @@ bool cli_train_option(Cli *cli, TrainMeta *mt, OptConfig *o) {
 bool cli_scheme_option(Cli *cli, Config *c) {
     static const char *const shape[] = {"--d-model", "--heads", "--seed"};
     const char *a = cli->argv[cli->i];
-    size_t n = strcspn(a, "=");
-    for (size_t i = 0; i < PE_OPT_COUNT + 3; i++) {
-        const char *name = i < PE_OPT_COUNT ? pe_option_name(i) : shape[i - PE_OPT_COUNT];
+    size_t n = strcspn(a, "="), count = pe_option_count();
+    for (size_t i = 0; i < count + 3; i++) {
+        const char *name = i < count ? pe_option_at(i)->flag : shape[i - count];
         if (strlen(name) == n && strncmp(a, name, n) == 0)
             return cli_model_option(cli, c);
     }
@@ -437,15 +438,15 @@ void cli_unknown(const Cli *cli, const char *arg) {
     cli_usage_error(cli, "unknown option '%s'", arg);
 }
 
-/* "a, b, c": the schemes that read option opt (--pe-dim: under concat),
+/* "a, b, c": the schemes that read option o (--pe-dim: under concat),
  * into buf. */
-static void readers(char *buf, size_t cap, size_t opt, const PeConfig *pc) {
-    size_t len = 0, count = 0;
+static void readers(char *buf, size_t cap, const PeOption *o, const PeConfig *pc) {
+    size_t len = 0, count = 0, opt = pe_option_index(o);
     buf[0] = '\0';
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *s = pe_at(i);
-        Combine k = opt == PE_OPT_WIDTH ? COMBINE_CONCAT : pc->combine;
-        if (!(pe_options_read(s, k) & (1u << opt)))
+        Combine k = o == &pe_opt_width ? COMBINE_CONCAT : pe_combine_given(pc);
+        if (!(pe_options_read(s, k) >> opt & 1u))
             continue;
         int w = snprintf(buf + len, cap - len, "%s%s", count++ ? ", " : "", s->name);
         if (w < 0 || (size_t)w >= cap - len)
@@ -455,23 +456,24 @@ static void readers(char *buf, size_t cap, size_t opt, const PeConfig *pc) {
 }
 
 void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *names, size_t n) {
-    unsigned read = 0;
+    PeOptMask read = 0;
     for (size_t i = 0; i < n; i++) {
         const PeScheme *s = pe_find(names[i]);
         if (s)
-            read |= pe_options_read(s, pc->combine);
+            read |= pe_options_read(s, pe_combine_given(pc));
     }
-    unsigned unread = pe_options_given(pc) & ~read;
-    for (size_t opt = 0; opt < PE_OPT_COUNT; opt++) {
-        if (!(unread & (1u << opt)))
+    PeOptMask unread = pe_options_given(pc) & ~read;
+    for (size_t opt = 0; opt < pe_option_count(); opt++) {
+        if (!(unread >> opt & 1u))
             continue;
+        const PeOption *o = pe_option_at(opt);
         char chosen[256], who[256];
-        readers(who, sizeof who, opt, pc);
-        const char *under = opt == PE_OPT_WIDTH ? " under --combine concat" : "";
+        readers(who, sizeof who, o, pc);
+        const char *under = o == &pe_opt_width ? " under --combine concat" : "";
         if (n == 1)
             cli_usage_error(cli, "%s does nothing for the %s scheme, which does not read it; "
-                            "drop it or choose a scheme that does (%s%s)",
-                            pe_option_name(opt), names[0], who, under);
+                            "drop it or choose a scheme that does (%s%s)", o->flag, names[0], who,
+                            under);
         size_t len = 0;
         chosen[0] = '\0';
         for (size_t i = 0; i < n && len < sizeof chosen; i++) {
@@ -479,7 +481,7 @@ void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *na
             len += w > 0 ? (size_t)w : 0;
         }
         cli_usage_error(cli, "%s applies to none of %s; drop it or add a scheme that reads it "
-                        "(%s%s)", pe_option_name(opt), chosen, who, under);
+                        "(%s%s)", o->flag, chosen, who, under);
     }
 }
 

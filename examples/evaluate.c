@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
     Err e;
     if (checkpoint_load(&ck, model, &e))
         cli_fail(&cli, &e);
-    if (rescale && session_rope_scaling(&ck.model.cfg, &scale.pe, &e)) {
+    if (rescale && session_tune(&ck.model.cfg, &scale.pe, &e)) {
         checkpoint_free(&ck);
         cli_fail(&cli, &e);
     }

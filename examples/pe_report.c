@@ -337,22 +337,22 @@ static void worked_example(void) {
            "its last digit is cut instead of rounded.\n");
 }
 
-/* --options: the scheme options and who reads them, from pe.c's table. */
+/* --options: the scheme options and who reads them, from the registry. */
 static void print_options(void) {
     printf("The options of a position code and the schemes that read them. demo_order,\n"
            "train, encode, compare_pe, pe_plot and pe_report take them; an option that\n"
            "no chosen scheme reads is refused, and in a list of schemes each scheme\n"
            "takes the ones it reads.\n\n");
     printf("| option | read by |\n| --- | --- |\n");
-    for (size_t o = 0; o < PE_OPT_COUNT; o++) {
-        printf("| %s |", pe_option_name(o));
+    for (size_t o = 0; o < pe_option_count(); o++) {
+        printf("| %s |", pe_option_at(o)->flag);
         size_t k = 0;
         for (size_t i = 0; i < pe_count(); i++) {
             const PeScheme *sc = pe_at(i);
-            if (pe_options_read(sc, COMBINE_CONCAT) & (1u << o))
+            if (pe_options_read(sc, COMBINE_CONCAT) >> o & 1u)
                 printf("%s %s", k++ ? "," : "", sc->name);
         }
-        printf("%s |\n", o == PE_OPT_WIDTH ? " (under --combine concat)" : "");
+        printf("%s |\n", pe_option_at(o) == &pe_opt_width ? " (under --combine concat)" : "");
     }
 }
 
@@ -365,11 +365,14 @@ static void relative(const Cli *cli, const Config *cfg, size_t K) {
     PeConfig rope;
     PePlan plan;
     pe_config_default(&rope, "rope");
-    rope.base = cfg->pe.base, rope.layout = cfg->pe.layout;
+    if (pe_given(&cfg->pe, &pe_opt_base))
+        pe_put(&rope, &pe_opt_base, pe_base(&cfg->pe));
+    if (pe_given(&cfg->pe, &pe_opt_layout))
+        pe_put(&rope, &pe_opt_layout, pe_layout(&cfg->pe));
     float *P = cli_alloc(cli, N * d, sizeof *P, "the sinusoid");
     float *A = cli_alloc(cli, d * d, sizeof *A, "a random matrix");
     double *S = cli_alloc(cli, N * N, sizeof *S, "rope's logits");
-    sinusoid_table(P, 0, N, d, cfg->pe.layout, cfg->pe.base);
+    sinusoid_table(P, 0, N, d, pe_layout(&cfg->pe), pe_base(&cfg->pe));
     Rng r;
     rng_seed(&r, cfg->seed);
     for (size_t i = 0; i < d * d; i++)
@@ -398,16 +401,17 @@ static void relative(const Cli *cli, const Config *cfg, size_t K) {
     printf("ALiBi's slopes m for %zu heads (the bias is -m|i-j|):", cfg->n_heads);
     for (size_t h = 0; h < cfg->n_heads; h++)
         printf(" %g", alibi_slope(h, cfg->n_heads));
-    PeConfig t5 = pe_resolved(&cfg->pe);
+    size_t buckets = (size_t)pe_get(&cfg->pe, pe_option_find("buckets"));
+    size_t distance = (size_t)pe_get(&cfg->pe, pe_option_find("max-distance"));
     static const long offs[] = {-200, -128, -64, -16, -8, -7, -1, 0, 1, 7, 8, 16, 64, 128, 200};
     printf("\n\nT5's buckets (%zu buckets, max distance %zu) of the offset key - query:\n",
-           t5.buckets, t5.max_distance);
+           buckets, distance);
     printf("  offset");
     for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
         printf(" %5ld", offs[i]);
     printf("\n  bucket");
     for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
-        printf(" %5zu", t5_bucket(offs[i], t5.buckets, t5.max_distance));
+        printf(" %5zu", t5_bucket(offs[i], buckets, distance));
     printf("\n");
     free(P), free(A), free(S);
 }
@@ -421,15 +425,20 @@ static void wavelengths(const Cli *cli, const Config *cfg) {
         cli_usage_error(cli, "--wavelengths shows the pairs of one head: --heads %zu must divide "
                         "--d-model %zu into heads of an even number of channels, 4 or more",
                         NH, C);
-    size_t HS = C / NH, half = HS / 2, L = cfg->pe.rope_original_len ? cfg->pe.rope_original_len : 8;
-    PeConfig plain, sc = cfg->pe;
+    const PeConfig *given = &cfg->pe;
+    size_t HS = C / NH, half = HS / 2;
+    size_t L = pe_given(given, &pe_opt_rope_original_len)
+                   ? (size_t)pe_get(given, &pe_opt_rope_original_len)
+                   : 8;
+    PeConfig plain, sc = *given;
     pe_config_default(&plain, "rope");
-    plain.base = cfg->pe.base;
-    bool scaled = sc.rope_scaling != ROPE_SCALING_NONE;
-    if (scaled != (sc.rope_factor != 0.0))
+    if (pe_given(given, &pe_opt_base))
+        pe_put(&plain, &pe_opt_base, pe_base(given));
+    bool scaled = rope_scaling_of(given) != ROPE_SCALING_NONE;
+    if (scaled != pe_given(given, &pe_opt_rope_factor))
         cli_usage_error(cli, "--rope-scaling and --rope-factor go together");
-    sc.rope_original_len = sc.rope_scaling == ROPE_SCALING_YARN ? L : 0;
-    double S = scaled ? sc.rope_factor : 1.0;
+    double S = rope_factor_of(given);
+    rope_set_scaling(&sc, rope_scaling_of(given), S, L);
     double *t0 = cli_alloc(cli, half, sizeof *t0, "the frequencies");
     double *t1 = cli_alloc(cli, half, sizeof *t1, "the frequencies");
     rope_inv_freq(&plain, HS, t0);
@@ -438,7 +447,7 @@ static void wavelengths(const Cli *cli, const Config *cfg) {
     printf("rope: a head of %zu channels (%zu pairs), base %g; L = %zu", HS, half,
            pe_base(&plain), L);
     if (scaled)
-        printf("; %s x%g", rope_scaling_name(sc.rope_scaling), S);
+        printf("; %s x%g", rope_scaling_name(rope_scaling_of(&sc)), S);
     printf("\n\n| pair | wavelength | turns over L |");
     if (scaled)
         printf(" scaled wavelength | turns over %g L |", S);

@@ -325,7 +325,7 @@ int main(int argc, char **argv) {
         Config from = ck.model.cfg;
         from.seed = cfg.seed;
         from.dropout = cfg.dropout;
-        rc = rescale ? session_rope_scaling(&from, &cfg.pe, &e) : 0;
+        rc = rescale ? session_tune(&from, &cfg.pe, &e) : 0;
         if (!rc)
             rc = session_create_from(&s, &mt, &ck.model, &ck.vocab, &ck.labels, &from, &opt,
                                      &e);

@@ -52,62 +52,23 @@ static void ref_layernorm(double *y, const double *x, const double *w, const dou
     }
 }
 
-/* RoPE on one head's row x (HS) at position p, in double: pairs (2i, 2i+1)
- * or (i, i+HS/2) turned by p theta_i and multiplied by the scaling's gain
- * (the frequencies and the gain are rope_inv_freq's, tested on their own
- * against Hugging Face's in test_pe.c). */
-static void ref_rotate(double *x, size_t HS, size_t p, const PeConfig *pc) {
-    size_t half = HS / 2;
-    double theta[512]; /* the tests' heads are far narrower */
-    double gain = rope_inv_freq(pc, HS, theta);
-    for (size_t i = 0; i < half; i++) {
-        size_t a = pc->layout == LAYOUT_SPLIT ? i : 2 * i;
-        size_t b = pc->layout == LAYOUT_SPLIT ? i + half : 2 * i + 1;
-        double angle = (double)p * theta[i];
-        double xa = x[a], xb = x[b];
-        x[a] = gain * (xa * cos(angle) - xb * sin(angle));
-        x[b] = gain * (xa * sin(angle) + xb * cos(angle));
-    }
-}
-
-/* The attention scheme's bias on the score of query position pi and key
- * position pj in head h, in double; T5's table is at P + off. */
-static double ref_bias(const Model *m, const double *P, size_t pi, size_t pj, size_t h) {
-    const PeScheme *s = m->pe.scheme;
-    size_t NH = m->cfg.n_heads;
-    if (!s->bias)
-        return 0.0; /* shaw's part of the score is ref_shaw's */
-    if (!s->param_shape) /* alibi */
-        return -alibi_slope_side(&m->cfg.pe, h, NH, pj > pi) * fabs((double)pi - (double)pj);
-    PeConfig r = pe_resolved(&m->cfg.pe);
-    size_t bucket = t5_bucket((long)pj - (long)pi, r.buckets, r.max_distance);
-    return P[OFF(m->p.pe) + bucket * NH + h];
-}
-
-/* Shaw's vector of the offset pj - pi: the keys' (part 0) or the values'
- * (part 1), from the table at P + off, or NULL for the other schemes. */
-static const double *ref_shaw(const Model *m, const double *P, size_t pi, size_t pj,
-                              size_t part) {
-    if (!m->pe.scheme->key_scores)
-        return NULL;
-    size_t k = pe_resolved(&m->cfg.pe).max_relative, HS = m->pe.head_size;
-    long d = (long)pj - (long)pi;
-    d = d < -(long)k ? -(long)k : d > (long)k ? (long)k : d;
-    return P + OFF(m->p.pe) + (part * (2 * k + 1) + (size_t)(d + (long)k)) * HS;
-}
-
 /* out (B,T,C) from qkv (B,T,3C), masked softmax over the real keys, with
- * the model's attention scheme at positions pos (B,T) */
-static void ref_attention(double *out, double *qkv, const Model *m, const double *P,
+ * the model's attention scheme at positions pos (B,T): its own formulas in
+ * double (PeScheme.ref_rotate, ref_score, ref_value), beside its fast float
+ * code, which the gradient checks hold against them. table is the
+ * scheme's table for this layer (in P), or NULL. */
+static void ref_attention(double *out, double *qkv, const Model *m, const double *table,
                           const size_t *lens, const size_t *pos, size_t layer, size_t B,
                           size_t T) {
+    const PeScheme *s = m->pe.scheme;
+    const PeConfig *pc = &m->cfg.pe;
     size_t C = m->cfg.d_model, NH = m->cfg.n_heads, HS = C / NH;
-    double *w = dalloc(T);
-    if (m->pe.scheme->rotate)
+    double *w = dalloc(T), *vj = dalloc(T * HS);
+    if (s->ref_rotate)
         for (size_t r = 0; r < B * T; r++)
             for (size_t h = 0; h < NH; h++)
                 for (size_t part = 0; part < 2; part++)
-                    ref_rotate(qkv + r * 3 * C + part * C + h * HS, HS, pos[r], &m->cfg.pe);
+                    s->ref_rotate(pc, qkv + r * 3 * C + part * C + h * HS, HS, pos[r]);
     for (size_t b = 0; b < B; b++)
         for (size_t h = 0; h < NH; h++)
             for (size_t i = 0; i < T; i++) {
@@ -115,32 +76,36 @@ static void ref_attention(double *out, double *qkv, const Model *m, const double
                 double max = -INFINITY, sum = 0.0;
                 for (size_t j = 0; j < lens[b]; j++) {
                     const double *k = qkv + (b * T + j) * 3 * C + C + h * HS;
-                    const double *aK = ref_shaw(m, P, pos[b * T + i], pos[b * T + j], 0);
-                    double s = 0.0;
+                    const double *v = k + C;
+                    PeRefPair pair = {.pc = pc, .params = table, .q = q, .k = k,
+                                      .pi = pos[b * T + i], .pj = pos[b * T + j], .h = h,
+                                      .NH = NH, .HS = HS};
+                    double dot = 0.0;
                     for (size_t d = 0; d < HS; d++)
-                        s += q[d] * (k[d] + (aK ? aK[d] : 0.0));
-                    w[j] = s / sqrt((double)HS) + ref_bias(m, P, pos[b * T + i], pos[b * T + j], h);
+                        dot += q[d] * k[d];
+                    w[j] = dot / sqrt((double)HS) + (s->ref_score ? s->ref_score(&pair) : 0.0);
                     max = fmax(max, w[j]);
+                    /* value j as query i reads it */
+                    memcpy(vj + j * HS, v, HS * sizeof *vj);
+                    if (s->ref_value)
+                        s->ref_value(&pair, vj + j * HS);
                 }
                 for (size_t j = 0; j < lens[b]; j++)
                     sum += (w[j] = exp(w[j] - max));
                 /* dropout on the weights, after the softmax */
                 for (size_t j = 0; j < lens[b]; j++)
                     w[j] /= sum;
-                sum = 1.0;
                 ref_dropout(w, lens[b], layer * ENC_SITES_PER_LAYER + ENC_SITE_ATT,
                             ((b * NH + h) * T + i) * T);
                 for (size_t d = 0; d < HS; d++) {
-                    double s = 0.0;
-                    for (size_t j = 0; j < lens[b]; j++) {
-                        const double *aV = ref_shaw(m, P, pos[b * T + i], pos[b * T + j], 1);
-                        s += w[j] / sum *
-                             (qkv[(b * T + j) * 3 * C + 2 * C + h * HS + d] + (aV ? aV[d] : 0.0));
-                    }
-                    out[(b * T + i) * C + h * HS + d] = s;
+                    double o = 0.0;
+                    for (size_t j = 0; j < lens[b]; j++)
+                        o += w[j] * vj[j * HS + d];
+                    out[(b * T + i) * C + h * HS + d] = o;
                 }
             }
     free(w);
+    free(vj);
 }
 
 double ref_forward(const Model *m, const double *P, const int *ids, const size_t *lens,
@@ -191,7 +156,8 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
         else
             memcpy(a, x, BT * C * sizeof *a);
         ref_linear(qkv, a, W(in_proj_w), W(in_proj_b), BT, C, 3 * C);
-        ref_attention(att, qkv, m, P, lens, pos, l, B, T);
+        const float *table = model_pe_table(m, &m->p, l);
+        ref_attention(att, qkv, m, table ? P + OFF(table) : NULL, lens, pos, l, B, T);
         ref_linear(s, att, W(out_proj_w), W(out_proj_b), BT, C, C);
         ref_dropout(s, BT * C, site + ENC_SITE_ATT_OUT, 0);
         for (size_t i = 0; i < BT * C; i++)

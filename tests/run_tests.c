@@ -35,10 +35,16 @@ void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, Nor
     c.d_ff = F;
     c.norm = norm;
     c.act = act;
-    c.pe.combine = combine;
+    if (combine != COMBINE_DEFAULT)
+        pe_put(&c.pe, &pe_opt_combine, combine == COMBINE_CONCAT ? 1 : 0);
     c.seed = seed;
     Err e;
     ck_assert_msg(model_create(m, &c, &e) == 0, "%s", e.msg);
+}
+
+void set_opt(PeConfig *pc, const char *flag, const char *text) {
+    Err e;
+    ck_assert_msg(pe_set_named(pc, flag, text, &e) == 0, "%s", e.msg);
 }
 
 int main(int argc, char **argv) {

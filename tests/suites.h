@@ -38,6 +38,10 @@ Suite *suite_cells(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 
+/* Sets pc's option flag (or key) from its command-line text, as the
+ * command line would; the test fails on a value it refuses. */
+void set_opt(PeConfig *pc, const char *flag, const char *text);
+
 /* Runs m on B sentences of ids (B,T) with lengths lens and returns a copy
  * of the hidden states (B,T,C) (and the pooled vectors, if pooled is not
  * NULL); fails the test on error. */

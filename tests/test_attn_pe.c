@@ -20,7 +20,8 @@ static void rope_at(float *x, const float *x0, size_t HS, size_t p, const PeConf
     ck_assert_ptr_nonnull(R);
     s->prepare(R, pc, &p, 1, HS);
     memcpy(x, x0, HS * sizeof *x);
-    s->rotate(pc, x, HS, R, 1, HS, false);
+    PeHead hd = {.pc = pc, .scratch = R, .pos = &p, .T = 1, .HS = HS, .NH = 1, .ld = HS};
+    s->rotate(&hd, x, false);
     free(R);
 }
 
@@ -35,7 +36,8 @@ START_TEST(rope_logit_depends_on_the_offset_only) {
     /* _i: the paper's pairs, then the half-split pairs of GPT-NeoX */
     PeConfig pc;
     pe_config_default(&pc, "rope");
-    pc.layout = _i ? LAYOUT_SPLIT : LAYOUT_INTERLEAVED;
+    if (_i)
+        set_opt(&pc, "--layout", "split");
     size_t HS = 32;
     Rng r;
     rng_seed(&r, 5);
@@ -73,7 +75,7 @@ START_TEST(rope_pairs_follow_the_layout) {
     ck_assert_float_eq_tol(x[0], cosf(1.0f), 1e-6f);
     ck_assert_float_eq_tol(x[1], sinf(1.0f), 1e-6f);
     ck_assert_float_eq(x[2], 0.0f);
-    pc.layout = LAYOUT_SPLIT;
+    set_opt(&pc, "--layout", "split");
     rope_at(x, e0, 4, 1, &pc);
     /* (x0, x2) is the pair */
     ck_assert_float_eq_tol(x[0], cosf(1.0f), 1e-6f);
@@ -153,7 +155,7 @@ START_TEST(attention_schemes_take_no_combine) {
         ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
         ck_assert(pe_in_attention(plan.scheme) && !pe_in_input(plan.scheme));
         ck_assert_uint_eq(plan.max_positions, SIZE_MAX);
-        pc.combine = COMBINE_CONCAT;
+        set_opt(&pc, "--combine", "concat");
         ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
         ck_assert_ptr_nonnull(strstr(e.msg, "acts inside attention"));
         ck_assert_ptr_nonnull(strstr(e.msg, "--combine"));
@@ -213,7 +215,7 @@ START_TEST(asymmetric_alibi_tells_a_sentence_from_its_reverse) {
      * broken in every head of four. */
     PeConfig pc;
     pe_config_default(&pc, "alibi");
-    pc.alibi_slopes = ALIBI_ASYMMETRIC;
+    set_opt(&pc, "--alibi-slopes", "asymmetric");
     for (size_t h = 0; h < 4; h++) {
         ck_assert(alibi_slope_side(&pc, h, 4, false) == alibi_slope(h, 4));
         ck_assert(alibi_slope_side(&pc, h, 4, true) == alibi_slope(3 - h, 4));
@@ -221,7 +223,7 @@ START_TEST(asymmetric_alibi_tells_a_sentence_from_its_reverse) {
     Model m;
     make_model(&m, 20, 16, 4, 2, 32, _i ? NORM_PRE : NORM_POST, ACT_RELU, "alibi",
                COMBINE_DEFAULT, 9);
-    m.cfg.pe.alibi_slopes = ALIBI_ASYMMETRIC;
+    set_opt(&m.cfg.pe, "--alibi-slopes", "asymmetric");
     int ids[9] = {2, 3, 4, 5, 6, 7, 8, 9, 10};
     size_t rev[9];
     for (size_t n = 2; n <= 9; n++) {
@@ -236,7 +238,7 @@ START_TEST(asymmetric_alibi_tells_a_sentence_from_its_reverse) {
     m.cfg.causal = true;
     size_t lens[1] = {9};
     float *pooled, *y = run_model(&m, ids, lens, 1, 9, &pooled);
-    m.cfg.pe.alibi_slopes = ALIBI_SYMMETRIC;
+    pe_unset(&m.cfg.pe, pe_option_find("--alibi-slopes"));
     float *pooled2, *y2 = run_model(&m, ids, lens, 1, 9, &pooled2);
     ck_assert_mem_eq(y, y2, 9 * 16 * sizeof *y);
     free(y), free(y2), free(pooled), free(pooled2);

@@ -82,6 +82,20 @@ static ExpCellState load(const char *dir, const ExpSettings *set, const ExpCell 
 
 /* Every kind of cell of the quick grid: what is written reads back, done,
  * with the same numbers. */
+/* The forms of a scheme the experiments run set what they name. */
+START_TEST(scheme_forms_set_their_options) {
+    Config c;
+    config_default(&c, 8, "alibi");
+    exp_scheme_form(&c, "asymmetric alibi");
+    ck_assert_int_eq(alibi_slopes_of(&c.pe), ALIBI_ASYMMETRIC);
+    ck_assert_int_eq(c.pool, POOL_MEAN);
+    config_default(&c, 8, "alibi");
+    exp_scheme_form(&c, "cls alibi");
+    ck_assert(c.pool == POOL_CLS && c.pe.given == 0);
+    ck_assert_ptr_eq(exp_scheme_base("cls alibi"), pe_find("alibi"));
+}
+END_TEST
+
 START_TEST(every_kind_round_trips) {
     ExpSettings set = quick_settings();
     ExpCell *cells;
@@ -473,6 +487,7 @@ END_TEST
 Suite *suite_cells(void) {
     Suite *s = suite_create("cells");
     TCase *tc = tcase_create("files");
+    tcase_add_test(tc, scheme_forms_set_their_options);
     tcase_add_test(tc, every_kind_round_trips);
     tcase_add_test(tc, implausible_records_are_damaged);
     tcase_add_test(tc, damaged_bytes_and_fifos_are_refused);

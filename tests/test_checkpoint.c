@@ -56,8 +56,8 @@ static void fix_checksum(unsigned char *b, size_t n) {
         b[n - 8 + i] = (unsigned char)(h >> (8 * i));
 }
 
-static void base_1234(Config *c) { c->pe.base = 1234.5; }
-static void rope_buckets(Config *c) { c->pe.buckets = 8; }
+static void base_1234(Config *c) { set_opt(&c->pe, "--base", "1234.5"); }
+static void rope_buckets(Config *c) { pe_put(&c->pe, pe_option_find("buckets"), 8); }
 
 /* b (*n bytes of a checkpoint) with its first string `from` (a name or a
  * value: a u32 length, then the bytes) replaced by `to`, the size in the
@@ -99,16 +99,16 @@ static unsigned char *fixture(const char *name, size_t *n) {
 }
 
 /* Refused, with the message of the command line's parser for opt's text. */
-static void refused_as_the_command_line(const unsigned char *b, size_t n, size_t opt,
+static void refused_as_the_command_line(const unsigned char *b, size_t n, const char *opt,
                                         const char *text) {
     Checkpoint ck;
     Err e, cli;
     PeConfig pc;
     pe_config_default(&pc, "sinusoidal");
-    ck_assert_msg(pe_option_set(&pc, opt, text, &cli) == ERR_INPUT, "%s %s is in range",
-                  pe_option_name(opt), text);
-    ck_assert_msg(checkpoint_parse(&ck, b, n, "forged", &e) == ERR_INPUT, "%s %s loaded",
-                  pe_option_name(opt), text);
+    ck_assert_msg(pe_set_named(&pc, opt, text, &cli) == ERR_INPUT, "%s %s is in range", opt,
+                  text);
+    ck_assert_msg(checkpoint_parse(&ck, b, n, "forged", &e) == ERR_INPUT, "%s %s loaded", opt,
+                  text);
     ck_assert_msg(strstr(e.msg, cli.msg) != NULL, "the loader's message is not the command "
                   "line's '%s': %s", cli.msg, e.msg);
 }
@@ -125,7 +125,7 @@ START_TEST(the_loader_refuses_what_the_command_line_refuses) {
         unsigned char *b = checkpoint_bytes("sinusoidal", base_1234, &n);
         b = splice(b, &n, "1234.5", bad[k]);
         if (strcmp(bad[k], "0x10") != 0) /* strtod reads hex: 16 is a base */
-            refused_as_the_command_line(b, n, PE_OPT_BASE, bad[k]);
+            refused_as_the_command_line(b, n, "--base", bad[k]);
         free(b);
     }
     /* the command line says the same */
@@ -142,7 +142,7 @@ START_TEST(the_loader_refuses_what_the_command_line_refuses) {
     ck_assert_msg(at, "the base is not in the file");
     memcpy(b + at, &nan, 8);
     fix_checksum(b, n);
-    refused_as_the_command_line(b, n, PE_OPT_BASE, "nan");
+    refused_as_the_command_line(b, n, "--base", "nan");
     free(b);
     /* rope, alibi and t5 came with version 2, shaw with version 5 */
     const char *at_v1[] = {"rope", "alibi", "t5"};
@@ -172,17 +172,13 @@ START_TEST(the_loader_refuses_what_the_command_line_refuses) {
 }
 END_TEST
 
-/* One non-default value of each scheme option, as the command line takes it. */
-static const char *const SET[PE_OPT_COUNT] = {"concat", "4", "2", "split", "500", "8", "16",
-                                             "0.05", "yarn", "4", "8", "3", "asymmetric"};
-
+/* Each option a scheme reads at its example value (PeOption.example: not
+ * the default, as the command line takes it). */
 static void set_read(Config *c, const PeScheme *s) {
-    unsigned reads = pe_options_read(s, COMBINE_CONCAT);
-    for (size_t o = 0; o < PE_OPT_COUNT; o++) {
-        Err e;
-        if (reads & (1u << o))
-            ck_assert_msg(pe_option_set(&c->pe, o, SET[o], &e) == 0, "%s", e.msg);
-    }
+    PeOptMask reads = pe_options_read(s, COMBINE_CONCAT);
+    for (size_t o = 0; o < pe_option_count(); o++)
+        if (reads >> o & 1u)
+            set_opt(&c->pe, pe_option_at(o)->flag, pe_option_at(o)->example);
 }
 
 static const PeScheme *scheme_now;
@@ -208,17 +204,17 @@ START_TEST(options_are_stored_by_name_and_read_back) {
         ck_assert_msg(checkpoint_parse(&ck, b, n, scheme_now->name, &e) == 0, "%s", e.msg);
         ck_assert_msg(memcmp(&ck.model.cfg.pe, &want.pe, sizeof want.pe) == 0, "%s: the options "
                       "read back differ", scheme_now->name);
-        unsigned given = pe_options_given(&want.pe);
-        for (size_t o = 0; o < PE_OPT_COUNT; o++)
-            if (given & (1u << o)) {
+        PeOptMask given = pe_options_given(&want.pe);
+        for (size_t o = 0; o < pe_option_count(); o++)
+            if (given >> o & 1u) {
                 /* the pair (name, value) is in the file, as text */
-                const char *name = pe_option_name(o) + 2;
+                const char *name = pe_option_at(o)->flag + 2, *val = pe_option_at(o)->example;
                 bool found = false;
-                for (size_t k = 0; k + strlen(name) + strlen(SET[o]) + 4 <= n && !found; k++)
+                for (size_t k = 0; k + strlen(name) + strlen(val) + 4 <= n && !found; k++)
                     found = memcmp(b + k, name, strlen(name)) == 0 &&
-                            b[k + strlen(name)] == strlen(SET[o]) &&
-                            memcmp(b + k + strlen(name) + 4, SET[o], strlen(SET[o])) == 0;
-                ck_assert_msg(found, "%s: no pair %s = %s", scheme_now->name, name, SET[o]);
+                            b[k + strlen(name)] == strlen(val) &&
+                            memcmp(b + k + strlen(name) + 4, val, strlen(val)) == 0;
+                ck_assert_msg(found, "%s: no pair %s = %s", scheme_now->name, name, val);
             }
         checkpoint_free(&ck);
         free(b);
@@ -288,7 +284,8 @@ START_TEST(unknown_or_repeated_names_are_refused) {
     for (size_t k = 0; k < 3; k++) {
         Config c;
         config_default(&c, 0, "sinusoidal");
-        c.pe.layout = LAYOUT_SPLIT, c.pe.base = 500.0;
+        set_opt(&c.pe, "--layout", "split");
+        set_opt(&c.pe, "--base", "500");
         c.d_model = 8, c.n_heads = 2, c.d_ff = 8, c.n_layers = 1;
         TrainMeta mt;
         train_meta_default(&mt);
@@ -393,8 +390,8 @@ START_TEST(earlier_versions_load_and_give_the_same_outputs) {
         for (char *save, *kv = strtok_r(opts, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
             char *eq = strchr(kv, '='), now[512];
             *eq = '\0';
-            size_t o = pe_option_find(kv);
-            if (o < PE_OPT_COUNT)
+            const PeOption *o = pe_option_find(kv);
+            if (o)
                 pe_option_text(&ck.model.cfg.pe, o, now, sizeof now);
             else
                 train_option_text(&ck.meta, &ck.opt, train_option_find(kv), now, sizeof now);

@@ -312,7 +312,7 @@ START_TEST(bad_input_is_refused_with_a_message) {
     config_default(&c, 10, "sincos");
     c.d_model = 4;
     c.n_heads = 1;
-    c.pe.pairs = 2; /* 4 channels of code leave none for the embedding */
+    set_opt(&c.pe, "--pairs", "2"); /* 4 channels of code leave none for the embedding */
     ck_assert_int_eq(model_create(&m, &c, &e), ERR_INPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "--d-model"));
     config_default(&c, 10, "none");

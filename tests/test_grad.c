@@ -398,18 +398,24 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     cfg.d_model = 8, cfg.n_heads = 2, cfg.n_layers = 2, cfg.d_ff = 12;
     cfg.max_len = gc->random_positions ? 16 : 8;
     cfg.norm = gc->norm, cfg.act = gc->act, cfg.n_classes = 3, cfg.per_token = gc->per_token;
-    cfg.pe.combine = gc->combine, cfg.pe.width = 3, cfg.seed = gc->seed;
-    /* few buckets, so that a batch of 6 reaches the log-spaced ones */
-    cfg.pe.buckets = 8, cfg.pe.max_distance = 12;
-    /* and shaw's offsets clipped inside it */
-    cfg.pe.max_relative = 2;
-    cfg.pe.alibi_slopes = gc->alibi_slopes;
+    cfg.seed = gc->seed;
+    /* each option for the schemes that read it: a code 3 wide under
+     * concat, few buckets (so that a batch of 6 reaches the log-spaced
+     * ones), and shaw's offsets clipped inside it */
+    PeConfig all;
+    pe_config_default(&all, gc->pe);
+    if (gc->combine != COMBINE_DEFAULT)
+        set_opt(&all, "--combine", gc->combine == COMBINE_CONCAT ? "concat" : "add");
+    set_opt(&all, "--pe-dim", "3");
+    set_opt(&all, "--buckets", "8");
+    set_opt(&all, "--max-distance", "12");
+    set_opt(&all, "--max-relative", "2");
+    if (gc->alibi_slopes == ALIBI_ASYMMETRIC)
+        set_opt(&all, "--alibi-slopes", "asymmetric");
+    rope_set_scaling(&all, gc->rope_scaling, 3.0, 4);
+    cfg.pe = pe_config_for(&all, pe_find(gc->pe));
     cfg.dropout = gc->dropout;
     cfg.pool = gc->pool;
-    if (gc->rope_scaling != ROPE_SCALING_NONE) {
-        cfg.pe.rope_scaling = gc->rope_scaling, cfg.pe.rope_factor = 3.0;
-        cfg.pe.rope_original_len = gc->rope_scaling == ROPE_SCALING_YARN ? 4 : 0;
-    }
     Model m;
     Acts a;
     GradActs ga;
@@ -557,21 +563,22 @@ END_TEST
 static PeScheme broken;
 static const PeScheme *real;
 
-static void rotate_off(const PeConfig *pc, float *x, size_t ld, const float *R, size_t T,
-                       size_t HS, bool inverse) {
-    real->rotate(pc, x, ld, R, T, HS, inverse);
-    for (size_t t = 0; inverse && t < T; t++)
-        for (size_t i = 0; i < HS; i++)
-            x[t * ld + i] *= 1.001f;
+static void rotate_off(const PeHead *hd, float *x, bool inverse) {
+    real->rotate(hd, x, inverse);
+    for (size_t t = 0; inverse && t < hd->T; t++)
+        for (size_t i = 0; i < hd->HS; i++)
+            x[t * hd->ld + i] *= 1.001f;
 }
 
-static void bias_backward_off(const PeConfig *pc, float *dparams, const float *dscores,
-                              const float *S, size_t T, size_t h, size_t NH) {
+static void score_backward_off(const PeHead *hd) {
+    size_t T = hd->T;
     float *d = malloc(T * T * sizeof *d);
     ck_assert_ptr_nonnull(d);
     for (size_t i = 0; i < T * T; i++)
-        d[i] = dscores[i] * 1.001f;
-    real->bias_backward(pc, dparams, d, S, T, h, NH);
+        d[i] = hd->dscores[i] * 1.001f;
+    PeHead off = *hd;
+    off.dscores = d;
+    real->score_backward(&off);
     free(d);
 }
 
@@ -579,20 +586,21 @@ static void bias_backward_off(const PeConfig *pc, float *dparams, const float *d
  * get gradients some 30 times smaller than the values' in the table they
  * share, whose largest the tolerance is relative to: their part is off by
  * 1% (0.1% moves the worst error to 3e-5 only). */
-static void key_scores_backward_off(const PeConfig *pc, const float *params, float *dparams,
-                                    float *dq, const float *ds, const float *q, size_t ld,
-                                    const float *S, size_t T, size_t HS, float scale) {
-    real->key_scores_backward(pc, params, dparams, dq, ds, q, ld, S, T, HS, scale * 1.01f);
+static void key_scores_backward_off(const PeHead *hd) {
+    PeHead off = *hd;
+    off.scale = hd->scale * 1.01f;
+    real->score_backward(&off);
 }
 
-static void value_mix_backward_off(const PeConfig *pc, const float *params, float *dparams,
-                                   float *datt, const float *dout, size_t ld, const float *att,
-                                   const float *S, size_t T, size_t HS) {
+static void mix_backward_off(const PeHead *hd) {
+    size_t T = hd->T;
     float *a = malloc(T * T * sizeof *a);
     ck_assert_ptr_nonnull(a);
     for (size_t i = 0; i < T * T; i++)
-        a[i] = att[i] * 1.001f;
-    real->value_mix_backward(pc, params, dparams, datt, dout, ld, a, S, T, HS);
+        a[i] = hd->att[i] * 1.001f;
+    PeHead off = *hd;
+    off.att = a;
+    real->mix_backward(&off);
     free(a);
 }
 
@@ -603,11 +611,11 @@ START_TEST(a_wrong_scheme_backward_is_caught) {
     if (_i == 0)
         broken.rotate = rotate_off;
     else if (_i == 1)
-        broken.bias_backward = bias_backward_off;
+        broken.score_backward = score_backward_off;
     else if (_i == 2)
-        broken.key_scores_backward = key_scores_backward_off;
+        broken.score_backward = key_scores_backward_off;
     else
-        broken.value_mix_backward = value_mix_backward_off;
+        broken.mix_backward = mix_backward_off;
     GradCase gc = {.pe = name, .act = ACT_GELU, .norm = NORM_POST, .seed = 400,
                    .swap = &broken};
     char tensor[64] = "";

@@ -73,7 +73,7 @@ START_TEST(checks_count_words_and_refuse_what_does_nothing) {
                   e.msg);
     c.pool = POOL_MEAN;
     ck_assert_int_eq(order_check_scheme(&c, "none", 4, &e), 0);
-    c.pe.alibi_slopes = ALIBI_ASYMMETRIC;
+    set_opt(&c.pe, "--alibi-slopes", "asymmetric");
     ck_assert_int_eq(order_check_scheme(&c, "alibi", 4, &e), ERR_INPUT);
     ck_assert_msg(strstr(e.msg, "--alibi-slopes asymmetric does nothing under --causal"), "%s",
                   e.msg);

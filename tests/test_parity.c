@@ -68,15 +68,16 @@ static void read_config(const char *dir, Config *c, size_t *B, size_t *T) {
         else if (!strcmp(key, "norm")) c->norm = strcmp(val, "pre") ? NORM_POST : NORM_PRE;
         else if (!strcmp(key, "act")) c->act = strcmp(val, "gelu") ? ACT_RELU : ACT_GELU;
         else if (!strcmp(key, "pe")) snprintf(c->pe.name, sizeof c->pe.name, "%s", val);
-        else if (!strcmp(key, "layout"))
-            c->pe.layout = strcmp(val, "split") ? LAYOUT_INTERLEAVED : LAYOUT_SPLIT;
+        else if (!strcmp(key, "layout") && !strcmp(val, "split"))
+            set_opt(&c->pe, "--layout", "split");
         else if (!strcmp(key, "causal")) c->causal = v != 0;
     }
     fclose(f);
     /* torch adds the input schemes' code; the others take no combine mode */
     const PeScheme *s = pe_find(c->pe.name);
     ck_assert_ptr_nonnull(s);
-    c->pe.combine = pe_in_attention(s) ? COMBINE_DEFAULT : COMBINE_ADD;
+    if (!pe_in_attention(s))
+        set_opt(&c->pe, "--combine", "add");
 }
 
 START_TEST(matches_pytorch) {

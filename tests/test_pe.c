@@ -137,7 +137,8 @@ END_TEST
 static void fill(const char *name, float *P, size_t T, size_t n, size_t pairs) {
     PeConfig pc;
     pe_config_default(&pc, name);
-    pc.pairs = pairs;
+    if (pairs)
+        pe_put(&pc, pe_option_find("pairs"), (double)pairs);
     PePlan plan;
     Err e;
     ck_assert_msg(pe_plan(&plan, &pc, 64, 1, T, &e) == 0, "%s", e.msg);
@@ -264,15 +265,15 @@ START_TEST(plan_refuses_what_does_not_fit) {
     ck_assert_int_eq(pe_plan(&plan, &pc, 2, 1, 64, &e), 0);
     ck_assert_uint_eq(plan.E, 1);
     pe_config_default(&pc, "sinusoidal");
-    pc.combine = COMBINE_CONCAT;
+    set_opt(&pc, "--combine", "concat");
     ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), 0);
     ck_assert_uint_eq(plan.w, 32);
-    pc.width = 64;
+    set_opt(&pc, "--pe-dim", "64");
     ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), ERR_INPUT);
     pe_config_default(&pc, "sincos");
-    pc.pairs = 40; /* 80 channels added to 64 */
+    set_opt(&pc, "--pairs", "40"); /* 80 channels added to 64 */
     ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), ERR_INPUT);
-    pc.combine = COMBINE_ADD;
+    set_opt(&pc, "--combine", "add");
     ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 64, &e), ERR_INPUT);
     pe_config_default(&pc, "learned");
     ck_assert_int_eq(pe_plan(&plan, &pc, 64, 1, 50, &e), 0);
@@ -297,10 +298,10 @@ START_TEST(rope_scalings_match_hugging_face) {
                   &attention) == 6) {
         PeConfig pc;
         pe_config_default(&pc, "rope");
-        Err e;
-        ck_assert_int_eq(rope_scaling_parse(name, &pc.rope_scaling, &e), 0);
-        pc.rope_factor = pc.rope_scaling == ROPE_SCALING_NONE ? 0.0 : factor;
-        pc.rope_original_len = len, pc.base = base;
+        set_opt(&pc, "--rope-scaling", name);
+        RopeScaling r = rope_scaling_of(&pc);
+        rope_set_scaling(&pc, r, factor, len);
+        pe_put(&pc, &pe_opt_base, base);
         double theta[64];
         ck_assert_uint_le(HS / 2, 64);
         double gain = rope_inv_freq(&pc, HS, theta);
@@ -330,16 +331,18 @@ START_TEST(rope_scalings_follow_their_papers) {
     pe_config_default(&plain, "rope");
     double t0[HS / 2], t[HS / 2];
     ck_assert(rope_inv_freq(&plain, HS, t0) == 1.0);
-    pc = plain, pc.rope_scaling = ROPE_SCALING_LINEAR, pc.rope_factor = 4;
+    pc = plain;
+    rope_set_scaling(&pc, ROPE_SCALING_LINEAR, 4, 0);
     ck_assert(rope_inv_freq(&pc, HS, t) == 1.0);
     for (size_t i = 0; i < HS / 2; i++)
         ck_assert(fabs(t[i] - t0[i] / 4) <= 1e-15 * t0[i]);
-    pc.rope_scaling = ROPE_SCALING_NTK;
+    rope_set_scaling(&pc, ROPE_SCALING_NTK, 4, 0);
     rope_inv_freq(&pc, HS, t);
     ck_assert(t[0] == 1.0);
     /* the slowest pair is i = HS/2 - 1: base^(-(HS-2)/HS) turns S times slower */
     ck_assert(fabs(t[HS / 2 - 1] - t0[HS / 2 - 1] / 4) <= 1e-12 * t0[HS / 2 - 1]);
-    pc = plain, pc.rope_scaling = ROPE_SCALING_YARN, pc.rope_factor = 4, pc.rope_original_len = 4096;
+    pc = plain;
+    rope_set_scaling(&pc, ROPE_SCALING_YARN, 4, 4096);
     double gain = rope_inv_freq(&pc, HS, t);
     ck_assert(fabs(gain - (0.1 * log(4.0) + 1.0)) < 1e-15);
     for (size_t i = 0; i < HS / 2; i++) {
@@ -359,30 +362,68 @@ START_TEST(rope_scaling_options_are_checked) {
     PePlan plan;
     Err e;
     pe_config_default(&pc, "rope");
-    pc.rope_scaling = ROPE_SCALING_LINEAR; /* no factor */
+    set_opt(&pc, "--rope-scaling", "linear"); /* no factor */
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "--rope-factor"));
-    pc.rope_factor = 0.5;
+    pe_put(&pc, &pe_opt_rope_factor, 0.5);
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
-    pc.rope_factor = NAN;
+    pe_put(&pc, &pe_opt_rope_factor, NAN);
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
-    pc.rope_factor = 2;
+    pe_put(&pc, &pe_opt_rope_factor, 2);
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
-    pc.rope_original_len = 8; /* yarn's alone */
+    set_opt(&pc, "--rope-original-len", "8"); /* yarn's alone */
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
-    pc.rope_scaling = ROPE_SCALING_YARN;
+    set_opt(&pc, "--rope-scaling", "yarn");
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
-    pc.rope_original_len = 0; /* yarn needs it */
+    pe_unset(&pc, &pe_opt_rope_original_len); /* yarn needs it */
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
     ck_assert_ptr_nonnull(strstr(e.msg, "--rope-original-len"));
-    pc.rope_scaling = ROPE_SCALING_NTK; /* a head of 2: HS/(HS-2) */
+    set_opt(&pc, "--rope-scaling", "ntk"); /* a head of 2: HS/(HS-2) */
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 8, 64, &e), ERR_INPUT);
-    pc.rope_scaling = (RopeScaling)7;
+    pe_put(&pc, &pe_opt_rope_scaling, 7);
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), ERR_INPUT);
     pe_config_default(&pc, "sinusoidal"); /* only rope reads them */
-    pc.rope_scaling = ROPE_SCALING_LINEAR, pc.rope_factor = 2;
+    rope_set_scaling(&pc, ROPE_SCALING_LINEAR, 2, 0);
     ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
-    ck_assert_str_eq(pe_unused_option(&plan, &pc), "--rope-scaling");
+    ck_assert_str_eq(pe_unused_option(&plan, &pc)->flag, "--rope-scaling");
+}
+END_TEST
+
+/* The registry's options: each once, within the slots a PeConfig has,
+ * with a distinct flag, an example the option takes that is not its
+ * default, and a text that reads back as the value it was written from. */
+START_TEST(the_registry_declares_each_option_once) {
+    size_t n = pe_option_count();
+    ck_assert_uint_ge(n, 13);
+    ck_assert_uint_le(n, PE_OPT_SLOTS);
+    ck_assert_ptr_null(pe_option_at(n));
+    for (size_t i = 0; i < n; i++) {
+        const PeOption *o = pe_option_at(i);
+        ck_assert_uint_eq(pe_option_index(o), i);
+        ck_assert_ptr_eq(pe_option_find(o->flag), o);
+        ck_assert_ptr_eq(pe_option_find(o->flag + 2), o);
+        ck_assert_msg(strncmp(o->flag, "--", 2) == 0 && o->help && o->def_text, "%s", o->flag);
+        for (size_t j = 0; j < i; j++)
+            ck_assert_str_ne(pe_option_at(j)->flag, o->flag);
+        PeConfig pc, back;
+        pe_config_default(&pc, "none");
+        Err e;
+        ck_assert_msg(pe_set(&pc, o, o->example, &e) == 0, "%s %s: %s", o->flag, o->example,
+                      e.msg);
+        ck_assert_msg(pe_get(&pc, o) != o->def, "%s's example %s is its default", o->flag,
+                      o->example);
+        char text[64];
+        pe_option_text(&pc, o, text, sizeof text);
+        pe_config_default(&back, "none");
+        ck_assert_int_eq(pe_set(&back, o, text, &e), 0);
+        ck_assert(pe_get(&back, o) == pe_get(&pc, o) && pe_given(&back, o));
+        pe_unset(&back, o);
+        ck_assert(!pe_given(&back, o) && pe_get(&back, o) == o->def);
+    }
+    /* every scheme's options are among them */
+    for (size_t i = 0; i < pe_count(); i++)
+        for (size_t k = 0; pe_at(i)->options && pe_at(i)->options[k]; k++)
+            ck_assert_uint_lt(pe_option_index(pe_at(i)->options[k]), n);
 }
 END_TEST
 
@@ -401,6 +442,7 @@ Suite *suite_pe(void) {
     tcase_add_test(tc, rope_scalings_match_hugging_face);
     tcase_add_test(tc, rope_scalings_follow_their_papers);
     tcase_add_test(tc, rope_scaling_options_are_checked);
+    tcase_add_test(tc, the_registry_declares_each_option_once);
     suite_add_tcase(s, tc);
     tc = tcase_create("order");
     tcase_add_loop_test(tc, each_scheme_breaks_the_symmetry, 0, 24);

@@ -210,7 +210,8 @@ START_TEST(heatmap_cells_hold_known_values) {
     SinLayout layout = _i == 2 ? LAYOUT_SPLIT : LAYOUT_INTERLEAVED;
     PeConfig pc;
     pe_config_default(&pc, "sinusoidal");
-    pc.layout = layout;
+    if (layout == LAYOUT_SPLIT)
+        set_opt(&pc, "--layout", "split");
     Canvas cv;
     Box cells;
     Err e;

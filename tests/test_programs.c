@@ -359,9 +359,10 @@ START_TEST(rope_scaling_at_inference_and_fine_tuning) {
     ck_assert_msg(checkpoint_load(&a, path, &e) == 0, "%s", e.msg);
     snprintf(path, sizeof path, "%s/b.bin", dir);
     ck_assert_msg(checkpoint_load(&b, path, &e) == 0, "%s", e.msg);
-    ck_assert_int_eq(b.model.cfg.pe.rope_scaling, ROPE_SCALING_YARN);
-    ck_assert(b.model.cfg.pe.rope_factor == 2.0);
-    ck_assert_uint_eq(b.model.cfg.pe.rope_original_len, 6); /* a.bin's training length */
+    ck_assert_int_eq(rope_scaling_of(&b.model.cfg.pe), ROPE_SCALING_YARN);
+    ck_assert(rope_factor_of(&b.model.cfg.pe) == 2.0);
+    /* a.bin's training length */
+    ck_assert(pe_get(&b.model.cfg.pe, &pe_opt_rope_original_len) == 6.0);
     ck_assert_uint_eq(a.model.n_params, b.model.n_params);
     /* rows by word and class: the same word, the same row */
     size_t E = a.model.pe.E;

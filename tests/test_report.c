@@ -87,7 +87,7 @@ START_TEST(sinusoid_meets_the_four_criteria) {
     /* the layouts are a permutation of channels: the same properties */
     PeConfig pc;
     pe_config_default(&pc, "sinusoidal");
-    pc.layout = LAYOUT_SPLIT;
+    set_opt(&pc, "--layout", "split");
     PeProps q;
     Err e;
     ck_assert_int_eq(pe_properties(&q, &pc, 42, 64, 4, 256, 1000000, &e), 0);
@@ -157,10 +157,10 @@ START_TEST(layernorm_erases_a_count_on_every_channel) {
     pe_config_default(&pc, "integer");
     PeProps p;
     Err e;
-    pc.combine = COMBINE_ADD;
+    set_opt(&pc, "--combine", "add");
     ck_assert_int_eq(pe_properties(&p, &pc, 42, 64, 4, 64, 1000000, &e), 0);
     ck_assert_double_eq_tol(p.layernorm_erasure, 1.0, 1e-12);
-    pc.combine = COMBINE_CONCAT; /* the notes' extra channel keeps it */
+    set_opt(&pc, "--combine", "concat"); /* the notes' extra channel keeps it */
     ck_assert_int_eq(pe_properties(&p, &pc, 42, 64, 4, 64, 1000000, &e), 0);
     ck_assert_double_eq_tol(p.layernorm_erasure, 1.0 / 64.0, 1e-12);
 }

@@ -17,39 +17,51 @@
 #include "../src/text/data.h"
 #include "suites.h"
 
-/* One value for each scheme option, as pe_option_name spells them. */
-/* rope's scaling options come as a group (a scaling needs its factor), so
- * each is given with what it needs; a refusal may then name any of them. */
-static const char *const VALUE[PE_OPT_COUNT] = {
-    "concat", "8", "2", "split", "100", "16", "64", "0.1", "linear --rope-factor 2",
-    "2 --rope-scaling ntk", "8 --rope-scaling yarn --rope-factor 4", "4",
-    "asymmetric"};
+/* Every option of the scheme at its example value (PeOption.example), a
+ * set the scheme takes together (rope's scaling with its factor and
+ * length), into args. */
+static void all_examples(char *args, size_t cap, PeOptMask reads) {
+    size_t len = strlen(args);
+    for (size_t o = 0; o < pe_option_count() && len < cap; o++)
+        if (reads >> o & 1u)
+            len += (size_t)snprintf(args + len, cap - len, " %s %s", pe_option_at(o)->flag,
+                                    pe_option_at(o)->example);
+}
 
-/* The table and the programs agree: pe_report and demo_order take a scheme
- * option exactly when the table says the scheme reads it, for every
- * scheme and option. */
+/* The registry and the programs agree: pe_report takes a scheme option
+ * exactly when the registry says the scheme reads it, for every scheme and
+ * option (with the others the scheme reads, so that a group such as
+ * rope's scaling is whole), and refuses it, naming it, otherwise. */
 START_TEST(every_option_accepted_exactly_where_a_scheme_reads_it) {
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *s = pe_at(i);
-        unsigned reads = pe_options_read(s, COMBINE_DEFAULT);
-        for (size_t o = 0; o < PE_OPT_COUNT; o++) {
-            char args[256];
+        PeOptMask reads = pe_options_read(s, COMBINE_DEFAULT);
+        for (size_t o = 0; o < pe_option_count(); o++) {
+            const PeOption *opt = pe_option_at(o);
+            char args[1024];
             /* --pe-dim is read under concat: ask for it there */
-            bool concat = o == PE_OPT_WIDTH && (reads & (1u << PE_OPT_COMBINE));
-            unsigned r = concat ? pe_options_read(s, COMBINE_CONCAT) : reads;
-            snprintf(args, sizeof args, "--pe %s --d-model 64 --positions 16 --far 1024 --csv "
-                     "%s %s %s", s->name, concat ? "--combine concat" : "", pe_option_name(o),
-                     VALUE[o]);
+            bool concat = opt == &pe_opt_width &&
+                          (reads >> pe_option_index(&pe_opt_combine) & 1u);
+            PeOptMask r = concat ? pe_options_read(s, COMBINE_CONCAT) : reads;
+            bool read = r >> o & 1u;
+            snprintf(args, sizeof args, "--pe %s --d-model 64 --positions 16 --far 1024 --csv",
+                     s->name);
+            PeOptMask combine = (PeOptMask)1 << pe_option_index(&pe_opt_combine);
+            if (read) /* under concat, --combine is given below */
+                all_examples(args, sizeof args, concat ? r & ~combine : r);
+            else
+                snprintf(args + strlen(args), sizeof args - strlen(args), " %s %s", opt->flag,
+                         opt->example);
+            if (concat)
+                snprintf(args + strlen(args), sizeof args - strlen(args), " --combine concat");
             Run run_ = run("pe_report", args);
-            bool read = r & (1u << o);
             ck_assert_msg(read ? run_.status == 0 : run_.status == 2,
-                          "pe_report %s: exit %d, but the table says %s %s it: %s", args,
+                          "pe_report %s: exit %d, but the registry says %s %s it: %s", args,
                           run_.status, s->name, read ? "reads" : "does not read", run_.err);
-            bool rope = strncmp(pe_option_name(o), "--rope-", 7) == 0;
             if (!read)
-                ck_assert_msg(strstr(run_.err, rope ? "--rope-" : pe_option_name(o)) != NULL,
-                              "pe_report %s: the refusal does not name %s: %s", args,
-                              pe_option_name(o), run_.err);
+                ck_assert_msg(strstr(run_.err, opt->flag) != NULL,
+                              "pe_report %s: the refusal does not name %s: %s", args, opt->flag,
+                              run_.err);
             run_free(&run_);
         }
     }

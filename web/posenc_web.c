@@ -230,9 +230,11 @@ EXPORT int pw_code(const char *scheme, const char *d_model, const char *heads, d
     if (combine < COMBINE_DEFAULT || combine > COMBINE_CONCAT)
         return err_set(e, ERR_INPUT, "combine is the scheme's own, add or concat");
     pe_config_default(&code.pc, scheme);
-    code.pc.base = base;
-    code.pc.layout = split ? LAYOUT_SPLIT : LAYOUT_INTERLEAVED;
-    code.pc.combine = (Combine)combine;
+    pe_put(&code.pc, &pe_opt_base, base);
+    if (split)
+        pe_put(&code.pc, &pe_opt_layout, LAYOUT_SPLIT);
+    if (combine != COMBINE_DEFAULT) /* add or concat, the option's names 0 and 1 */
+        pe_put(&code.pc, &pe_opt_combine, combine == COMBINE_CONCAT ? 1 : 0);
     if ((rc = pe_table(&code.P, &code.plan, &code.pc, s, C, NH, T, e)) ||
         (rc = pe_similarity(&code.S, &code.plan, &code.pc, s, C, NH, T, e))) {
         code_clear();
@@ -332,8 +334,9 @@ EXPORT int pw_rotation(const char *d_model, double base, int split, const char *
     }
     rot.d = d;
     pe_config_default(&rot.pc, "sinusoidal");
-    rot.pc.base = base;
-    rot.pc.layout = layout;
+    pe_put(&rot.pc, &pe_opt_base, base);
+    if (layout == LAYOUT_SPLIT)
+        pe_put(&rot.pc, &pe_opt_layout, LAYOUT_SPLIT);
     return 0;
 }
 

@@ -61,13 +61,15 @@ int fig_wavelengths(Canvas *out, const Config *c, Err *e) {
     size_t HS = c->d_model / c->n_heads, half = HS / 2;
     const PeConfig *given = &c->pe;
     /* the scaling asked for, or all three at its factor (default 4) */
-    double S = given->rope_factor >= 1.0 ? given->rope_factor : 4.0;
-    size_t L = given->rope_original_len ? given->rope_original_len : 4096;
+    double S = pe_given(given, &pe_opt_rope_factor) ? pe_get(given, &pe_opt_rope_factor) : 4.0;
+    size_t L = pe_given(given, &pe_opt_rope_original_len)
+                   ? (size_t)pe_get(given, &pe_opt_rope_original_len)
+                   : 4096;
     RopeScaling which[4] = {ROPE_SCALING_NONE, ROPE_SCALING_LINEAR, ROPE_SCALING_NTK,
                             ROPE_SCALING_YARN};
     size_t n_sc = 4;
-    if (given->rope_scaling != ROPE_SCALING_NONE)
-        which[1] = given->rope_scaling, n_sc = 2;
+    if (rope_scaling_of(given) != ROPE_SCALING_NONE)
+        which[1] = rope_scaling_of(given), n_sc = 2;
     double *x = malloc(half * sizeof *x), *y = malloc(4 * half * sizeof *y),
            *theta = malloc(half * sizeof *theta);
     if (!x || !y || !theta) {
@@ -78,9 +80,7 @@ int fig_wavelengths(Canvas *out, const Config *c, Err *e) {
     Series s[6];
     for (size_t k = 0; k < n_sc; k++) {
         PeConfig pc = *given;
-        pc.rope_scaling = which[k];
-        pc.rope_factor = which[k] == ROPE_SCALING_NONE ? 0.0 : S;
-        pc.rope_original_len = which[k] == ROPE_SCALING_YARN ? L : 0;
+        rope_set_scaling(&pc, which[k], S, L);
         rope_inv_freq(&pc, HS, theta);
         for (size_t i = 0; i < half; i++)
             x[i] = (double)i, y[k * half + i] = log10(2.0 * 3.14159265358979323846 / theta[i]);

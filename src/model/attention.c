@@ -33,6 +33,16 @@ static void softmax_row(float *row, size_t n, size_t T) {
         row[j] = 0.0f;
 }
 
+/* Head h of sentence b as the hook's scheme sees it (pe.h). */
+static PeHead head_view(const AttnHook *hook, size_t b, size_t h, size_t T, size_t C,
+                        size_t NH) {
+    size_t HS = C / NH;
+    return (PeHead){.pc = hook->pc, .params = hook->params, .dparams = hook->grad,
+                    .scratch = hook->scratch + b * hook->stride, .pos = hook->pos + b * T,
+                    .T = T, .HS = HS, .h = h, .NH = NH, .layer = hook->layer,
+                    .scale = 1.0f / sqrtf((float)HS), .ld = 3 * C, .ld_out = C};
+}
+
 /* One head of one sentence: the forward of attention_forward. */
 static void head_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
                          const AttnHook *hook, const AttnDrop *drop, size_t b, size_t h,
@@ -44,17 +54,17 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
     float *k = q + C;
     const float *v = q + 2 * C;
     float *a = att + (b * NH + h) * T * T;
-    const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
-    if (hook && hook->scheme->rotate) {
-        hook->scheme->rotate(hook->pc, q, C3, prep, T, HS, false);
-        hook->scheme->rotate(hook->pc, k, C3, prep, T, HS, false);
+    const PeScheme *s = hook ? hook->scheme : NULL;
+    PeHead hd = hook ? head_view(hook, b, h, T, C, NH) : (PeHead){0};
+    hd.q = q, hd.k = k, hd.v = v, hd.scores = a;
+    if (s && s->rotate) {
+        s->rotate(&hd, q, false);
+        s->rotate(&hd, k, false);
     }
     /* scores (T,T) = q k^T / sqrt(HS) */
     matmul(a, T, q, C3, false, k, C3, true, T, T, HS, scale, 0.0f);
-    if (hook && hook->scheme->bias)
-        hook->scheme->bias(hook->pc, hook->params, a, prep, T, h, NH);
-    if (hook && hook->scheme->key_scores)
-        hook->scheme->key_scores(hook->pc, hook->params, a, q, C3, prep, T, HS, scale);
+    if (s && s->score)
+        s->score(&hd);
     /* Padded query rows attend like the others (their outputs are
      * never read); only the keys are masked: the padding, and with the
      * causal mask the keys after the query. Masked weights are 0, so the
@@ -71,9 +81,9 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
     }
     /* out (T,HS) = att (T,T) v (T,HS), written into head h's columns */
     matmul(out + b * T * C + h * HS, C, a, T, false, v, C3, false, T, HS, T, 1.0f, 0.0f);
-    if (hook && hook->scheme->value_mix)
-        hook->scheme->value_mix(hook->pc, hook->params, out + b * T * C + h * HS, C, a, prep, T,
-                                HS);
+    hd.att = a, hd.out = out + b * T * C + h * HS;
+    if (s && s->mix)
+        s->mix(&hd);
 }
 
 void attention_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
@@ -108,16 +118,18 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
     /* the weights the values read: after dropout, when there was one */
     const float *av = drop ? drop->att + (b * NH + h) * T * T : a;
     const float *dy = dout + b * T * C + h * HS;
+    const PeScheme *s = hook ? hook->scheme : NULL;
+    PeHead hd = hook ? head_view(hook, b, h, T, C, NH) : (PeHead){0};
+    hd.q = q, hd.k = k, hd.v = v, hd.att = av, hd.dout = dy;
+    hd.dq = dq, hd.dk = dk, hd.datt = ds, hd.dscores = ds;
     /* forward: out = att v */
     /* datt (T,T) = dout (T,HS) v^T */
     matmul(ds, T, dy, C, false, v, C3, true, T, T, HS, 1.0f, 0.0f);
     /* dv (T,HS) = att^T (T,T) dout (T,HS) */
     matmul(dv, C3, av, T, true, dy, C, false, T, HS, T, 1.0f, 0.0f);
-    const float *prep = hook ? hook->scratch + b * hook->stride : NULL;
-    /* forward: out += the values' relative vectors weighted by att */
-    if (hook && hook->scheme->value_mix_backward)
-        hook->scheme->value_mix_backward(hook->pc, hook->params, hook->grad, ds, dy, C, av, prep,
-                                         T, HS);
+    /* forward: out += the scheme's vectors weighted by att */
+    if (s && s->mix_backward)
+        s->mix_backward(&hd);
     /* forward: the dropped weights are the softmax's through the mask */
     if (drop)
         dropout_apply(ds, T * T, drop->d, drop->site, ((drop->b0 + b) * NH + h) * T * T);
@@ -131,24 +143,20 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
         for (size_t j = 0; j < T; j++)
             di[j] = ai[j] * (di[j] - dot);
     }
-    /* forward: scores += bias; the table's gradient is dscores'
-     * sum over the entries that read it */
-    if (hook && hook->scheme->bias_backward)
-        hook->scheme->bias_backward(hook->pc, hook->grad, ds, prep, T, h, NH);
     /* forward: scores = q k^T / sqrt(HS) */
     /* dq (T,HS) = dscores (T,T) k (T,HS) / sqrt(HS) */
     matmul(dq, C3, ds, T, false, k, C3, false, T, HS, T, scale, 0.0f);
     /* dk (T,HS) = dscores^T (T,T) q (T,HS) / sqrt(HS) */
     matmul(dk, C3, ds, T, true, q, C3, false, T, HS, T, scale, 0.0f);
-    /* forward: scores += q . the keys' relative vectors / sqrt(HS) */
-    if (hook && hook->scheme->key_scores_backward)
-        hook->scheme->key_scores_backward(hook->pc, hook->params, hook->grad, dq, ds, q, C3, prep,
-                                          T, HS, scale);
+    /* forward: scores += the scheme's term (a bias, or a term of q, k and
+     * the offset): into dq, dk and its table */
+    if (s && s->score_backward)
+        s->score_backward(&hd);
     /* forward: q and k rotated in place; back through the
      * transpose of the rotation */
-    if (hook && hook->scheme->rotate) {
-        hook->scheme->rotate(hook->pc, dq, C3, prep, T, HS, true);
-        hook->scheme->rotate(hook->pc, dk, C3, prep, T, HS, true);
+    if (s && s->rotate) {
+        s->rotate(&hd, dq, true);
+        s->rotate(&hd, dk, true);
     }
 }
 
@@ -156,13 +164,15 @@ void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const flo
                         const float *qkv, const float *att, const AttnHook *hook,
                         const AttnDrop *drop, size_t B, size_t T, size_t C, size_t NH) {
     /* dout is (B,T,C), qkv and dqkv are (B,T,3C), att is (B,NH,T,T) */
-    /* A bias table's gradient sums over the sentences: one thread per
-     * head then, each adding its sentences in order, so the sums are
-     * the serial loop's. Shaw's vectors are every head's: one thread
-     * for all, in the serial loop's order. Otherwise any (sentence,
-     * head) pair to any thread. */
-    bool by_head = hook && hook->scheme->bias_backward;
-    bool shared = hook && hook->scheme->key_scores_backward && hook->grad;
+    /* A table's gradient sums over the sentences. When each head has a
+     * part of its own (T5's column, say), one thread per head, each adding
+     * its sentences in order, so the sums are the serial loop's; when the
+     * heads share it (Shaw's vectors), one thread for all, in the serial
+     * loop's order. Without a table, any (sentence, head) pair to any
+     * thread. */
+    bool table = hook && hook->grad && hook->scheme->param_shape;
+    bool by_head = table && hook->scheme->grad_by_head;
+    bool shared = table && !hook->scheme->grad_by_head;
     size_t n = by_head ? NH : B * NH;
     int team = n_scratch < (size_t)par_threads() ? (int)n_scratch : par_threads();
     team = team < 1 || shared ? 1 : team;

@@ -1,6 +1,6 @@
-/* Multi-head scaled dot-product self-attention for an encoder: no causal
- * mask, a padding mask so a batch can hold sentences of different lengths,
- * and a hook through which attention-level position schemes act. */
+/* Multi-head scaled dot-product self-attention: a padding mask so a batch
+ * can hold sentences of different lengths, a causal mask on request, and a
+ * hook through which attention-level position schemes act. */
 #ifndef POSENC_ATTENTION_H
 #define POSENC_ATTENTION_H
 
@@ -9,19 +9,22 @@
 #include "../pe/pe.h"
 #include "layers.h"
 
-/* How an attention scheme (src/pe: RoPE, ALiBi, T5) reaches inside each
- * head: its functions and options, its table of parameters, and what it
- * prepared from each sentence's positions before the first layer. RoPE
- * rotates each head's q and k before the scores; ALiBi and T5 add a bias
- * to the scores before the softmax; Shaw's vectors join the keys in the
- * scores and the values in the output. Input schemes pass no hook. */
+/* How an attention scheme (src/pe) reaches inside each head: its
+ * functions and options, its table of parameters, and what it prepared
+ * from each sentence's positions before the first layer. RoPE rotates
+ * each head's q and k before the scores; ALiBi, T5 and Shaw's keys add a
+ * term to the scores before the softmax; Shaw's values join the output.
+ * Each head of each sentence reaches the scheme as a PeHead (pe.h). Input
+ * schemes pass no hook. */
 typedef struct {
     const PeScheme *scheme;
     const PeConfig *pc;
-    const float *params;  /* the scheme's table (T5, shaw), or NULL */
+    const float *params;  /* the scheme's table for this layer (T5, shaw), or NULL */
     float *grad;          /* the backward adds the table's gradient here, or NULL */
     const float *scratch; /* (B,stride): scheme->prepare of each sentence's positions */
     size_t stride;        /* floats per sentence in scratch */
+    const size_t *pos;    /* (B,T): each sentence's positions */
+    size_t layer;
 } AttnHook;
 
 /* Dropout on the attention weights (PyTorch's MultiheadAttention puts it

@@ -31,15 +31,19 @@ static void position_forward(const Model *m, Acts *a, const size_t *lens, bool n
     }
 }
 
-/* The attention scheme's view of sentences b0.. of the batch, or NULL for
- * input schemes. */
-static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, float *grad,
-                                 size_t b0, size_t T) {
+/* The attention scheme's view of sentences b0.. of the batch in layer l
+ * (its table, and the table's gradient in g when g is not NULL), or NULL
+ * for input schemes. */
+static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, Params *g,
+                                 size_t b0, size_t T, size_t l) {
     if (!pe_in_attention(m->pe.scheme))
         return NULL;
     size_t stride = pe_scratch(&m->pe, T);
-    *hook = (AttnHook){.scheme = m->pe.scheme, .pc = &m->cfg.pe, .params = m->p.pe,
-                       .grad = grad, .scratch = a->scratch + b0 * stride, .stride = stride};
+    *hook = (AttnHook){.scheme = m->pe.scheme, .pc = &m->cfg.pe,
+                       .params = model_pe_table(m, &m->p, l),
+                       .grad = g ? model_pe_table(m, g, l) : NULL,
+                       .scratch = a->scratch + b0 * stride, .stride = stride,
+                       .pos = a->pos + b0 * T, .layer = l};
     return hook;
 }
 
@@ -202,7 +206,7 @@ static int batch_begin(const Model *m, Acts *a, const int *ids, const size_t *le
         return err_set(e, ERR_INPUT, "%s's code depends on the sentence length, not on "
                        "positions one by one: give it positions 0..T-1", m->pe.scheme->name);
     AttnHook hk;
-    if (attn_hook(&hk, m, a, NULL, 0, T) && m->pe.scheme->prepare)
+    if (attn_hook(&hk, m, a, NULL, 0, T, 0) && m->pe.scheme->prepare)
         for (size_t b = 0; b < B; b++)
             m->pe.scheme->prepare(a->scratch + b * hk.stride, &m->cfg.pe, a->pos + b * T, T,
                                   m->pe.head_size);
@@ -255,12 +259,12 @@ static void micro_forward(const Model *m, Acts *a, const int *ids, const size_t 
     if (drop)
         dropout_apply(a->x0, BT * C, drop, ENC_SITE_EMBED, b0 * T * C);
     lens += b0;
-    AttnHook hk;
-    const AttnHook *hook = attn_hook(&hk, m, a, NULL, b0, T);
     const float *x = a->x0;
     for (size_t l = 0; l < c->n_layers; l++) {
         LayerActs *la = &a->layer[l];
         LayerDrop dr = {drop, l, b0 * T};
+        AttnHook hk;
+        const AttnHook *hook = attn_hook(&hk, m, a, NULL, b0, T, l);
         layer_forward(m, &m->p.layer[l], la, a->ffa, x, lens, hook, &dr, B, T);
         x = c->norm == NORM_PRE ? la->u : la->ln2;
     }
@@ -403,12 +407,12 @@ static void micro_backward(const Model *m, Params *g, const Acts *a, GradActs *g
         ga->dy = ga->du;
         ga->du = t;
     }
-    AttnHook hk;
-    const AttnHook *hook = attn_hook(&hk, m, a, g->pe, b0, T);
     for (size_t l = c->n_layers; l-- > 0;) {
         const float *x = l == 0 ? a->x0 : c->norm == NORM_PRE ? a->layer[l - 1].u
                                                               : a->layer[l - 1].ln2;
         LayerDrop dr = {drop, l, b0 * T};
+        AttnHook hk;
+        const AttnHook *hook = attn_hook(&hk, m, a, g, b0, T, l);
         layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], a->ffa, ga, x, hook, &dr, B,
                        T);
     }

@@ -60,10 +60,9 @@ int config_check(const Config *c, Err *e) {
                        "at position 0, attends to itself alone, so every sentence gets the same "
                        "vector; use --pool mean with --causal, or drop --causal");
     const PeScheme *s = pe_find(c->pe.name);
-    if (c->causal && s && (s->reads & PE_READS_SLOPES) && c->pe.alibi_slopes == ALIBI_ASYMMETRIC)
-        return err_set(e, ERR_INPUT, "--alibi-slopes asymmetric does nothing under --causal: no "
-                       "key is to the right of its query, so only the left slopes act, which "
-                       "are the symmetric ones; drop --alibi-slopes asymmetric or --causal");
+    const char *conflict = s && s->causal_conflict ? s->causal_conflict(&c->pe) : NULL;
+    if (c->causal && conflict)
+        return err_set(e, ERR_INPUT, "%s", conflict);
     if (!(c->dropout >= 0.0f && c->dropout <= MAX_DROPOUT))
         return err_set(e, ERR_INPUT, "dropout %g must be from 0 to %g; set --dropout",
                        (double)c->dropout, (double)MAX_DROPOUT);
@@ -117,7 +116,8 @@ static size_t params_walk(const Config *c, const PePlan *plan, Params *p, Walk *
     memset(p, 0, sizeof *p);
     /* nn.Embedding's init, N(0,1); torch's nn.Linear init bounds below. */
     take(w, &p->tok_emb, "embedding.weight", c->vocab_size, plan->E, INIT_NORMAL, 1.0f);
-    if (plan->rows)
+    bool per_layer = plan->scheme->per_layer;
+    if (plan->rows && !per_layer)
         take(w, &p->pe, plan->scheme->param_name, plan->rows, plan->cols, INIT_SCHEME, 0.0f);
     float bound_c = 1.0f / sqrtf((float)C), bound_f = 1.0f / sqrtf((float)F);
     /* in_proj is xavier-uniform in torch's MultiheadAttention */
@@ -138,6 +138,11 @@ static size_t params_walk(const Config *c, const PePlan *plan, Params *p, Walk *
         take(w, &L->ln1_b, NAME("norm1.bias"), 1, C, INIT_ZERO, 0.0f);
         take(w, &L->ln2_w, NAME("norm2.weight"), 1, C, INIT_ONE, 0.0f);
         take(w, &L->ln2_b, NAME("norm2.bias"), 1, C, INIT_ZERO, 0.0f);
+        if (plan->rows && per_layer) {
+            snprintf(name, sizeof name, "layers.%u.self_attn.%s", (unsigned)l,
+                     plan->scheme->param_name);
+            take(w, &L->pe, name, plan->rows, plan->cols, INIT_SCHEME, 0.0f);
+        }
 #undef NAME
     }
     if (c->norm == NORM_PRE) {
@@ -224,6 +229,10 @@ void model_free(Model *m) {
 }
 
 size_t model_max_positions(const Model *m) { return m->pe.max_positions; }
+
+float *model_pe_table(const Model *m, const Params *p, size_t l) {
+    return m->pe.scheme->per_layer ? p->layer[l].pe : p->pe;
+}
 
 size_t config_lead_tokens(const Config *c) { return c->pool == POOL_CLS ? 1 : 0; }
 

@@ -58,12 +58,15 @@ typedef struct {
     float *ln1_b;      /* (C) */
     float *ln2_w;      /* (C) norm2: after the FFN (post) or before it (pre) */
     float *ln2_b;      /* (C) */
+    float *pe;         /* (rows,cols) the scheme's table of this layer (a per_layer scheme's),
+                        * or NULL */
 } LayerParams;
 
 /* Named views into one allocation; gradients reuse the type. */
 typedef struct {
     float *tok_emb; /* (V,E) */
-    float *pe;      /* (rows,cols) the scheme's table (learned, T5), or NULL */
+    float *pe;      /* (rows,cols) the scheme's table the layers share (learned, T5,
+                     * shaw), or NULL */
     LayerParams layer[MAX_LAYERS];
     float *lnf_w;   /* (C) final LayerNorm, pre-norm only */
     float *lnf_b;   /* (C) */
@@ -202,6 +205,10 @@ size_t micro_sentences(size_t B, size_t T);
 /* Positions the model can encode, 0..n-1: max_len for a learned table,
  * SIZE_MAX for schemes defined at every position. */
 size_t model_max_positions(const Model *m);
+/* The scheme's table that layer l reads in p (the model's parameters or
+ * their gradients): the layer's own (PeScheme.per_layer) or the shared
+ * one; NULL for a scheme without one. */
+float *model_pe_table(const Model *m, const Params *p, size_t l);
 
 /* Tokens every sentence of a model built from c begins with before its
  * words: 1, the [CLS], when it pools by [CLS], else 0. A length the model

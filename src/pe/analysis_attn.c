@@ -54,27 +54,32 @@ static int probe_init(Probe *pr, const PePlan *plan, const PeConfig *pc, uint64_
     return 0;
 }
 
-/* S (T,T) for tokens at positions pos[0..T). */
+/* S (T,T) for tokens at positions pos[0..T): the logits of q0 and k0 at
+ * every position, rotated (rope), or the scheme's own term of the scores
+ * with q0 and k0 at every position (a bias, or a term of q0 and the
+ * offset: q0 . k0 is the same for every pair and decides nothing). */
 static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Err *e) {
     const PeScheme *s = pr->plan->scheme;
     size_t HS = pr->plan->head_size;
     float *prep = xmalloc((s->scratch(T, HS) + 1) * sizeof *prep, "the scheme's scratch", e);
-    float *buf = xcalloc(T * (s->rotate ? 2 * HS : s->key_scores ? T + HS : T), sizeof *buf,
-                         "the logits", e);
+    float *buf = xcalloc(T * (T + 2 * HS), sizeof *buf, "the logits", e);
     if (!prep || !buf) {
         free(prep);
         free(buf);
         return ERR_RUNTIME;
     }
     s->prepare(prep, pr->pc, pos, T, HS);
+    float *Q = buf + T * T, *K = Q + T * HS;
+    for (size_t t = 0; t < T; t++) {
+        memcpy(Q + t * HS, pr->q0, HS * sizeof *Q);
+        memcpy(K + t * HS, pr->k0, HS * sizeof *K);
+    }
+    PeHead hd = {.pc = pr->pc, .params = pr->params, .scratch = prep, .pos = pos, .T = T,
+                 .HS = HS, .NH = pr->plan->n_heads, .scale = 1.0f / sqrtf((float)HS), .q = Q,
+                 .k = K, .ld = HS, .scores = buf};
     if (s->rotate) {
-        float *Q = buf, *K = buf + T * HS;
-        for (size_t t = 0; t < T; t++) {
-            memcpy(Q + t * HS, pr->q0, HS * sizeof *Q);
-            memcpy(K + t * HS, pr->k0, HS * sizeof *K);
-        }
-        s->rotate(pr->pc, Q, HS, prep, T, HS, false);
-        s->rotate(pr->pc, K, HS, prep, T, HS, false);
+        s->rotate(&hd, Q, false);
+        s->rotate(&hd, K, false);
         for (size_t p = 0; p < T; p++)
             for (size_t q = 0; q < T; q++) {
                 double dot = 0.0;
@@ -82,17 +87,8 @@ static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Er
                     dot += (double)Q[p * HS + i] * K[q * HS + i];
                 S[p * T + q] = dot / sqrt((double)HS);
             }
-    } else if (s->key_scores) {
-        /* Shaw: q0 . aK(q - p) / sqrt(HS) for the same query q0 at every
-         * position; q0 . k0 is the same for every pair and decides nothing */
-        float *Q = buf + T * T;
-        for (size_t t = 0; t < T; t++)
-            memcpy(Q + t * HS, pr->q0, HS * sizeof *Q);
-        s->key_scores(pr->pc, pr->params, buf, Q, HS, prep, T, HS, 1.0f / sqrtf((float)HS));
-        for (size_t i = 0; i < T * T; i++)
-            S[i] = buf[i];
     } else {
-        s->bias(pr->pc, pr->params, buf, prep, T, 0, pr->plan->n_heads);
+        s->score(&hd);
         for (size_t i = 0; i < T * T; i++)
             S[i] = buf[i];
     }

@@ -50,60 +50,164 @@ typedef enum { ALIBI_SYMMETRIC = 0, ALIBI_ASYMMETRIC = 1 } AlibiSlopes;
 
 #define PE_NAME_MAX 24
 
-/* The defaults a 0 in PeConfig stands for. */
+/* Ranges and defaults the schemes' options and checks share. */
 #define PE_DEFAULT_BASE 10000.0         /* the paper's wavelength base */
-#define PE_DEFAULT_BUCKETS 32           /* T5's */
-#define PE_DEFAULT_MAX_DISTANCE 128     /* T5's */
-#define PE_DEFAULT_MAX_RELATIVE 16      /* Shaw et al.'s clipping distance k */
-#define PE_MAX_RELATIVE_MAX 4096        /* --max-relative's range: 1 to this */
 #define PE_BASE_MIN 1.000001            /* --base's range, both ends included */
 #define PE_BASE_MAX 1e12
 #define PE_MAX_WIDTH 32768              /* the model's MAX_DIM (model.h; pe is below it) */
-#define PE_DEFAULT_INIT_STD 0.02        /* BERT's and GPT-2's */
-#define PE_INIT_STD_MIN 1e-6            /* --pe-init-std's range, for the command */
-#define PE_INIT_STD_MAX 100.0           /* line and the checkpoint loader alike */
-#define PE_ROPE_FACTOR_MAX 1024.0       /* --rope-factor's range: 1 to this */
 #define PE_YARN_BETA_FAST 32.0          /* YaRN's ramp, in rotations over the original */
 #define PE_YARN_BETA_SLOW 1.0           /* length: the paper's and Hugging Face's defaults */
 
-/* What the user chose; a checkpoint stores it as it is. 0 in a field means
- * the scheme's default. */
+/* ---- options as data ----
+ *
+ * Each option a scheme reads is declared once, as a PeOption in the file
+ * of the scheme that owns it (an option two schemes read, --base and
+ * --layout, in the first one's; --combine and --pe-dim, which every input
+ * scheme may read, in pe_option.c), and listed in each reader's
+ * PeScheme.options. The command line, every --help list, the rule that
+ * refuses an option no chosen scheme reads, the checkpoint (which stores
+ * options by key, as text), config.json, the web page and the tests'
+ * tables all loop over pe_option_at(). */
+typedef enum { PE_VALUE_SIZE, PE_VALUE_REAL, PE_VALUE_NAME } PeValueType;
+
+typedef struct PeOption {
+    const char *flag;         /* "--max-relative"; its key in files is the flag without "--" */
+    const char *arg;          /* what --help shows after the flag, e.g. "K"; NULL for a
+                               * PE_VALUE_NAME option, whose names show ("add|concat") */
+    PeValueType type;
+    double lo, hi;            /* PE_VALUE_SIZE and PE_VALUE_REAL: the range, both ends in */
+    const char *const *names; /* PE_VALUE_NAME: value i is named names[i]; NULL-terminated */
+    double def;               /* the value when the option is not given */
+    const char *def_text;     /* the default as messages say it, e.g. "16", "d_model/2" */
+    const char *help;         /* --help's text after the flag; lines joined by '\n' */
+    const char *example;      /* a valid value other than the default, for the tests */
+    bool tunable;             /* may change on a trained model (train --init, evaluate):
+                               * it changes no parameter's shape (rope's scalings) */
+} PeOption;
+
+/* The most options all schemes together may have (a test holds the
+ * registry to it). */
+#define PE_OPT_SLOTS 32
+typedef unsigned long PeOptMask; /* one bit per option, by its index in pe_option_at() */
+
+/* What the user chose, and what a checkpoint stores: the scheme, and each
+ * option given, by its index in pe_option_at(). An option not given reads
+ * as its default (pe_get). */
 typedef struct {
-    char name[PE_NAME_MAX]; /* scheme, e.g. "sinusoidal" */
-    Combine combine;        /* COMBINE_DEFAULT picks the scheme's own */
-    size_t width;           /* channels under concat for the wide schemes, e.g. 32; 0 = C/2 */
-    size_t pairs;           /* sincos: K pairs sin(p/k), cos(p/k), k = 1..K; 0 = 1 */
-    SinLayout layout;       /* sinusoid channel order, RoPE's pairing */
-    double base;            /* sinusoid and RoPE wavelength base; 0 = 10000, the paper's */
-    size_t buckets;         /* t5: buckets of the signed offset, e.g. 32 (0) */
-    size_t max_distance;    /* t5: offsets this far or farther share the last bucket, e.g. 128 (0) */
-    double init_std;        /* learned: std of the table's first draw; 0 = 0.02 (BERT's) */
-    RopeScaling rope_scaling; /* rope: how its frequencies are stretched */
-    double rope_factor;       /* rope: the stretch S >= 1 of a scaling; 0 = none given */
-    size_t rope_original_len; /* rope under yarn: the training length L its ramp counts
-                               * rotations over; 0 = not given (train fills in the task's) */
-    size_t max_relative;      /* shaw: offsets clipped to [-k, k]; 0 = 16 (the paper's) */
-    AlibiSlopes alibi_slopes; /* alibi: symmetric (the default) or asymmetric */
+    char name[PE_NAME_MAX];     /* scheme, e.g. "sinusoidal" */
+    PeOptMask given;            /* bit i: option i was given */
+    double value[PE_OPT_SLOTS]; /* option i's value when given (a PE_VALUE_NAME option: the
+                                 * index of its name) */
 } PeConfig;
 
-/* The options of PeConfig a scheme reads (PeScheme.reads). */
-enum {
-    PE_READS_WIDTH = 1,    /* --pe-dim, under concat */
-    PE_READS_PAIRS = 2,    /* --pairs */
-    PE_READS_LAYOUT = 4,   /* --layout */
-    PE_READS_BASE = 8,     /* --base */
-    PE_READS_BUCKETS = 16, /* --buckets, --max-distance */
-    PE_READS_INIT = 32,    /* --pe-init-std */
-    PE_READS_SCALING = 64, /* --rope-scaling, --rope-factor, --rope-original-len */
-    PE_READS_RELATIVE = 128, /* --max-relative */
-    PE_READS_SLOPES = 256,   /* --alibi-slopes */
-};
+/* The options every input scheme may read, declared in pe_option.c:
+ * --combine (add|concat; not given: the scheme's own), and --pe-dim, the
+ * width of a wide scheme's code under concat. */
+extern const PeOption pe_opt_combine, pe_opt_width;
+/* The sinusoid's, which rope reads too (pe_sinusoidal.c): its layout (a
+ * SinLayout) and wavelength base. */
+extern const PeOption pe_opt_layout, pe_opt_base;
+
+/* Every option of every scheme, each once: --combine and --pe-dim, then
+ * the schemes' in the registry's order. NULL past the last. */
+size_t pe_option_count(void);
+const PeOption *pe_option_at(size_t i);
+/* The index of o in pe_option_at (PE_OPT_SLOTS if it is none). */
+size_t pe_option_index(const PeOption *o);
+/* The option of a flag or key ("--pairs" or "pairs"), or NULL. */
+const PeOption *pe_option_find(const char *name);
+
+/* o's value in pc: the value given, or o's default. */
+double pe_get(const PeConfig *pc, const PeOption *o);
+bool pe_given(const PeConfig *pc, const PeOption *o);
+/* Gives o the value v (a size, a real, or a name's index), unchecked:
+ * pe_plan checks every option given. */
+void pe_put(PeConfig *pc, const PeOption *o, double v);
+/* Takes o back to not given. */
+void pe_unset(PeConfig *pc, const PeOption *o);
+/* Sets option o from its command-line text: the whole text, in the
+ * option's range (both ends included) or among its names, or ERR_INPUT
+ * with a message that names the option, states the range applied and
+ * quotes the text. The command line and the checkpoint loader both parse
+ * this way. */
+int pe_set(PeConfig *pc, const PeOption *o, const char *text, Err *e);
+/* pe_set by the option's flag or key: ERR_INPUT for a name no scheme has. */
+int pe_set_named(PeConfig *pc, const char *name, const char *text, Err *e);
+/* o's value in pc as the command line writes it ("split", "10000", "0.1":
+ * a number in the shortest text that reads back as the same double);
+ * pe_set of that text gives pc's value back exactly. */
+void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap);
+/* Whether value v is one o takes (in range, a name's index, finite). */
+bool pe_option_ok(const PeOption *o, double v);
+/* x as %g writes it, with more digits where its 6 do not read back as x
+ * exactly (as float, with single): how options' numbers and their bounds
+ * are written, so that a message states the bound that is applied
+ * ("1.000001", where %g says 1) and a checkpoint's value reads back as
+ * it was. */
+void pe_real_text(char *buf, size_t cap, double x, bool single);
+/* o's --help entry: "  --flag ARG" then its help, continued lines
+ * indented to column 24, into buf (cap bytes). */
+void pe_option_help(char *buf, size_t cap, const PeOption *o);
+
+/* ---- the schemes ---- */
+
+/* What a scheme checks its options against. */
+typedef struct {
+    size_t C, NH;    /* model width and heads (NH divides C) */
+    size_t max_len;  /* positions the model accepts */
+} PeShape;
+
+/* One head of one sentence of one layer, as an attention scheme sees it
+ * (attention.c fills it in; a field the hook has no use for may be NULL).
+ * Rows of q, k, v, dq and dk are ld floats apart (the interleaved qkv of
+ * attention.c), rows of out and dout ld_out apart. */
+typedef struct {
+    const PeConfig *pc;
+    const float *params;  /* the scheme's table for this layer, or NULL */
+    float *dparams;       /* backward: its gradient, added to; NULL at inference */
+    const float *scratch; /* what prepare wrote from this sentence's positions */
+    const size_t *pos;    /* the sentence's positions (T) */
+    size_t T, HS, h, NH;  /* tokens, head size, this head, heads */
+    size_t layer;
+    float scale;          /* 1/sqrt(HS): the scores' */
+    const float *q, *k;   /* (T,HS) each: after rotate */
+    const float *v;
+    size_t ld;
+    float *scores;        /* forward: (T,T), q k^T scale, before the softmax */
+    const float *att;     /* (T,T): the weights the values read */
+    float *out;           /* forward: (T,HS), att v */
+    size_t ld_out;
+    float *dq, *dk;       /* backward: (T,HS) each, added to */
+    const float *dscores; /* backward: (T,T), the scores' gradient */
+    float *datt;          /* backward: (T,T), the weights' gradient, added to */
+    const float *dout;    /* backward: (T,HS) */
+} PeHead;
+
+/* One query and key pair in double, for the reference model of the tests
+ * (tests/ref_model.c): a scheme's formula written plainly, beside its fast
+ * float code. */
+typedef struct {
+    const PeConfig *pc;
+    const double *params; /* the scheme's table for this layer, or NULL */
+    const double *q, *k;  /* query i's and key j's rows of head h (HS each), rotated */
+    size_t pi, pj;        /* their positions */
+    size_t h, NH, HS;
+} PeRefPair;
 
 typedef struct PeScheme {
     const char *name;
-    unsigned reads;          /* the PE_READS_ options it uses */
     const char *about;       /* one line, for --help and the demo */
     const char *note;        /* what the demo adds about an untrained model, or NULL */
+    unsigned since;          /* the checkpoint version that first stored it */
+    /* the options it reads (--combine and --pe-dim aside, which pe_options_read
+     * gives every input scheme), NULL-terminated; NULL for none */
+    const PeOption *const *options;
+    /* What the experiments and pages need: the column of Ruoss et al.'s
+     * Table 1 (ACL 2023) it stands for ("none", "sin/cos", "relative",
+     * "rope", "alibi", "learned"), or NULL; and whether that paper draws
+     * its positions at random (its randomized form). */
+    const char *ruoss_column;
+    bool ruoss_randomized;
     Combine default_combine; /* concat for the one-channel counts, add for the wide ones */
     size_t first_position;   /* the number of the first word: 1 for the notes' counts, 0 for
                               * the others */
@@ -111,9 +215,12 @@ typedef struct PeScheme {
     /* Channels P has, given the model width C and the resolved combine
      * mode; NULL for a scheme that adds nothing to the input. */
     size_t (*width)(const PeConfig *pc, size_t C, Combine combine);
-    /* Checks the scheme's own options against the model (C channels, NH
-     * heads); NULL when anything goes. */
-    int (*check)(const PeConfig *pc, size_t C, size_t NH, Err *e);
+    /* Checks the scheme's own options against the model; NULL when
+     * anything goes. */
+    int (*check)(const PeConfig *pc, const PeShape *shape, Err *e);
+    /* Under a causal mask: why the options given do nothing there (a
+     * message, for the model to refuse them), or NULL. */
+    const char *(*causal_conflict)(const PeConfig *pc);
 
     /* -- a scheme with a formula -- */
     /* Channel c of a code w wide at position p (0-based; the scheme numbers
@@ -133,45 +240,41 @@ typedef struct PeScheme {
     void (*param_shape)(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_t max_len,
                         size_t *rows, size_t *cols);
     const char *param_name; /* the table's name among the model's tensors */
+    bool per_layer;         /* one table per layer (else one the layers share) */
+    /* The gradient of head h touches head h's part of the table only, so
+     * heads can be summed on threads of their own (else one thread sums
+     * them all, in a fixed order). */
+    bool grad_by_head;
     /* Draws the initial table, n floats, for a model of C channels. */
     void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng);
 
-    /* -- an attention scheme: each head of each layer, after q k^T / sqrt(HS) -- */
+    /* -- an attention scheme: each head of each sentence of each layer -- */
     /* Floats it keeps per sentence of T tokens (head size HS), written once
      * per forward pass by prepare from the tokens' positions pos[0..T)
-     * (RoPE's cos and sin, T5's buckets) and read by the functions below. */
+     * (RoPE's cos and sin, T5's buckets) and read by the hooks below. */
     size_t (*scratch)(size_t T, size_t HS);
     void (*prepare)(float *scratch, const PeConfig *pc, const size_t *pos, size_t T,
                     size_t HS);
-    /* Rotates x (T rows of HS, row stride ld; q or k of one head) in
-     * place; inverse applies the transpose, for the backward pass. */
-    void (*rotate)(const PeConfig *pc, float *x, size_t ld, const float *scratch, size_t T,
-                   size_t HS, bool inverse);
-    /* Adds to the scores (T,T) of head h of NH the bias between query i
-     * and key j; params is the scheme's table or NULL. */
-    void (*bias)(const PeConfig *pc, const float *params, float *scores, const float *scratch,
-                 size_t T, size_t h, size_t NH);
-    /* Its backward: dparams += what dscores (T,T) says of each entry used. */
-    void (*bias_backward)(const PeConfig *pc, float *dparams, const float *dscores,
-                          const float *scratch, size_t T, size_t h, size_t NH);
-    /* Shaw et al.: a vector aK of the clipped offset j - i added to key j
-     * as query i sees it, and aV to value j, from one table (params) that
-     * every head and layer shares. key_scores adds scale * q_i . aK(i,j)
-     * to scores (T,T), q's rows at stride ld; value_mix adds
-     * sum_j att_ij aV(i,j) to out's row i (stride ld). */
-    void (*key_scores)(const PeConfig *pc, const float *params, float *scores, const float *q,
-                       size_t ld, const float *scratch, size_t T, size_t HS, float scale);
-    void (*value_mix)(const PeConfig *pc, const float *params, float *out, size_t ld,
-                      const float *att, const float *scratch, size_t T, size_t HS);
-    /* Their backwards: dq_i += scale sum_j ds_ij aK(i,j), with aK's rows
-     * of dparams += scale ds_ij q_i; datt_ij += dout_i . aV(i,j), with
-     * aV's rows += att_ij dout_i. */
-    void (*key_scores_backward)(const PeConfig *pc, const float *params, float *dparams,
-                                float *dq, const float *ds, const float *q, size_t ld,
-                                const float *scratch, size_t T, size_t HS, float scale);
-    void (*value_mix_backward)(const PeConfig *pc, const float *params, float *dparams,
-                               float *datt, const float *dout, size_t ld, const float *att,
-                               const float *scratch, size_t T, size_t HS);
+    /* Rotates x (T rows of HS at stride hd->ld: q, k, or their
+     * gradients) in place, before the scores; inverse applies the
+     * transpose, for the backward pass. */
+    void (*rotate)(const PeHead *hd, float *x, bool inverse);
+    /* Adds the scheme's part to hd->scores (a bias of the two positions,
+     * or a term of q or k and the offset), before the softmax. */
+    void (*score)(const PeHead *hd);
+    /* Its backward, from hd->dscores: into dq, dk and dparams. */
+    void (*score_backward)(const PeHead *hd);
+    /* Adds the scheme's part to hd->out (vectors of the offset weighted by
+     * hd->att), and its backward: into datt and dparams from dout. */
+    void (*mix)(const PeHead *hd);
+    void (*mix_backward)(const PeHead *hd);
+
+    /* -- the same in double, for the reference model of the tests -- */
+    void (*ref_rotate)(const PeConfig *pc, double *x, size_t HS, size_t p);
+    /* What the scheme adds to the score of query pi and key pj (after
+     * q.k / sqrt(HS)), and to value j as query i reads it (HS values). */
+    double (*ref_score)(const PeRefPair *r);
+    void (*ref_value)(const PeRefPair *r, double *v);
 
     /* For pictures: what channel c is, e.g. "sin, i = 3" (NULL: its
      * number only), and what the channel axis shows (NULL: "channel"). */
@@ -201,7 +304,7 @@ const char *pe_names(void);
 
 const char *combine_name(Combine c);
 
-/* The defaults: scheme name, combine by the scheme, paper's base. */
+/* Scheme name, and no option given: every option at its default. */
 void pe_config_default(PeConfig *pc, const char *name);
 
 /* Checks pc against a model of C channels and NH heads (NH divides C)
@@ -215,65 +318,25 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
  * "inside attention", or "nothing added" (none). */
 const char *pe_meets(const PePlan *plan);
 
-/* The options of PeConfig as the command line spells them, one row each in
- * pe.c's table (its flag, field, type, range and default) and one bit each
- * in the masks below: what a user gave, and what a scheme reads. The one
- * table behind the command line's parsing of these options, the
- * checkpoint's (which stores them by name, as text), the programs' rule
- * that an option no chosen scheme reads is refused, and the reference's
- * table of options. */
-enum {
-    PE_OPT_COMBINE,
-    PE_OPT_WIDTH,
-    PE_OPT_PAIRS,
-    PE_OPT_LAYOUT,
-    PE_OPT_BASE,
-    PE_OPT_BUCKETS,
-    PE_OPT_MAX_DISTANCE,
-    PE_OPT_INIT_STD,
-    PE_OPT_ROPE_SCALING,
-    PE_OPT_ROPE_FACTOR,
-    PE_OPT_ROPE_ORIGINAL_LEN,
-    PE_OPT_MAX_RELATIVE,
-    PE_OPT_ALIBI_SLOPES,
-    PE_OPT_COUNT
-};
-/* "--pairs" for PE_OPT_PAIRS; NULL past the last. */
-const char *pe_option_name(size_t opt);
-/* The option named name, with or without its dashes ("pairs", "--pairs"),
- * or PE_OPT_COUNT. */
-size_t pe_option_find(const char *name);
-/* Sets option opt of pc from its command-line text: the whole text, in the
- * option's range (both ends included), or ERR_INPUT with a message that
- * names the option, states the range applied and quotes the text. The
- * command line and the checkpoint loader both parse this way. */
-int pe_option_set(PeConfig *pc, size_t opt, const char *text, Err *e);
-/* Option opt of pc as the command line writes it ("split", "10000", "0.1":
- * a number in the shortest text that reads back as the same double);
- * pe_option_set of that text gives pc's value back exactly. */
-void pe_option_text(const PeConfig *pc, size_t opt, char *buf, size_t cap);
-/* x as %g writes it, with more digits where its 6 do not read back as x
- * exactly (as float, with single): how options' numbers and their bounds
- * are written, so that a message states the bound that is applied
- * ("1.000001", where %g says 1) and a checkpoint's value reads back as
- * it was. */
-void pe_real_text(char *buf, size_t cap, double x, bool single);
-/* The options set in pc (not 0, not the default). */
-unsigned pe_options_given(const PeConfig *pc);
+/* The options pc gives (bit i: pe_option_at(i)). */
+PeOptMask pe_options_given(const PeConfig *pc);
 /* The options scheme s reads when its code meets the embedding by combine
- * (COMBINE_DEFAULT: its own): --pe-dim only under concat, --combine only
- * for a scheme that adds a code to the input. */
-unsigned pe_options_read(const PeScheme *s, Combine combine);
-/* The first option set in pc that the plan's scheme does not read, as the
- * command line spells it ("--pairs"), or NULL. */
-const char *pe_unused_option(const PePlan *plan, const PeConfig *pc);
-/* pc for scheme s: its name, and the options s does not read back to
- * their defaults; for programs that run a list of schemes with one set of
- * options, each scheme taking the ones it reads. */
+ * (COMBINE_DEFAULT: its own): its own, --pe-dim only under concat for a
+ * scheme that has a width, and --combine for every scheme that adds a
+ * code to the input. */
+PeOptMask pe_options_read(const PeScheme *s, Combine combine);
+/* The first option given in pc that the plan's scheme does not read, or
+ * NULL. */
+const PeOption *pe_unused_option(const PePlan *plan, const PeConfig *pc);
+/* pc for scheme s: its name, and the options s does not read taken back;
+ * for programs that run a list of schemes with one set of options, each
+ * scheme taking the ones it reads. */
 PeConfig pe_config_for(const PeConfig *pc, const PeScheme *s);
+/* The combine mode pc gives (COMBINE_DEFAULT: none given). */
+Combine pe_combine_given(const PeConfig *pc);
 
-/* True for the schemes that act inside attention (rotate, bias or key
- * and value vectors). */
+/* True for the schemes that act inside attention (a rotation of q and k,
+ * a term of the scores, or vectors mixed into the output). */
 bool pe_in_attention(const PeScheme *s);
 /* True for the schemes that add a code to the input (w > 0 at some width). */
 bool pe_in_input(const PeScheme *s);
@@ -300,7 +363,7 @@ void pe_combine_backward(float *dP, const float *dx, size_t n, size_t w, size_t 
                          Combine combine);
 
 /* Width of the schemes as wide as the model (sinusoidal, learned): C under
- * add; under concat pc->width, or C/2 when that is 0. */
+ * add; under concat --pe-dim, or C/2 when it is not given. */
 size_t pe_wide_width(const PeConfig *pc, size_t C, Combine combine);
 
 /* The sinusoid of section 3.5 for one position and channel, in double:
@@ -313,15 +376,14 @@ double sinusoid_value(double pos, size_t channel, size_t d, SinLayout layout, do
  * sinusoidal scheme, for the tests and the report. */
 void sinusoid_table(float *P, size_t first, size_t T, size_t d, SinLayout layout, double base);
 
-/* The wavelength base of pc: its base, or the paper's 10000. */
+/* The wavelength base of pc (--base, or the paper's 10000) and the
+ * sinusoid's layout (--layout): what the sinusoid and rope read. */
 double pe_base(const PeConfig *pc);
+SinLayout pe_layout(const PeConfig *pc);
 /* A wavelength base the schemes take: finite, from PE_BASE_MIN to
  * PE_BASE_MAX (at 1 every channel has one wavelength; within 1e-6 of it
  * float32 cannot tell them apart); --base's range. */
 bool pe_base_ok(double base);
-
-/* pc with every 0 that stands for a default replaced by the default. */
-PeConfig pe_resolved(const PeConfig *pc);
 
 /* ALiBi's slope m_h of head h (0-based) of NH: Press et al.'s geometric
  * sequence 2^(-8(h+1)/NH) for a power of two; otherwise the slopes of the
@@ -334,14 +396,21 @@ double alibi_slope(size_t h, size_t NH);
  * NH weighs the two sides differently and a sentence differs from its
  * reverse. */
 double alibi_slope_side(const PeConfig *pc, size_t h, size_t NH, bool right);
-/* "symmetric" or "asymmetric"; the parse returns 0 or ERR_INPUT. */
-const char *alibi_slopes_name(AlibiSlopes a);
-int alibi_slopes_parse(const char *s, AlibiSlopes *out, Err *e);
+/* pc's --alibi-slopes. */
+AlibiSlopes alibi_slopes_of(const PeConfig *pc);
 
+/* Rope's scaling options (pe_rope.c), which a trained model may change
+ * (PeOption.tunable): --rope-scaling (a RopeScaling), --rope-factor S and
+ * --rope-original-len L. */
+extern const PeOption pe_opt_rope_scaling, pe_opt_rope_factor, pe_opt_rope_original_len;
 /* "none", "linear", "ntk" or "yarn". */
 const char *rope_scaling_name(RopeScaling r);
-/* Parses one of those names; returns 0 or ERR_INPUT. */
-int rope_scaling_parse(const char *s, RopeScaling *out, Err *e);
+/* pc's scaling, and its factor S (1 without a scaling). */
+RopeScaling rope_scaling_of(const PeConfig *pc);
+double rope_factor_of(const PeConfig *pc);
+/* Gives pc scaling r with factor S and, for yarn, original length L (the
+ * options r does not read are taken back; none takes all three back). */
+void rope_set_scaling(PeConfig *pc, RopeScaling r, double S, size_t L);
 
 /* RoPE's inverse frequencies theta_i, i < HS/2, for a head of HS channels
  * under pc's scaling (the base, factor S and original length L of pc), in

@@ -13,9 +13,24 @@
  * mirror, which is enough, so that is taken. It adds nothing to the word
  * vectors and has no parameters. */
 #include <math.h>
-#include <string.h>
 
 #include "pe.h"
+
+static const char *const SLOPES_NAMES[] = {"symmetric", "asymmetric", NULL};
+
+static const PeOption opt_slopes = {
+    .flag = "--alibi-slopes",
+    .type = PE_VALUE_NAME,
+    .names = SLOPES_NAMES,
+    .def = ALIBI_SYMMETRIC,
+    .def_text = "symmetric",
+    .help = "alibi: head h's slope m_h on both sides\n"
+            "of a word, or m_h to its left and m_(H-1-h) to its right,\n"
+            "which tells left from right (default symmetric)",
+    .example = "asymmetric",
+};
+
+AlibiSlopes alibi_slopes_of(const PeConfig *pc) { return (AlibiSlopes)pe_get(pc, &opt_slopes); }
 
 double alibi_slope(size_t h, size_t NH) {
     size_t p2 = 1; /* the largest power of two <= NH */
@@ -28,32 +43,25 @@ double alibi_slope(size_t h, size_t NH) {
 }
 
 double alibi_slope_side(const PeConfig *pc, size_t h, size_t NH, bool right) {
-    if (right && pc->alibi_slopes == ALIBI_ASYMMETRIC)
+    if (right && alibi_slopes_of(pc) == ALIBI_ASYMMETRIC)
         return alibi_slope(NH - 1 - h, NH);
     return alibi_slope(h, NH);
 }
 
-const char *alibi_slopes_name(AlibiSlopes a) {
-    return a == ALIBI_ASYMMETRIC ? "asymmetric" : "symmetric";
-}
-
-int alibi_slopes_parse(const char *s, AlibiSlopes *out, Err *e) {
-    if (strcmp(s, "symmetric") == 0)
-        *out = ALIBI_SYMMETRIC;
-    else if (strcmp(s, "asymmetric") == 0)
-        *out = ALIBI_ASYMMETRIC;
-    else
-        return err_set(e, ERR_INPUT, "--alibi-slopes is symmetric or asymmetric, not '%s'", s);
-    return 0;
-}
-
-static int alibi_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
-    (void)C;
-    if (pc->alibi_slopes == ALIBI_ASYMMETRIC && NH == 1)
+static int alibi_check(const PeConfig *pc, const PeShape *sh, Err *e) {
+    if (alibi_slopes_of(pc) == ALIBI_ASYMMETRIC && sh->NH == 1)
         return err_set(e, ERR_INPUT, "--alibi-slopes asymmetric with 1 head is the symmetric "
                        "bias: head h's right slope is the left slope of head H-1-h, and with one "
                        "head that is its own; use --heads 2 or more, or drop --alibi-slopes");
     return 0;
+}
+
+static const char *alibi_causal_conflict(const PeConfig *pc) {
+    return alibi_slopes_of(pc) != ALIBI_ASYMMETRIC
+               ? NULL
+               : "--alibi-slopes asymmetric does nothing under --causal: no key is to the right "
+                 "of its query, so only the left slopes act, which are the symmetric ones; drop "
+                 "--alibi-slopes asymmetric or --causal";
 }
 
 /* Per token: its position, as a float (exact below 2^24). */
@@ -68,20 +76,29 @@ static void alibi_prepare(float *P, const PeConfig *pc, const size_t *pos, size_
         P[t] = (float)pos[t];
 }
 
-static void alibi_bias(const PeConfig *pc, const float *params, float *scores, const float *P,
-                       size_t T, size_t h, size_t NH) {
-    /* scores is (T,T) */
-    (void)params;
-    float left = (float)alibi_slope_side(pc, h, NH, false);
-    float right = (float)alibi_slope_side(pc, h, NH, true);
+static void alibi_score(const PeHead *hd) {
+    /* scores is (T,T), P (T) */
+    float left = (float)alibi_slope_side(hd->pc, hd->h, hd->NH, false);
+    float right = (float)alibi_slope_side(hd->pc, hd->h, hd->NH, true);
+    const float *P = hd->scratch;
+    float *scores = hd->scores;
+    size_t T = hd->T;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++)
             scores[i * T + j] -= (P[j] > P[i] ? right : left) * fabsf(P[i] - P[j]);
 }
 
+static double alibi_ref_score(const PeRefPair *r) {
+    return -alibi_slope_side(r->pc, r->h, r->NH, r->pj > r->pi) *
+           fabs((double)r->pi - (double)r->pj);
+}
+
 const PeScheme pe_alibi = {
     .name = "alibi",
-    .reads = PE_READS_SLOPES,
+    .since = 2,
+    .options = (const PeOption *const[]){&opt_slopes, NULL},
+    .ruoss_column = "alibi",
+    .ruoss_randomized = true,
     .about = "a bias -m|i-j| on each head's scores, symmetric unless --alibi-slopes "
              "asymmetric: then it tells left from right (Press et al.; BLOOM)",
     .note = "nothing is added to the word vectors; the symmetric bias -m|i-j| is the same to "
@@ -91,7 +108,9 @@ const PeScheme pe_alibi = {
             "--alibi-slopes asymmetric, or --pool cls (a [CLS] word at position 0)",
     .default_combine = COMBINE_ADD,
     .check = alibi_check,
+    .causal_conflict = alibi_causal_conflict,
     .scratch = alibi_scratch,
     .prepare = alibi_prepare,
-    .bias = alibi_bias,
+    .score = alibi_score,
+    .ref_score = alibi_ref_score,
 };

@@ -45,7 +45,19 @@ static float sine_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n
     return sinf((float)(p + 1));
 }
 
-static size_t sincos_pairs(const PeConfig *pc) { return pc->pairs ? pc->pairs : 1; }
+static const PeOption opt_pairs = {
+    .flag = "--pairs",
+    .arg = "K",
+    .type = PE_VALUE_SIZE,
+    .lo = 1,
+    .hi = PE_MAX_WIDTH / 2,
+    .def = 1,
+    .def_text = "1",
+    .help = "sin/cos pairs of the sincos scheme (default 1)",
+    .example = "3",
+};
+
+static size_t sincos_pairs(const PeConfig *pc) { return (size_t)pe_get(pc, &opt_pairs); }
 
 static size_t width_sincos(const PeConfig *pc, size_t C, Combine combine) {
     (void)C, (void)combine;
@@ -71,11 +83,14 @@ const PeScheme pe_none = {
     .name = "none",
     .first_position = 1,
     .about = "no position: self-attention sees a bag of words",
+    .since = 1,
+    .ruoss_column = "none",
     .default_combine = COMBINE_ADD,
 };
 
 const PeScheme pe_integer = {
     .name = "integer",
+    .since = 1,
     .first_position = 1,
     .about = "the count 1, 2, 3, ... in one channel (unbounded)",
     .default_combine = COMBINE_CONCAT,
@@ -86,6 +101,7 @@ const PeScheme pe_integer = {
 
 const PeScheme pe_normalized = {
     .name = "normalized",
+    .since = 1,
     .first_position = 1,
     .about = "pos/N in one channel (bounded, but depends on the length N)",
     .default_combine = COMBINE_CONCAT,
@@ -97,6 +113,7 @@ const PeScheme pe_normalized = {
 
 const PeScheme pe_sine = {
     .name = "sine",
+    .since = 1,
     .first_position = 1,
     .about = "sin(pos) in one channel (bounded, but periodic: positions collide)",
     .default_combine = COMBINE_CONCAT,
@@ -107,7 +124,8 @@ const PeScheme pe_sine = {
 
 const PeScheme pe_sincos = {
     .name = "sincos",
-    .reads = PE_READS_PAIRS,
+    .since = 1,
+    .options = (const PeOption *const[]){&opt_pairs, NULL},
     .first_position = 1,
     .about = "K pairs sin(pos/k), cos(pos/k), k = 1..K (the notes' hand-built step)",
     .default_combine = COMBINE_CONCAT,

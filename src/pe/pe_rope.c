@@ -15,23 +15,71 @@
 
 #include "pe.h"
 
-static const char *const SCALING_NAMES[] = {"none", "linear", "ntk", "yarn"};
+static const char *const SCALING_NAMES[] = {"none", "linear", "ntk", "yarn", NULL};
+
+#define FACTOR_MAX 1024.0 /* --rope-factor's range: 1 to this */
+
+const PeOption pe_opt_rope_scaling = {
+    .flag = "--rope-scaling",
+    .type = PE_VALUE_NAME,
+    .names = SCALING_NAMES,
+    .def = ROPE_SCALING_NONE,
+    .def_text = "none",
+    .help = "rope: stretch the frequencies for sentences\n"
+            "longer than the training ones: positions / S (linear), the\n"
+            "base times S^(d/(d-2)) (ntk), or YaRN's blend (default none)",
+    .example = "yarn", /* the scaling that reads all three */
+    .tunable = true,
+};
+
+const PeOption pe_opt_rope_factor = {
+    .flag = "--rope-factor",
+    .arg = "S",
+    .type = PE_VALUE_REAL,
+    .lo = 1.0,
+    .hi = FACTOR_MAX,
+    .def = 1.0,
+    .def_text = "none",
+    .help = "the stretch, 1 to 1024 (needed by a scaling)",
+    .example = "2",
+    .tunable = true,
+};
+
+const PeOption pe_opt_rope_original_len = {
+    .flag = "--rope-original-len",
+    .arg = "L",
+    .type = PE_VALUE_SIZE,
+    .lo = 1,
+    .hi = PE_MAX_WIDTH,
+    .def_text = "the training length",
+    .help = "yarn: the training length its ramp counts turns over\n"
+            "(train: default the longest training sentence)",
+    .example = "8",
+    .tunable = true,
+};
 
 const char *rope_scaling_name(RopeScaling r) {
     return (unsigned)r < 4 ? SCALING_NAMES[r] : "unknown";
 }
 
-int rope_scaling_parse(const char *s, RopeScaling *out, Err *e) {
-    for (unsigned i = 0; i < 4; i++)
-        if (strcmp(s, SCALING_NAMES[i]) == 0) {
-            *out = (RopeScaling)i;
-            return 0;
-        }
-    return err_set(e, ERR_INPUT, "unknown rope scaling '%s': use none, linear, ntk or yarn", s);
+RopeScaling rope_scaling_of(const PeConfig *pc) {
+    return (RopeScaling)pe_get(pc, &pe_opt_rope_scaling);
 }
 
-static double factor_of(const PeConfig *pc) {
-    return pc->rope_scaling == ROPE_SCALING_NONE || pc->rope_factor < 1.0 ? 1.0 : pc->rope_factor;
+double rope_factor_of(const PeConfig *pc) {
+    return rope_scaling_of(pc) == ROPE_SCALING_NONE ? 1.0 : pe_get(pc, &pe_opt_rope_factor);
+}
+
+void rope_set_scaling(PeConfig *pc, RopeScaling r, double S, size_t L) {
+    pe_unset(pc, &pe_opt_rope_scaling);
+    pe_unset(pc, &pe_opt_rope_factor);
+    pe_unset(pc, &pe_opt_rope_original_len);
+    if (r == ROPE_SCALING_NONE)
+        return;
+    pe_put(pc, &pe_opt_rope_scaling, (double)r);
+    pe_put(pc, &pe_opt_rope_factor, S);
+    if (r == ROPE_SCALING_YARN)
+        pe_put(pc, &pe_opt_rope_original_len, (double)L);
 }
 
 /* YaRN's pair index at which a frequency turns r times over L positions:
@@ -43,11 +91,12 @@ static double yarn_dim(double rotations, double HS, double base, double L) {
 
 /* theta_i of pair i under pc's scaling; see rope_inv_freq. */
 static double rope_theta(const PeConfig *pc, size_t HS, size_t i) {
-    double base = pe_base(pc), S = factor_of(pc), d = (double)HS;
-    if (pc->rope_scaling == ROPE_SCALING_NTK)
+    double base = pe_base(pc), S = rope_factor_of(pc), d = (double)HS;
+    RopeScaling scaling = rope_scaling_of(pc);
+    if (scaling == ROPE_SCALING_NTK)
         base *= pow(S, d / (d - 2.0));
     double theta = 1.0 / pow(base, (double)(2 * i) / d);
-    switch (pc->rope_scaling) {
+    switch (scaling) {
     case ROPE_SCALING_LINEAR:
         return theta / S;
     case ROPE_SCALING_YARN: {
@@ -57,7 +106,7 @@ static double rope_theta(const PeConfig *pc, size_t HS, size_t i) {
          * it would meet angles it never saw). Floor, ceil and the clamp to
          * [0, HS-1], though the ramp indexes pairs, are the reference
          * code's, kept so the frequencies equal Hugging Face's. */
-        double L = (double)pc->rope_original_len;
+        double L = pe_get(pc, &pe_opt_rope_original_len);
         double lo = floor(yarn_dim(PE_YARN_BETA_FAST, d, base, L));
         double hi = ceil(yarn_dim(PE_YARN_BETA_SLOW, d, base, L));
         lo = lo < 0.0 ? 0.0 : lo;
@@ -76,7 +125,7 @@ static double rope_theta(const PeConfig *pc, size_t HS, size_t i) {
 /* YaRN's attention temperature, sqrt(1/t) = 0.1 ln S + 1 (Peng et al.
  * eq. 22; Hugging Face's default attention_factor); 1 otherwise. */
 static double rope_gain(const PeConfig *pc) {
-    return pc->rope_scaling == ROPE_SCALING_YARN ? 0.1 * log(factor_of(pc)) + 1.0 : 1.0;
+    return rope_scaling_of(pc) == ROPE_SCALING_YARN ? 0.1 * log(rope_factor_of(pc)) + 1.0 : 1.0;
 }
 
 double rope_inv_freq(const PeConfig *pc, size_t HS, double *theta) {
@@ -85,30 +134,30 @@ double rope_inv_freq(const PeConfig *pc, size_t HS, double *theta) {
     return rope_gain(pc);
 }
 
-static int rope_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
-    if ((C / NH) % 2 != 0)
+static int rope_check(const PeConfig *pc, const PeShape *sh, Err *e) {
+    size_t HS = sh->C / sh->NH;
+    if (HS % 2 != 0)
         return err_set(e, ERR_INPUT, "rope turns the channels of each head in pairs, but d_model "
                        "%zu / %zu heads leaves %zu channels per head, an odd number; choose "
                        "--heads or --d-model so that each head has an even number of channels",
-                       C, NH, C / NH);
-    if ((unsigned)pc->rope_scaling > ROPE_SCALING_YARN)
-        return err_set(e, ERR_INPUT, "rope scaling %d is not none, linear, ntk or yarn",
-                       (int)pc->rope_scaling);
-    bool scaled = pc->rope_scaling != ROPE_SCALING_NONE;
-    if (scaled && !(pc->rope_factor >= 1.0 && pc->rope_factor <= PE_ROPE_FACTOR_MAX))
+                       sh->C, sh->NH, HS);
+    RopeScaling scaling = rope_scaling_of(pc);
+    bool scaled = scaling != ROPE_SCALING_NONE;
+    if (scaled && !pe_given(pc, &pe_opt_rope_factor))
         return err_set(e, ERR_INPUT, "--rope-scaling %s stretches by --rope-factor S, from 1 to "
                        "%g; give it (e.g. --rope-factor 4 for four times the training length)",
-                       rope_scaling_name(pc->rope_scaling), PE_ROPE_FACTOR_MAX);
-    if (!scaled && pc->rope_factor != 0.0)
+                       rope_scaling_name(scaling), FACTOR_MAX);
+    if (!scaled && pe_given(pc, &pe_opt_rope_factor))
         return err_set(e, ERR_INPUT, "--rope-factor stretches a scaling: give --rope-scaling "
                        "linear, ntk or yarn with it");
-    if (pc->rope_scaling == ROPE_SCALING_NTK && C / NH < 4)
+    if (scaling == ROPE_SCALING_NTK && HS < 4)
         return err_set(e, ERR_INPUT, "ntk raises the base to the power HS/(HS-2): it needs at "
-                       "least 4 channels per head, not %zu", C / NH);
-    if (pc->rope_scaling == ROPE_SCALING_YARN && pc->rope_original_len == 0)
+                       "least 4 channels per head, not %zu", HS);
+    bool has_len = pe_given(pc, &pe_opt_rope_original_len);
+    if (scaling == ROPE_SCALING_YARN && !has_len)
         return err_set(e, ERR_INPUT, "yarn's ramp counts the rotations of each pair over the "
                        "training length: give it with --rope-original-len L");
-    if (pc->rope_scaling != ROPE_SCALING_YARN && pc->rope_original_len != 0)
+    if (scaling != ROPE_SCALING_YARN && has_len)
         return err_set(e, ERR_INPUT, "--rope-original-len is yarn's alone: drop it, or use "
                        "--rope-scaling yarn");
     return 0;
@@ -134,17 +183,17 @@ static void rope_prepare(float *R, const PeConfig *pc, const size_t *pos, size_t
     }
 }
 
-static void rope_rotate(const PeConfig *pc, float *x, size_t ld, const float *R, size_t T,
-                        size_t HS, bool inverse) {
-    /* x is (T,HS) at row stride ld, R is (T,HS) */
+/* Turns pairs of x (T rows of HS at stride ld) by the angles of R (T,HS),
+ * or back with inverse (the transpose of a rotation turns by the opposite
+ * angle). */
+static void turn(float *x, size_t ld, const float *R, size_t T, size_t HS, bool split,
+                 bool inverse) {
     size_t half = HS / 2;
-    bool split = pc->layout == LAYOUT_SPLIT;
     for (size_t t = 0; t < T; t++) {
         float *row = x + t * ld;
         const float *cs = R + t * HS, *sn = cs + half;
         for (size_t i = 0; i < half; i++) {
             size_t a = split ? i : 2 * i, b = split ? i + half : 2 * i + 1;
-            /* the transpose of a rotation turns by the opposite angle */
             float c = cs[i], s = inverse ? -sn[i] : sn[i];
             float xa = row[a], xb = row[b];
             row[a] = xa * c - xb * s;
@@ -153,12 +202,32 @@ static void rope_rotate(const PeConfig *pc, float *x, size_t ld, const float *R,
     }
 }
 
+static void rope_rotate(const PeHead *hd, float *x, bool inverse) {
+    turn(x, hd->ld, hd->scratch, hd->T, hd->HS, pe_layout(hd->pc) == LAYOUT_SPLIT, inverse);
+}
+
+/* The same rotation of one row in double, for the reference model:
+ * pairs (2i, 2i+1) or (i, i+HS/2) turned by p theta_i and multiplied by
+ * the scaling's gain. */
+static void rope_ref_rotate(const PeConfig *pc, double *x, size_t HS, size_t p) {
+    size_t half = HS / 2;
+    bool split = pe_layout(pc) == LAYOUT_SPLIT;
+    double gain = rope_gain(pc);
+    for (size_t i = 0; i < half; i++) {
+        size_t a = split ? i : 2 * i, b = split ? i + half : 2 * i + 1;
+        double angle = (double)p * rope_theta(pc, HS, i);
+        double xa = x[a], xb = x[b];
+        x[a] = gain * (xa * cos(angle) - xb * sin(angle));
+        x[b] = gain * (xa * sin(angle) + xb * cos(angle));
+    }
+}
+
 /* The rotation's table for a head of w channels is the sinusoid of width
  * w, interleaved: channel 2i the sin of p theta_i, 2i+1 its cos. The
  * analysis measures its float32 fidelity with these. */
 static double rope_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
     (void)n;
-    if (pc->rope_scaling == ROPE_SCALING_NONE)
+    if (rope_scaling_of(pc) == ROPE_SCALING_NONE)
         return sinusoid_value((double)p, c, w, LAYOUT_INTERLEAVED, pe_base(pc));
     double a = (double)p * rope_theta(pc, w, c / 2);
     return c % 2 ? cos(a) : sin(a);
@@ -168,7 +237,7 @@ static double rope_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_
  * angle p * inv_freq, both in float. */
 static float rope_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
     (void)n;
-    float inv = pc->rope_scaling == ROPE_SCALING_NONE
+    float inv = rope_scaling_of(pc) == ROPE_SCALING_NONE
                     ? 1.0f / powf((float)pe_base(pc), (float)(2 * (c / 2)) / (float)w)
                     : (float)rope_theta(pc, w, c / 2);
     float a = (float)p * inv;
@@ -177,7 +246,11 @@ static float rope_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n
 
 const PeScheme pe_rope = {
     .name = "rope",
-    .reads = PE_READS_LAYOUT | PE_READS_BASE | PE_READS_SCALING,
+    .since = 2,
+    .options = (const PeOption *const[]){&pe_opt_layout, &pe_opt_base, &pe_opt_rope_scaling,
+                                         &pe_opt_rope_factor, &pe_opt_rope_original_len, NULL},
+    .ruoss_column = "rope",
+    .ruoss_randomized = true,
     .about = "q and k turned pair by pair by p * theta_i in each head: the logit sees the "
              "offset (RoFormer; LLaMA)",
     .note = "nothing is added to the word vectors: each head turns q and k by their "
@@ -189,4 +262,5 @@ const PeScheme pe_rope = {
     .scratch = rope_scratch,
     .prepare = rope_prepare,
     .rotate = rope_rotate,
+    .ref_rotate = rope_ref_rotate,
 };

@@ -10,20 +10,25 @@
 
 #include "pe.h"
 
-static size_t k_of(const PeConfig *pc) { return pe_resolved(pc).max_relative; }
+#define MAX_RELATIVE_MAX 4096 /* --max-relative's range: 1 to this */
+
+static const PeOption opt_max_relative = {
+    .flag = "--max-relative",
+    .arg = "K",
+    .type = PE_VALUE_SIZE,
+    .lo = 1,
+    .hi = MAX_RELATIVE_MAX,
+    .def = 16, /* the paper's */
+    .def_text = "16",
+    .help = "shaw: offsets clipped to [-K, K] (default 16, the paper's)",
+    .example = "4",
+};
+
+static size_t k_of(const PeConfig *pc) { return (size_t)pe_get(pc, &opt_max_relative); }
 
 size_t shaw_row(long offset, size_t k) {
     long K = (long)k;
     return (size_t)(K + (offset < -K ? -K : offset > K ? K : offset));
-}
-
-static int shaw_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
-    (void)C, (void)NH;
-    size_t k = k_of(pc);
-    if (k < 1 || k > PE_MAX_RELATIVE_MAX)
-        return err_set(e, ERR_INPUT, "shaw's --max-relative %zu must be from 1 to %d", k,
-                       PE_MAX_RELATIVE_MAX);
-    return 0;
 }
 
 /* Rows 0..2k: aK of offsets -k..k; rows 2k+1..4k+1: aV; HS columns. */
@@ -70,78 +75,106 @@ static float dot(const float *a, const float *b, size_t n) {
     return s;
 }
 
-static void shaw_key_scores(const PeConfig *pc, const float *params, float *scores,
-                            const float *q, size_t ld, const float *S, size_t T, size_t HS,
-                            float scale) {
-    (void)pc;
+static void shaw_score(const PeHead *hd) {
+    /* scores (T,T) += scale q_i . aK(i,j) */
+    const float *S = hd->scratch;
+    size_t T = hd->T, HS = hd->HS;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++)
-            scores[i * T + j] += scale * dot(q + i * ld, params + (size_t)S[i * T + j] * HS, HS);
+            hd->scores[i * T + j] +=
+                hd->scale * dot(hd->q + i * hd->ld, hd->params + (size_t)S[i * T + j] * HS, HS);
 }
 
-static void shaw_value_mix(const PeConfig *pc, const float *params, float *out, size_t ld,
-                           const float *att, const float *S, size_t T, size_t HS) {
-    const float *aV = values_of(pc, params, HS);
+static void shaw_mix(const PeHead *hd) {
+    /* out_i (HS) += sum_j att_ij aV(i,j) */
+    const float *aV = values_of(hd->pc, hd->params, hd->HS), *S = hd->scratch;
+    size_t T = hd->T, HS = hd->HS;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++) {
-            float a = att[i * T + j];
+            float a = hd->att[i * T + j];
             if (a == 0.0f) /* a masked key */
                 continue;
             const float *v = aV + (size_t)S[i * T + j] * HS;
             for (size_t d = 0; d < HS; d++)
-                out[i * ld + d] += a * v[d];
+                hd->out[i * hd->ld_out + d] += a * v[d];
         }
 }
 
-static void shaw_key_scores_backward(const PeConfig *pc, const float *params, float *dparams,
-                                     float *dq, const float *ds, const float *q, size_t ld,
-                                     const float *S, size_t T, size_t HS, float scale) {
-    (void)pc;
+static void shaw_score_backward(const PeHead *hd) {
+    /* forward: scores_ij += scale q_i . aK(i,j);
+     * dq_i += scale ds_ij aK(i,j), daK(i,j) += scale ds_ij q_i */
+    const float *S = hd->scratch;
+    size_t T = hd->T, HS = hd->HS, ld = hd->ld;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++) {
-            float g = scale * ds[i * T + j];
+            float g = hd->scale * hd->dscores[i * T + j];
             if (g == 0.0f)
                 continue;
             size_t r = (size_t)S[i * T + j] * HS;
             for (size_t d = 0; d < HS; d++) {
-                dq[i * ld + d] += g * params[r + d];
-                if (dparams)
-                    dparams[r + d] += g * q[i * ld + d];
+                hd->dq[i * ld + d] += g * hd->params[r + d];
+                if (hd->dparams)
+                    hd->dparams[r + d] += g * hd->q[i * ld + d];
             }
         }
 }
 
-static void shaw_value_mix_backward(const PeConfig *pc, const float *params, float *dparams,
-                                    float *datt, const float *dout, size_t ld, const float *att,
-                                    const float *S, size_t T, size_t HS) {
-    size_t off = (2 * k_of(pc) + 1) * HS;
+static void shaw_mix_backward(const PeHead *hd) {
+    /* forward: out_i += sum_j att_ij aV(i,j);
+     * datt_ij += dout_i . aV(i,j), daV(i,j) += att_ij dout_i */
+    const float *S = hd->scratch;
+    size_t T = hd->T, HS = hd->HS, off = (2 * k_of(hd->pc) + 1) * HS;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++) {
             size_t r = off + (size_t)S[i * T + j] * HS;
-            datt[i * T + j] += dot(dout + i * ld, params + r, HS);
-            float a = att[i * T + j];
-            if (dparams && a != 0.0f)
+            const float *dy = hd->dout + i * hd->ld_out;
+            hd->datt[i * T + j] += dot(dy, hd->params + r, HS);
+            float a = hd->att[i * T + j];
+            if (hd->dparams && a != 0.0f)
                 for (size_t d = 0; d < HS; d++)
-                    dparams[r + d] += a * dout[i * ld + d];
+                    hd->dparams[r + d] += a * dy[d];
         }
+}
+
+/* Row pj - pi (clipped) of the keys' (part 0) or the values' (part 1)
+ * table, in double. */
+static const double *ref_row(const PeRefPair *r, size_t part) {
+    size_t k = k_of(r->pc);
+    return r->params + (part * (2 * k + 1) + shaw_row((long)r->pj - (long)r->pi, k)) * r->HS;
+}
+
+static double shaw_ref_score(const PeRefPair *r) {
+    const double *aK = ref_row(r, 0);
+    double s = 0.0;
+    for (size_t d = 0; d < r->HS; d++)
+        s += r->q[d] * aK[d];
+    return s / sqrt((double)r->HS);
+}
+
+static void shaw_ref_value(const PeRefPair *r, double *v) {
+    const double *aV = ref_row(r, 1);
+    for (size_t d = 0; d < r->HS; d++)
+        v[d] += aV[d];
 }
 
 const PeScheme pe_shaw = {
     .name = "shaw",
-    .reads = PE_READS_RELATIVE,
+    .since = 5,
+    .options = (const PeOption *const[]){&opt_max_relative, NULL},
     .about = "learned vectors of the offset j-i, clipped to [-k,k], added to the keys and the "
              "values (Shaw et al.)",
     .note = "nothing is added to the word vectors; untrained vectors are random, so each offset "
             "already shifts the scores and the outputs a little",
     .default_combine = COMBINE_ADD,
-    .check = shaw_check,
     .param_shape = shaw_shape,
     .param_name = "relative_key_value.weight",
     .init = shaw_init,
     .scratch = shaw_scratch,
     .prepare = shaw_prepare,
-    .key_scores = shaw_key_scores,
-    .value_mix = shaw_value_mix,
-    .key_scores_backward = shaw_key_scores_backward,
-    .value_mix_backward = shaw_value_mix_backward,
+    .score = shaw_score,
+    .score_backward = shaw_score_backward,
+    .mix = shaw_mix,
+    .mix_backward = shaw_mix_backward,
+    .ref_score = shaw_ref_score,
+    .ref_value = shaw_ref_value,
 };

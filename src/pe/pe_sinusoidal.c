@@ -4,7 +4,36 @@
 
 #include "pe.h"
 
-double pe_base(const PeConfig *pc) { return pc->base > 0.0 ? pc->base : PE_DEFAULT_BASE; }
+static const char *const LAYOUT_NAMES[] = {"interleaved", "split", NULL};
+
+/* Rope reads these two as well: its pairs, and its wavelengths. */
+const PeOption pe_opt_layout = {
+    .flag = "--layout",
+    .type = PE_VALUE_NAME,
+    .names = LAYOUT_NAMES,
+    .def = LAYOUT_INTERLEAVED,
+    .def_text = "interleaved",
+    .help = "sinusoid channel order, and rope's pairs: (2i, 2i+1)\n"
+            "as in the paper, or (i, i+d/2) as in GPT-NeoX and LLaMA\n"
+            "(default interleaved)",
+    .example = "split",
+};
+
+const PeOption pe_opt_base = {
+    .flag = "--base",
+    .arg = "B",
+    .type = PE_VALUE_REAL,
+    .lo = PE_BASE_MIN,
+    .hi = PE_BASE_MAX,
+    .def = PE_DEFAULT_BASE,
+    .def_text = "10000",
+    .help = "sinusoid and rope wavelength base (default 10000)",
+    .example = "500",
+};
+
+double pe_base(const PeConfig *pc) { return pe_get(pc, &pe_opt_base); }
+
+SinLayout pe_layout(const PeConfig *pc) { return (SinLayout)pe_get(pc, &pe_opt_layout); }
 
 static double base_of(double base) { return base > 0.0 ? base : PE_DEFAULT_BASE; }
 
@@ -31,7 +60,7 @@ double sinusoid_value(double pos, size_t channel, size_t d, SinLayout layout, do
 
 static double sinusoidal_value(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
     (void)n;
-    return sinusoid_value((double)p, c, w, pc->layout, pc->base);
+    return sinusoid_value((double)p, c, w, pe_layout(pc), pe_base(pc));
 }
 
 /* PyTorch's recipe: div_term = exp(2i * -ln(base)/d) in float32, angle =
@@ -39,7 +68,7 @@ static double sinusoidal_value(const PeConfig *pc, size_t w, size_t p, size_t c,
 static float sinusoidal_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n) {
     (void)n;
     bool is_cos;
-    size_t i = frequency_of(c, w, pc->layout, &is_cos);
+    size_t i = frequency_of(c, w, pe_layout(pc), &is_cos);
     float freq = expf((float)(2 * i) * (float)(-log(pe_base(pc)) / (double)w));
     float a = (float)p * freq;
     return is_cos ? cosf(a) : sinf(a);
@@ -52,29 +81,32 @@ void sinusoid_table(float *P, size_t first, size_t T, size_t d, SinLayout layout
 }
 
 /* Under add the sinusoid is as wide as the model; under concat it takes
- * pc->width channels (half the model by default) and is the sinusoid of
+ * --pe-dim channels (half the model by default) and is the sinusoid of
  * that width. */
 size_t pe_wide_width(const PeConfig *pc, size_t C, Combine combine) {
     if (combine == COMBINE_ADD)
         return C;
-    return pc->width ? pc->width : C / 2;
+    return pe_given(pc, &pe_opt_width) ? (size_t)pe_get(pc, &pe_opt_width) : C / 2;
 }
 
 static void sinusoidal_channel(char *buf, size_t cap, const PeConfig *pc, size_t w, size_t c) {
     bool is_cos;
-    size_t i = frequency_of(c, w, pc->layout, &is_cos);
+    size_t i = frequency_of(c, w, pe_layout(pc), &is_cos);
     snprintf(buf, cap, "%s, i = %zu", is_cos ? "cos" : "sin", i);
 }
 
 static const char *sinusoidal_axis(const PeConfig *pc) {
-    return pc->layout == LAYOUT_SPLIT ? "channel (all sines, then all cosines)"
+    return pe_layout(pc) == LAYOUT_SPLIT ? "channel (all sines, then all cosines)"
                                       : "channel (sin at even, cos at odd)";
 }
 
 const PeScheme pe_sinusoidal = {
     .name = "sinusoidal",
-    .reads = PE_READS_WIDTH | PE_READS_LAYOUT | PE_READS_BASE,
     .about = "sin/cos at d/2 wavelengths from 2pi to 10000*2pi (the paper, 3.5)",
+    .since = 1,
+    .options = (const PeOption *const[]){&pe_opt_layout, &pe_opt_base, NULL},
+    .ruoss_column = "sin/cos",
+    .ruoss_randomized = true,
     .default_combine = COMBINE_ADD,
     .width = pe_wide_width,
     .value = sinusoidal_value,

@@ -7,9 +7,33 @@
 
 #include "pe.h"
 
-static size_t buckets_of(const PeConfig *pc) { return pe_resolved(pc).buckets; }
+static const PeOption opt_buckets = {
+    .flag = "--buckets",
+    .arg = "N",
+    .type = PE_VALUE_SIZE,
+    .lo = 4,
+    .hi = 4096,
+    .def = 32, /* T5's */
+    .def_text = "32",
+    .help = "t5: buckets of the offset, half each way (default 32)",
+    .example = "8",
+};
 
-static size_t distance_of(const PeConfig *pc) { return pe_resolved(pc).max_distance; }
+static const PeOption opt_max_distance = {
+    .flag = "--max-distance",
+    .arg = "D",
+    .type = PE_VALUE_SIZE,
+    .lo = 2,
+    .hi = 1000000,
+    .def = 128, /* T5's */
+    .def_text = "128",
+    .help = "t5: offsets from D on share the last bucket (default 128)",
+    .example = "12",
+};
+
+static size_t buckets_of(const PeConfig *pc) { return (size_t)pe_get(pc, &opt_buckets); }
+
+static size_t distance_of(const PeConfig *pc) { return (size_t)pe_get(pc, &opt_max_distance); }
 
 size_t t5_bucket(long offset, size_t buckets, size_t max_distance) {
     size_t half = buckets / 2, exact = half / 2;
@@ -23,13 +47,13 @@ size_t t5_bucket(long offset, size_t buckets, size_t max_distance) {
     return first + (b < half - 1 ? b : half - 1);
 }
 
-static int t5_check(const PeConfig *pc, size_t C, size_t NH, Err *e) {
-    (void)C, (void)NH;
+static int t5_check(const PeConfig *pc, const PeShape *sh, Err *e) {
+    (void)sh;
     size_t B = buckets_of(pc), D = distance_of(pc);
     if (B < 4 || B % 2 != 0 || B > 4096)
         return err_set(e, ERR_INPUT, "t5 needs an even number of buckets from 4 to 4096 (half "
                        "for each direction), not %zu; set --buckets", B);
-    if (D <= B / 4 && !pc->max_distance) /* the default, which the user did not give */
+    if (D <= B / 4 && !pe_given(pc, &opt_max_distance)) /* the default, not given */
         return err_set(e, ERR_INPUT, "t5 with --buckets %zu has %zu exact offsets, no fewer than "
                        "the default --max-distance %zu: give --max-distance above %zu, or at "
                        "most %zu buckets", B, B / 4, D, B / 4, 4 * D - 2);
@@ -68,25 +92,31 @@ static void t5_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T
             S[i * T + j] = (float)t5_bucket((long)pos[j] - (long)pos[i], B, D);
 }
 
-static void t5_bias(const PeConfig *pc, const float *params, float *scores, const float *S,
-                    size_t T, size_t h, size_t NH) {
+static void t5_score(const PeHead *hd) {
     /* params is (buckets,NH), scores and S are (T,T) */
-    (void)pc;
-    for (size_t i = 0; i < T * T; i++)
-        scores[i] += params[(size_t)S[i] * NH + h];
+    const float *S = hd->scratch;
+    for (size_t i = 0; i < hd->T * hd->T; i++)
+        hd->scores[i] += hd->params[(size_t)S[i] * hd->NH + hd->h];
 }
 
-static void t5_bias_backward(const PeConfig *pc, float *dparams, const float *dscores,
-                             const float *S, size_t T, size_t h, size_t NH) {
+static void t5_score_backward(const PeHead *hd) {
     /* forward: scores[i] += params[bucket(i), h] */
-    (void)pc;
-    for (size_t i = 0; i < T * T; i++)
-        dparams[(size_t)S[i] * NH + h] += dscores[i];
+    const float *S = hd->scratch;
+    if (!hd->dparams)
+        return;
+    for (size_t i = 0; i < hd->T * hd->T; i++)
+        hd->dparams[(size_t)S[i] * hd->NH + hd->h] += hd->dscores[i];
+}
+
+static double t5_ref_score(const PeRefPair *r) {
+    size_t b = t5_bucket((long)r->pj - (long)r->pi, buckets_of(r->pc), distance_of(r->pc));
+    return r->params[b * r->NH + r->h];
 }
 
 const PeScheme pe_t5 = {
     .name = "t5",
-    .reads = PE_READS_BUCKETS,
+    .since = 2,
+    .options = (const PeOption *const[]){&opt_buckets, &opt_max_distance, NULL},
     .about = "a learned bias per head for each bucket of the offset j-i, log-spaced far "
              "away (T5)",
     .note = "nothing is added to the word vectors; an untrained table is random (std "
@@ -95,9 +125,11 @@ const PeScheme pe_t5 = {
     .check = t5_check,
     .param_shape = t5_shape,
     .param_name = "relative_attention_bias.weight",
+    .grad_by_head = true,
     .init = t5_init,
     .scratch = t5_scratch,
     .prepare = t5_prepare,
-    .bias = t5_bias,
-    .bias_backward = t5_bias_backward,
+    .score = t5_score,
+    .score_backward = t5_score_backward,
+    .ref_score = t5_ref_score,
 };

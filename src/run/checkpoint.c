@@ -13,7 +13,7 @@
 #include "checkpoint_internal.h"
 
 _Static_assert(PE_MAX_WIDTH == MAX_DIM, "pe.h's widths are the model's");
-_Static_assert(PE_OPT_COUNT <= 64 && TRAIN_OPT_COUNT <= 64, "options fit a mask of 64 bits");
+_Static_assert(PE_OPT_SLOTS <= 64 && TRAIN_OPT_COUNT <= 64, "options fit a mask of 64 bits");
 
 static const unsigned char MAGIC[8] = {'P', 'O', 'S', 'E', 'N', 'C', 'M', 'D'};
 #define HEADER_BYTES 24 /* magic, version, flags, file size */
@@ -71,16 +71,17 @@ static void put_config(Buf *b, const Config *c) {
     put_f64(b, c->dropout);
     buf_put_u32(b, (uint32_t)c->pool);
     put_str(b, c->pe.name);
-    /* the options set, by name, as the command line writes them */
-    char pairs[PE_OPT_COUNT][2][512];
+    /* the options given, by name, as the command line writes them */
+    char pairs[PE_OPT_SLOTS][2][512];
     size_t n = 0;
-    unsigned given = pe_options_given(&c->pe);
-    for (size_t i = 0; i < PE_OPT_COUNT; i++)
-        if (given & (1u << i)) {
-            snprintf(pairs[n][0], sizeof pairs[n][0], "%s", pe_option_name(i) + 2);
-            pe_option_text(&c->pe, i, pairs[n][1], sizeof pairs[n][1]);
+    for (size_t i = 0; i < pe_option_count() && n < PE_OPT_SLOTS; i++) {
+        const PeOption *o = pe_option_at(i);
+        if (pe_given(&c->pe, o)) {
+            snprintf(pairs[n][0], sizeof pairs[n][0], "%s", o->flag + 2);
+            pe_option_text(&c->pe, o, pairs[n][1], sizeof pairs[n][1]);
             n++;
         }
+    }
     put_pairs(b, (const char (*)[2][512])pairs, n);
 }
 
@@ -271,8 +272,13 @@ static void get_pairs(Rd *r, const char *kind, size_t count, size_t (*find)(cons
     }
 }
 
+static size_t find_scheme(const char *name) {
+    const PeOption *o = pe_option_find(name);
+    return o ? pe_option_index(o) : pe_option_count();
+}
+
 static int set_scheme(void *pc, size_t opt, const char *text, Err *e) {
-    return pe_option_set(pc, opt, text, e);
+    return pe_set(pc, pe_option_at(opt), text, e);
 }
 
 static int set_run(void *ck, size_t opt, const char *text, Err *e) {
@@ -302,7 +308,7 @@ static void get_config(Rd *r, Config *c) {
         c->dropout = (float)ck_f64(r);
         c->pool = (Pooling)ck_enum(r, 2, "the pooling");
         ck_str(r, c->pe.name, sizeof c->pe.name);
-        get_pairs(r, "scheme", PE_OPT_COUNT, pe_option_find, set_scheme, &c->pe);
+        get_pairs(r, "scheme", pe_option_count(), find_scheme, set_scheme, &c->pe);
     }
     Err e;
     PePlan plan;
@@ -315,7 +321,7 @@ static void get_config(Rd *r, Config *c) {
         /* what train refuses on its command line no file holds either */
         char msg[160];
         snprintf(msg, sizeof msg, "its configuration sets %s, which the %s scheme does not read",
-                 pe_unused_option(&plan, &c->pe), c->pe.name);
+                 pe_unused_option(&plan, &c->pe)->flag, c->pe.name);
         ck_bad(r, msg);
     }
 }

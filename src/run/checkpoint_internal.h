@@ -53,7 +53,6 @@ void ck_legacy_train(Rd *r, Checkpoint *ck);
 
 /* Each option of raw's given, set into pc (or mt and o) from its text:
  * the command line's ranges and messages for what a file holds. */
-void ck_set_scheme_options(Rd *r, PeConfig *pc, const PeConfig *raw);
 void ck_set_run_options(Rd *r, TrainMeta *mt, OptConfig *o, const TrainMeta *raw_mt,
                         const OptConfig *raw_o);
 

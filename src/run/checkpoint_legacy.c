@@ -7,15 +7,21 @@
 
 #include "checkpoint_internal.h"
 
-void ck_set_scheme_options(Rd *r, PeConfig *pc, const PeConfig *raw) {
-    unsigned given = pe_options_given(raw);
-    for (size_t i = 0; i < PE_OPT_COUNT && !r->rc; i++) {
-        char text[64];
-        Err e;
-        pe_option_text(raw, i, text, sizeof text);
-        if ((given & (1u << i)) && pe_option_set(pc, i, text, &e))
-            ck_bad(r, e.msg);
-    }
+/* A field of the scheme's options at a fixed place: 0 was "not given";
+ * anything else goes through the command line's parser as its text, for
+ * the same checks and messages (an enum's field counts its names from 1
+ * when 0 stood for the default, from 0 otherwise). */
+static void legacy_option(Rd *r, PeConfig *pc, const char *key, double v, double first) {
+    if (r->rc || v == 0.0)
+        return;
+    const PeOption *o = pe_option_find(key);
+    PeConfig raw = *pc;
+    pe_put(&raw, o, v - first);
+    char text[64];
+    pe_option_text(&raw, o, text, sizeof text);
+    Err e;
+    if (pe_set(pc, o, text, &e))
+        ck_bad(r, e.msg);
 }
 
 void ck_set_run_options(Rd *r, TrainMeta *mt, OptConfig *o, const TrainMeta *raw_mt,
@@ -30,45 +36,47 @@ void ck_set_run_options(Rd *r, TrainMeta *mt, OptConfig *o, const TrainMeta *raw
 }
 
 void ck_legacy_config(Rd *r, Config *c) {
-    PeConfig raw;
-    memset(&raw, 0, sizeof raw);
-    ck_str(r, c->pe.name, sizeof c->pe.name);
-    /* rope, alibi and t5 came with version 2, shaw with version 5: an
-     * older file that names one was not written by any build */
-    const PeScheme *s = pe_find(c->pe.name);
-    unsigned since = !s ? 1 : s->key_scores ? 5 : pe_in_attention(s) ? 2 : 1;
-    if (!r->rc && r->version < since) {
+    PeConfig *pc = &c->pe;
+    ck_str(r, pc->name, sizeof pc->name);
+    /* an older file than the scheme (rope, alibi and t5 came with version
+     * 2, shaw with version 5) was not written by any build */
+    const PeScheme *s = pe_find(pc->name);
+    if (!r->rc && s && r->version < s->since) {
         char msg[96];
         snprintf(msg, sizeof msg, "it is a version %u file, which cannot hold %s (it came with "
-                 "version %u)", (unsigned)r->version, s->name, since);
+                 "version %u)", (unsigned)r->version, s->name, s->since);
         ck_bad(r, msg);
     }
-    raw.combine = (Combine)ck_enum(r, 3, "the combine mode");
-    raw.width = ck_size(r, 0, SIZE_MAX, "the code width");
-    raw.pairs = ck_size(r, 0, SIZE_MAX, "the number of sin/cos pairs");
-    raw.layout = (SinLayout)ck_enum(r, 2, "the sinusoid layout");
-    raw.base = ck_f64(r);
+    legacy_option(r, pc, "combine", (double)ck_enum(r, 3, "the combine mode"), 1);
+    legacy_option(r, pc, "pe-dim", (double)ck_size(r, 0, SIZE_MAX, "the code width"), 0);
+    legacy_option(r, pc, "pairs", (double)ck_size(r, 0, SIZE_MAX, "the number of sin/cos pairs"),
+                  0);
+    legacy_option(r, pc, "layout", (double)ck_enum(r, 2, "the sinusoid layout"), 0);
+    legacy_option(r, pc, "base", ck_f64(r), 0);
     if (r->version >= 2) {
-        raw.buckets = ck_size(r, 0, SIZE_MAX, "the number of t5 buckets");
-        raw.max_distance = ck_size(r, 0, SIZE_MAX, "t5's maximum distance");
-        raw.init_std = ck_f64(r);
+        legacy_option(r, pc, "buckets", (double)ck_size(r, 0, SIZE_MAX, "the number of t5 buckets"),
+                      0);
+        legacy_option(r, pc, "max-distance",
+                      (double)ck_size(r, 0, SIZE_MAX, "t5's maximum distance"), 0);
+        legacy_option(r, pc, "pe-init-std", ck_f64(r), 0);
     }
     if (r->version >= 3)
         c->causal = ck_enum(r, 2, "causal");
     if (r->version >= 4) {
-        raw.rope_scaling = (RopeScaling)ck_enum(r, 4, "the rope scaling");
-        raw.rope_factor = ck_f64(r);
-        raw.rope_original_len = ck_size(r, 0, SIZE_MAX, "rope's original length");
+        legacy_option(r, pc, "rope-scaling", (double)ck_enum(r, 4, "the rope scaling"), 0);
+        legacy_option(r, pc, "rope-factor", ck_f64(r), 0);
+        legacy_option(r, pc, "rope-original-len",
+                      (double)ck_size(r, 0, SIZE_MAX, "rope's original length"), 0);
     }
     if (r->version >= 5) {
-        raw.max_relative = ck_size(r, 0, SIZE_MAX, "shaw's clipping distance");
-        raw.alibi_slopes = (AlibiSlopes)ck_enum(r, 2, "alibi's slopes");
+        legacy_option(r, pc, "max-relative",
+                      (double)ck_size(r, 0, SIZE_MAX, "shaw's clipping distance"), 0);
+        legacy_option(r, pc, "alibi-slopes", (double)ck_enum(r, 2, "alibi's slopes"), 0);
     }
     if (r->layout & CK_DROPOUT)
         c->dropout = (float)ck_f64(r);
     if (r->layout & CK_POOL)
         c->pool = (Pooling)ck_enum(r, 2, "the pooling");
-    ck_set_scheme_options(r, &c->pe, &raw);
 }
 
 void ck_legacy_train(Rd *r, Checkpoint *ck) {

@@ -32,9 +32,7 @@ static const struct {
  * original_max_position_embeddings stays the pretrained length). */
 static PeConfig scaled(const PeConfig *pc, size_t v, size_t L) {
     PeConfig r = *pc;
-    r.rope_scaling = SCALINGS[v].scaling;
-    r.rope_factor = SCALINGS[v].factor;
-    r.rope_original_len = r.rope_scaling == ROPE_SCALING_YARN ? L : 0;
+    rope_set_scaling(&r, SCALINGS[v].scaling, SCALINGS[v].factor, L);
     return r;
 }
 

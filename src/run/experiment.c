@@ -26,10 +26,10 @@ const char *const exp_probe_names[EXP_PROBES] = {"none, causal", "none"};
  * word at position 0 read as the sentence vector */
 static const struct {
     const char *name, *base;
-    AlibiSlopes slopes;
+    const char *option, *value; /* the scheme option the form gives, or NULL */
     Pooling pool;
-} FORMS[] = {{"asymmetric alibi", "alibi", ALIBI_ASYMMETRIC, POOL_MEAN},
-             {"cls alibi", "alibi", ALIBI_SYMMETRIC, POOL_CLS}};
+} FORMS[] = {{"asymmetric alibi", "alibi", "--alibi-slopes", "asymmetric", POOL_MEAN},
+             {"cls alibi", "alibi", NULL, NULL, POOL_CLS}};
 #define N_FORMS (sizeof FORMS / sizeof *FORMS)
 
 /* The index in FORMS of the form called name, N_FORMS for a scheme's own name. */
@@ -55,8 +55,14 @@ const PeScheme *exp_scheme_base(const char *name) {
 
 void exp_scheme_form(Config *c, const char *name) {
     size_t f = form_of(name);
-    if (f < N_FORMS)
-        c->pe.alibi_slopes = FORMS[f].slopes, c->pool = FORMS[f].pool;
+    if (f == N_FORMS)
+        return;
+    c->pool = FORMS[f].pool;
+    /* constants, which cannot fail (tests/test_cells.c holds each form to
+     * its option) */
+    Err e;
+    if (FORMS[f].option)
+        (void)pe_set_named(&c->pe, FORMS[f].option, FORMS[f].value, &e);
 }
 
 const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",
@@ -64,8 +70,9 @@ const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split,
                                                      "interleaved, add, scaled"};
 
 void exp_variant_config(Config *c, size_t variant) {
-    c->pe.layout = variant == 1 ? LAYOUT_SPLIT : LAYOUT_INTERLEAVED;
-    c->pe.combine = variant == 2 ? COMBINE_CONCAT : COMBINE_ADD;
+    if (variant == 1)
+        pe_put(&c->pe, &pe_opt_layout, LAYOUT_SPLIT);
+    pe_put(&c->pe, &pe_opt_combine, variant == 2 ? 1 : 0); /* concat, or add */
     c->scale_embed = variant == 3;
 }
 

@@ -76,12 +76,24 @@ static int check_target(const char *dir, bool *exists, Err *e) {
     return 0;
 }
 
+/* The value of the option of key in pc, given or its default (0 for a
+ * key no scheme has), and whether the model's scheme reads it. */
+static double option(const PeConfig *pc, const char *key) {
+    const PeOption *o = pe_option_find(key);
+    return o ? pe_get(pc, o) : 0.0;
+}
+
+static bool reads(const Model *m, const char *key) {
+    const PeOption *o = pe_option_find(key);
+    return o && (pe_options_read(m->pe.scheme, m->pe.combine) >> pe_option_index(o) & 1u);
+}
+
 static int write_config(const char *path, const Model *m, Err *e) {
     FILE *f = fopen(path, "w");
     if (!f)
         return err_set(e, ERR_RUNTIME, "cannot write %s: %s", path, strerror(errno));
     const Config *c = &m->cfg;
-    PeConfig pc = pe_resolved(&c->pe);
+    const PeConfig *pc = &c->pe;
     int ok = fprintf(f, "{\n  \"vocab_size\": %zu,\n  \"d_model\": %zu,\n  \"nhead\": %zu,\n"
             "  \"num_layers\": %zu,\n  \"dim_feedforward\": %zu,\n  \"norm_first\": %s,\n"
             "  \"activation\": \"%s\",\n  \"layer_norm_eps\": 1e-05,\n  \"pe\": \"%s\",\n"
@@ -92,39 +104,40 @@ static int write_config(const char *path, const Model *m, Err *e) {
             "  \"dropout\": %.9g,\n  \"pool\": \"%s\"",
             c->vocab_size, c->d_model, c->n_heads, c->n_layers, c->d_ff,
             c->norm == NORM_PRE ? "true" : "false", c->act == ACT_GELU ? "gelu" : "relu",
-            pc.name, pe_in_attention(m->pe.scheme) ? "true" : "false",
+            pc->name, pe_in_attention(m->pe.scheme) ? "true" : "false",
             /* null, as compare_pe's '-', where no code meets the embedding */
             m->pe.w == 0 ? "null" : m->pe.combine == COMBINE_CONCAT ? "\"concat\"" : "\"add\"",
             m->pe.w, m->pe.E,
-            pc.layout == LAYOUT_SPLIT ? "split" : "interleaved", pc.base, pc.buckets,
-            pc.max_distance, c->scale_embed ? "true" : "false", c->n_classes,
+            pe_layout(pc) == LAYOUT_SPLIT ? "split" : "interleaved", pe_base(pc),
+            (size_t)option(pc, "buckets"), (size_t)option(pc, "max-distance"), c->scale_embed ? "true" : "false", c->n_classes,
             c->per_token ? "true" : "false", c->causal ? "true" : "false",
             (double)c->dropout, c->pool == POOL_CLS ? "cls" : "mean") >= 0;
-    /* rope's scaling, and the factor its cos and sin are multiplied by
-     * (Hugging Face's attention_factor) */
-    if (ok && (m->pe.scheme->reads & PE_READS_SCALING))
+    /* Keys of the first versions, kept for their readers: rope's scaling
+     * and the factor its cos and sin are multiplied by (Hugging Face's
+     * attention_factor), shaw's clipping distance (its table holds 2k+1
+     * key vectors, then 2k+1 value vectors), alibi's slopes. */
+    if (ok && reads(m, "rope-scaling"))
         ok = fprintf(f, ",\n  \"rope_scaling\": \"%s\",\n  \"rope_factor\": %.17g,\n"
                      "  \"rope_original_len\": %zu,\n  \"rope_attention_factor\": %.17g",
-                     rope_scaling_name(pc.rope_scaling),
-                     pc.rope_scaling == ROPE_SCALING_NONE ? 1.0 : pc.rope_factor,
-                     pc.rope_original_len, rope_inv_freq(&pc, 0, NULL)) >= 0;
-    /* shaw's table holds 2k+1 key vectors, then 2k+1 value vectors */
-    if (ok && (m->pe.scheme->reads & PE_READS_RELATIVE))
-        ok = fprintf(f, ",\n  \"shaw_max_relative\": %zu", pc.max_relative) >= 0;
-    if (ok && (m->pe.scheme->reads & PE_READS_SLOPES))
+                     rope_scaling_name(rope_scaling_of(pc)), rope_factor_of(pc),
+                     (size_t)option(pc, "rope-original-len"), rope_inv_freq(pc, 0, NULL)) >= 0;
+    if (ok && reads(m, "max-relative"))
+        ok = fprintf(f, ",\n  \"shaw_max_relative\": %zu", (size_t)option(pc, "max-relative")) >=
+             0;
+    if (ok && reads(m, "alibi-slopes"))
         ok = fprintf(f, ",\n  \"alibi_slopes\": \"%s\"",
-                     alibi_slopes_name(pc.alibi_slopes)) >= 0;
-    /* the options set, as the checkpoint stores them: by name, as their
-     * command-line text (pe.c's table), so that a reader needs no list */
+                     alibi_slopes_of(pc) == ALIBI_ASYMMETRIC ? "asymmetric" : "symmetric") >= 0;
+    /* every option given, as the checkpoint stores it: by name, as its
+     * command-line text (the registry's), so that a reader needs no list */
     ok = ok && fprintf(f, ",\n  \"pe_options\": {") >= 0;
-    unsigned given = pe_options_given(&c->pe);
-    for (size_t i = 0, k = 0; ok && i < PE_OPT_COUNT; i++)
-        if (given & (1u << i)) {
-            char text[64];
-            pe_option_text(&c->pe, i, text, sizeof text);
-            ok = fprintf(f, "%s\"%s\": \"%s\"", k++ ? ", " : "", pe_option_name(i) + 2,
-                         text) >= 0;
-        }
+    for (size_t i = 0, k = 0; ok && i < pe_option_count(); i++) {
+        const PeOption *o = pe_option_at(i);
+        if (!pe_given(pc, o))
+            continue;
+        char text[64];
+        pe_option_text(pc, o, text, sizeof text);
+        ok = fprintf(f, "%s\"%s\": \"%s\"", k++ ? ", " : "", o->flag + 2, text) >= 0;
+    }
     ok = ok && fprintf(f, "}\n}\n") >= 0;
     if (fclose(f) != 0 || !ok)
         return err_set(e, ERR_RUNTIME, "writing %s failed: %s", path, strerror(errno));
@@ -183,7 +196,7 @@ static int write_all(const char *tmp, const Model *m, const Vocab *v, const int 
         rc = s->rows == 1 ? npy_write_f32(path, m->mem + s->offset, shape + 1, 1, e)
                           : npy_write_f32(path, m->mem + s->offset, shape, 2, e);
     }
-    if (!rc && (m->pe.scheme->reads & PE_READS_SCALING))
+    if (!rc && reads(m, "rope-scaling"))
         rc = write_inv_freq(tmp, m, e);
     snprintf(path, sizeof path, "%s/vocab.txt", tmp);
     rc = rc ? rc : vocab_save(v, path, e);

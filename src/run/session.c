@@ -260,8 +260,9 @@ static int create(Session *s, const TrainMeta *meta, const Config *cfg, const Op
         else if (rows)
             c.max_len = rows;
         /* yarn's ramp counts turns over the length the model learns */
-        if (c.pe.rope_scaling == ROPE_SCALING_YARN && !c.pe.rope_original_len)
-            c.pe.rope_original_len = s->train.max_len;
+        if (rope_scaling_of(&c.pe) == ROPE_SCALING_YARN &&
+            !pe_given(&c.pe, &pe_opt_rope_original_len))
+            pe_put(&c.pe, &pe_opt_rope_original_len, (double)s->train.max_len);
         if (!rc)
             rc = check_run(s, &c, NULL, e);
         if (!rc)
@@ -339,18 +340,26 @@ int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
     return rc;
 }
 
-int session_rope_scaling(Config *c, const PeConfig *given, Err *e) {
+int session_tune(Config *c, const PeConfig *given, Err *e) {
+    /* the tunable options as given (those not given taken back), the rest
+     * as trained */
     PeConfig pc = c->pe;
-    pc.rope_scaling = given->rope_scaling;
-    pc.rope_factor = given->rope_factor;
-    pc.rope_original_len = given->rope_original_len;
-    if (pc.rope_scaling == ROPE_SCALING_YARN && !pc.rope_original_len)
-        pc.rope_original_len = c->max_len;
+    for (size_t i = 0; i < pe_option_count(); i++) {
+        const PeOption *o = pe_option_at(i);
+        if (!o->tunable)
+            continue;
+        pe_unset(&pc, o);
+        if (pe_given(given, o))
+            pe_put(&pc, o, pe_get(given, o));
+    }
+    if (rope_scaling_of(&pc) == ROPE_SCALING_YARN && !pe_given(&pc, &pe_opt_rope_original_len))
+        pe_put(&pc, &pe_opt_rope_original_len, (double)c->max_len);
     PePlan plan;
     int rc = pe_plan(&plan, &pc, c->d_model, c->n_heads, c->max_len, e);
-    if (!rc && !(plan.scheme->reads & PE_READS_SCALING))
-        rc = err_set(e, ERR_INPUT, "--rope-scaling stretches rope's frequencies; this model "
-                     "uses %s", c->pe.name);
+    const PeOption *unread = rc ? NULL : pe_unused_option(&plan, &pc);
+    if (unread)
+        rc = err_set(e, ERR_INPUT, "%s stretches rope's frequencies; this model uses %s",
+                     unread->flag, c->pe.name);
     if (!rc)
         c->pe = pc;
     return rc;

@@ -55,11 +55,12 @@ int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
                         const Vocab *words, const LabelSet *classes, const Config *cfg,
                         const OptConfig *opt, Err *e);
 
-/* Puts the rope scaling of given (its rope_scaling, rope_factor and
- * rope_original_len) into c, a trained model's configuration, and checks
- * it: scaling at inference, without training. yarn's original length
- * defaults to c->max_len, the last position the model was trained with. */
-int session_rope_scaling(Config *c, const PeConfig *given, Err *e);
+/* Puts the options of given that a trained model may change
+ * (PeOption.tunable: rope's scaling, its factor and original length) into
+ * c, the model's configuration, and checks them: scaling at inference,
+ * without training. yarn's original length defaults to c->max_len, the
+ * last position the model was trained with. */
+int session_tune(Config *c, const PeConfig *given, Err *e);
 
 /* The training options of meta that depend on the model c, checked
  * before any data is read (--random-positions: a scheme that reads

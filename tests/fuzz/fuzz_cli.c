@@ -62,11 +62,11 @@ static void parse(Cli *c) {
     size_t n = list ? n_list : 1;
     cli_refuse_unread(&cli, &cfg.pe, names, n);
     /* accepted: each option given is read by some scheme chosen */
-    unsigned given = pe_options_given(&cfg.pe);
-    for (size_t o = 0; o < PE_OPT_COUNT; o++) {
+    PeOptMask given = pe_options_given(&cfg.pe);
+    for (size_t o = 0; o < pe_option_count(); o++) {
         bool read = false;
         for (size_t i = 0; i < n; i++)
-            read |= (pe_options_read(pe_find(names[i]), cfg.pe.combine) >> o) & 1u;
+            read |= (pe_options_read(pe_find(names[i]), pe_combine_given(&cfg.pe)) >> o) & 1u;
         if ((given >> o) & 1u && !read)
             abort();
     }
