@@ -269,7 +269,8 @@ web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 
 # training to it to the last digit, and to build/train within the rounding
 # of OpenBLAS's products (web/README.md).
 PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
-	src/run/checkpoint.c src/run/session.c src/run/outputs.c examples/train.c examples/cli.c
+	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/train_options.c \
+	src/run/session.c src/run/outputs.c examples/train.c examples/cli.c
 $(BUILD)/train-plain: $(PLAIN_SRC) $(wildcard src/*/*.h examples/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm
