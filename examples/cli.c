@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "cli.h"
 
+#include "../src/core/buf.h"
 #include "../src/model/par.h"
 #include "../src/run/train_options.h"
 
@@ -127,14 +128,99 @@ void cli_error(const Cli *cli, const Err *e) {
     cli_fail(cli, e);
 }
 
+const char CLI_SCHEMES[] = "", CLI_SCHEME_OPTIONS[] = "", CLI_TUNABLE_OPTIONS[] = "",
+           CLI_TASKS[] = "";
+
+/* "  head" then text, at column 24 (two blanks after a longer head),
+ * wrapped at column 80 with continued lines at column 24. */
+static void entry(Buf *b, const char *head, const char *text) {
+    size_t col = 2 + strlen(head);
+    buf_printf(b, "  %s%*s", head, col < 24 ? (int)(24 - col) : 2, "");
+    col = col < 24 ? 24 : col + 2;
+    bool first = true;
+    for (const char *w = text; *w;) {
+        w += strspn(w, " ");
+        size_t n = strcspn(w, " ");
+        if (!n)
+            break;
+        if (!first && col + 1 + n > 80) {
+            buf_printf(b, "\n%24s", "");
+            col = 24;
+        } else if (!first) {
+            buf_printf(b, " ");
+            col++;
+        }
+        buf_printf(b, "%.*s", (int)n, w);
+        col += n;
+        w += n;
+        first = false;
+    }
+    buf_printf(b, "\n");
+}
+
+static void option_entry(Buf *b, const PeOption *o) {
+    char head[160];
+    if (o->arg) {
+        snprintf(head, sizeof head, "%s %s", o->flag, o->arg);
+    } else {
+        size_t len = (size_t)snprintf(head, sizeof head, "%s ", o->flag);
+        for (size_t v = 0; o->names[v] && len < sizeof head; v++)
+            len += (size_t)snprintf(head + len, sizeof head - len, "%s%s", v ? "|" : "",
+                                    o->names[v]);
+    }
+    entry(b, head, o->help);
+}
+
+/* The usage pieces as text, the registries' markers written out. */
+static void usage_text(Buf *b, const char *const *usage) {
+    for (; *usage; usage++) {
+        if (*usage == CLI_SCHEMES) {
+            buf_printf(b, "Schemes (--pe), each in one line:\n");
+            for (size_t i = 0; i < pe_count(); i++)
+                entry(b, pe_at(i)->name, pe_at(i)->about);
+        } else if (*usage == CLI_SCHEME_OPTIONS || *usage == CLI_TUNABLE_OPTIONS) {
+            for (size_t i = 0; i < pe_option_count(); i++)
+                if (*usage == CLI_SCHEME_OPTIONS || pe_option_at(i)->tunable)
+                    option_entry(b, pe_option_at(i));
+        } else if (*usage == CLI_TASKS) {
+            buf_printf(b, "Tasks (--task; data/README.md describes each):\n");
+            for (int level = TASK_TOY; level <= TASK_CS; level++) {
+                char names[1024] = "";
+                for (size_t i = 0, len = 0; task_at(i) && len < sizeof names; i++)
+                    if ((int)task_at(i)->level == level)
+                        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                                len ? ", " : "", task_at(i)->name);
+                char head[32];
+                snprintf(head, sizeof head, "%s:", task_level_name((TaskLevel)level));
+                entry(b, head, names);
+            }
+        } else {
+            buf_printf(b, "%s", *usage);
+        }
+    }
+}
+
 void cli_help(Cli *cli, const char *const *usage) {
     cli->usage = usage;
     const char *a = cli->argv[cli->i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-        for (; *usage; usage++)
-            fputs(*usage, stdout);
-        CLI_EXIT(0);
+        Buf b = {0};
+        usage_text(&b, usage);
+        if (!b.failed)
+            fwrite(b.p, 1, b.n, stdout);
+        buf_free(&b);
+        CLI_EXIT(b.failed ? 1 : 0);
     }
+}
+
+bool cli_is_tunable(const char *arg) {
+    size_t n = strcspn(arg, "=");
+    for (size_t i = 0; i < pe_option_count(); i++) {
+        const PeOption *o = pe_option_at(i);
+        if (o->tunable && strlen(o->flag) == n && strncmp(arg, o->flag, n) == 0)
+            return true;
+    }
+    return false;
 }
 
 bool cli_task(Cli *cli, char *dst, size_t cap) {
@@ -419,19 +505,24 @@ void cli_unknown(const Cli *cli, const char *arg) {
      * suggestions can never name an option the program lacks */
     size_t n = strcspn(arg, "="), best = SIZE_MAX;
     char found[64] = "";
-    for (const char *const *u = cli->usage; u && *u; u++)
-        for (const char *p = strstr(*u, "--"); p; p = strstr(p + 2, "--")) {
-            size_t k = 2;
-            while (isalnum((unsigned char)p[k]) || p[k] == '-')
-                k++;
-            if (k < 4 || k >= sizeof found)
-                continue;
-            size_t d = edit_distance(arg, n, p, k);
-            if (d < best) {
-                best = d;
-                snprintf(found, sizeof found, "%.*s", (int)k, p);
-            }
+    Buf text = {0};
+    if (cli->usage)
+        usage_text(&text, cli->usage);
+    buf_put(&text, "", 1);
+    const char *u = text.failed ? "" : (const char *)text.p;
+    for (const char *p = strstr(u, "--"); p; p = strstr(p + 2, "--")) {
+        size_t k = 2;
+        while (isalnum((unsigned char)p[k]) || p[k] == '-')
+            k++;
+        if (k < 4 || k >= sizeof found)
+            continue;
+        size_t d = edit_distance(arg, n, p, k);
+        if (d < best) {
+            best = d;
+            snprintf(found, sizeof found, "%.*s", (int)k, p);
         }
+    }
+    buf_free(&text);
     /* a close match only: two edits, or a third of a long name */
     if (found[0] && best > 0 && (best <= 2 || best * 3 <= n))
         cli_usage_error(cli, "unknown option '%.*s'; did you mean '%s'?", (int)n, arg, found);

@@ -25,22 +25,19 @@ static const char *const USAGE[] = {
     "the weights and the batch order; the data stays the same (--data-seed).\n"
     "\n"
     "Options:\n"
-    "  --task NAME           agent, direction, reverse, sort, previous, contains\n"
-    "                        or first\n"
-    "                        (default agent)\n"
-    "  --schemes LIST|all    comma-separated schemes (default all: none, integer,\n"
-    "                        normalized, sine, sincos, sinusoidal, learned, rope,\n"
-    "                        alibi, t5, shaw)\n"
+    "  --task NAME           a built-in task (listed below; default agent)\n"
+    "  --schemes LIST|all    comma-separated schemes (listed below; default all)\n"
     "  --seeds N             runs per scheme, seeds S, S+1, ... from --seed (default 3)\n"
     "  --out FILE            the CSV of every run (default compare_pe.csv)\n"
     "  --help                show this help\n"
-    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
+    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES, "\n",
+    CLI_TASKS,
     "\n"
     "Each run is scored on the model of its last step. With --random-positions N\n"
     "each is also scored as Ruoss et al. score it, test sentences at sorted\n"
     "positions drawn from 0..N-1 (the mean of 10 draws): a second column of the\n"
-    "table and of the CSV. With the defaults\n"
-    "(agent, 11 schemes, 3 seeds, 1500 steps) it takes about a minute on 2 cores.\n"
+    "table and of the CSV. With the defaults (agent, every scheme, 3 seeds, 1500\n"
+    "steps) it takes about a minute on 2 cores.\n"
     "\n"
     "Exit status: 0 on success, 2 for bad options, 1 when a run fails.\n",
     NULL};

@@ -33,15 +33,14 @@ static const char *const USAGE[] = {
     "words are matched in order of occurrence.\n"
     "\n"
     "Options:\n"
-    "  --pe LIST|all         schemes to run, comma-separated (default all): none,\n"
-    "                        integer, normalized, sine, sincos, sinusoidal, learned,\n"
-    "                        rope, alibi, t5, shaw\n"
+    "  --pe LIST|all         schemes to run, comma-separated (listed below; default\n"
+    "                        all)\n"
     "  --model MODEL         a model trained by train (agent task, say): its scheme\n"
     "                        alone, with what it predicts for each sentence\n"
     "  --csv                 print only scheme,max_abs_diff,pooled_cosine rows\n"
     CLI_MEMORY_HELP
     "  --help                show this help\n"
-    "\n", CLI_MODEL_HELP,
+    "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES,
     "\n"
     "Defaults here: --d-model 16 --heads 2 --layers 2 --d-ff 64 --norm post.\n"
     "\n"

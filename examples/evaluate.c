@@ -22,8 +22,7 @@ static const char *const USAGE[] = {
     "\n"
     "Options:\n"
     "  --model MODEL         a model written by train --out\n"
-    "  --task NAME           agent, direction, reverse, sort, previous, contains\n"
-    "                        or first\n"
+    "  --task NAME           a built-in task (listed below)\n"
     "  --data FILE           your own labelled data (docs/formats.md)\n"
     "  --split test|valid    which split of the task (default test)\n"
     "  --min-len N, --max-len N, --data-seed S   change the task's lengths or data,\n"
@@ -36,14 +35,14 @@ static const char *const USAGE[] = {
     "                        the data's tokens at most 10000000, one pass over the\n"
     "                        largest split a task makes); without it a sentence of T\n"
     "                        words sits at positions 0..T-1\n"
-    "  --rope-scaling none|linear|ntk|yarn, --rope-factor S, --rope-original-len L\n"
-    "                        a rope model only: stretch its frequencies for this\n"
-    "                        evaluation, without training (see train --help; yarn's L\n"
-    "                        defaults to the longest training sentence)\n"
+    "  and the options a trained model may change, for this evaluation, without\n"
+    "  training (yarn's L defaults to the longest training sentence):\n",
+    CLI_TUNABLE_OPTIONS,
     "  --csv                 print only length,examples,accuracy rows (accuracy is\n"
     "                        empty for lengths the model cannot encode)\n"
     CLI_MEMORY_HELP
     "  --help                show this help\n"
+    "\n", CLI_TASKS,
     "\n"
     "The last line of the normal output is 'accuracy: X', X between 0 and 1.\n"
     "Exit status: 0 on success, 2 for bad options, model or data, 1 on failure.\n",
@@ -98,7 +97,7 @@ int main(int argc, char **argv) {
         } else if (cli_opt(&cli, "--draws")) {
             draws = cli_size(&cli, "--draws", cli.val, 1, 1000);
             draws_opt = arg;
-        } else if (strncmp(arg, "--rope-", 7) == 0 && cli_scheme_option(&cli, &scale)) {
+        } else if (cli_is_tunable(arg) && cli_scheme_option(&cli, &scale)) {
             rescale = true;
         } else if (cli_opt(&cli, "--data-seed")) {
             task_only = arg;

@@ -46,8 +46,7 @@ static const char *const USAGE[] = {
     "Options:\n"
     "  --kind KIND           the picture (required)\n"
     "  --out FILE.png        where to write it (required)\n"
-    "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
-    "                        learned, rope, alibi, t5 or shaw (default sinusoidal)\n"
+    "  --pe SCHEME           one of the schemes below (default sinusoidal)\n"
     "  --positions N         positions drawn (heatmap, lines, dots, bits, naive), or\n"
     "                        relative distances (decay)\n"
     "  --channels LIST       lines: channels such as 6-9 or 4,5,10 (at most 10)\n"
@@ -63,12 +62,10 @@ static const char *const USAGE[] = {
     "\n"
     "Scheme options, for heatmap, lines, dots, bits and attention: --d-model\n"
     "(default 128 for heatmap and dots, 32 for lines and bits, 64 for attention),\n"
-    "--heads (default 4; rope, alibi, t5 and shaw act per head), --combine,\n"
-    "--pe-dim, --pairs, --layout, --base, --buckets, --max-distance, --max-relative,\n"
-    "--pe-init-std, --seed,\n"
-    "as below (naive and curves draw fixed things and refuse them). Attention\n"
-    "takes all the model options:\n"
-    "\n", CLI_MODEL_HELP,
+    "--heads (default 4; the schemes inside attention act per head), the scheme\n"
+    "options and --seed, as below (naive and curves draw fixed things and refuse\n"
+    "them). Attention takes all the model options:\n"
+    "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES,
     "\n"
     "Exit status: 0 when the picture is written, 2 for bad options or input\n"
     "(nothing is written), 1 on failure.\n",

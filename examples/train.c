@@ -21,17 +21,15 @@ static const char *const USAGE[] = {
     "       train --init MODEL (--task NAME | --data FILE) [--rope-scaling ...]\n"
     "                    [training and task options]\n"
     "\n"
-    "Trains an encoder with one positional-encoding scheme on a built-in task\n"
-    "(agent, direction, reverse, sort, previous, contains, first; see data/README.md)\n"
-    "or on your own data (docs/formats.md), evaluating on the validation split as it\n"
-    "goes.\n"
+    "Trains an encoder with one positional-encoding scheme on a built-in task (the\n"
+    "list is below; data/README.md describes each) or on your own data\n"
+    "(docs/formats.md), evaluating on the validation split as it goes.\n"
     "Progress goes to stderr; the final accuracies to stdout.\n"
     "\n"
     "Options:\n"
     "  --task NAME           a built-in task\n"
     "  --data FILE           training data; --valid FILE for validation data\n"
-    "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
-    "                        learned, rope, alibi, t5, shaw (default sinusoidal)\n"
+    "  --pe SCHEME           one of the schemes below (default sinusoidal)\n"
     "  --keep best|last      the model to keep: the one of the evaluation with the best\n"
     "                        validation accuracy (ties: lower validation loss), or\n"
     "                        the last (default best; last without validation data;\n"
@@ -49,16 +47,17 @@ static const char *const USAGE[] = {
     "                        scheme; the words and classes of this run's data must\n"
     "                        be its own) with a new optimizer and this command's\n"
     "                        task, lengths and training options; of the model\n"
-    "                        options only --rope-scaling, --rope-factor and\n"
-    "                        --rope-original-len (default: MODEL's training length)\n"
-    "                        and --seed apply\n"
+    "                        options only those a trained model may change (rope's\n"
+    "                        scalings: evaluate --help lists them; yarn's length\n"
+    "                        defaults to MODEL's training length) and --seed apply\n"
     "  --dropout P           dropout while training, 0 to 0.95 (default 0): on the\n"
     "                        embedding + code, the attention weights, and after\n"
     "                        attention and the FFN's two layers, as PyTorch's\n"
     "                        encoder layer puts it; never at evaluation (kept in the\n"
     "                        model; with --init, for the fine-tuning)\n"
     "  --help                show this help\n"
-    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
+    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES, "\n",
+    CLI_TASKS,
     "\n"
     "In train, a learned table gets one row per position of the longest training\n"
     "sentence (or of --random-positions N) unless --table-len asks for more.\n"
@@ -276,7 +275,7 @@ int main(int argc, char **argv) {
             if (strncmp(arg, "--table-len", 11) == 0)
                 mt.table_len = cfg.max_len;
             shaping = arg;
-            if (strncmp(arg, "--rope-", 7) == 0)
+            if (cli_is_tunable(arg))
                 rescale = true;
             else if (strncmp(arg, "--seed", 6) != 0)
                 model_opt = arg;

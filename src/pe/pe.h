@@ -79,7 +79,7 @@ typedef struct PeOption {
     const char *const *names; /* PE_VALUE_NAME: value i is named names[i]; NULL-terminated */
     double def;               /* the value when the option is not given */
     const char *def_text;     /* the default as messages say it, e.g. "16", "d_model/2" */
-    const char *help;         /* --help's text after the flag; lines joined by '\n' */
+    const char *help;         /* --help's text after the flag, one line (the programs wrap it) */
     const char *example;      /* a valid value other than the default, for the tests */
     bool tunable;             /* may change on a trained model (train --init, evaluate):
                                * it changes no parameter's shape (rope's scalings) */
@@ -145,9 +145,6 @@ bool pe_option_ok(const PeOption *o, double v);
  * ("1.000001", where %g says 1) and a checkpoint's value reads back as
  * it was. */
 void pe_real_text(char *buf, size_t cap, double x, bool single);
-/* o's --help entry: "  --flag ARG" then its help, continued lines
- * indented to column 24, into buf (cap bytes). */
-void pe_option_help(char *buf, size_t cap, const PeOption *o);
 
 /* ---- the schemes ---- */
 

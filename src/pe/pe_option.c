@@ -19,10 +19,9 @@ const PeOption pe_opt_combine = {
     .type = PE_VALUE_NAME,
     .names = COMBINE_NAMES,
     .def_text = "the scheme's own",
-    .help = "how the position code meets the embedding (default: the\n"
-            "scheme's own: concat for integer, normalized, sine and\n"
-            "sincos; add for sinusoidal and learned; rope, alibi,\n"
-            "t5 and shaw add nothing to the input and take none)",
+    .help = "how the position code meets the embedding (default: the scheme's own, concat "
+            "for the one-channel counts, add for the rest; a scheme inside attention adds "
+            "nothing to the input and takes none)",
     .example = "concat",
 };
 
@@ -229,25 +228,4 @@ void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap
         snprintf(buf, cap, "%s", pe_option_ok(o, v) ? o->names[(size_t)v] : "?");
     else
         pe_real_text(buf, cap, v, false);
-}
-
-void pe_option_help(char *buf, size_t cap, const PeOption *o) {
-    char head[128];
-    if (o->arg) {
-        snprintf(head, sizeof head, "%s %s", o->flag, o->arg);
-    } else {
-        size_t len = (size_t)snprintf(head, sizeof head, "%s ", o->flag);
-        for (size_t v = 0; v < name_count(o) && len < sizeof head; v++)
-            len += (size_t)snprintf(head + len, sizeof head - len, "%s%s", v ? "|" : "",
-                                    o->names[v]);
-    }
-    /* the help's column is 24; a longer head is followed by two blanks */
-    size_t len = (size_t)snprintf(buf, cap, "  %-*s%s", 21, head, strlen(head) < 22 ? " " : "  ");
-    for (const char *line = o->help; line && len < cap;) {
-        const char *nl = strchr(line, '\n');
-        int n = nl ? (int)(nl - line) : (int)strlen(line);
-        len += (size_t)snprintf(buf + len, cap - len, "%s%.*s\n", line == o->help ? "" :
-                                "                        ", n, line);
-        line = nl ? nl + 1 : NULL;
-    }
 }
