@@ -1,7 +1,7 @@
 # posenc: a transformer encoder in C that teaches positional encoding.
 # `make help` lists the targets (the lines marked ## below).
 #
-# The first run checks for OpenBLAS, Check and stb with pkg-config
+# The first run checks for OpenBLAS, Check, stb and SLEEF with pkg-config
 # (scripts/deps.sh) and installs the missing Debian packages; the flags it
 # finds are kept in build/config.mk.
 
@@ -48,7 +48,7 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test sanitize fuzz bench clean help deps experiments web webtest gridtest FORCE
+.PHONY: all demo test check sanitize fuzz bench clean help deps experiments web webtest gridtest FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
@@ -95,7 +95,7 @@ build/bench-deps.ok: scripts/deps.sh
 bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS sgemm and PyTorch
 	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench | tee $(BUILD)/bench.txt
 
-demo: $(BUILD)/demo_order ## run build/demo_order on its default sentences
+demo: $(LIB) $(PROG_BIN) ## build every program, then run build/demo_order on its default sentences
 	@$(BUILD)/demo_order
 
 # The experiments of docs/results.md, as cells (docs/experiments.md), with
@@ -166,15 +166,24 @@ FORCE:
 # the defaults unsets it.
 KERNEL_ENV := $(if $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo y),OPENBLAS_CORETYPE=Haswell)
 BLAS_ENV := OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(KERNEL_ENV)
-test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites (and the docs test)
-	$(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
+# make test runs every check but the slow ones (tagged "slow" in tests/:
+# the docs' commands rerun, the long trainings), one line per suite as it
+# ends, the tests' own output in build/test.log; make check runs the slow
+# ones. .ci/run runs both.
+TEST_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) POSENC_TEST_LOG=$(BUILD)/test.log \
+	CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
+test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites but the slow checks (2 minutes)
+	$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow $(TEST_BIN))
+
+check: $(TEST_BIN) $(PROG_BIN) ## the slow checks: every command of the docs, the long trainings
+	$(TEST_RUN:$(TEST_BIN)=CK_INCLUDE_TAGS=slow $(TEST_BIN))
 
 TEST_TIMEOUT ?= 60
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 sanitize: $(CONFIG) ## the whole test suite under AddressSanitizer + UBSan
 	$(MAKE) BUILD=build/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
-		TEST_TIMEOUT=600 test
+		TEST_TIMEOUT=600 test check
 
 # Fuzzing with clang's libFuzzer: each tests/fuzz/fuzz_NAME.c defines
 # LLVMFuzzerTestOneInput and becomes build/fuzz/fuzz_NAME, compiled by clang
@@ -284,8 +293,7 @@ build/webtest-deps.ok: scripts/deps.sh
 	scripts/deps.sh webtest
 	@touch $@
 
-webtest: web $(BUILD)/demo_order $(BUILD)/train $(BUILD)/evaluate $(BUILD)/train-plain \
-	build/webtest-deps.ok ## the page in headless Chromium, against the programs
+webtest: web $(BUILD)/demo_order $(BUILD)/train $(BUILD)/evaluate $(BUILD)/train-plain build/webtest-deps.ok ## the page in headless Chromium, against the programs
 	$(BLAS_ENV) python3 web/webtest.py --page $(WEB) --demo $(BUILD)/demo_order --bin $(BUILD) \
 		--shots $(WEB)/shots
 

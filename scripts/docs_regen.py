@@ -2,7 +2,7 @@
 """Reruns every command the pages show in ```console blocks (README.md and
 docs/*.md) and writes its real output into the page, for maintainers
 after a change that moves the numbers. The docs test (tests/test_docs.c)
-then checks the pages against the programs on every `make test`.
+then checks the pages against the programs on every `make check`.
 
     python3 scripts/docs_regen.py [PAGE ...]
 
