@@ -21,7 +21,7 @@
 #include "../src/core/fileio.h"
 #include "../src/model/matmul.h"
 #include "../src/model/par.h"
-#include "../src/run/experiment.h"
+#include "../src/experiments/grid.h"
 #include "../src/run/outputs.h"
 #include "cli.h"
 

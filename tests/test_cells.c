@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/run/exp_internal.h"
+#include "../src/experiments/page/sections.h"
 #include "suites.h"
 
 /* the fuzz targets, each under its own name (as tests/test_fuzz.c does) */

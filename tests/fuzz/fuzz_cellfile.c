@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/run/exp_internal.h"
+#include "../../src/experiments/page/sections.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
 

@@ -12,8 +12,8 @@
 #include "../core/rng.h"
 #include "../model/encoder.h"
 #include "../text/order.h"
-#include "exp_internal.h"
-#include "trial.h"
+#include "page/sections.h"
+#include "../run/trial.h"
 
 const char *const exp_kind_names[EXP_KINDS] = {"order",   "tasks",       "lengths",
                                                "random",  "variants",    "random-test",

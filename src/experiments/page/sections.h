@@ -3,10 +3,10 @@
 #ifndef POSENC_EXP_INTERNAL_H
 #define POSENC_EXP_INTERNAL_H
 
-#include "../core/buf.h"
-#include "../core/fileio.h"
-#include "checkpoint.h"
-#include "experiment.h"
+#include "../../core/buf.h"
+#include "../../core/fileio.h"
+#include "../../run/checkpoint.h"
+#include "../grid.h"
 
 /* Mean, sample standard deviation and range over seeds; all NaN when a
  * seed's value is undefined (a learned table past its rows) or none ran. */

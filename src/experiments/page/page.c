@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../pe/pe.h"
-#include "../plot/chart.h"
-#include "../text/order.h"
-#include "exp_internal.h"
-#include "exp_stats.h"
-#include "trial.h"
+#include "../../pe/pe.h"
+#include "../../plot/chart.h"
+#include "../../text/order.h"
+#include "sections.h"
+#include "stats.h"
+#include "../../run/trial.h"
 
 #define LEARNED 0.9  /* ALiBi is compared past L only where it reached this on L */
 

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exp_internal.h"
-#include "probe.h"
-#include "session.h"
-#include "trial.h"
+#include "page/sections.h"
+#include "../run/probe.h"
+#include "../run/session.h"
+#include "../run/trial.h"
 
 /* The scalings of exp_scaling_names, in its order. */
 static const struct {

@@ -1,13 +1,13 @@
 /* The experiments' settings, the store of their runs, and the CSV files
  * behind the tables (the page itself: experiment_doc.c). */
-#include "experiment.h"
+#include "grid.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exp_internal.h"
+#include "page/sections.h"
 
 const char *const exp_length_tasks[EXP_LENGTH_TASKS] = {"reverse", "sort", "previous"};
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exp_internal.h"
+#include "sections.h"
 
 /* The three bands of every length table: trained, up to 2L, up to 4L. */
 static void bands_of(const ExpResults *r, Band *b) {
