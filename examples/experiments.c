@@ -21,7 +21,9 @@
 #include "../src/core/fileio.h"
 #include "../src/model/matmul.h"
 #include "../src/model/par.h"
+#include "../src/experiments/cellfile.h"
 #include "../src/experiments/grid.h"
+#include "../src/experiments/page/page.h"
 #include "../src/run/outputs.h"
 #include "cli.h"
 
@@ -430,7 +432,7 @@ static bool writable(const char *dir) { return access(dir, W_OK) == 0; }
 
 /* The quick grid checks the pipeline; its numbers say nothing, so it never
  * writes over a page of the full grid (the quick page says so in its
- * first lines, experiment_doc.c) nor into docs/. */
+ * first lines, src/experiments/page/page.c) nor into docs/. */
 static void refuse_full_page(const Grid *g) {
     if (!g->quick)
         return;

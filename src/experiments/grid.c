@@ -1,13 +1,11 @@
-/* The experiments' settings, the store of their runs, and the CSV files
- * behind the tables (the page itself: experiment_doc.c). */
+/* The grid of docs/results.md: its settings, and the names it runs over
+ * (tasks, the schemes and their forms, the sinusoid's variants, rope's
+ * scalings); its cells are cells.c's. */
 #include "grid.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "page/sections.h"
 
 const char *const exp_length_tasks[EXP_LENGTH_TASKS] = {"reverse", "sort", "previous"};
 
@@ -46,6 +44,13 @@ const char *exp_scheme_at(size_t i) {
     return i < pe_count() ? pe_at(i)->name
            : i < exp_scheme_count() ? FORMS[i - pe_count()].name
                                     : NULL;
+}
+
+size_t exp_scheme_index(const char *name) {
+    size_t i = 0;
+    while (i < exp_scheme_count() && strcmp(exp_scheme_at(i), name) != 0)
+        i++;
+    return i;
 }
 
 const PeScheme *exp_scheme_base(const char *name) {
@@ -96,147 +101,11 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
         s->seeds = seeds, s->variant_seeds = seeds > s->variant_seeds ? seeds : s->variant_seeds;
 }
 
-int exp_results_init(ExpResults *r, const ExpSettings *set, Err *e) {
-    memset(r, 0, sizeof *r);
-    r->set = *set;
-    r->cap = 64;
-    r->runs = xcalloc(r->cap, sizeof *r->runs, "the experiments' results", e);
-    return r->runs ? 0 : ERR_RUNTIME;
-}
-
-void exp_results_free(ExpResults *r) {
-    for (size_t i = 0; i < r->n; i++)
-        free(r->runs[i].per_len);
-    free(r->runs);
-    memset(r, 0, sizeof *r);
-}
-
-void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name, size_t seed,
-                double value, const double *per_len, size_t max_len) {
-    if (r->n == r->cap) {
-        ExpRun *p = realloc(r->runs, 2 * r->cap * sizeof *p);
-        if (!p) {
-            r->failed = true;
-            return;
-        }
-        r->runs = p, r->cap *= 2;
-    }
-    ExpRun *run = &r->runs[r->n];
-    memset(run, 0, sizeof *run);
-    run->kind = kind, run->seed = seed, run->value = value;
-    /* a cut name would match no table row later: fail instead */
-    if (strlen(task) >= sizeof run->task || strlen(name) >= sizeof run->name) {
-        r->failed = true;
-        return;
-    }
-    snprintf(run->task, sizeof run->task, "%s", task);
-    snprintf(run->name, sizeof run->name, "%s", name);
-    if (per_len) {
-        run->per_len = malloc((max_len + 1) * sizeof *run->per_len);
-        if (!run->per_len) {
-            r->failed = true;
-            return;
-        }
-        memcpy(run->per_len, per_len, (max_len + 1) * sizeof *per_len);
-        run->max_len = max_len;
-    }
-    r->n++;
-}
-
-/* The mean of a run's per-length accuracies over lengths lo..hi; NaN when
- * any of them is undefined (a learned table past its rows), or the run
- * has none (a run of a kind without lengths). */
-double exp_band(const ExpRun *run, size_t lo, size_t hi) {
-    if (!run->per_len)
-        return NAN;
-    double sum = 0.0;
-    size_t n = 0;
-    for (size_t len = lo; len <= hi && len <= run->max_len; len++) {
-        if (isnan(run->per_len[len]))
-            return NAN;
-        sum += run->per_len[len];
-        n++;
-    }
-    return n ? sum / (double)n : NAN;
-}
-
-Stat exp_stat(const ExpResults *r, ExpKind kind, const char *task, const char *name,
-              double (*value)(const ExpRun *, const void *), const void *arg) {
-    Stat s = {.lo = INFINITY, .hi = -INFINITY};
-    double sum = 0.0, sq = 0.0;
-    bool undefined = false;
-    for (size_t i = 0; i < r->n; i++) {
-        const ExpRun *run = &r->runs[i];
-        if (run->kind != kind || strcmp(run->task, task) || strcmp(run->name, name))
-            continue;
-        double v = value ? value(run, arg) : run->value;
-        if (isnan(v)) {
-            undefined = true;
-            continue;
-        }
-        if (s.n < EXP_MAX_SEEDS)
-            s.v[s.n] = v;
-        sum += v, sq += v * v, s.n++;
-        s.lo = fmin(s.lo, v), s.hi = fmax(s.hi, v);
-    }
-    if (undefined || s.n == 0)
-        return (Stat){.mean = NAN, .sd = NAN, .lo = NAN, .hi = NAN};
-    s.mean = sum / (double)s.n;
-    s.sd = s.n > 1 ? sqrt(fmax(0.0, (sq - sum * s.mean) / (double)(s.n - 1))) : 0.0;
-    return s;
-}
-
-/* ---- CSV files: one row per run (and per length for the length runs) ---- */
-
-static const char *const kind_file[EXP_KINDS] = {"order",   "tasks",       "lengths",
-                                                 "random",  "variants",    "random_test",
-                                                 "scaling", "causal",      "probe"};
-
-int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
-    for (int k = 0; k < EXP_KINDS; k++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/results/%s.csv", dir, kind_file[k]);
-        Buf b = {0};
-        bool per_len = k == EXP_LENGTHS || k == EXP_RANDOM || k == EXP_RANDOM_TEST ||
-                       k == EXP_SCALING || k == EXP_CAUSAL || k == EXP_PROBE;
-        buf_printf(&b, "%s\n", k == EXP_ORDER    ? "scheme,seed,max_abs_diff"
-                               : k == EXP_PROBE  ? "task,model,seed,layer,r2"
-                               : k == EXP_SCALING ? "task,scaling,seed,length,accuracy"
-                               : per_len         ? "task,scheme,seed,length,accuracy"
-                               : k == EXP_VARIANT ? "task,variant,seed,test_accuracy"
-                                                  : "task,scheme,seed,test_accuracy");
-        for (size_t i = 0; i < r->n; i++) {
-            const ExpRun *run = &r->runs[i];
-            if ((int)run->kind != k)
-                continue;
-            if (k == EXP_ORDER) {
-                buf_printf(&b, "%s,%zu,%.6e\n", run->name, run->seed + 1, run->value);
-            } else if (!per_len) {
-                buf_printf(&b, "%s,\"%s\",%zu,%.6f\n", run->task, run->name, run->seed + 1,
-                           run->value);
-            } else {
-                /* a probe's rows are layers, from 0 (the input) */
-                bool layers = k == EXP_PROBE;
-                for (size_t len = layers ? 0 : 1; len <= run->max_len; len++) {
-                    double v = run->per_len[len];
-                    if (!layers && len < r->set.min_len)
-                        continue;
-                    /* "none, causal" holds a comma */
-                    const char *q = strchr(run->name, ',') ? "\"" : "";
-                    buf_printf(&b, "%s,%s%s%s,%zu,%zu,", run->task, q, run->name, q,
-                               run->seed + 1, len);
-                    if (isnan(v))
-                        buf_printf(&b, "\n");
-                    else
-                        buf_printf(&b, "%.6f\n", v);
-                }
-            }
-        }
-        int rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
-                          : write_file_atomic(path, b.p, b.n, e);
-        buf_free(&b);
-        if (rc)
-            return rc;
-    }
-    return 0;
+void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
+    snprintf(buf, cap, "quick=%d d_model=%zu heads=%zu layers=%zu d_ff=%zu batch=%zu "
+             "task_steps=%zu length_steps=%zu min_len=%zu L=%zu n_test=%zu n_test_lengths=%zu "
+             "tune_steps=%zu probe_layers=%zu",
+             s->quick, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->task_steps,
+             s->length_steps, s->min_len, s->L, s->n_test, s->n_test_lengths, s->tune_steps,
+             s->probe_layers);
 }

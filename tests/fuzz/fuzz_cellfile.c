@@ -1,4 +1,4 @@
-/* libFuzzer target for the cell-file reader (src/run/exp_cellfile.c): any
+/* libFuzzer target for the cell-file reader (src/experiments/cellfile.c): any
  * bytes must give either a record or an error with a message, never a
  * crash, a leak or a read out of bounds. The fuzz build skips the checksum
  * (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION: a fuzzer cannot forge one)
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/experiments/page/sections.h"
+#include "../../src/experiments/cellfile.h"
+#include "../../src/experiments/page/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/experiments/page/sections.h"
+#include "../../src/experiments/cellfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
 
