@@ -19,7 +19,7 @@
 #include "../src/core/clock.h"
 #include "../src/core/cpus.h"
 #include "../src/core/fileio.h"
-#include "../src/model/matmul.h"
+#include "../src/model/kernels.h"
 #include "../src/model/par.h"
 #include "../src/experiments/cellfile.h"
 #include "../src/experiments/grid.h"
@@ -135,7 +135,7 @@ static int run_cell(Grid *g, const char *id) {
     if (exp_cell_run(&g->set, cell, &res, &e))
         cli_fail(&g->cli, &e);
     Buf b = {0};
-    int rc = exp_cell_format(&b, &g->set, cell, &res, POSENC_SOURCE_ID, matmul_kernels(),
+    int rc = exp_cell_format(&b, &g->set, cell, &res, POSENC_SOURCE_ID, kernels_name(),
                              clock_seconds() - t0);
     exp_cell_result_free(&res);
     if (rc)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/model/kernels.h"
 #include "../src/model/par.h"
 #include "suites.h"
 
@@ -49,9 +50,10 @@ void set_opt(PeConfig *pc, const char *flag, const char *text) {
 
 int main(int argc, char **argv) {
     (void)argc;
-    /* as the programs do: spinning calmed, the team from the CPUs (the
+    /* as the programs do: the kernels, then the team from the CPUs (the
      * Makefile's OMP_NUM_THREADS stands) */
-    par_start(argv);
+    kernels_choose(argv);
+    par_start();
     SRunner *sr = srunner_create(suite_matmul());
     srunner_add_suite(sr, suite_encoder());
     srunner_add_suite(sr, suite_pe());
