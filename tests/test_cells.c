@@ -142,9 +142,7 @@ START_TEST(page_has_a_row_per_scheme) {
     for (size_t i = 0; i < n; i++) {
         ExpCellResult res;
         plausible(&res, &set, &cells[i]);
-        const ExpSeries *x = &res.series[0];
-        exp_record(&r, cells[i].kind, cells[i].task, cells[i].name, cells[i].seed, x->value,
-                   x->per_len, res.n_per_len ? res.n_per_len - 1 : 0);
+        exp_results_add_cell(&r, &cells[i], &res);
         exp_cell_result_free(&res);
     }
     char dir[64], path[128];

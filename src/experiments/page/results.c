@@ -56,6 +56,20 @@ void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name,
     r->n++;
 }
 
+void exp_results_add_cell(ExpResults *r, const ExpCell *c, const ExpCellResult *res) {
+    for (size_t k = 0; k < res->n_series; k++) {
+        const ExpSeries *x = &res->series[k];
+        ExpKind kind = c->kind;
+        const char *name = x->name;
+        if (strcmp(x->name, "main") == 0)
+            name = c->kind == EXP_SCALING ? exp_scaling_names[0] : c->name;
+        else if (strcmp(x->name, "at") == 0)
+            kind = EXP_RANDOM_TEST, name = c->name;
+        exp_record(r, kind, c->task, name, c->seed, x->value, x->per_len,
+                   res->n_per_len ? res->n_per_len - 1 : 0);
+    }
+}
+
 /* The mean of a run's per-length accuracies over lengths lo..hi; NaN when
  * any of them is undefined (a learned table past its rows), or the run
  * has none (a run of a kind without lengths). */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "../../core/err.h"
+#include "../cell.h"
 #include "../grid.h"
 
 /* One run's result, as the page reads it. */
@@ -35,6 +36,12 @@ void exp_results_free(ExpResults *r);
  * failed allocation sets r->failed, which exp_write reports. */
 void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name, size_t seed,
                 double value, const double *per_len, size_t max_len);
+
+/* A cell's result as runs of the page's, a run per series: "main" is the
+ * cell's own (a scaling cell's is rope as trained, the scaling "none"),
+ * "at" EXP_RANDOM's tested at random positions too (EXP_RANDOM_TEST),
+ * and any other is the run of that name (rope's scalings). */
+void exp_results_add_cell(ExpResults *r, const ExpCell *c, const ExpCellResult *res);
 
 /* Mean, sample standard deviation and range over seeds; all NaN when a
  * seed's value is undefined (a learned table past its rows) or none ran. */
