@@ -35,8 +35,9 @@ endif
 CPPFLAGS := $(filter-out -I/usr/include/stb,$(DEP_CFLAGS))
 
 # The library, folder by folder from the bottom up (docs/architecture.md):
-# core, pe, model, text, run, plot, figures.
-LIB_SRC  := $(sort $(wildcard src/*/*.c))
+# core, pe, model, text, run, experiments (with its page/), plot, figures.
+LIB_SRC  := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+LIB_HDR  := $(wildcard src/*/*.h src/*/*/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB      := $(BUILD)/libposenc.a
 
@@ -139,9 +140,10 @@ gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed
 # sources is run again, and a record from a machine built at another
 # commit refused. The hash of src/ and examples/ at HEAD, of their
 # uncommitted changes and of their new files, less the files that only
-# write the page from the cells (PAGE_ONLY: a change to the page's prose
-# or figures runs no cell again); without git, a constant.
-PAGE_ONLY = src/run/experiment_doc.c src/run/experiment_doc_long.c src/run/exp_stats.c src/run/exp_stats.h src/plot/
+# write the page from the cells (PAGE_ONLY, by folder: the page writer in
+# src/experiments/page/ and the pictures' src/plot/; a change to the page's
+# prose or figures runs no cell again); without git, a constant.
+PAGE_ONLY = src/experiments/page/ src/plot/
 SOURCE_ID = $(shell { git ls-tree -r HEAD src examples | grep -v -F $(PAGE_ONLY:%=-e %); \
 	git diff HEAD -- src examples $(PAGE_ONLY:%=:!%); \
 	git ls-files -o --exclude-standard -z -- src examples $(PAGE_ONLY:%=:!%) \
@@ -212,7 +214,7 @@ build/fuzz/.deps: scripts/deps.sh
 	@touch $@
 
 # (fuzz_cli.c includes examples/cli.c, hence its prerequisites)
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) examples/cli.c examples/cli.h \
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) examples/cli.c examples/cli.h \
 		$(CONFIG) build/fuzz/.deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $< $(LIB_SRC) -o $@ \
@@ -263,7 +265,7 @@ build/web-deps.ok: scripts/deps.sh
 	scripts/deps.sh web
 	@touch $@
 
-$(WEB)/posenc.js: $(WEB_SRC) $(wildcard src/*/*.h web/*.h) build/web-deps.ok
+$(WEB)/posenc.js: $(WEB_SRC) $(LIB_HDR) $(wildcard web/*.h) build/web-deps.ok
 	@mkdir -p $(@D)
 	$(EMCC) $(EM_FLAGS) $(WEB_SRC) -o $@ $(EM_LINK)
 
@@ -280,7 +282,7 @@ web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 
 PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/train_options.c \
 	src/run/session.c src/run/outputs.c examples/train.c examples/cli.c
-$(BUILD)/train-plain: $(PLAIN_SRC) $(wildcard src/*/*.h examples/*.h)
+$(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm
 

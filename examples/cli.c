@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "../src/core/buf.h"
+#include "../src/model/kernels.h"
 #include "../src/model/par.h"
 #include "../src/run/train_options.h"
 
@@ -48,8 +49,9 @@ void cli_check_stdout(void) {
 void cli_init(Cli *cli, int argc, char **argv, const char *prog) {
     prog_name = prog;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-    /* first: it may start the program again (par.h) */
-    par_start(argv);
+    /* first: it may start the program again (kernels.h); then the team */
+    kernels_choose(argv);
+    par_start();
     atexit(cli_check_stdout);
 #endif
     cli->argc = argc;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../src/model/kernels.h"
 #include "../src/model/par.h"
 #include "suites.h"
 
@@ -120,9 +121,10 @@ static FILE *progress_stream(void) {
 
 int main(int argc, char **argv) {
     (void)argc;
-    /* as the programs do: spinning calmed, the team from the CPUs (the
+    /* as the programs do: the kernels, then the team from the CPUs (the
      * Makefile's OMP_NUM_THREADS stands) */
-    par_start(argv);
+    kernels_choose(argv);
+    par_start();
     FILE *out = progress_stream();
     int failed = 0, run = 0;
     double t0 = now();

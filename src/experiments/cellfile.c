@@ -16,7 +16,7 @@
 
 #include "../core/buf.h"
 #include "../core/fileio.h"
-#include "exp_internal.h"
+#include "cellfile.h"
 
 /* Numbers per per_len line, at most: lengths up to 4L, layers of a probe. */
 #define MAX_VALUES 4096

@@ -1,4 +1,4 @@
-#include "exp_stats.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdbool.h>

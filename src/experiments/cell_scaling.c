@@ -1,21 +1,12 @@
-/* The cells of the long-context experiments that are more than one
- * training and its test (docs/results.md, sections 6 and 8):
- *
- *   scaling  a rope model trained on lengths up to L, then tested to 4L
- *            under each of rope's scalings as it is (Hugging Face's
- *            inference-time scaling) and after a short fine-tuning at 2L
- *            under that scaling (Chen et al. 2023 fine-tune; so does YaRN);
- *   probe    the linear probe of position (probe.h), layer by layer, of a
- *            model with no position, with and without the causal mask. */
-#include <math.h>
+/* Section 6's cell: a rope model trained on lengths up to L, then tested
+ * to 4L under each of rope's scalings as it is (Hugging Face's
+ * inference-time scaling) and after a short fine-tuning at 2L under that
+ * scaling (Chen et al. 2023 fine-tune; so does YaRN). */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "exp_internal.h"
-#include "probe.h"
-#include "session.h"
-#include "trial.h"
+#include "../run/session.h"
+#include "../run/trial.h"
+#include "cell.h"
 
 /* The scalings of exp_scaling_names, in its order. */
 static const struct {
@@ -34,14 +25,6 @@ static PeConfig scaled(const PeConfig *pc, size_t v, size_t L) {
     PeConfig r = *pc;
     rope_set_scaling(&r, SCALINGS[v].scaling, SCALINGS[v].factor, L);
     return r;
-}
-
-static int train_all(Session *s, Err *e) {
-    StepStats st;
-    int rc = 0;
-    while (!rc && s->trainer.step < s->meta.steps)
-        rc = session_step(s, &st, e);
-    return rc;
 }
 
 /* Tests m on test into a new series of res. */
@@ -65,7 +48,7 @@ int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpCellResult *
     int rc = session_create(&s, &mt, &c, &opt, e);
     if (rc)
         return rc;
-    rc = train_all(&s, e);
+    rc = exp_train_all(&s, e);
     const Config trained = s.model.cfg;
     /* as trained (the cell's main result), then each scaling at inference:
      * no weight changes */
@@ -88,40 +71,9 @@ int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpCellResult *
             break;
         char name[EXP_SERIES_NAME];
         snprintf(name, sizeof name, "%s-tuned", exp_scaling_names[v]);
-        if (!(rc = train_all(&f, e)))
+        if (!(rc = exp_train_all(&f, e)))
             rc = test_into(res, name, &f.model, &f.test, e);
         session_free(&f);
-    }
-    session_free(&s);
-    return rc;
-}
-
-int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
-    /* the model of docs/04's probe: deeper than the grid's, so that
-     * position can build up layer by layer; lengths min_len..L in
-     * training, fit and test alike */
-    Config c = exp_cell_config(set, cell);
-    TrainMeta mt;
-    exp_train_meta(&mt, set, cell, true);
-    mt.task_opt.max_len = set->L;
-    OptConfig opt;
-    opt_default(&opt);
-    Session s;
-    int rc = session_create(&s, &mt, &c, &opt, e);
-    if (rc)
-        return rc;
-    ProbeResult pr;
-    if (!(rc = train_all(&s, e)))
-        rc = probe_position(&pr, &s.model, &s.valid, &s.test, 1e-3, e);
-    double *r2 = rc ? NULL : xcalloc(pr.n_rows, sizeof *r2, "the probe's results", e);
-    if (!rc && !r2)
-        rc = ERR_RUNTIME;
-    if (!rc) {
-        /* per_len holds the rows: 0 the input, l the output of layer l; an
-         * R^2 is no accuracy, and exact means nothing here */
-        for (size_t l = 0; l < pr.n_rows; l++)
-            r2[l] = pr.r2[l];
-        exp_series_add(res, "main", pr.r2[pr.n_rows - 1], NAN, r2, pr.n_rows, NULL, 0);
     }
     session_free(&s);
     return rc;

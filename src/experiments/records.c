@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exp_internal.h"
+#include "cellfile.h"
 
 /* err_set's message, and the verdict */
 static int bad(Err *e, const char *fmt, ...) POSENC_PRINTF(2, 3);
