@@ -100,7 +100,7 @@ demo: $(LIB) $(PROG_BIN) ## build every program, then run build/demo_order on it
 	@$(BUILD)/demo_order
 
 # The experiments of docs/results.md, as cells (docs/experiments.md), with
-# the kernels the docs are made with (KERNEL_ENV, below). QUICK=1 runs the
+# the kernels the docs are made with (the programs' own choice, below). QUICK=1 runs the
 # same pipeline on tiny settings into build/experiments-quick/ (what CI
 # runs); the full run rewrites docs/results.md, docs/results/ and
 # docs/img/results/. JOBS=N cells at once (default: the CPUs), SEEDS=N
@@ -116,10 +116,10 @@ EXP_ARGS   = $(EXP_SET) --cells $(CELLS_DIR) $(if $(JOBS),--jobs $(JOBS)) \
 REMOTE_DIR ?= $(CURDIR)
 experiments: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## run the experiments of docs/results.md as cells (QUICK=1, JOBS=N, HOSTS=FILE)
 ifneq ($(HOSTS),)
-	$(KERNEL_ENV) scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(CELLS_DIR) \
+	scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(CELLS_DIR) \
 		$(REMOTE_DIR) $(EXP_SET)
 endif
-	$(KERNEL_ENV) $(BUILD)/experiments $(EXP_ARGS)
+	$(BUILD)/experiments $(EXP_ARGS)
 
 # GNU parallel, for HOSTS= (and sshd for make gridtest's remote host).
 build/grid-deps.ok: scripts/deps.sh
@@ -134,7 +134,7 @@ build/grid-deps.ok: scripts/deps.sh
 # and the grid through ssh to an sshd on localhost (beside hosts that do
 # not answer) gives the same page again.
 gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed and resumed, and over ssh
-	$(KERNEL_ENV) tests/grid_test.sh $(BUILD)
+	tests/grid_test.sh $(BUILD)
 
 # The sources the experiments were built from: a cell made by other
 # sources is run again, and a record from a machine built at another
@@ -157,17 +157,17 @@ $(BUILD)/obj/examples/experiments.o: CPPFLAGS += -include $(BUILD)/source_id.h
 FORCE:
 
 # The suites find the programs through POSENC_BIN; Check forks every test,
-# and its timeout is raised for the sanitizer build. OpenBLAS picks its
-# kernels by CPU, and each set rounds differently: a trained model's
-# numbers then drift apart over its steps. The docs show runs with the
-# Haswell kernels (what OpenBLAS 0.3.21 uses on AVX2 and AMD machines), so
-# the tests and the experiments ask for those wherever the CPU has AVX2
-# (KERNEL_ENV). The thread count changes no number (src/model/matmul.c);
-# the tests fix it at 2 (OMP_NUM_THREADS, which OpenBLAS's OpenMP build
-# follows too) so that they run alike on a busy machine; a test that wants
-# the defaults unsets it.
-KERNEL_ENV := $(if $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo y),OPENBLAS_CORETYPE=Haswell)
-BLAS_ENV := OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(KERNEL_ENV)
+# and its timeout is raised for the sanitizer build. OpenBLAS's kernels
+# each round differently, and a trained model's numbers drift apart over
+# its steps; the docs show runs with the Haswell kernels, which the
+# programs ask for themselves wherever the CPU has AVX2 and the user set no
+# OPENBLAS_CORETYPE (src/model/kernels.h). The tests run with it unset, so
+# that they check what a learner who types the pages' commands sees. The
+# thread count changes no number (src/model/matmul.c); the tests fix it at
+# 2 (OMP_NUM_THREADS, which OpenBLAS's OpenMP build follows too) so that
+# they run alike on a busy machine; a test that wants the defaults unsets
+# it.
+BLAS_ENV := env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 # make test runs every check but the slow ones (tagged "slow" in tests/:
 # the docs' commands rerun, the long trainings), one line per suite as it
 # ends, the tests' own output in build/test.log; make check runs the slow

@@ -93,20 +93,23 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* With POSENC_TEST_LOG set (make test sets it), what the tests and the
- * programs they run print goes to that file, and the terminal gets one
- * line per suite as it ends and each failure; without it, Check's own
- * report, as before. Returns the stream for those lines. */
+/* The terminal gets one line per suite as it ends, and each failure. With
+ * POSENC_TEST_LOG set (make test sets it), what the tests and the
+ * programs they run print goes to that file instead of between those
+ * lines. Returns the stream for the lines (stdout without the log). */
 static FILE *progress_stream(void) {
+    /* line by line: Check forks each test, which must not inherit (and
+     * print again) a line still in the buffer */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     const char *log = getenv("POSENC_TEST_LOG");
     if (!log || !*log)
-        return NULL;
+        return stdout;
     int tty = dup(STDOUT_FILENO);
     int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (tty < 0 || fd < 0) {
-        fprintf(stderr, "run_tests: cannot write %s (%s); reporting in full\n", log,
+        fprintf(stderr, "run_tests: cannot write %s (%s); the tests print here\n", log,
                 strerror(errno));
-        return NULL;
+        return stdout;
     }
     fflush(stdout);
     fflush(stderr);
@@ -114,8 +117,9 @@ static FILE *progress_stream(void) {
     dup2(fd, STDERR_FILENO);
     close(fd);
     FILE *out = fdopen(tty, "w");
-    if (out)
-        setvbuf(out, NULL, _IOLBF, 0);
+    if (!out)
+        return stdout;
+    setvbuf(out, NULL, _IOLBF, 0);
     return out;
 }
 
@@ -132,9 +136,9 @@ int main(int argc, char **argv) {
         Suite *s = SUITES[i].make();
         SRunner *sr = srunner_create(s);
         double t = now();
-        srunner_run_all(sr, out ? CK_SILENT : CK_NORMAL);
+        srunner_run_all(sr, CK_SILENT);
         int n = srunner_ntests_run(sr), f = srunner_ntests_failed(sr);
-        if (out && n > 0) {
+        if (n > 0) {
             /* CK_RUN_SUITE and CK_EXCLUDE_TAGS leave the others with none */
             fprintf(out, "  %-10s %3d checks, %s (%.0f s)\n", SUITES[i].name, n,
                     f ? "FAILED" : "passed", now() - t);
@@ -148,11 +152,13 @@ int main(int argc, char **argv) {
         failed += f;
         srunner_free(sr);
     }
-    if (out) {
-        fprintf(out, "%d of %d checks %s in %.0f s; the tests' own output is in %s\n",
-                failed ? failed : run, run, failed ? "FAILED" : "passed", now() - t0,
-                getenv("POSENC_TEST_LOG"));
+    fprintf(out, "%d of %d checks %s in %.0f s", failed ? failed : run, run,
+            failed ? "FAILED" : "passed", now() - t0);
+    if (out != stdout) {
+        fprintf(out, "; the tests' own output is in %s\n", getenv("POSENC_TEST_LOG"));
         fclose(out);
+    } else {
+        fprintf(out, "\n");
     }
     return failed > 100 ? 100 : failed;
 }

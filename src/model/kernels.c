@@ -12,7 +12,7 @@
 
 void kernels_choose(char **argv) {
     /* OpenBLAS reads its kernels as it loads: when the user left them to
-     * it and it chose badly, a second start asks for better ones */
+     * it and it chose others than the docs', a second start asks for those */
     const char *kernels = getenv("OPENBLAS_CORETYPE") ? NULL : kernels_better();
     EnvSetting set = {"OPENBLAS_CORETYPE", kernels};
     restart_with(argv, &set, kernels ? 1 : 0);
@@ -20,16 +20,11 @@ void kernels_choose(char **argv) {
 
 const char *kernels_better(void) {
 #if !defined(POSENC_NO_BLAS) && (defined(__x86_64__) || defined(__i386__))
-    /* OpenBLAS's own names of the x86 cores before AVX2 (driver/others/
-     * dynamic.c); Haswell's kernels are what the docs are made with */
-    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
-                                      "Atom", "Katmai", "Coppermine", "Northwood", "Banias"};
     const char *core = openblas_get_corename();
-    if (!core || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
         return NULL;
-    for (size_t i = 0; i < sizeof old / sizeof *old; i++)
-        if (strcasecmp(core, old[i]) == 0)
-            return "Haswell";
+    if (!core || strcasecmp(core, "Haswell") != 0)
+        return "Haswell";
 #endif
     return NULL;
 }
