@@ -139,8 +139,8 @@ typedef struct {
 /* rk[d*nu + t] = W_R's row d0+d of head h . R(D[u0+t]): the head's keys
  * of a tile of offsets. With G, also W_R's gradient from the keys'
  * gradient G (same layout): dW row d0+d += sum_t G[d*nu + t] R(D[u0+t]).
- * R is sinusoid_value's split sinusoid d_model wide, to the bit: channel
- * k the sine of frequency k, channel n_sin + k its cosine. */
+ * R is sinusoid_value's split sinusoid d_model wide (to float's rounding):
+ * channel k the sine of frequency k, channel n_sin + k its cosine. */
 static void offset_keys(float *rk, const float *G, const Head *x, const float *D,
                         const Tile *tl) {
     size_t C = x->C, n_sin = (C + 1) / 2, nu = tl->nu;
@@ -148,11 +148,22 @@ static void offset_keys(float *rk, const float *G, const Head *x, const float *D
     for (size_t k = 0; k < n_sin; k++) {
         double wavelength = pow(XL_BASE, (double)(2 * k) / (double)C);
         bool has_cos = n_sin + k < C; /* an odd d_model's last sine has none */
+        /* The next offset up is a turn by one step: angle addition, in
+         * double, in place of a sin and a cos (most of the time of this
+         * scheme otherwise); over a tile it drifts by some 1e-15, far
+         * below float's rounding. */
+        double step = 1.0 / wavelength, s1 = sin(step), c1 = cos(step), s = 0.0, c = 1.0;
         float sn[TILE_OFFSETS], cs[TILE_OFFSETS];
         for (size_t t = 0; t < nu; t++) {
-            double angle = (double)D[tl->u0 + t] / wavelength;
-            sn[t] = (float)sin(angle);
-            cs[t] = has_cos ? (float)cos(angle) : 0.0f;
+            const float *o = D + tl->u0 + t;
+            if (t > 0 && o[0] == o[-1] + 1.0f) {
+                double turned = s * c1 + c * s1;
+                c = c * c1 - s * s1, s = turned;
+            } else {
+                s = sin((double)o[0] / wavelength), c = cos((double)o[0] / wavelength);
+            }
+            sn[t] = (float)s;
+            cs[t] = has_cos ? (float)c : 0.0f;
         }
         for (size_t d = 0; d < tl->nd; d++) {
             size_t row = (tl->d0 + d) * C;
