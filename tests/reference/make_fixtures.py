@@ -126,6 +126,33 @@ def rel_shift(x):
     return x.reshape(*x.shape[:-2], T, 2 * T - 1)[..., :T]
 
 
+class XlRelative(nn.Module):
+    # Transformer-XL's relative attention (Dai et al. 2019, section 3.3) as
+    # Ruoss et al.'s compute_attention_with_relative_encodings has it: W_R a
+    # Linear without bias, u and v (heads, HS), one of each per layer. They
+    # draw u and v from N(0, 0.02^2); larger here so that the fixture weighs
+    # their terms.
+    def __init__(self, C, heads):
+        super().__init__()
+        self.relative = nn.Linear(C, C, bias=False)
+        self.content_bias = nn.Parameter(0.5 * torch.randn(heads, C // heads))
+        self.relative_bias = nn.Parameter(0.5 * torch.randn(heads, C // heads))
+
+    def forward(self, q, k):
+        # the scores before 1/sqrt(HS): (q + u).k + (q + v).W_R R, shifted so
+        # that (i, j) reads R(j - i)
+        B, H, T, HS = q.shape
+        rk = self.relative(xl_sinusoid(T, H * HS)).view(2 * T, H, HS).transpose(0, 1)
+        u, v = (b.view(1, H, 1, HS) for b in (self.content_bias, self.relative_bias))
+        return (q + u) @ k.transpose(2, 3) + rel_shift((q + v) @ rk.transpose(1, 2))
+
+    def table(self, grad=False):
+        # (C+2, C): W_R's rows (out, in), then u, then v
+        t = (self.relative.weight, self.content_bias, self.relative_bias)
+        C = self.relative.weight.shape[1]
+        return torch.cat([(x.grad if grad else x).reshape(-1, C) for x in t])
+
+
 class ExplicitAttention(nn.Module):
     def __init__(self, C, heads, pe, split):
         super().__init__()
@@ -135,12 +162,7 @@ class ExplicitAttention(nn.Module):
         nn.init.xavier_uniform_(self.in_proj_weight)
         self.out_proj = nn.Linear(C, C)
         if pe == "xl":
-            # their compute_attention_with_relative_encodings: W_R a Linear
-            # without bias, u and v (heads, HS); they draw u and v from
-            # N(0, 0.02^2), larger here so that the fixture weighs their terms
-            self.relative = nn.Linear(C, C, bias=False)
-            self.content_bias = nn.Parameter(0.5 * torch.randn(heads, C // heads))
-            self.relative_bias = nn.Parameter(0.5 * torch.randn(heads, C // heads))
+            self.relative_position = XlRelative(C, heads)
 
     def forward(self, x, real):
         B, T, C = x.shape
@@ -151,11 +173,7 @@ class ExplicitAttention(nn.Module):
             q, k = rope(q, self.split), rope(k, self.split)
         scores = q @ k.transpose(2, 3) / math.sqrt(HS)
         if self.pe == "xl":
-            # (q + u).k + (q + v).W_R R, shifted so that (i, j) reads R(j - i)
-            rk = self.relative(xl_sinusoid(T, C)).view(2 * T, H, HS).transpose(0, 1)
-            cu, cv = self.content_bias.view(1, H, 1, HS), self.relative_bias.view(1, H, 1, HS)
-            scores = ((q + cu) @ k.transpose(2, 3) + rel_shift((q + cv) @ rk.transpose(1, 2))) \
-                / math.sqrt(HS)
+            scores = self.relative_position(q, k) / math.sqrt(HS)
         if self.pe == "alibi":
             pos = torch.arange(T, dtype=torch.float32)
             dist = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()
@@ -210,19 +228,15 @@ def state_names(model):
 
 
 def tensors(model):
-    # name -> (value, gradient) under the C model's names; the C model keeps
-    # a layer's W_R, u and v in one table (C+2, C): W_R's rows, u, v
-    named = state_names(model)
+    # name -> (value, gradient) under the C model's names, Transformer-XL's
+    # parts packed into its table
     out = {}
-    for n, p in named.items():
-        if n.endswith(".relative.weight"):
-            pre = n[: -len("relative.weight")]
-            parts = [p, named[pre + "content_bias"], named[pre + "relative_bias"]]
-            out[pre + "relative_position.weight"] = tuple(
-                torch.cat([t.reshape(-1, p.shape[1]) for t in ts])
-                for ts in (parts, [t.grad for t in parts]))
-        elif not n.endswith((".content_bias", ".relative_bias")):
+    for n, p in state_names(model).items():
+        if ".relative_position." not in n:
             out[n] = (p, p.grad)
+    for n, mod in model.named_modules():
+        if isinstance(mod, XlRelative):
+            out[n + ".weight"] = (mod.table(), mod.table(grad=True))
     return out
 
 
