@@ -34,11 +34,13 @@
  * offset is the difference of two drawn positions; and an odd d_model,
  * which their code refuses, ends R with a sine, as sinusoid_value does.
  *
- * The hooks run per sentence and head. The sentence's distinct offsets
- * (2T - 1 of them at positions 0..T-1) are found once, by prepare; the
- * score hook turns each into head h's key W_R R(o) once, by tiles of
- * offsets and head channels on the stack, not once per pair. Offsets are
- * floats in the scratch, exact below 2^24 as ALiBi's positions. */
+ * The hooks run per sentence and head (a scheme has no call per layer in
+ * which the keys could be made once for every sentence). The sentence's
+ * distinct offsets (2T - 1 of them at positions 0..T-1, more at random
+ * positions) are found once, by prepare; the score hook turns each into
+ * head h's key W_R R(o) once, by tiles of offsets and head channels on the
+ * stack, not once per pair. Offsets are floats in the scratch, exact below
+ * 2^24 as ALiBi's positions. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
