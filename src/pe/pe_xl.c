@@ -299,8 +299,8 @@ static double xl_ref_score(const PeRefPair *r) {
 const PeScheme pe_xl = {
     .name = "xl",
     .since = 6,
-    .about = "(q+u).k + (q+v).W_R R(j-i) in each head, R the sinusoid of the offset, W_R, u, v "
-             "learned per layer (Transformer-XL)",
+    .about = "(q+u).k + (q+v).W_R R(j-i) per head: R the sinusoid of the offset, W_R, u, v "
+             "learned (Transformer-XL)",
     .note = "nothing is added to the word vectors; each head scores every offset through a "
             "sinusoid of it and an untrained W_R, so the offset already shifts the scores",
     .ruoss_column = "relative",
