@@ -512,7 +512,7 @@ START_TEST(encoder_gradients_random_positions) {
     /* every scheme that reads positions one by one, at sorted positions
      * with gaps (as --random-positions draws them) */
     static const char *const schemes[] = {"integer", "sinusoidal", "learned", "rope", "alibi",
-                                          "t5",      "shaw"};
+                                          "t5",      "shaw",       "xl"};
     GradCase gc = {.pe = schemes[_i], .act = ACT_RELU, .norm = NORM_PRE,
                    .random_positions = true, .seed = 300 + (uint64_t)_i};
     check_model(&gc);
@@ -638,7 +638,7 @@ Suite *suite_grad(void) {
     tc = tcase_create("encoder");
     tcase_add_loop_test(tc, encoder_gradients, 0, 8);
     tcase_add_loop_test(tc, encoder_gradients_each_scheme, 0, 2 * (int)pe_count());
-    tcase_add_loop_test(tc, encoder_gradients_random_positions, 0, 7);
+    tcase_add_loop_test(tc, encoder_gradients_random_positions, 0, 8);
     tcase_add_loop_test(tc, encoder_gradients_rope_scalings, 0, 3);
     tcase_add_loop_test(tc, encoder_gradients_alibi_asymmetric, 0, 2);
     tcase_add_loop_test(tc, encoder_gradients_dropout, 0, 4);
