@@ -46,7 +46,10 @@ PROGRAMS := $(filter-out cli,$(basename $(notdir $(wildcard examples/*.c))))
 PROG_BIN := $(PROGRAMS:%=$(BUILD)/%)
 
 TEST_SRC := $(sort $(wildcard tests/*.c))
-TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+# The page's C files too, built natively: the tests call its entry points
+# as the page does (web/pw.h).
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/web/posenc_web.o \
+	$(BUILD)/obj/web/posenc_train.o
 TEST_BIN := $(BUILD)/run_tests
 
 .PHONY: all demo test check sanitize fuzz bench clean help deps experiments web webtest gridtest FORCE

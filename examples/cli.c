@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "../src/core/buf.h"
+#include "../src/core/parse.h"
 #include "../src/model/kernels.h"
 #include "../src/model/par.h"
 #include "../src/run/train_options.h"
@@ -285,46 +286,35 @@ size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const 
 }
 
 size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    /* strtoull skips leading blanks and takes " -1" as 2^64-1: only digits */
-    if (!isdigit((unsigned char)*s) || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        cli_usage_error(cli, "%s wants a whole number from %zu to %zu, not '%s'", opt, lo, hi, s);
-    return (size_t)v;
+    size_t v = 0;
+    Err e;
+    if (parse_size(&v, opt, s, lo, hi, &e))
+        cli_usage_error(cli, "%s", e.msg);
+    return v;
 }
 
 uint64_t cli_u64(const Cli *cli, const char *opt, const char *s) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!isdigit((unsigned char)*s) || *end != '\0' || errno == ERANGE)
-        cli_usage_error(cli, "%s wants a whole number from 0 to 2^64-1, not '%s'", opt, s);
-    return (uint64_t)v;
+    uint64_t v = 0;
+    Err e;
+    if (parse_u64(&v, opt, s, &e))
+        cli_usage_error(cli, "%s", e.msg);
+    return v;
 }
 
 double cli_double(const Cli *cli, const char *opt, const char *s, double lo, double hi) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    /* NaN fails both comparisons */
-    if (*s == '\0' || isspace((unsigned char)*s) || *end != '\0' || errno == ERANGE ||
-        !(v >= lo && v <= hi)) {
-        char a[32], b[32];
-        pe_real_text(a, sizeof a, lo, false);
-        pe_real_text(b, sizeof b, hi, false);
-        cli_usage_error(cli, "%s wants a number from %s to %s, not '%s'", opt, a, b, s);
-    }
+    double v = 0.0;
+    Err e;
+    if (parse_real(&v, opt, s, lo, hi, &e))
+        cli_usage_error(cli, "%s", e.msg);
     return v;
 }
 
 float cli_float(const Cli *cli, const char *opt, const char *s, float lo, float hi) {
-    /* the bounds as they read ("0.95"), not as the float nearest them
-     * (0.949999988): the value is compared before it is rounded */
-    char a[32], b[32];
-    pe_real_text(a, sizeof a, lo, true);
-    pe_real_text(b, sizeof b, hi, true);
-    return (float)cli_double(cli, opt, s, strtod(a, NULL), strtod(b, NULL));
+    float v = 0.0f;
+    Err e;
+    if (parse_float(&v, opt, s, lo, hi, &e))
+        cli_usage_error(cli, "%s", e.msg);
+    return v;
 }
 
 /* Matches one of the schemes' options (the registry's), parsed by its

@@ -13,7 +13,6 @@
  * shows (attention, lengths, the order demo) is exactly the file it
  * downloads; "Open a checkpoint" puts the user's file there and loads it
  * the same way, through the programs' checkpoint loader. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,16 +61,6 @@ static void train_clear(void) {
     memset(&tr, 0, sizeof tr);
 }
 
-static int parse_rate(float *out, const char *s, Err *e) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !(v > 0.0 && v <= 1.0))
-        return err_set(e, ERR_INPUT, "--lr wants a number above 0 and at most 1, not '%s'", s);
-    *out = (float)v;
-    return 0;
-}
-
 /* train --task task --pe scheme --d-model .. --heads .. --layers .. --d-ff ..
  * --norm pre|post --steps .. --batch .. --lr .. --seed .. --eval-every ..
  * [--max-train-len ..]: the same session build/train creates. max_train_len
@@ -95,20 +84,19 @@ EXPORT int pw_train_begin(const char *task, const char *scheme, const char *d_mo
     Config cfg;
     config_default(&cfg, 0, scheme);
     int rc;
-    if ((rc = pw_parse_size(&cfg.d_model, "--d-model", d_model, 1, PW_TRAIN_MAX_DIM, e)) ||
-        (rc = pw_parse_size(&cfg.n_heads, "--heads", heads, 1, PW_TRAIN_MAX_DIM, e)) ||
-        (rc = pw_parse_size(&cfg.n_layers, "--layers", layers, 1, PW_TRAIN_MAX_LAYERS, e)) ||
-        (rc = pw_parse_size(&cfg.d_ff, "--d-ff", d_ff, 1, PW_TRAIN_MAX_FF, e)) ||
-        (rc = pw_parse_size(&mt.steps, "--steps", steps, 1, PW_TRAIN_MAX_STEPS, e)) ||
-        (rc = pw_parse_size(&mt.batch, "--batch", batch, 1, PW_TRAIN_MAX_BATCH, e)) ||
-        (rc = parse_rate(&opt.lr, lr, e)) ||
-        (rc = pw_parse_u64(&cfg.seed, "--seed", seed, e)) ||
-        (rc = pw_parse_size(&mt.eval_every, "--eval-every", eval_every, 1, PW_TRAIN_MAX_STEPS,
-                            e)))
+    if ((rc = parse_size(&cfg.d_model, "--d-model", d_model, 1, PW_TRAIN_MAX_DIM, e)) ||
+        (rc = parse_size(&cfg.n_heads, "--heads", heads, 1, PW_TRAIN_MAX_DIM, e)) ||
+        (rc = parse_size(&cfg.n_layers, "--layers", layers, 1, PW_TRAIN_MAX_LAYERS, e)) ||
+        (rc = parse_size(&cfg.d_ff, "--d-ff", d_ff, 1, PW_TRAIN_MAX_FF, e)) ||
+        (rc = parse_size(&mt.steps, "--steps", steps, 1, PW_TRAIN_MAX_STEPS, e)) ||
+        (rc = parse_size(&mt.batch, "--batch", batch, 1, PW_TRAIN_MAX_BATCH, e)) ||
+        (rc = parse_float(&opt.lr, "--lr", lr, 1e-8f, 1.0f, e)) ||
+        (rc = parse_u64(&cfg.seed, "--seed", seed, e)) ||
+        (rc = parse_size(&mt.eval_every, "--eval-every", eval_every, 1, PW_TRAIN_MAX_STEPS, e)))
         return rc;
     if (max_train_len[0] && strcmp(max_train_len, "0") != 0 &&
-        (rc = pw_parse_size(&mt.task_opt.max_train_len, "--max-train-len", max_train_len, 1,
-                            TASK_MAX_LEN, e)))
+        (rc = parse_size(&mt.task_opt.max_train_len, "--max-train-len", max_train_len, 1,
+                         TASK_MAX_LEN, e)))
         return rc;
     cfg.norm = pre_norm ? NORM_PRE : NORM_POST;
     mt.seed = cfg.seed; /* as train: --seed sets the weights and the batches' order */
@@ -433,7 +421,7 @@ EXPORT int pw_model_lengths(const char *max_len) {
                        "longer ones to test; train a sequence task (reverse, sort, ...)");
     TaskOptions over = {0}, trained;
     int rc;
-    if ((rc = pw_parse_size(&over.max_len, "--max-len", max_len, 1, PW_MAX_TEST_LEN, e)) ||
+    if ((rc = parse_size(&over.max_len, "--max-len", max_len, 1, PW_MAX_TEST_LEN, e)) ||
         (rc = task_options_resolve(&trained, &ck->meta.task_opt, ck->meta.task, e)))
         return rc;
     if (over.max_len < trained.min_len)

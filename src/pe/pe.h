@@ -139,12 +139,6 @@ int pe_set_named(PeConfig *pc, const char *name, const char *text, Err *e);
 void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap);
 /* Whether value v is one o takes (in range, a name's index, finite). */
 bool pe_option_ok(const PeOption *o, double v);
-/* x as %g writes it, with more digits where its 6 do not read back as x
- * exactly (as float, with single): how options' numbers and their bounds
- * are written, so that a message states the bound that is applied
- * ("1.000001", where %g says 1) and a checkpoint's value reads back as
- * it was. */
-void pe_real_text(char *buf, size_t cap, double x, bool single);
 
 /* ---- the schemes ---- */
 

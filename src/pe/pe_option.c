@@ -1,14 +1,14 @@
 /* The schemes' options as data (pe.h): their list, their values in a
  * PeConfig, and their text, which the command line, the checkpoint and
  * config.json all read and write through pe_set and pe_option_text. */
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pe.h"
+
+#include "../core/parse.h"
 
 static const char *const COMBINE_NAMES[] = {"add", "concat", NULL};
 
@@ -134,17 +134,6 @@ Combine pe_combine_given(const PeConfig *pc) {
                                          : COMBINE_DEFAULT;
 }
 
-void pe_real_text(char *buf, size_t cap, double x, bool single) {
-    /* %g's own 6 digits where they are enough (100, not 1e+02; 1e+06), more
-     * where they are not: 9 always round-trip a float, 17 a double */
-    for (int digits = 6; digits <= 17; digits++) {
-        snprintf(buf, cap, "%.*g", digits, x);
-        double back = strtod(buf, NULL);
-        if (single ? (float)back == (float)x : back == x)
-            return;
-    }
-}
-
 static size_t name_count(const PeOption *o) {
     size_t n = 0;
     while (o->names && o->names[n])
@@ -173,28 +162,18 @@ static void names_of(char *buf, size_t cap, const PeOption *o) {
 }
 
 int pe_set(PeConfig *pc, const PeOption *o, const char *text, Err *e) {
-    /* the bounds as the value is written: whole numbers whole */
-    char lo[32], hi[32];
-    pe_real_text(lo, sizeof lo, o->lo, false);
-    pe_real_text(hi, sizeof hi, o->hi, false);
-    char *end;
-    errno = 0;
     switch (o->type) {
     case PE_VALUE_SIZE: {
-        /* digits only: strtoull skips blanks and takes "-1" as 2^64-1 */
-        unsigned long long v = strtoull(text, &end, 10);
-        if (!isdigit((unsigned char)*text) || *end || errno == ERANGE || v < o->lo || v > o->hi)
-            return err_set(e, ERR_INPUT, "%s wants a whole number from %.0f to %.0f (default "
-                           "%s), not '%s'", o->flag, o->lo, o->hi, o->def_text, text);
+        size_t v;
+        if (parse_size_def(&v, o->flag, text, (size_t)o->lo, (size_t)o->hi, o->def_text, e))
+            return ERR_INPUT;
         pe_put(pc, o, (double)v);
         return 0;
     }
     case PE_VALUE_REAL: {
-        double v = strtod(text, &end);
-        if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE ||
-            !pe_option_ok(o, v))
-            return err_set(e, ERR_INPUT, "%s wants a number from %s to %s (default %s), not "
-                           "'%s'", o->flag, lo, hi, o->def_text, text);
+        double v;
+        if (parse_real_def(&v, o->flag, text, o->lo, o->hi, o->def_text, e))
+            return ERR_INPUT;
         pe_put(pc, o, v);
         return 0;
     }
@@ -227,5 +206,5 @@ void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap
         /* a value no name has is written so that it reads back as an error */
         snprintf(buf, cap, "%s", pe_option_ok(o, v) ? o->names[(size_t)v] : "?");
     else
-        pe_real_text(buf, cap, v, false);
+        real_text(buf, cap, v, false);
 }
