@@ -34,12 +34,15 @@ static FILE *msg_out(void) {
 #endif
 
 static const char *prog_name = "posenc";
+/* errno of a write to stdout that failed before the end (a text longer
+ * than stdio's buffer goes out at once, and fails there, not at fclose) */
+static int stdout_errno;
 
 void cli_check_stdout(void) {
     /* what close_stdout does in GNU programs: the last buffered output is
      * written here, so this is where a full disk shows */
     int err = ferror(stdout);
-    int errnum = fclose(stdout) != 0 ? errno : err ? EIO : 0;
+    int errnum = fclose(stdout) != 0 ? errno : err ? (stdout_errno ? stdout_errno : EIO) : 0;
     if (err || errnum) {
         fprintf(stderr, "%s: writing the standard output failed: %s\n", prog_name,
                 strerror(errnum ? errnum : EIO));
@@ -209,8 +212,8 @@ void cli_help(Cli *cli, const char *const *usage) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
         Buf b = {0};
         usage_text(&b, usage);
-        if (!b.failed)
-            fwrite(b.p, 1, b.n, stdout);
+        if (!b.failed && fwrite(b.p, 1, b.n, stdout) != b.n)
+            stdout_errno = errno;
         buf_free(&b);
         CLI_EXIT(b.failed ? 1 : 0);
     }
