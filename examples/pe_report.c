@@ -457,99 +457,119 @@ static void wavelengths(const Cli *cli, const Config *cfg) {
     free(t1);
 }
 
-int main(int argc, char **argv) {
-    Cli cli;
-    cli_init(&cli, argc, argv, "pe_report");
+/* The command line, as given. */
+typedef struct {
     Config cfg;
-    config_default(&cfg, 0, "none");
-    const char *list = "all";
-    size_t N = 256, far = 1000000;
-    bool csv = false, example = false, options = false, waves = false;
-    size_t offset = 0;
-    for (const char *arg; (arg = cli_next(&cli));) {
-        cli_help(&cli, USAGE);
-        if (cli_flag(&cli, "--csv")) {
-            csv = true;
-        } else if (cli_flag(&cli, "--options")) {
-            options = true;
-        } else if (cli_flag(&cli, "--wavelengths")) {
-            waves = true;
-        } else if (cli_flag(&cli, "--worked-example")) {
-            example = true;
-        } else if (cli_opt(&cli, "--relative")) {
-            offset = cli_size(&cli, "--relative", cli.val, 1, 1000);
-        } else if (cli_opt(&cli, "--pe")) {
-            list = cli.val;
-        } else if (cli_opt(&cli, "--positions")) {
-            N = cli_size(&cli, "--positions", cli.val, 2, ANALYSIS_MAX_POSITIONS);
-        } else if (cli_opt(&cli, "--far")) {
-            far = cli_size(&cli, "--far", cli.val, 1024, 1000000000);
-        } else if (cli_scheme_option(&cli, &cfg)) {
+    const char *list;
+    size_t N, far, offset;
+    bool csv, example, options, waves;
+} Args;
+
+static void parse(Cli *cli, Args *a) {
+    *a = (Args){.list = "all", .N = 256, .far = 1000000};
+    config_default(&a->cfg, 0, "none");
+    for (const char *arg; (arg = cli_next(cli));) {
+        cli_help(cli, USAGE);
+        if (cli_flag(cli, "--csv")) {
+            a->csv = true;
+        } else if (cli_flag(cli, "--options")) {
+            a->options = true;
+        } else if (cli_flag(cli, "--wavelengths")) {
+            a->waves = true;
+        } else if (cli_flag(cli, "--worked-example")) {
+            a->example = true;
+        } else if (cli_opt(cli, "--relative")) {
+            a->offset = cli_size(cli, "--relative", cli->val, 1, 1000);
+        } else if (cli_opt(cli, "--pe")) {
+            a->list = cli->val;
+        } else if (cli_opt(cli, "--positions")) {
+            a->N = cli_size(cli, "--positions", cli->val, 2, ANALYSIS_MAX_POSITIONS);
+        } else if (cli_opt(cli, "--far")) {
+            a->far = cli_size(cli, "--far", cli->val, 1024, 1000000000);
+        } else if (cli_scheme_option(cli, &a->cfg)) {
         } else {
-            cli_unknown(&cli, arg);
+            cli_unknown(cli, arg);
         }
     }
-    for (int i = 1; (example || options) && i < argc; i++)
-        if (strcmp(argv[i], example ? "--worked-example" : "--options") != 0)
-            cli_usage_error(&cli, "%s prints one fixed table and takes no other option; drop %s",
-                            example ? "--worked-example" : "--options", argv[i]);
-    if (options) {
+}
+
+/* The reports other than the properties' table (--options,
+ * --worked-example, --wavelengths, --relative), each refusing the options
+ * it does not read; false for none of them. */
+static bool other_report(Cli *cli, const Args *a, int argc, char **argv) {
+    for (int i = 1; (a->example || a->options) && i < argc; i++)
+        if (strcmp(argv[i], a->example ? "--worked-example" : "--options") != 0)
+            cli_usage_error(cli, "%s prints one fixed table and takes no other option; drop %s",
+                            a->example ? "--worked-example" : "--options", argv[i]);
+    if (a->options) {
         print_options();
-        return 0;
-    }
-    if (example) {
+    } else if (a->example) {
         worked_example();
-        return 0;
-    }
-    if (waves) {
+    } else if (a->waves) {
         static const char *const unread[] = {
             "--pe",      "--positions", "--far",   "--combine",      "--pe-dim", "--pairs",
             "--layout",  "--buckets",   "--seed",  "--max-distance", "--pe-init-std",
             "--csv",     "--relative",  "--max-relative", NULL};
-        cli_refuse_given(&cli, unread, "with --wavelengths, which reads --d-model, --heads, "
+        cli_refuse_given(cli, unread, "with --wavelengths, which reads --d-model, --heads, "
                          "--base and the --rope- options");
-        wavelengths(&cli, &cfg);
-        return 0;
-    }
-    if (offset) {
+        wavelengths(cli, &a->cfg);
+    } else if (a->offset) {
         static const char *const unread[] = {"--pe",     "--positions", "--far",
                                              "--combine", "--pe-dim",   "--pairs",
                                              "--pe-init-std", "--csv", "--max-relative",
                                              NULL};
-        cli_refuse_given(&cli, unread, "with --relative, which reads --d-model, --heads, "
+        cli_refuse_given(cli, unread, "with --relative, which reads --d-model, --heads, "
                          "--seed, --base, --layout, --buckets and --max-distance");
-        relative(&cli, &cfg, offset);
-        return 0;
+        relative(cli, &a->cfg, a->offset);
+    } else {
+        return false;
     }
+    return true;
+}
+
+/* The properties of each scheme of --pe, as a table or CSV. */
+static void properties(Cli *cli, const Args *a) {
+    const Config *cfg = &a->cfg;
+    size_t N = a->N;
     /* The measures compare positions pairwise, channel by channel: a
      * scheme's time grows as N^2 C (and N^3 inside attention), hours at
      * --positions 2048 --d-model 32768. The bound keeps every run within
      * about a minute for all the schemes (42 s at 2048 x 256). */
-    double work = (double)N * (double)N * (double)cfg.d_model;
+    double work = (double)N * (double)N * (double)cfg->d_model;
     if (work > MAX_WORK)
-        cli_usage_error(&cli, "--positions %zu at --d-model %zu is %.3g pairs of positions "
+        cli_usage_error(cli, "--positions %zu at --d-model %zu is %.3g pairs of positions "
                         "times channels, more than the %.3g a report measures (about a minute "
                         "for all the schemes); give --positions %zu or fewer, or a smaller "
-                        "--d-model", N, cfg.d_model, work, MAX_WORK,
-                        (size_t)sqrt(MAX_WORK / (double)cfg.d_model));
+                        "--d-model", N, cfg->d_model, work, MAX_WORK,
+                        (size_t)sqrt(MAX_WORK / (double)cfg->d_model));
     const char **names;
-    size_t n = cli_scheme_list(&cli, "--pe", list, &names);
-    cli_refuse_unread(&cli, &cfg.pe, names, n);
-    PeProps *props = cli_alloc(&cli, n, sizeof *props, "the properties");
+    size_t n = cli_scheme_list(cli, "--pe", a->list, &names);
+    cli_refuse_unread(cli, &cfg->pe, names, n);
+    PeProps *props = cli_alloc(cli, n, sizeof *props, "the properties");
     Err e;
     for (size_t i = 0; i < n; i++) {
-        PeConfig pc = pe_config_for(&cfg.pe, pe_find(names[i]));
-        int rc = pe_properties(&props[i], &pc, cfg.seed, cfg.d_model, cfg.n_heads, N, far, &e);
+        PeConfig pc = pe_config_for(&cfg->pe, pe_find(names[i]));
+        int rc = pe_properties(&props[i], &pc, cfg->seed, cfg->d_model, cfg->n_heads, N, a->far,
+                               &e);
         if (rc == ERR_INPUT)
-            cli_usage_error(&cli, "%s", e.msg);
+            cli_usage_error(cli, "%s", e.msg);
         if (rc)
-            cli_fail(&cli, &e);
+            cli_fail(cli, &e);
     }
-    if (csv)
+    if (a->csv)
         print_csv(props, n);
     else
-        print_markdown(props, n, far, cfg.seed);
+        print_markdown(props, n, a->far, cfg->seed);
     free(props);
     free(names);
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "pe_report");
+    Args a;
+    parse(&cli, &a);
+    if (!other_report(&cli, &a, argc, argv))
+        properties(&cli, &a);
     return 0;
 }
