@@ -194,7 +194,8 @@ static void print_table(const Args *a, const Checkpoint *ck, const Dataset *d,
     bool no_room = random_n && random_n < limit; /* lengths past N: no draw fits */
     /* the lengths are in words; a [CLS] before them takes a position */
     bool cls = config_lead_tokens(c) > 0;
-    const char *after_cls = cls ? " after the [CLS]" : "", *hold = cls ? " hold after the [CLS]" : "";
+    const char *after_cls = cls ? " after the [CLS]" : "";
+    const char *hold = cls ? " hold after the [CLS]" : "";
     size_t words_max = limit - config_lead_tokens(c);
     size_t passes = random_n ? a->draws : 1; /* each sentence was scored this often */
     printf("model: %s (%s, %s%s%s)\n", a->model, c->pe.name, pe_meets(&ck->model.pe),
