@@ -250,7 +250,7 @@ WEB       := build/web
 WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/orderdemo.c src/run/session.c src/run/checkpoint.c src/run/checkpoint_legacy.c \
 	src/run/train_options.c web/posenc_web.c \
-	web/posenc_train.c web/posenc_shift.c
+	web/posenc_train.c web/posenc_shift.c web/posenc_form.c
 WEB_PAGE  := $(addprefix $(WEB)/,index.html app.js draw.js shift.js train.js train_worker.js)
 EMCC      := env NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH} emcc
 EM_FLAGS  := -std=c11 -O2 -msimd128 $(WARN) -DPOSENC_NO_BLAS
