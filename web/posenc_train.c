@@ -1,4 +1,4 @@
-/* posenc_train: the page's training section (web/train.js, run in a Web
+/* posenc_train: the page's training section, 5 (web/train.js, run in a Web
  * Worker by web/train_worker.js), built into the same WebAssembly module
  * as web/posenc_web.c.
  *

@@ -1,4 +1,4 @@
-// Section 4 of the page: training, in a Web Worker (train_worker.js), so
+// Section 5 of the page: training, in a Web Worker (train_worker.js), so
 // that the page stays responsive; this script reads the controls, sends
 // requests, and draws what comes back. Like app.js it computes nothing of
 // the model's: every number comes from web/posenc_train.c.

@@ -1,4 +1,4 @@
-// The page's trainer (section 4): a Web Worker with its own instance of
+// The page's trainer (section 5): a Web Worker with its own instance of
 // the WebAssembly module, so that training never holds up the page. It
 // answers train.js's messages by calling web/posenc_train.c: a run goes a
 // few steps at a time (about 40 ms of work), a progress message after
