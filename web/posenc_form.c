@@ -182,19 +182,25 @@ EXPORT const char *pw_field_default(int i) {
     opt_default(&o);
     config_default(&c, 0, PW_DEFAULT_SCHEME);
     const char *at = (const char *)&c + f->offset;
+    size_t z;
+    uint64_t u;
+    float x;
     int v;
     switch (f->kind) {
     case F_RUN:
         train_option_text(&mt, &o, f->run, text, sizeof text);
         break;
     case F_SIZE:
-        snprintf(text, sizeof text, "%zu", *(const size_t *)(const void *)at);
+        memcpy(&z, at, sizeof z);
+        snprintf(text, sizeof text, "%zu", z);
         break;
     case F_U64:
-        snprintf(text, sizeof text, "%llu", (unsigned long long)*(const uint64_t *)(const void *)at);
+        memcpy(&u, at, sizeof u);
+        snprintf(text, sizeof text, "%llu", (unsigned long long)u);
         break;
     case F_FLOAT:
-        pe_real_text(text, sizeof text, *(const float *)(const void *)at, true);
+        memcpy(&x, at, sizeof x);
+        pe_real_text(text, sizeof text, x, true);
         break;
     case F_NAME:
         memcpy(&v, at, sizeof v);
