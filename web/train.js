@@ -110,11 +110,13 @@ function showOptions() {
 }
 
 // build/train's arguments for a run of `scheme`: every field given (a box
-// not empty, a choice made, a flag ticked) and the scheme options it reads.
+// not empty, a choice made, a flag ticked) and the scheme options shown
+// that it reads (Compare gives each scheme those of the chosen one it
+// reads; an option hidden is never sent).
 function args(scheme) {
   const out = [], r = reads(scheme);
   for (const c of controls) {
-    if (c.option !== undefined && !r[c.option]) continue;
+    if (c.option !== undefined && (!r[c.option] || c.label.hidden)) continue;
     if (c.kind === 'flag') {
       if (c.input.checked) out.push(c.flag);
       continue;

@@ -262,7 +262,7 @@ def _run(ck, b, p, a, env, tmp):
     ck.check([s for s, _ in got] == ["none", "sinusoidal", "rope"] and got[0][1] <= 0.6
              and got[1][1] >= 0.95 and got[2][1] >= 0.95,
              f"Compare trains none, sinusoidal and rope in turn ({time.monotonic() - t0:.1f} s): "
-             + ", ".join(f"{s} {v:.4f}" for s, v in got))
+             + ", ".join(f"{s} {v:.4f}" for s, v in got), p.text("#t-error"))
     p.screenshot("#train", os.path.join(a.shots, "train-compare.png"))
     p.click("#t-reset")
     wait(b, "document.querySelectorAll('#t-results tbody tr').length === 0", 10, "Reset")
@@ -318,6 +318,7 @@ def check_form(ck, b, p, a, env):
             readers[m.group(1)] = {x.strip() for x in m.group(2).split(",") if x.strip()}
     # pe_report --options names the readers under --combine concat
     p.select("#t-combine", "concat")
+    first = p.value("#t-pe")
     wrong = []
     for scheme in b.js("window.posenc.schemes"):
         p.select("#t-pe", scheme)
@@ -328,6 +329,7 @@ def check_form(ck, b, p, a, env):
     ck.check(not wrong and readers, f"each scheme shows the {len(readers)} scheme options of the "
              "registry it reads (pe_report --options), and only those", "; ".join(wrong))
     p.select("#t-combine", "")
+    p.select("#t-pe", first)
     p.click("#t-reset")
     # each bad input typed, then sent with Train: the page's message is build/train's
     defaults = {sel: b.js(f"(e => e.type === 'checkbox' ? e.checked : e.value)"
@@ -347,7 +349,7 @@ def check_form(ck, b, p, a, env):
                  f"'{said}'", f"page says '{shown}'")
         if what.startswith("--causal"):
             p.screenshot("#train", os.path.join(a.shots, "train-refused.png"))
-        for sel in moves:
+        for sel in reversed(moves):  # a scheme's option while the scheme shows it
             set_control(b, p, sel, defaults[sel])
         p.click("#t-reset")
         wait(b, "document.querySelector('#t-error').textContent === ''", 10, "Reset")
