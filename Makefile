@@ -48,8 +48,8 @@ PROG_BIN := $(PROGRAMS:%=$(BUILD)/%)
 TEST_SRC := $(sort $(wildcard tests/*.c))
 # The page's C files too, built natively: the tests call its entry points
 # as the page does (web/pw.h).
-TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/web/posenc_web.o \
-	$(BUILD)/obj/web/posenc_train.o
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) \
+	$(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard web/*.c)))
 TEST_BIN := $(BUILD)/run_tests
 
 .PHONY: all demo test check sanitize fuzz bench clean help deps experiments web webtest gridtest FORCE
@@ -255,8 +255,8 @@ WEB       := build/web
 WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/orderdemo.c src/run/session.c src/run/checkpoint.c src/run/checkpoint_legacy.c \
 	src/run/train_options.c web/posenc_web.c \
-	web/posenc_train.c
-WEB_PAGE  := $(addprefix $(WEB)/,index.html app.js draw.js train.js train_worker.js)
+	web/posenc_train.c web/posenc_shift.c web/posenc_form.c
+WEB_PAGE  := $(addprefix $(WEB)/,index.html app.js draw.js shift.js train.js train_worker.js)
 EMCC      := env NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH} emcc
 EM_FLAGS  := -std=c11 -O2 -msimd128 $(WARN) -DPOSENC_NO_BLAS
 EM_LINK   := -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createPosenc -sENVIRONMENT=web,worker \
@@ -289,16 +289,17 @@ $(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm
 
-# The page in headless Chromium against build/demo_order (web/webtest.py
-# says how, and why Python's standard library drives it), and section 4,
-# training, against build/train and build/evaluate (web/webtest_train.py);
+# The page in headless Chromium against build/demo_order and
+# build/pe_report (web/webtest.py says how, and why Python's standard
+# library drives it), and section 5, training, against build/train and
+# build/evaluate (web/webtest_train.py);
 # it saves a screenshot of each section in build/web/shots/.
 build/webtest-deps.ok: scripts/deps.sh
 	@mkdir -p $(@D)
 	scripts/deps.sh webtest
 	@touch $@
 
-webtest: web $(BUILD)/demo_order $(BUILD)/train $(BUILD)/evaluate $(BUILD)/train-plain build/webtest-deps.ok ## the page in headless Chromium, against the programs
+webtest: web $(BUILD)/demo_order $(BUILD)/pe_report $(BUILD)/train $(BUILD)/evaluate $(BUILD)/train-plain build/webtest-deps.ok ## the page in headless Chromium, against the programs
 	$(BLAS_ENV) python3 web/webtest.py --page $(WEB) --demo $(BUILD)/demo_order --bin $(BUILD) \
 		--shots $(WEB)/shots
 

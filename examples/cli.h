@@ -63,11 +63,10 @@ bool cli_is_tunable(const char *arg);
  * option of the help text as a suggestion ("did you mean '--steps'?"). */
 _Noreturn void cli_unknown(const Cli *cli, const char *arg);
 
-/* The rule for the scheme options (pe_options_given): one
- * given that none of the schemes names[0..n) reads is a usage error that
- * names it ("--buckets applies to none of rope, alibi") and the schemes
- * that do read it. Each scheme then takes the options it reads
- * (pe_config_for). */
+/* The rule for the scheme options (pe_check_read): one given that none
+ * of the schemes names[0..n) reads is a usage error that names it
+ * ("--buckets applies to none of rope, alibi") and the schemes that do
+ * read it. */
 void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *names, size_t n);
 /* The same for the one scheme of c. */
 void cli_refuse_unused(const Cli *cli, const Config *c);

@@ -4,6 +4,7 @@
  * (src/pe/analysis.h)
  * and prints a Markdown table, or CSV; --worked-example prints the notes'
  * "River Bank" example with the values the notes got wrong. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 
 #include "../src/core/rng.h"
 #include "../src/pe/analysis.h"
+#include "../src/pe/analysis_rope.h"
+#include "../src/pe/analysis_shift.h"
 #include "cli.h"
 
 /* Pieces, each under the 4095 characters C guarantees for one literal. */
@@ -22,6 +25,7 @@ static const char *const USAGE[] = {
     "                 [--layout L] [--buckets N] [--max-distance D]\n"
     "       pe_report --wavelengths [--d-model C] [--heads H] [--base B]\n"
     "                 [--rope-scaling S --rope-factor F] [--rope-original-len L]\n"
+    "       pe_report --shift M,N,S [--d-model C] [--heads H] [--base B] [--layout L]\n"
     "\n"
     "Measures the properties of each positional-encoding scheme on its code\n"
     "alone (no model): uniqueness, boundedness, length consistency,\n"
@@ -49,6 +53,11 @@ static const char *const USAGE[] = {
     "                        each and the turns it makes over L positions\n"
     "                        (--rope-original-len, default 8), as trained and under\n"
     "                        --rope-scaling with --rope-factor S (over S L)\n"
+    "  --shift M,N,S         a query at position M and a key at N, then both moved by\n"
+    "                        S, in one head: the score q.k / sqrt(HS) of rope and of\n"
+    "                        the sinusoid added to them, whole and pair by pair, and\n"
+    "                        rope's long-term decay bound at the offset (the web\n"
+    "                        page's section 4)\n"
     "  --options             which schemes read each scheme option (the table the\n"
     "                        programs refuse unread options by)\n"
     "  --worked-example      the notes' River Bank table (d_model 6) and their sin/cos\n"
@@ -457,12 +466,81 @@ static void wavelengths(const Cli *cli, const Config *cfg) {
     free(t1);
 }
 
+/* --shift M,N,S: pe_shift of every scheme it takes, each pair of a head
+ * and the whole head, and rope's decay bound at the offset. */
+static int shift_scores(const Cli *cli, const Config *cfg, const char *text) {
+    static const char *const unread[] = {"--pe", "--positions", "--far", "--csv", "--relative",
+                                         "--wavelengths", "--seed", NULL};
+    cli_refuse_given(cli, unread, "with --shift, which reads --d-model, --heads and the "
+                     "options of the schemes it shows");
+    size_t v[3];
+    const char *p = text;
+    for (int i = 0; i < 3; i++, p++) {
+        char *end;
+        v[i] = isdigit((unsigned char)*p) ? (size_t)strtoull(p, &end, 10) : SIZE_MAX;
+        if (v[i] > SHIFT_MAX_POSITION || *(p = end) != (i < 2 ? ',' : '\0'))
+            cli_usage_error(cli, "--shift wants M,N,S: the query's position, the key's and the "
+                            "shift, whole numbers from 0 to %d, not '%s'", SHIFT_MAX_POSITION,
+                            text);
+    }
+    if (cfg->n_heads == 0 || cfg->d_model % cfg->n_heads)
+        cli_usage_error(cli, "--heads %zu does not divide --d-model %zu", cfg->n_heads,
+                        cfg->d_model);
+    size_t HS = cfg->d_model / cfg->n_heads, n = 0, rows = 1;
+    const char *names[PE_OPT_SLOTS];
+    for (size_t i = 0; i < pe_count() && n < PE_OPT_SLOTS; i++)
+        if (pe_shift_takes(pe_at(i)))
+            names[n++] = pe_at(i)->name;
+    cli_refuse_unread(cli, &cfg->pe, names, n);
+    char (*cell)[CELL] = cli_alloc(cli, (n * (HS / 2 + 1) + 1) * 8, sizeof *cell, "the table");
+    const char *head[8] = {"scheme", "pair (channels)", "q", "k", "score", "q shifted",
+                           "k shifted", "score shifted"};
+    for (size_t c = 0; c < 8; c++)
+        snprintf(cell[c], CELL, "%s", head[c]);
+    for (size_t i = 0; i < n; i++) {
+        PeConfig pc = pe_config_for(&cfg->pe, pe_find(names[i]));
+        for (size_t pair = 0; pair <= HS / 2; pair++, rows++) {
+            PeShift sh;
+            Err e;
+            bool all = pair == HS / 2;
+            if (pe_shift(&sh, &pc, HS, v[0], v[1], v[2], all ? 0 : pair, &e))
+                cli_error(cli, &e);
+            char (*row)[CELL] = cell + rows * 8;
+            snprintf(row[0], CELL, "%s", names[i]);
+            if (all)
+                snprintf(row[1], CELL, "all");
+            else
+                snprintf(row[1], CELL, "%zu (%zu, %zu)", pair, sh.ca, sh.cb);
+            for (size_t t = 0, c = 2; t < 2; t++, c += 3) {
+                if (!all) {
+                    snprintf(row[c], CELL, "%.6f, %.6f", sh.q[t][0], sh.q[t][1]);
+                    snprintf(row[c + 1], CELL, "%.6f, %.6f", sh.k[t][0], sh.k[t][1]);
+                }
+                snprintf(row[c + 2], CELL, "%.6f", all ? sh.score[t] : sh.part[t]);
+            }
+        }
+    }
+    printf("A query at position %zu and a key at %zu, then both moved by %zu, in a head of %zu "
+           "channels (q0 and k0 drawn as for --relative; the sinusoid's code added to them).\n"
+           "score: q.k / sqrt(%zu), the pair's part of it, or the whole head's; then the same "
+           "at %zu and %zu.\n\n", v[0], v[1], v[2], HS, HS, v[0] + v[2], v[1] + v[2]);
+    print_table(cell, rows, 8);
+    size_t r = v[0] > v[1] ? v[0] - v[1] : v[1] - v[0];
+    double base = pe_base(&cfg->pe);
+    printf("\nrope's long-term decay bound (RoFormer 3.4.3) at the offset %zu, head of %zu, base "
+           "%g: %.6f (%.6f at offset 0)\n", r, HS, base, rope_decay_at(r, HS, base),
+           rope_decay_at(0, HS, base));
+    free(cell);
+    return 0;
+}
+
 /* The command line, as given. */
 typedef struct {
     Config cfg;
     const char *list;
     size_t N, far, offset;
     bool csv, example, options, waves;
+    const char *shift; /* --shift M,N,S, or NULL */
 } Args;
 
 static void parse(Cli *cli, Args *a) {
@@ -480,6 +558,8 @@ static void parse(Cli *cli, Args *a) {
             a->example = true;
         } else if (cli_opt(cli, "--relative")) {
             a->offset = cli_size(cli, "--relative", cli->val, 1, 1000);
+        } else if (cli_opt(cli, "--shift")) {
+            a->shift = cli->val;
         } else if (cli_opt(cli, "--pe")) {
             a->list = cli->val;
         } else if (cli_opt(cli, "--positions")) {
@@ -505,6 +585,8 @@ static bool other_report(Cli *cli, const Args *a, int argc, char **argv) {
         print_options();
     } else if (a->example) {
         worked_example();
+    } else if (a->shift) {
+        shift_scores(cli, &a->cfg, a->shift);
     } else if (a->waves) {
         static const char *const unread[] = {
             "--pe",      "--positions", "--far",   "--combine",      "--pe-dim", "--pairs",

@@ -411,8 +411,10 @@ START_TEST(the_page_reads_numbers_as_the_programs_do) {
         ck_assert_msg(pw_code("sinusoidal", "16", "2", "10000", 0, 0, "32", t) != 0 &&
                       strcmp(pw_error(), want) == 0, "code, seed '%s': '%s', want '%s'", t,
                       pw_error(), want);
-        ck_assert_msg(pw_train_begin("agent", "sinusoidal", "16", "2", "1", "32", 0, "10", "8",
-                                     "1e-3", t, "5", "") != 0 &&
+        char train_args[128];
+        snprintf(train_args, sizeof train_args,
+                 "--task\nagent\n--d-model\n16\n--steps\n10\n--seed\n%s", t);
+        ck_assert_msg(pw_train_begin(train_args) != 0 &&
                       strcmp(pw_error(), want) == 0, "train, seed '%s': '%s', want '%s'", t,
                       pw_error(), want);
         free(want);

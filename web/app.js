@@ -4,6 +4,7 @@
 // comes from the library; this file formats and paints.
 import createPosenc from './posenc.js';
 import { $, el, fmtE, fmtF, colour, maxAbs, drawMap, cellAt } from './draw.js';
+import { startShift } from './shift.js';
 
 const M = await createPosenc();
 
@@ -397,6 +398,7 @@ updateOrder();
 const firstDemoMs = lastDemo.ms;  // before the engine's optimizing tiers have run
 updateCode();
 updateRotation();
+startShift(M);
 $('#loading').remove();
 
 // For the browser test (web/webtest.py) and the curious: the time of one

@@ -27,9 +27,7 @@ int pw_order(const char *s1, const char *s2, const char *scheme, const char *d_m
 int pw_code(const char *scheme, const char *d_model, const char *heads, const char *base,
             int split, int combine, const char *positions, const char *seed);
 int pw_rotation(const char *d_model, const char *base, int split, const char *t, const char *k);
-int pw_train_begin(const char *task, const char *scheme, const char *d_model, const char *heads,
-                   const char *layers, const char *d_ff, int pre_norm, const char *steps,
-                   const char *batch, const char *lr, const char *seed, const char *eval_every,
-                   const char *max_train_len);
+/* build/train's options, one argument a line (web/posenc_form.c). */
+int pw_train_begin(const char *args);
 
 #endif

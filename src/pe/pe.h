@@ -316,6 +316,13 @@ PeOptMask pe_options_given(const PeConfig *pc);
  * scheme that has a width, and --combine for every scheme that adds a
  * code to the input. */
 PeOptMask pe_options_read(const PeScheme *s, Combine combine);
+/* The rule for the scheme options the programs and the web page apply:
+ * an option given in pc that none of the schemes names[0..n) reads is
+ * ERR_INPUT, naming it and the schemes that do read it ("--buckets does
+ * nothing for the rope scheme, which does not read it; drop it or choose
+ * a scheme that does (t5)"). Each scheme then takes the options it reads
+ * (pe_config_for). */
+int pe_check_read(const PeConfig *pc, const char *const *names, size_t n, Err *e);
 /* The first option given in pc that the plan's scheme does not read, or
  * NULL. */
 const PeOption *pe_unused_option(const PePlan *plan, const PeConfig *pc);

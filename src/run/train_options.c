@@ -83,6 +83,11 @@ const char *train_option_name(size_t opt) {
     return opt < TRAIN_OPT_COUNT ? ROWS[opt].flag : NULL;
 }
 
+const char *train_option_choice(size_t opt, size_t j) {
+    return opt < TRAIN_OPT_COUNT && ROWS[opt].type == RUN_NAME && j < 2 ? ROWS[opt].names[j]
+                                                                          : NULL;
+}
+
 size_t train_option_find(const char *name) {
     if (strncmp(name, "--", 2) == 0)
         name += 2;
