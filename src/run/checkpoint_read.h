@@ -1,13 +1,14 @@
-/* What checkpoint.c (version 6, and the loading of any version) and
- * checkpoint_legacy.c (the fixed fields of versions 1 to 5) share: a
- * cursor over the file's bytes that refuses to step past the end, and
- * reports the first bad field. Not part of the library's interface. */
-#ifndef POSENC_CHECKPOINT_INTERNAL_H
-#define POSENC_CHECKPOINT_INTERNAL_H
+/* Reading a checkpoint's fields: a cursor over the file's bytes that
+ * refuses to step past the end and reports the first bad field, shared by
+ * version 6 (checkpoint.c) and versions 1 to 5 (checkpoint_legacy.c). Not
+ * part of the library's interface. */
+#ifndef POSENC_CHECKPOINT_READ_H
+#define POSENC_CHECKPOINT_READ_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "checkpoint.h"
+#include "../core/err.h"
 
 #define CK_MAX_STRING 4096
 
@@ -42,18 +43,5 @@ size_t ck_size(Rd *r, size_t lo, size_t hi, const char *what);
 uint32_t ck_enum(Rd *r, uint32_t count, const char *what);
 /* A length-prefixed string into dst (cap bytes), without NUL bytes. */
 void ck_str(Rd *r, char *dst, size_t cap);
-
-/* The configuration's fields after the seed, and the optimizer's settings,
- * step and run options of the training state, as versions 1 to 5 wrote
- * them (binary, at fixed places): each option given is put into c->pe, or
- * mt and o, through the parser of the command line (pe_option_set,
- * train_option_set), as version 6's options are. */
-void ck_legacy_config(Rd *r, Config *c);
-void ck_legacy_train(Rd *r, Checkpoint *ck);
-
-/* Each option of raw's given, set into pc (or mt and o) from its text:
- * the command line's ranges and messages for what a file holds. */
-void ck_set_run_options(Rd *r, TrainMeta *mt, OptConfig *o, const TrainMeta *raw_mt,
-                        const OptConfig *raw_o);
 
 #endif
