@@ -13,7 +13,7 @@
 /* The configuration's fields after the seed, and the optimizer's settings,
  * step and run options of the training state, as versions 1 to 5 wrote
  * them (binary, at fixed places): each option given is put into c->pe, or
- * mt and o, through the parser of the command line (pe_option_set,
+ * mt and o, through the parser of the command line (pe_set,
  * train_option_set), as version 6's options are. mt and o hold train's
  * defaults on entry. */
 void ck_legacy_config(Rd *r, Config *c);
