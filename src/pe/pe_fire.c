@@ -16,8 +16,9 @@
  * - c starts at 0.1, and psi reads |c x| (abs, as the listing);
  * - L is |m L0| with L0 = 512 fixed and the multiplier m learned from 1;
  * - 1e-6 is added to the normalizer psi(max(L, i));
- * - each layer has its own f, c and L (a module in every attention
- *   layer); sharing one across layers is the paper's cheaper variant.
+ * - each layer has its own f, c and L: the listing is a module of one
+ *   attention layer, and the implementations built from it put one in
+ *   every layer.
  * The table of a layer is (heads + 2, W + 1): row 0 the first layer's
  * weights then c, row 1 its biases then m, row 2 + h head h's weights of
  * the second layer then its bias.
