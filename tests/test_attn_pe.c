@@ -241,6 +241,18 @@ START_TEST(fire_bias_by_hand) {
                               want);
             }
     }
+    /* distances past the 64 whose logs a head takes once, and at the edge */
+    const size_t far[5] = {0, 1, 63, 64, 200};
+    float F[25];
+    bias_of(F, "fire", &pc, table, far, 5, 0, 2);
+    for (size_t i = 0; i < 5; i++)
+        for (size_t j = 0; j < 5; j++) {
+            double d = (double)far[i] - (double)far[j];
+            double want = (d > 0 ? 1 : d < 0 ? -1 : 0) * log(fabs(d) + 1.0) /
+                          log(fmax(3.0, (double)far[i]) + 1.0);
+            ck_assert_msg(fabs(F[i * 5 + j] - want) <= 1e-5, "query %zu, key %zu: bias %.7f, "
+                          "want %.7f", far[i], far[j], F[i * 5 + j], want);
+        }
 }
 END_TEST
 

@@ -89,24 +89,55 @@ static void fire_prepare(float *P, const PeConfig *pc, const size_t *pos, size_t
         P[t] = (float)pos[t];
 }
 
-/* The input of f for query position pi and key position pj, and what its
- * gradient needs: the normalizer D, and m = max(L, pi). */
+/* What the inputs of f in one head of one sentence share: |c|, L, and
+ * for the queries that L sets the normalizer of (the thresholded ones:
+ * all of them in a sentence shorter than L), everything but the signed
+ * distance d = pi - pj. Their pairs at |d| below FIRE_NEAR take f from a
+ * table of 2 FIRE_NEAR - 1 values made once (at positions 0..T-1 the T x T
+ * pairs hold 2T - 1 distances); the rest compute their own. */
+#define FIRE_NEAR 64
+
 typedef struct {
-    float u, D, m, a; /* a = |pi - pj| */
-    float sign;
-    bool thresholded; /* L > pi: the normalizer reads L */
+    float c, L;
+    float D;         /* the thresholded queries' normalizer, log(|c| L + 1) + eps */
+    size_t near;     /* the table holds |d| < near */
+    float log[FIRE_NEAR]; /* log(|c| a + 1) for a < near */
+} FireShared;
+
+static void fire_shared(FireShared *k, const float *table, size_t W, const float *P, size_t T) {
+    k->c = fabsf(table[W]);
+    k->L = fabsf(table[W + 1 + W] * (float)FIRE_L0);
+    k->D = log1pf(k->c * k->L) + (float)FIRE_EPS;
+    float lo = P[0], hi = P[0];
+    for (size_t t = 1; t < T; t++)
+        lo = fminf(lo, P[t]), hi = fmaxf(hi, P[t]);
+    k->near = hi - lo < (float)FIRE_NEAR ? (size_t)(hi - lo) + 1 : FIRE_NEAR;
+    for (size_t a = 0; a < k->near; a++)
+        k->log[a] = log1pf(k->c * (float)a);
+}
+
+/* The input of f for query position pi and key position pj, and what its
+ * gradient needs: u = s log(|c| a + 1) / D, D = log(|c| m + 1) + eps with
+ * m = max(L, pi). */
+typedef struct {
+    float u, s, a, m, D;
+    bool thresholded; /* L > pi: m is L */
 } FireInput;
 
-static FireInput fire_input(const float *table, size_t W, float pi, float pj) {
-    float c = fabsf(table[W]), L = fabsf(table[W + 1 + W] * (float)FIRE_L0);
-    FireInput in;
-    in.a = fabsf(pi - pj);
-    in.sign = pi > pj ? 1.0f : pi < pj ? -1.0f : 0.0f;
-    in.thresholded = L > pi;
-    in.m = in.thresholded ? L : pi;
-    in.D = log1pf(c * in.m) + (float)FIRE_EPS;
-    in.u = in.sign * log1pf(c * in.a) / in.D;
+static FireInput fire_input(const FireShared *k, float pi, float pj) {
+    FireInput in = {.a = fabsf(pi - pj), .s = pi > pj ? 1.0f : pi < pj ? -1.0f : 0.0f,
+                    .thresholded = k->L > pi};
+    in.m = in.thresholded ? k->L : pi;
+    in.D = in.thresholded ? k->D : log1pf(k->c * pi) + (float)FIRE_EPS;
+    in.u = in.s * (in.a < (float)k->near ? k->log[(size_t)in.a] : log1pf(k->c * in.a)) / in.D;
     return in;
+}
+
+/* Whether pair (pi, pj) takes the shared table, and its index there. */
+static bool fire_near(const FireShared *k, float pi, float pj, size_t *idx) {
+    float d = pi - pj;
+    *idx = (size_t)(d + (float)(FIRE_NEAR - 1));
+    return k->L > pi && fabsf(d) < (float)k->near;
 }
 
 /* Head h's output of f at input u. */
@@ -122,50 +153,79 @@ static float fire_mlp(const float *table, size_t W, size_t h, float u) {
 
 static void fire_score(const PeHead *hd) {
     /* scores is (T,T), P (T), params (NH+2, W+1) */
-    size_t T = hd->T, W = width_of(hd->pc);
+    size_t T = hd->T, W = width_of(hd->pc), idx;
     const float *P = hd->scratch;
+    FireShared k;
+    fire_shared(&k, hd->params, W, P, T);
+    /* f of the thresholded pairs by d + FIRE_NEAR - 1; a query at 0 stands
+     * for them all (when L is 0 none is thresholded, and f goes unused) */
+    float f[2 * FIRE_NEAR - 1];
+    for (long d = 1 - (long)k.near; d < (long)k.near; d++)
+        f[FIRE_NEAR - 1 + d] = fire_mlp(hd->params, W, hd->h, fire_input(&k, 0.0f, (float)-d).u);
     for (size_t i = 0; i < T; i++)
-        for (size_t j = 0; j < T; j++) {
-            FireInput in = fire_input(hd->params, W, P[i], P[j]);
-            hd->scores[i * T + j] += fire_mlp(hd->params, W, hd->h, in.u);
-        }
+        for (size_t j = 0; j < T; j++)
+            hd->scores[i * T + j] += fire_near(&k, P[i], P[j], &idx)
+                                         ? f[idx]
+                                         : fire_mlp(hd->params, W, hd->h,
+                                                    fire_input(&k, P[i], P[j]).u);
+}
+
+/* The gradient of ds times head h's f at input in, into g. */
+static void fire_backward_at(float *g, const float *t, size_t W, size_t h, const FireShared *k,
+                             const FireInput *in, float ds) {
+    /* forward: b2_h + sum_q w2_hq relu(z_q), z_q = w1_q u + b1_q */
+    size_t cols = W + 1;
+    const float *w1 = t, *b1 = t + cols, *w2 = t + (2 + h) * cols;
+    float *gw1 = g, *gb1 = g + cols, *gw2 = g + (2 + h) * cols;
+    float sc = t[W] > 0.0f ? 1.0f : t[W] < 0.0f ? -1.0f : 0.0f;
+    float sm = t[cols + W] > 0.0f ? 1.0f : t[cols + W] < 0.0f ? -1.0f : 0.0f;
+    float c = k->c, u = in->u;
+    gw2[W] += ds;
+    float du = 0.0f; /* d f / d u */
+    for (size_t q = 0; q < W; q++) {
+        float z = w1[q] * u + b1[q];
+        if (z <= 0.0f)
+            continue;
+        gw2[q] += ds * z;
+        gb1[q] += ds * w2[q];
+        gw1[q] += ds * w2[q] * u;
+        du += w2[q] * w1[q];
+    }
+    du *= ds;
+    /* du/dc = sign(c) (s a / (|c| a + 1) - u m / (|c| m + 1)) / D */
+    g[W] += du * sc * (in->s * in->a / (c * in->a + 1.0f) - u * in->m / (c * in->m + 1.0f)) /
+            in->D;
+    /* du/dm_L = -u / D |c| / (|c| m + 1) L0 sign(m_L), where L sets m */
+    if (in->thresholded)
+        g[cols + W] -= du * u / in->D * c / (c * in->m + 1.0f) * (float)FIRE_L0 * sm;
 }
 
 static void fire_score_backward(const PeHead *hd) {
-    /* forward: scores_ij += b2_h + sum_k w2_hk relu(z_k), z_k = w1_k u_ij + b1_k;
-     * u = s log(|c| a + 1) / D, D = log(|c| m + 1) + eps, m = max(|m_L L0|, p_i) */
+    /* forward: scores_ij += f_h(u_ij); the pairs that share a value of f
+     * share its gradient, so their dscores are summed first */
     if (!hd->dparams)
         return;
-    size_t T = hd->T, W = width_of(hd->pc), cols = W + 1;
-    const float *t = hd->params, *P = hd->scratch;
-    const float *w1 = t, *b1 = t + cols, *w2 = t + (2 + hd->h) * cols;
-    float *g = hd->dparams, *gw1 = g, *gb1 = g + cols, *gw2 = g + (2 + hd->h) * cols;
-    float c = fabsf(t[W]), sc = t[W] > 0.0f ? 1.0f : t[W] < 0.0f ? -1.0f : 0.0f;
-    float sm = t[cols + W] > 0.0f ? 1.0f : t[cols + W] < 0.0f ? -1.0f : 0.0f;
+    size_t T = hd->T, W = width_of(hd->pc), idx;
+    const float *P = hd->scratch;
+    FireShared k;
+    fire_shared(&k, hd->params, W, P, T);
+    float G[2 * FIRE_NEAR - 1] = {0};
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++) {
             float ds = hd->dscores[i * T + j];
             if (ds == 0.0f) /* a masked key */
                 continue;
-            FireInput in = fire_input(t, W, P[i], P[j]);
-            gw2[W] += ds;
-            float du = 0.0f; /* d scores_ij / d u */
-            for (size_t k = 0; k < W; k++) {
-                float z = w1[k] * in.u + b1[k];
-                if (z <= 0.0f)
-                    continue;
-                gw2[k] += ds * z;
-                gb1[k] += ds * w2[k];
-                gw1[k] += ds * w2[k] * in.u;
-                du += w2[k] * w1[k];
+            if (fire_near(&k, P[i], P[j], &idx)) {
+                G[idx] += ds;
+            } else {
+                FireInput in = fire_input(&k, P[i], P[j]);
+                fire_backward_at(hd->dparams, hd->params, W, hd->h, &k, &in, ds);
             }
-            du *= ds;
-            /* du/dc = sign(c) (s a / (|c| a + 1) - u m / (|c| m + 1)) / D */
-            g[W] += du * sc *
-                    (in.sign * in.a / (c * in.a + 1.0f) - in.u * in.m / (c * in.m + 1.0f)) / in.D;
-            /* du/dm_L = -u / D |c| / (|c| m + 1) L0 sign(m_L), where L sets m */
-            if (in.thresholded)
-                g[cols + W] -= du * in.u / in.D * c / (c * in.m + 1.0f) * (float)FIRE_L0 * sm;
+        }
+    for (long d = 1 - (long)k.near; d < (long)k.near; d++)
+        if (G[FIRE_NEAR - 1 + d] != 0.0f) {
+            FireInput in = fire_input(&k, 0.0f, (float)-d);
+            fire_backward_at(hd->dparams, hd->params, W, hd->h, &k, &in, G[FIRE_NEAR - 1 + d]);
         }
 }
 
