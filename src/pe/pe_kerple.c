@@ -45,19 +45,6 @@ static void kerple_init(const PeConfig *pc, float *params, size_t n, size_t C, R
         params[i] = clamped((i < n / 2 ? 2.0f : 1.0f) * (float)rng_uniform(rng));
 }
 
-/* Per token: its position, as a float (exact below 2^24). */
-static size_t kerple_scratch(size_t T, size_t HS) {
-    (void)HS;
-    return T;
-}
-
-static void kerple_prepare(float *P, const PeConfig *pc, const size_t *pos, size_t T,
-                           size_t HS) {
-    (void)pc, (void)HS;
-    for (size_t t = 0; t < T; t++)
-        P[t] = (float)pos[t];
-}
-
 static void kerple_score(const PeHead *hd) {
     /* scores is (T,T), P (T), params (2,NH) */
     float r1 = clamped(hd->params[hd->h]), r2 = clamped(hd->params[hd->NH + hd->h]);
@@ -109,8 +96,8 @@ const PeScheme pe_kerple = {
     .param_name = "kerple_log.weight",
     .grad_by_head = true,
     .init = kerple_init,
-    .scratch = kerple_scratch,
-    .prepare = kerple_prepare,
+    .scratch = pe_positions_scratch,
+    .prepare = pe_positions_prepare,
     .score = kerple_score,
     .score_backward = kerple_score_backward,
     .ref_score = kerple_ref_score,
