@@ -24,9 +24,8 @@ static const PeOption opt_slopes = {
     .names = SLOPES_NAMES,
     .def = ALIBI_SYMMETRIC,
     .def_text = "symmetric",
-    .help = "alibi: head h's slope m_h on both sides\n"
-            "of a word, or m_h to its left and m_(H-1-h) to its right,\n"
-            "which tells left from right (default symmetric)",
+    .help = "alibi: head h's slope m_h on both sides of a word, or m_h to its left and "
+            "m_(H-1-h) to its right, which tells left from right (default symmetric)",
     .example = "asymmetric",
 };
 

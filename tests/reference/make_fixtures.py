@@ -18,11 +18,13 @@ nn.TransformerEncoder between an embedding with a position code and a
 classification head on the mean of the real tokens, with dropout 0 and in
 training mode (so torch does not take its inference fast path, which
 treats padding differently). nn.TransformerEncoder has no place for RoPE,
-ALiBi, KERPLE or FIRE, so for those the same layers are written out here
-with an explicit attention (ExplicitLayer), under the same parameter names.
-KERPLE's and FIRE's parameters are written from their papers' code as
-separate tensors, and saved packed into the one table per scheme (per
-layer, for FIRE) that the C model keeps, in the layout its file states.
+ALiBi, Transformer-XL's relative attention, KERPLE or FIRE, so for those
+the same layers are written out here with an explicit attention
+(ExplicitLayer), under the same parameter names. Transformer-XL's, KERPLE's
+and FIRE's parameters are written from their code as separate tensors, and
+saved packed into the one table per scheme (per layer, for Transformer-XL
+and FIRE) that the C model keeps, in the layout its file states (see
+tensors()).
 
     /usr/bin/python3 tests/reference/make_fixtures.py [CASE ...]
 
@@ -114,6 +116,51 @@ def rope(x, split):
     return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
 
 
+def xl_sinusoid(T, d):
+    # Ruoss et al.'s sinusoid_position_encoding(T, d, add_negative_side=True)
+    # (randomized_positional_encodings, models/positional_encodings.py):
+    # rows for the positions -T..T-1, all sines then all cosines
+    pos = torch.arange(-T, T, dtype=torch.float64).unsqueeze(1)
+    inv_freq = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    return torch.cat([torch.sin(pos * inv_freq), torch.cos(pos * inv_freq)], dim=1).float()
+
+
+def rel_shift(x):
+    # their _rel_shift_inner, the reshape trick of Transformer-XL's appendix
+    # B: x (..., T, 2T), column r for the position r - T, becomes (..., T, T)
+    # with entry (i, j) from column j - i + T
+    T = x.shape[-2]
+    x = x.reshape(*x.shape[:-2], 2 * T, T)[..., 1:, :]
+    return x.reshape(*x.shape[:-2], T, 2 * T - 1)[..., :T]
+
+
+class XlRelative(nn.Module):
+    # Transformer-XL's relative attention (Dai et al. 2019, section 3.3) as
+    # Ruoss et al.'s compute_attention_with_relative_encodings has it: W_R a
+    # Linear without bias, u and v (heads, HS), one of each per layer. They
+    # draw u and v from N(0, 0.02^2); larger here so that the fixture weighs
+    # their terms.
+    def __init__(self, C, heads):
+        super().__init__()
+        self.relative = nn.Linear(C, C, bias=False)
+        self.content_bias = nn.Parameter(0.5 * torch.randn(heads, C // heads))
+        self.relative_bias = nn.Parameter(0.5 * torch.randn(heads, C // heads))
+
+    def forward(self, q, k):
+        # the scores before 1/sqrt(HS): (q + u).k + (q + v).W_R R, shifted so
+        # that (i, j) reads R(j - i)
+        B, H, T, HS = q.shape
+        rk = self.relative(xl_sinusoid(T, H * HS)).view(2 * T, H, HS).transpose(0, 1)
+        u, v = (b.view(1, H, 1, HS) for b in (self.content_bias, self.relative_bias))
+        return (q + u) @ k.transpose(2, 3) + rel_shift((q + v) @ rk.transpose(1, 2))
+
+    def table(self, grad=False):
+        # (C+2, C): W_R's rows (out, in), then u, then v
+        t = (self.relative.weight, self.content_bias, self.relative_bias)
+        C = self.relative.weight.shape[1]
+        return torch.cat([(x.grad if grad else x).reshape(-1, C) for x in t])
+
+
 KERPLE_EPS = 1e-2
 
 
@@ -183,6 +230,8 @@ class ExplicitAttention(nn.Module):
         self.in_proj_bias = nn.Parameter(torch.zeros(3 * C))
         nn.init.xavier_uniform_(self.in_proj_weight)
         self.out_proj = nn.Linear(C, C)
+        if pe == "xl":
+            self.relative_position = XlRelative(C, heads)
         if pe == "fire":  # one for each layer, as the paper's
             self.fire = Fire(heads)
 
@@ -194,6 +243,8 @@ class ExplicitAttention(nn.Module):
         if self.pe == "rope":
             q, k = rope(q, self.split), rope(k, self.split)
         scores = q @ k.transpose(2, 3) / math.sqrt(HS)
+        if self.pe == "xl":
+            scores = self.relative_position(q, k) / math.sqrt(HS)
         if self.pe == "alibi":
             pos = torch.arange(T, dtype=torch.float32)
             dist = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()
@@ -255,14 +306,16 @@ def state_names(model):
 
 
 def tensors(model):
-    # name -> (value, gradient) under the C model's names, KERPLE's and
-    # FIRE's parts packed into their tables
+    # name -> (value, gradient) under the C model's names, Transformer-XL's,
+    # KERPLE's and FIRE's parts packed into their tables
+    packed = (XlRelative, KerpleLog, Fire)
+    inside = {n for n, mod in model.named_modules() if isinstance(mod, packed)}
     out = {}
     for n, p in state_names(model).items():
-        if not n.startswith("kerple_log.") and ".fire." not in n:
+        if not any(n.startswith(m + ".") for m in inside):
             out[n] = (p, p.grad)
     for n, mod in model.named_modules():
-        if isinstance(mod, (KerpleLog, Fire)):
+        if isinstance(mod, packed):
             out[n + ".weight"] = (mod.table(), mod.table(grad=True))
     return out
 
@@ -275,7 +328,7 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     torch.manual_seed(seed)
     V, C, heads, layers, F, K, B, T = 11, 16, 4, 2, 32, 3, 3, 7
     lens = torch.tensor([7, 4, 6])
-    if pe in ("rope", "alibi", "kerple", "fire"):
+    if pe in ("rope", "alibi", "xl", "kerple", "fire"):
         model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split)
     else:
         model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T, causal=causal)
@@ -331,6 +384,7 @@ CASES = {
     "pre_gelu_alibi": (True, "gelu", "alibi", 5, {}),
     "post_relu_sinusoidal_causal": (False, "relu", "sinusoidal", 6, {"causal": True}),
     "pre_gelu_none_causal": (True, "gelu", "none", 7, {"causal": True}),
+    "post_gelu_xl": (False, "gelu", "xl", 8, {}),
     "post_relu_kerple": (False, "relu", "kerple", 8, {}),
     "pre_gelu_fire": (True, "gelu", "fire", 9, {}),
 }
