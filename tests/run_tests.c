@@ -49,6 +49,21 @@ void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, Nor
     ck_assert_msg(model_create(m, &c, &e) == 0, "%s", e.msg);
 }
 
+size_t scheme_count(bool (*keep)(const PeScheme *s)) {
+    size_t n = 0;
+    for (size_t i = 0; i < pe_count(); i++)
+        n += keep(pe_at(i));
+    return n;
+}
+
+const PeScheme *scheme_nth(bool (*keep)(const PeScheme *s), size_t n) {
+    for (size_t i = 0; i < pe_count(); i++)
+        if (keep(pe_at(i)) && n-- == 0)
+            return pe_at(i);
+    ck_abort_msg("the registry has no scheme %zu of that kind", n);
+    return NULL;
+}
+
 void set_opt(PeConfig *pc, const char *flag, const char *text) {
     Err e;
     ck_assert_msg(pe_set_named(pc, flag, text, &e) == 0, "%s", e.msg);

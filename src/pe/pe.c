@@ -237,6 +237,17 @@ size_t pe_scratch(const PePlan *plan, size_t T) {
     return s->scratch ? s->scratch(T, plan->head_size) : 0;
 }
 
+size_t pe_positions_scratch(size_t T, size_t HS) {
+    (void)HS;
+    return T;
+}
+
+void pe_positions_prepare(float *P, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
+    (void)pc, (void)HS;
+    for (size_t t = 0; t < T; t++)
+        P[t] = (float)pos[t];
+}
+
 void pe_combine(float *x, const float *P, size_t n, size_t w, size_t C, Combine combine) {
     /* P is (n,w), x is (n,C) */
     if (w == 0)

@@ -352,6 +352,11 @@ void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *p
 /* Floats of an attention scheme's scratch for one sentence of T tokens
  * (0 for the other schemes). */
 size_t pe_scratch(const PePlan *plan, size_t T);
+/* The scratch and prepare of the schemes that read the positions alone
+ * (alibi, a learned bias of the offset): each token's position, as a
+ * float (exact below 2^24). */
+size_t pe_positions_scratch(size_t T, size_t HS);
+void pe_positions_prepare(float *P, const PeConfig *pc, const size_t *pos, size_t T, size_t HS);
 
 /* Puts P (n,w) into the first n rows of x (rows of C channels), by the
  * plan's combine mode. */
