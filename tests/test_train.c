@@ -596,6 +596,8 @@ Suite *suite_train(void) {
     tc = tcase_create("outcomes");
     tcase_add_test(tc, position_is_what_the_agent_task_needs);
     tcase_set_timeout(tc, 900);
+    /* trainings to the end, scheme by scheme: make check, not make test */
+    tcase_set_tags(tc, "slow");
     suite_add_tcase(s, tc);
     return s;
 }
