@@ -42,6 +42,10 @@ void cli_check_stdout(void) {
     /* what close_stdout does in GNU programs: the last buffered output is
      * written here, so this is where a full disk shows */
     int err = ferror(stdout);
+    if (err && !stdout_errno && write(STDOUT_FILENO, "\n", 1) < 0)
+        /* a write failed earlier, as the buffer filled, and its errno is
+         * long gone: the descriptor says why (a full disk, mostly) */
+        stdout_errno = errno;
     int errnum = fclose(stdout) != 0 ? errno : err ? (stdout_errno ? stdout_errno : EIO) : 0;
     if (err || errnum) {
         fprintf(stderr, "%s: writing the standard output failed: %s\n", prog_name,
