@@ -22,6 +22,12 @@ static const char *const USAGE[] = {
     "the words (number 1). The model is one saved by train, or a fresh one\n"
     "built from the options (as in demo_order, with one --pe scheme).\n"
     "\n"
+    "A fresh model has a fixed, untrained vocabulary of 4096 rows: a hash of a\n"
+    "word's letters picks its row, so a word gets the same row, and the model\n"
+    "the same weights, in every run. Two sentences of the same words in another\n"
+    "order can then be compared across runs (the mean is the same without\n"
+    "position). Two different words may share a row; encode says so.\n"
+    "\n"
     "With --npy DIR it also writes NumPy files: DIR/input_ids.npy (1,T) int64,\n"
     "DIR/input.npy (1,T,C) the embedding with its position code, DIR/output.npy\n"
     "(1,T,C), DIR/pooled.npy (1,C), every parameter as DIR/params/NAME.npy under\n"
@@ -44,114 +50,165 @@ static const char *const USAGE[] = {
     "Exit status: 0 on success, 2 for bad options or input, 1 on failure.\n",
     NULL};
 
-int main(int argc, char **argv) {
-    Cli cli;
-    cli_init(&cli, argc, argv, "encode");
-    Config cfg;
-    config_default(&cfg, 0, "sinusoidal");
-    const char *model = NULL, *npy = NULL, *sentence = NULL, *shaping = NULL;
-    double max_memory = cli_default_memory();
-    for (const char *arg; (arg = cli_next(&cli));) {
-        cli_help(&cli, USAGE);
-        if (cli_memory_option(&cli, &max_memory)) {
+/* What the command line asked for. */
+typedef struct {
+    const char *model, *npy, *sentence;
+    const char *shaping; /* the last option that shapes a fresh model, or NULL */
+    Config cfg;          /* a fresh model's */
+    double max_memory;
+} Args;
+
+/* A model and one sentence, ready to run. */
+typedef struct {
+    Checkpoint ck; /* the model and its vocabulary, loaded or made here */
+    Words w;       /* the sentence's words, [CLS] first for a model that pools by it */
+    char *text;    /* the sentence with [CLS], or NULL */
+    int *ids;      /* (T) */
+    size_t T;
+} Input;
+
+static void parse(Cli *cli, Args *a) {
+    config_default(&a->cfg, 0, "sinusoidal");
+    a->max_memory = cli_default_memory();
+    for (const char *arg; (arg = cli_next(cli));) {
+        cli_help(cli, USAGE);
+        if (cli_memory_option(cli, &a->max_memory)) {
             /* the guard's limit, checked before the model is made */
-        } else if (cli_opt(&cli, "--model")) {
-            model = cli.val;
-        } else if (cli_opt(&cli, "--npy")) {
-            npy = cli.val;
-        } else if (cli_pe(&cli, &cfg.pe)) {
-            shaping = arg;
-        } else if (cli_model_option(&cli, &cfg)) {
-            shaping = arg;
+        } else if (cli_opt(cli, "--model")) {
+            a->model = cli->val;
+        } else if (cli_opt(cli, "--npy")) {
+            a->npy = cli->val;
+        } else if (cli_pe(cli, &a->cfg.pe) || cli_model_option(cli, &a->cfg)) {
+            a->shaping = arg;
         } else if (arg[0] == '-' && arg[1] == '-') {
-            cli_unknown(&cli, arg);
-        } else if (!sentence) {
-            sentence = arg;
+            cli_unknown(cli, arg);
+        } else if (!a->sentence) {
+            a->sentence = arg;
         } else {
-            cli_usage_error(&cli, "give one sentence, in quotes");
+            cli_usage_error(cli, "give one sentence, in quotes");
         }
     }
-    if (!sentence)
-        cli_usage_error(&cli, "give a sentence to encode, in quotes");
-    if (model && shaping)
-        cli_usage_error(&cli, "with --model the shape comes from the model; drop %s", shaping);
-    if (!model)
-        cli_refuse_unused(&cli, &cfg);
+    if (!a->sentence)
+        cli_usage_error(cli, "give a sentence to encode, in quotes");
+    if (a->model && a->shaping)
+        cli_usage_error(cli, "with --model the shape comes from the model; drop %s", a->shaping);
+    if (!a->model)
+        cli_refuse_unused(cli, &a->cfg);
+}
 
+/* A fresh model of a's options, with the hashed vocabulary: a word's id
+ * does not depend on the other words of the sentence. */
+static void make_model(const Cli *cli, Args *a, Input *in, const char *what) {
     Err e;
-    if (npy && export_check(npy, &e))
-        cli_fail(&cli, &e);
-    /* the export replaces its directory whole: not with the model in it */
-    const FileArg files[] = {{npy, "--npy", FILE_DIRECTORY, NULL},
-                             {model, "--model", FILE_INPUT, NULL}};
-    cli_check_files(&cli, files, 2);
-    Checkpoint ck;
-    memset(&ck, 0, sizeof ck);
-    if (model && checkpoint_load(&ck, model, &e))
-        cli_fail(&cli, &e);
-    /* a model that pools by [CLS] reads it first */
-    char *text = NULL;
-    if ((model ? ck.model.cfg.pool : cfg.pool) == POOL_CLS) {
-        if (!(text = data_with_cls(sentence, &e)))
-            cli_fail(&cli, &e);
-        sentence = text;
+    size_t shared;
+    if (vocab_hashed(&in->ck.vocab, &in->w, VOCAB_HASH_ROWS, &shared, &e))
+        cli_error(cli, &e);
+    if (shared < in->w.n) {
+        int id = vocab_hash_id(in->w.w[shared], VOCAB_HASH_ROWS);
+        fprintf(stderr, "encode: warning: '%s' shares row %d of the untrained vocabulary with "
+                "'%s', so the two get the same embedding; use another word to tell them "
+                "apart\n", in->w.w[shared], id, in->ck.vocab.words[id]);
     }
-    Words w;
-    if (words_split(&w, sentence, &e))
-        cli_fail(&cli, &e);
-    const Config *mc = model ? &ck.model.cfg : &cfg;
-    size_t T = w.n;
+    a->cfg.vocab_size = in->ck.vocab.n;
+    if (config_check(&a->cfg, &e))
+        cli_error(cli, &e);
+    cli_check_memory(cli, config_memory(&a->cfg, 1, in->T), a->max_memory, what,
+                     CLI_SMALLER_MODEL);
+    if (model_create(&in->ck.model, &a->cfg, &e))
+        cli_error(cli, &e);
+    in->ids = cli_alloc(cli, in->T, sizeof *in->ids, "the token ids");
+    for (size_t t = 0; t < in->T; t++)
+        in->ids[t] = vocab_hash_id(in->w.w[t], VOCAB_HASH_ROWS);
+}
+
+/* Checks the files, loads or makes the model, and reads the sentence:
+ * every refusal comes before anything runs. */
+static void prepare(const Cli *cli, Args *a, Input *in) {
+    Err e;
+    memset(in, 0, sizeof *in);
+    if (a->npy && export_check(a->npy, &e))
+        cli_fail(cli, &e);
+    /* the export replaces its directory whole: not with the model in it */
+    const FileArg files[] = {{a->npy, "--npy", FILE_DIRECTORY, NULL},
+                             {a->model, "--model", FILE_INPUT, NULL}};
+    cli_check_files(cli, files, 2);
+    if (a->model && checkpoint_load(&in->ck, a->model, &e))
+        cli_fail(cli, &e);
+    const Config *mc = a->model ? &in->ck.model.cfg : &a->cfg;
+    const char *sentence = a->sentence;
+    if (mc->pool == POOL_CLS) { /* a model that pools by [CLS] reads it first */
+        if (!(in->text = data_with_cls(sentence, &e)))
+            cli_fail(cli, &e);
+        sentence = in->text;
+    }
+    if (words_split(&in->w, sentence, &e))
+        cli_fail(cli, &e);
+    in->T = in->w.n;
     char words[96], what[160];
     snprintf(what, sizeof what, "the model and the activations of a sentence of %s",
-             config_words(mc, T, words, sizeof words));
-    if (!model) {
-        if (vocab_init(&ck.vocab, &e) || vocab_add_text(&ck.vocab, sentence, &e))
-            cli_fail(&cli, &e);
-        cfg.vocab_size = ck.vocab.n;
-        if (config_check(&cfg, &e))
-            cli_error(&cli, &e);
-        cli_check_memory(&cli, config_memory(&cfg, 1, T), max_memory, what, CLI_SMALLER_MODEL);
-        if (model_create(&ck.model, &cfg, &e))
-            cli_error(&cli, &e);
-    } else {
-        cli_check_memory(&cli, config_memory(mc, 1, T), max_memory, what,
+             config_words(mc, in->T, words, sizeof words));
+    if (a->model) {
+        cli_check_memory(cli, config_memory(mc, 1, in->T), a->max_memory, what,
                          "use a shorter sentence");
+        if (tokenize(&in->ck.vocab, sentence, &in->ids, &in->T, stderr, &e))
+            cli_error(cli, &e);
+    } else {
+        make_model(cli, a, in, what);
     }
-    const Model *m = &ck.model;
-    if (T > model_max_positions(m))
-        cli_usage_error(&cli, "the sentence has %s but the %s table has rows for %zu positions; "
+    const Model *m = &in->ck.model;
+    if (in->T > model_max_positions(m))
+        cli_usage_error(cli, "the sentence has %s but the %s table has rows for %zu positions; "
                         "use a shorter sentence%s", words, m->cfg.pe.name,
-                        model_max_positions(m), model ? "" : ", or give --table-len");
-    int *ids;
-    if (tokenize(&ck.vocab, sentence, &ids, &T, stderr, &e))
-        cli_error(&cli, &e);
-    Acts a;
-    size_t lens[1] = {T};
-    if (acts_create(&a, m, 1, T, &e) || encoder_forward(m, &a, ids, lens, 1, T, &e))
-        cli_fail(&cli, &e);
-    size_t C = m->cfg.d_model;
-    size_t lead = config_lead_tokens(&m->cfg);
+                        model_max_positions(m), a->model ? "" : ", or give --table-len");
+}
+
+/* C numbers in rows of 8 */
+static void print_channels(const float *x, size_t C) {
+    for (size_t c = 0; c < C; c++)
+        printf("%s%9.5f%s", c % 8 ? "" : "   ", x[c], c % 8 == 7 || c + 1 == C ? "\n" : "");
+}
+
+static void print_states(const Model *m, const Words *w, const Acts *a, size_t T) {
+    size_t C = m->cfg.d_model, lead = config_lead_tokens(&m->cfg);
     printf("hidden states (%s%zu word%s x %zu channels), %s (%s):\n", lead ? "[CLS] and " : "",
            T - lead, T - lead == 1 ? "" : "s", C, m->cfg.pe.name, pe_meets(&m->pe));
     for (size_t t = 0; t < T; t++) {
-        printf("%3zu %s\n", t + 1, w.w[t]); /* counted from 1, as in demo_order */
-        for (size_t c = 0; c < C; c++)
-            printf("%s%9.5f%s", c % 8 ? "" : "   ", a.hidden[t * C + c],
-                   c % 8 == 7 || c + 1 == C ? "\n" : "");
+        printf("%3zu %s\n", t + 1, w->w[t]); /* counted from 1, as in demo_order */
+        print_channels(a->hidden + t * C, C);
     }
     printf("pooled (%s):\n", m->cfg.pool == POOL_CLS ? "the [CLS] row, row 1"
-                                                      : "mean over the words");
-    for (size_t c = 0; c < C; c++)
-        printf("%s%9.5f%s", c % 8 ? "" : "   ", a.pooled[c], c % 8 == 7 || c + 1 == C ? "\n" : "");
-    if (npy) {
-        if (export_npy(npy, m, &ck.vocab, ids, T, &a, &e))
-            cli_fail(&cli, &e);
-        fprintf(stderr, "encode: wrote %s/\n", npy);
+                                                     : "mean over the words");
+    print_channels(a->pooled, C);
+}
+
+static void run(const Cli *cli, const Args *a, const Input *in) {
+    const Model *m = &in->ck.model;
+    Acts acts;
+    Err e;
+    size_t lens[1] = {in->T};
+    if (acts_create(&acts, m, 1, in->T, &e) ||
+        encoder_forward(m, &acts, in->ids, lens, 1, in->T, &e))
+        cli_fail(cli, &e);
+    print_states(m, &in->w, &acts, in->T);
+    if (a->npy) {
+        if (export_npy(a->npy, m, &in->ck.vocab, in->ids, in->T, &acts, &e))
+            cli_fail(cli, &e);
+        fprintf(stderr, "encode: wrote %s/\n", a->npy);
     }
-    words_free(&w);
-    free(ids);
-    acts_free(&a);
-    checkpoint_free(&ck);
-    free(text);
+    acts_free(&acts);
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "encode");
+    Args a = {0};
+    parse(&cli, &a);
+    Input in;
+    prepare(&cli, &a, &in);
+    run(&cli, &a, &in);
+    words_free(&in.w);
+    free(in.ids);
+    checkpoint_free(&in.ck);
+    free(in.text);
     return 0;
 }

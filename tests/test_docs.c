@@ -470,6 +470,39 @@ START_TEST(prose_numbers_match_their_blocks) {
 }
 END_TEST
 
+/* The other kind of block (docs/index.md, "Conventions the pages share"):
+ * a ```text block that shows a command, a line "$ ...", is output pasted
+ * from one run, which this test does not rerun. The line just before its
+ * fence marks it, <!-- illustration: WHY -->, so that no output goes
+ * untested without a reason the page gives. */
+START_TEST(pasted_output_is_marked_as_an_illustration) {
+    load_pages();
+    size_t bad = 0, marked = 0;
+    for (size_t p = 0; p < n_pages; p++) {
+        char **l = page_lines[p];
+        for (size_t i = 0; i < page_n[p]; i++) {
+            if (strcmp(l[i], "```text") != 0)
+                continue;
+            bool command = false, mark = i > 0 && strncmp(l[i - 1], "<!-- illustration: ", 19) == 0;
+            size_t end = i + 1;
+            for (; end < page_n[p] && strncmp(l[end], "```", 3) != 0; end++)
+                command = command || strncmp(l[end], "$ ", 2) == 0;
+            if (command && !mark) {
+                fprintf(stderr, "%s:%zu: this ```text block shows a command and its output, "
+                        "which the docs test does not run: make it a ```console block, or mark "
+                        "it <!-- illustration: WHY --> on the line before the fence and say so "
+                        "on the page\n", pages[p], i + 1);
+                bad++;
+            }
+            marked += command && mark;
+            i = end;
+        }
+    }
+    ck_assert_msg(bad == 0, "%zu blocks of pasted output are not marked (listed above)", bad);
+    ck_assert_msg(marked > 0, "no page has a marked illustration: is the check reading them?");
+}
+END_TEST
+
 Suite *suite_docs(void) {
     Suite *s = suite_create("docs");
     TCase *tc = tcase_create("pages");
@@ -481,6 +514,7 @@ Suite *suite_docs(void) {
     suite_add_tcase(s, tc);
     TCase *prose = tcase_create("prose");
     tcase_add_test(prose, prose_numbers_match_their_blocks);
+    tcase_add_test(prose, pasted_output_is_marked_as_an_illustration);
     suite_add_tcase(s, prose);
     return s;
 }

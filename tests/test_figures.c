@@ -33,6 +33,7 @@ static bool same_bytes(const char *a, const char *b) {
 START_TEST(docs_pictures_are_what_pe_plot_draws) {
     static const char *const pics[][2] = {
         {"heatmap", "--kind heatmap"},
+        {"heatmap_split", "--kind heatmap --layout split"},
         {"lines", "--kind lines"},
         {"dots", "--kind dots"},
         {"dots_rope", "--kind dots --pe rope --positions 64 --position 32"},

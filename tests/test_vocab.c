@@ -61,6 +61,46 @@ START_TEST(vocabulary_ids_and_unknown_words) {
 }
 END_TEST
 
+/* encode's untrained vocabulary: a word's id is its own, whatever the
+ * sentence; one row per id, shared rows and reserved names reported. */
+START_TEST(hashed_vocabulary_keeps_a_word_s_id) {
+    Words a, b;
+    Vocab va, vb;
+    Err e;
+    size_t shared;
+    ck_assert_int_eq(words_split(&a, "Rohan killed the lion", &e), 0);
+    ck_assert_int_eq(words_split(&b, "cats eat the fresh fish Rohan", &e), 0);
+    ck_assert_int_eq(vocab_hashed(&va, &a, VOCAB_HASH_ROWS, &shared, &e), 0);
+    ck_assert_uint_eq(shared, a.n);
+    ck_assert_int_eq(vocab_hashed(&vb, &b, VOCAB_HASH_ROWS, NULL, &e), 0);
+    ck_assert_uint_eq(va.n, 2 + VOCAB_HASH_ROWS);
+    ck_assert_uint_eq(vb.n, va.n);
+    ck_assert_int_eq(vocab_find(&va, "Rohan"), vocab_hash_id("Rohan", VOCAB_HASH_ROWS));
+    ck_assert_int_eq(vocab_find(&vb, "Rohan"), vocab_find(&va, "Rohan"));
+    ck_assert_int_eq(vocab_find(&vb, "the"), vocab_find(&va, "the"));
+    ck_assert_int_ne(vocab_find(&va, "lion"), vocab_find(&va, "Rohan"));
+    int row = vocab_hash_id("cats", VOCAB_HASH_ROWS);
+    char name[32];
+    snprintf(name, sizeof name, "<row%d>", row);
+    ck_assert_str_eq(va.words[row], name); /* a row no word of a has */
+    vocab_free(&va);
+    vocab_free(&vb);
+    words_free(&a);
+    words_free(&b);
+    /* two rows: the third different word shares one */
+    ck_assert_int_eq(words_split(&a, "a b c a", &e), 0);
+    ck_assert_int_eq(vocab_hashed(&va, &a, 2, &shared, &e), 0);
+    ck_assert_uint_lt(shared, 3);
+    ck_assert_uint_eq(va.n, 4);
+    vocab_free(&va);
+    words_free(&a);
+    ck_assert_int_eq(words_split(&a, "the <pad>", &e), 0);
+    ck_assert_int_eq(vocab_hashed(&va, &a, VOCAB_HASH_ROWS, NULL, &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "'<pad>'"));
+    words_free(&a);
+}
+END_TEST
+
 START_TEST(vocabulary_file_round_trip) {
     char *path = temp_file();
     Vocab v, w;
@@ -151,6 +191,7 @@ Suite *suite_vocab(void) {
     TCase *tc = tcase_create("tokenizer");
     tcase_add_test(tc, split_on_whitespace_keep_case);
     tcase_add_test(tc, vocabulary_ids_and_unknown_words);
+    tcase_add_test(tc, hashed_vocabulary_keeps_a_word_s_id);
     tcase_add_test(tc, vocabulary_file_round_trip);
     tcase_add_test(tc, alignment_of_permutations);
     tcase_add_test(tc, fuzz_inputs_tokenize_cleanly);

@@ -158,6 +158,41 @@ int vocab_add_text(Vocab *v, const char *text, Err *e) {
     return rc;
 }
 
+int vocab_hash_id(const char *word, size_t rows) {
+    return 2 + (int)(hash_word(word) % rows);
+}
+
+int vocab_hashed(Vocab *v, const Words *w, size_t rows, size_t *shared, Err *e) {
+    if (shared)
+        *shared = w->n;
+    const char **name = xcalloc(rows, sizeof *name, "the hashed vocabulary", e);
+    if (!name)
+        return ERR_RUNTIME;
+    for (size_t i = 0; i < w->n; i++) {
+        const char **row = &name[vocab_hash_id(w->w[i], rows) - 2];
+        if (!*row)
+            *row = w->w[i];
+        else if (strcmp(*row, w->w[i]) != 0 && shared && *shared == w->n)
+            *shared = i;
+    }
+    int rc = vocab_init(v, e);
+    for (size_t k = 0; !rc && k < rows; k++) {
+        char placeholder[32];
+        snprintf(placeholder, sizeof placeholder, "<row%zu>", k + 2);
+        const char *word = name[k] ? name[k] : placeholder;
+        size_t before = v->n;
+        rc = vocab_add(v, word, NULL, e);
+        /* a name already there would leave the ids one short of the rows */
+        if (!rc && v->n == before)
+            rc = err_set(e, ERR_INPUT, "'%s' is a name the untrained vocabulary keeps for "
+                         "itself (<pad>, <unk>, <rowN>); use another word", word);
+    }
+    free(name);
+    if (rc && v->n_slots)
+        vocab_free(v);
+    return rc;
+}
+
 int vocab_load(Vocab *v, const char *path, Err *e) {
     int rc = vocab_init(v, e);
     if (rc)

@@ -41,6 +41,23 @@ int vocab_add(Vocab *v, const char *word, int *id, Err *e);
 int vocab_find(const Vocab *v, const char *word);
 /* Adds every word of text. */
 int vocab_add_text(Vocab *v, const char *text, Err *e);
+/* The rows of the vocabulary of a model made without data (encode without
+ * --model): enough that a sentence's words rarely share one. */
+#define VOCAB_HASH_ROWS 4096
+
+/* The id of word in a hashed vocabulary of `rows` rows: 2 + a hash of its
+ * bytes modulo rows, the same in every run and whatever the sentence. */
+int vocab_hash_id(const char *word, size_t rows);
+/* A vocabulary that needs no data, for an untrained model: a word's id is
+ * vocab_hash_id, so it keeps its embedding row from one sentence to the
+ * next, and the model, whose random draws follow the vocabulary's size,
+ * keeps its weights. Fills v with <pad>, <unk> and `rows` entries: each
+ * word of w at its id and "<rowK>" at id K where no word of w is, so that
+ * a vocabulary file lists one word per row. Two different words of w may
+ * share an id; the first keeps the name, and *shared (may be NULL) is set
+ * to the index in w of the first that did not, or to w->n. A word that
+ * is one of these reserved names is an ERR_INPUT error. */
+int vocab_hashed(Vocab *v, const Words *w, size_t rows, size_t *shared, Err *e);
 /* Reads a vocabulary file: one word per line, in id order after <pad> and
  * <unk> (which the file may list first or leave out). */
 int vocab_load(Vocab *v, const char *path, Err *e);
