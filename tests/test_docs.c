@@ -508,7 +508,8 @@ Suite *suite_docs(void) {
     TCase *tc = tcase_create("pages");
     /* one test per page; indices past the last page pass at once */
     tcase_add_loop_test(tc, docs_commands_print_what_the_pages_show, 0, MAX_PAGES);
-    tcase_set_timeout(tc, 600);
+    /* a page of trainings (5, 7, the answers) takes minutes on a busy machine */
+    tcase_set_timeout(tc, 1500);
     /* about 2.5 minutes of both cores: make check, not make test */
     tcase_set_tags(tc, "slow");
     suite_add_tcase(s, tc);
