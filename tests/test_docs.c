@@ -202,6 +202,13 @@ static void run_and_compare(const char *page, size_t lineno, const char *cmd, ch
     const char *bin = getenv("POSENC_BIN");
     char real[4096];
     rewrite_command(real, sizeof real, cmd, bin ? bin : "build");
+    /* a learner's shell, not the runner's: a page that runs the tests
+     * must neither inherit make check's choice of tests nor truncate its
+     * log (this runs in the forked test, so the runner keeps them) */
+    static const char *const RUNNER_ONLY[] = {"POSENC_TEST_LOG", "CK_INCLUDE_TAGS",
+                                              "CK_EXCLUDE_TAGS", "CK_RUN_SUITE", "CK_RUN_CASE"};
+    for (size_t k = 0; k < sizeof RUNNER_ONLY / sizeof *RUNNER_ONLY; k++)
+        unsetenv(RUNNER_ONLY[k]);
     FILE *p = popen(real, "r");
     ck_assert_ptr_nonnull(p);
     char *out = read_all(p);
