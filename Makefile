@@ -1,7 +1,7 @@
 # posenc: a transformer encoder in C that teaches positional encoding.
 # `make help` lists the targets (the lines marked ## below).
 #
-# The first run checks for OpenBLAS, Check and stb with pkg-config
+# The first run checks for OpenBLAS, Check, stb and SLEEF with pkg-config
 # (scripts/deps.sh) and installs the missing Debian packages; the flags it
 # finds are kept in build/config.mk.
 
@@ -35,8 +35,9 @@ endif
 CPPFLAGS := $(filter-out -I/usr/include/stb,$(DEP_CFLAGS))
 
 # The library, folder by folder from the bottom up (docs/architecture.md):
-# core, pe, model, text, run, plot, figures.
-LIB_SRC  := $(sort $(wildcard src/*/*.c))
+# core, pe, model, text, run, experiments (with its page/), plot, figures.
+LIB_SRC  := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+LIB_HDR  := $(wildcard src/*/*.h src/*/*/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB      := $(BUILD)/libposenc.a
 
@@ -45,10 +46,13 @@ PROGRAMS := $(filter-out cli,$(basename $(notdir $(wildcard examples/*.c))))
 PROG_BIN := $(PROGRAMS:%=$(BUILD)/%)
 
 TEST_SRC := $(sort $(wildcard tests/*.c))
-TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+# The page's C files too, built natively: the tests call its entry points
+# as the page does (web/pw.h).
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) \
+	$(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard web/*.c)))
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test sanitize fuzz bench clean help deps experiments web webtest gridtest FORCE
+.PHONY: all demo test check sanitize fuzz bench clean help deps experiments web webtest gridtest FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
@@ -95,11 +99,11 @@ build/bench-deps.ok: scripts/deps.sh
 bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS sgemm and PyTorch
 	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench | tee $(BUILD)/bench.txt
 
-demo: $(BUILD)/demo_order ## run build/demo_order on its default sentences
+demo: $(LIB) $(PROG_BIN) ## build every program, then run build/demo_order on its default sentences
 	@$(BUILD)/demo_order
 
 # The experiments of docs/results.md, as cells (docs/experiments.md), with
-# the kernels the docs are made with (KERNEL_ENV, below). QUICK=1 runs the
+# the kernels the docs are made with (the programs' own choice, below). QUICK=1 runs the
 # same pipeline on tiny settings into build/experiments-quick/ (what CI
 # runs); the full run rewrites docs/results.md, docs/results/ and
 # docs/img/results/. JOBS=N cells at once (default: the CPUs), SEEDS=N
@@ -115,10 +119,10 @@ EXP_ARGS   = $(EXP_SET) --cells $(CELLS_DIR) $(if $(JOBS),--jobs $(JOBS)) \
 REMOTE_DIR ?= $(CURDIR)
 experiments: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## run the experiments of docs/results.md as cells (QUICK=1, JOBS=N, HOSTS=FILE)
 ifneq ($(HOSTS),)
-	$(KERNEL_ENV) scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(CELLS_DIR) \
+	scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(CELLS_DIR) \
 		$(REMOTE_DIR) $(EXP_SET)
 endif
-	$(KERNEL_ENV) $(BUILD)/experiments $(EXP_ARGS)
+	$(BUILD)/experiments $(EXP_ARGS)
 
 # GNU parallel, for HOSTS= (and sshd for make gridtest's remote host).
 build/grid-deps.ok: scripts/deps.sh
@@ -133,15 +137,16 @@ build/grid-deps.ok: scripts/deps.sh
 # and the grid through ssh to an sshd on localhost (beside hosts that do
 # not answer) gives the same page again.
 gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed and resumed, and over ssh
-	$(KERNEL_ENV) tests/grid_test.sh $(BUILD)
+	tests/grid_test.sh $(BUILD)
 
 # The sources the experiments were built from: a cell made by other
 # sources is run again, and a record from a machine built at another
 # commit refused. The hash of src/ and examples/ at HEAD, of their
 # uncommitted changes and of their new files, less the files that only
-# write the page from the cells (PAGE_ONLY: a change to the page's prose
-# or figures runs no cell again); without git, a constant.
-PAGE_ONLY = src/run/experiment_doc.c src/run/experiment_doc_long.c src/run/exp_stats.c src/run/exp_stats.h src/plot/
+# write the page from the cells (PAGE_ONLY, by folder: the page writer in
+# src/experiments/page/ and the pictures' src/plot/; a change to the page's
+# prose or figures runs no cell again); without git, a constant.
+PAGE_ONLY = src/experiments/page/ src/plot/
 SOURCE_ID = $(shell { git ls-tree -r HEAD src examples | grep -v -F $(PAGE_ONLY:%=-e %); \
 	git diff HEAD -- src examples $(PAGE_ONLY:%=:!%); \
 	git ls-files -o --exclude-standard -z -- src examples $(PAGE_ONLY:%=:!%) \
@@ -155,26 +160,35 @@ $(BUILD)/obj/examples/experiments.o: CPPFLAGS += -include $(BUILD)/source_id.h
 FORCE:
 
 # The suites find the programs through POSENC_BIN; Check forks every test,
-# and its timeout is raised for the sanitizer build. OpenBLAS picks its
-# kernels by CPU, and each set rounds differently: a trained model's
-# numbers then drift apart over its steps. The docs show runs with the
-# Haswell kernels (what OpenBLAS 0.3.21 uses on AVX2 and AMD machines), so
-# the tests and the experiments ask for those wherever the CPU has AVX2
-# (KERNEL_ENV). The thread count changes no number (src/model/matmul.c);
-# the tests fix it at 2 (OMP_NUM_THREADS, which OpenBLAS's OpenMP build
-# follows too) so that they run alike on a busy machine; a test that wants
-# the defaults unsets it.
-KERNEL_ENV := $(if $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo y),OPENBLAS_CORETYPE=Haswell)
-BLAS_ENV := OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 $(KERNEL_ENV)
-test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites (and the docs test)
-	$(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
+# and its timeout is raised for the sanitizer build. OpenBLAS's kernels
+# each round differently, and a trained model's numbers drift apart over
+# its steps; the docs show runs with the Haswell kernels, which the
+# programs ask for themselves wherever the CPU has AVX2 and the user set no
+# OPENBLAS_CORETYPE (src/model/kernels.h). The tests run with it unset, so
+# that they check what a learner who types the pages' commands sees. The
+# thread count changes no number (src/model/matmul.c); the tests fix it at
+# 2 (OMP_NUM_THREADS, which OpenBLAS's OpenMP build follows too) so that
+# they run alike on a busy machine; a test that wants the defaults unsets
+# it.
+BLAS_ENV := env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
+# make test runs every check but the slow ones (tagged "slow" in tests/:
+# the docs' commands rerun, the long trainings), one line per suite as it
+# ends, the tests' own output in build/test.log; make check runs the slow
+# ones. .ci/run runs both.
+TEST_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) POSENC_TEST_LOG=$(BUILD)/test.log \
+	CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
+test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites but the slow checks (2 minutes)
+	$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow $(TEST_BIN))
+
+check: $(TEST_BIN) $(PROG_BIN) ## the slow checks: every command of the docs, the long trainings
+	$(TEST_RUN:$(TEST_BIN)=CK_INCLUDE_TAGS=slow $(TEST_BIN))
 
 TEST_TIMEOUT ?= 60
 
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 sanitize: $(CONFIG) ## the whole test suite under AddressSanitizer + UBSan
 	$(MAKE) BUILD=build/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
-		TEST_TIMEOUT=600 test
+		TEST_TIMEOUT=600 test check
 
 # Fuzzing with clang's libFuzzer: each tests/fuzz/fuzz_NAME.c defines
 # LLVMFuzzerTestOneInput and becomes build/fuzz/fuzz_NAME, compiled by clang
@@ -203,7 +217,7 @@ build/fuzz/.deps: scripts/deps.sh
 	@touch $@
 
 # (fuzz_cli.c includes examples/cli.c, hence its prerequisites)
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard src/*/*.h) examples/cli.c examples/cli.h \
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) examples/cli.c examples/cli.h \
 		$(CONFIG) build/fuzz/.deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $< $(LIB_SRC) -o $@ \
@@ -240,9 +254,9 @@ fuzz: $(FUZZ_BIN) ## run each libFuzzer target FUZZ_SECONDS (default 60) s
 WEB       := build/web
 WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/orderdemo.c src/run/session.c src/run/checkpoint.c src/run/checkpoint_legacy.c \
-	src/run/train_options.c web/posenc_web.c \
-	web/posenc_train.c
-WEB_PAGE  := $(addprefix $(WEB)/,index.html app.js draw.js train.js train_worker.js)
+	src/run/checkpoint_read.c src/run/train_options.c web/posenc_web.c \
+	web/posenc_train.c web/posenc_shift.c web/posenc_form.c
+WEB_PAGE  := $(addprefix $(WEB)/,index.html app.js draw.js shift.js train.js train_worker.js)
 EMCC      := env NODE_PATH=/usr/share/nodejs$${NODE_PATH:+:$$NODE_PATH} emcc
 EM_FLAGS  := -std=c11 -O2 -msimd128 $(WARN) -DPOSENC_NO_BLAS
 EM_LINK   := -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createPosenc -sENVIRONMENT=web,worker \
@@ -254,7 +268,7 @@ build/web-deps.ok: scripts/deps.sh
 	scripts/deps.sh web
 	@touch $@
 
-$(WEB)/posenc.js: $(WEB_SRC) $(wildcard src/*/*.h web/*.h) build/web-deps.ok
+$(WEB)/posenc.js: $(WEB_SRC) $(LIB_HDR) $(wildcard web/*.h) build/web-deps.ok
 	@mkdir -p $(@D)
 	$(EMCC) $(EM_FLAGS) $(WEB_SRC) -o $@ $(EM_LINK)
 
@@ -269,23 +283,23 @@ web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 
 # training to it to the last digit, and to build/train within the rounding
 # of OpenBLAS's products (web/README.md).
 PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
-	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/train_options.c \
-	src/run/session.c src/run/outputs.c examples/train.c examples/cli.c
-$(BUILD)/train-plain: $(PLAIN_SRC) $(wildcard src/*/*.h examples/*.h)
+	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/checkpoint_read.c \
+	src/run/train_options.c src/run/session.c src/run/outputs.c examples/train.c examples/cli.c
+$(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm
 
-# The page in headless Chromium against build/demo_order (web/webtest.py
-# says how, and why Python's standard library drives it), and section 4,
-# training, against build/train and build/evaluate (web/webtest_train.py);
+# The page in headless Chromium against build/demo_order and
+# build/pe_report (web/webtest.py says how, and why Python's standard
+# library drives it), and section 5, training, against build/train and
+# build/evaluate (web/webtest_train.py);
 # it saves a screenshot of each section in build/web/shots/.
 build/webtest-deps.ok: scripts/deps.sh
 	@mkdir -p $(@D)
 	scripts/deps.sh webtest
 	@touch $@
 
-webtest: web $(BUILD)/demo_order $(BUILD)/train $(BUILD)/evaluate $(BUILD)/train-plain \
-	build/webtest-deps.ok ## the page in headless Chromium, against the programs
+webtest: web $(BUILD)/demo_order $(BUILD)/pe_report $(BUILD)/train $(BUILD)/evaluate $(BUILD)/train-plain build/webtest-deps.ok ## the page in headless Chromium, against the programs
 	$(BLAS_ENV) python3 web/webtest.py --page $(WEB) --demo $(BUILD)/demo_order --bin $(BUILD) \
 		--shots $(WEB)/shots
 

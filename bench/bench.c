@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "../src/model/kernels.h"
 #include "../src/model/matmul.h"
 #include "../src/model/par.h"
 #include "../src/core/clock.h"
@@ -126,8 +127,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench: SECONDS must be a number in (0, 600]\n");
         return 2;
     }
-    /* OpenBLAS's OpenMP build and the model's loops share OpenMP's pool */
-    par_start(argv);
+    /* OpenBLAS's kernels (kernels.h: it may start the program again),
+     * then the team: its OpenMP build and the model's loops share one pool */
+    kernels_choose(argv);
+    par_start();
     par_hold(); /* the figures are the machine's at full strength */
     printf("threads: %s\n\n", par_describe());
     printf("%-7s %12s %12s %10s %10s %10s %6s %10s %10s\n", "shape", "fwd tok/s", "train tok/s",

@@ -1,6 +1,9 @@
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include "cli.h"
 
+#include "../src/core/buf.h"
+#include "../src/core/parse.h"
+#include "../src/model/kernels.h"
 #include "../src/model/par.h"
 #include "../src/run/train_options.h"
 
@@ -31,12 +34,19 @@ static FILE *msg_out(void) {
 #endif
 
 static const char *prog_name = "posenc";
+/* errno of a write to stdout that failed before the end (a text longer
+ * than stdio's buffer goes out at once, and fails there, not at fclose) */
+static int stdout_errno;
 
 void cli_check_stdout(void) {
     /* what close_stdout does in GNU programs: the last buffered output is
      * written here, so this is where a full disk shows */
     int err = ferror(stdout);
-    int errnum = fclose(stdout) != 0 ? errno : err ? EIO : 0;
+    if (err && !stdout_errno && write(STDOUT_FILENO, "\n", 1) < 0)
+        /* a write failed earlier, as the buffer filled, and its errno is
+         * long gone: the descriptor says why (a full disk, mostly) */
+        stdout_errno = errno;
+    int errnum = fclose(stdout) != 0 ? errno : err ? (stdout_errno ? stdout_errno : EIO) : 0;
     if (err || errnum) {
         fprintf(stderr, "%s: writing the standard output failed: %s\n", prog_name,
                 strerror(errnum ? errnum : EIO));
@@ -47,8 +57,9 @@ void cli_check_stdout(void) {
 void cli_init(Cli *cli, int argc, char **argv, const char *prog) {
     prog_name = prog;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-    /* first: it may start the program again (par.h) */
-    par_start(argv);
+    /* first: it may start the program again (kernels.h); then the team */
+    kernels_choose(argv);
+    par_start();
     atexit(cli_check_stdout);
 #endif
     cli->argc = argc;
@@ -127,14 +138,99 @@ void cli_error(const Cli *cli, const Err *e) {
     cli_fail(cli, e);
 }
 
+const char CLI_SCHEMES[] = "", CLI_SCHEME_OPTIONS[] = "", CLI_TUNABLE_OPTIONS[] = "",
+           CLI_TASKS[] = "";
+
+/* "  head" then text, at column 24 (two blanks after a longer head),
+ * wrapped at column 80 with continued lines at column 24. */
+static void entry(Buf *b, const char *head, const char *text) {
+    size_t col = 2 + strlen(head);
+    buf_printf(b, "  %s%*s", head, col < 24 ? (int)(24 - col) : 2, "");
+    col = col < 24 ? 24 : col + 2;
+    bool first = true;
+    for (const char *w = text; *w;) {
+        w += strspn(w, " ");
+        size_t n = strcspn(w, " ");
+        if (!n)
+            break;
+        if (!first && col + 1 + n > 80) {
+            buf_printf(b, "\n%24s", "");
+            col = 24;
+        } else if (!first) {
+            buf_printf(b, " ");
+            col++;
+        }
+        buf_printf(b, "%.*s", (int)n, w);
+        col += n;
+        w += n;
+        first = false;
+    }
+    buf_printf(b, "\n");
+}
+
+static void option_entry(Buf *b, const PeOption *o) {
+    char head[160];
+    if (o->arg) {
+        snprintf(head, sizeof head, "%s %s", o->flag, o->arg);
+    } else {
+        size_t len = (size_t)snprintf(head, sizeof head, "%s ", o->flag);
+        for (size_t v = 0; o->names[v] && len < sizeof head; v++)
+            len += (size_t)snprintf(head + len, sizeof head - len, "%s%s", v ? "|" : "",
+                                    o->names[v]);
+    }
+    entry(b, head, o->help);
+}
+
+/* The usage pieces as text, the registries' markers written out. */
+static void usage_text(Buf *b, const char *const *usage) {
+    for (; *usage; usage++) {
+        if (*usage == CLI_SCHEMES) {
+            buf_printf(b, "Schemes (--pe), each in one line:\n");
+            for (size_t i = 0; i < pe_count(); i++)
+                entry(b, pe_at(i)->name, pe_at(i)->about);
+        } else if (*usage == CLI_SCHEME_OPTIONS || *usage == CLI_TUNABLE_OPTIONS) {
+            for (size_t i = 0; i < pe_option_count(); i++)
+                if (*usage == CLI_SCHEME_OPTIONS || pe_option_at(i)->tunable)
+                    option_entry(b, pe_option_at(i));
+        } else if (*usage == CLI_TASKS) {
+            buf_printf(b, "Tasks (--task; data/README.md describes each):\n");
+            for (int level = TASK_TOY; level <= TASK_CS; level++) {
+                char names[1024] = "";
+                for (size_t i = 0, len = 0; task_at(i) && len < sizeof names; i++)
+                    if ((int)task_at(i)->level == level)
+                        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                                len ? ", " : "", task_at(i)->name);
+                char head[32];
+                snprintf(head, sizeof head, "%s:", task_level_name((TaskLevel)level));
+                entry(b, head, names);
+            }
+        } else {
+            buf_printf(b, "%s", *usage);
+        }
+    }
+}
+
 void cli_help(Cli *cli, const char *const *usage) {
     cli->usage = usage;
     const char *a = cli->argv[cli->i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-        for (; *usage; usage++)
-            fputs(*usage, stdout);
-        CLI_EXIT(0);
+        Buf b = {0};
+        usage_text(&b, usage);
+        if (!b.failed && fwrite(b.p, 1, b.n, stdout) != b.n)
+            stdout_errno = errno;
+        buf_free(&b);
+        CLI_EXIT(b.failed ? 1 : 0);
     }
+}
+
+bool cli_is_tunable(const char *arg) {
+    size_t n = strcspn(arg, "=");
+    for (size_t i = 0; i < pe_option_count(); i++) {
+        const PeOption *o = pe_option_at(i);
+        if (o->tunable && strlen(o->flag) == n && strncmp(arg, o->flag, n) == 0)
+            return true;
+    }
+    return false;
 }
 
 bool cli_task(Cli *cli, char *dst, size_t cap) {
@@ -197,46 +293,35 @@ size_t cli_scheme_list(const Cli *cli, const char *opt, const char *list, const 
 }
 
 size_t cli_size(const Cli *cli, const char *opt, const char *s, size_t lo, size_t hi) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    /* strtoull skips leading blanks and takes " -1" as 2^64-1: only digits */
-    if (!isdigit((unsigned char)*s) || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-        cli_usage_error(cli, "%s wants a whole number from %zu to %zu, not '%s'", opt, lo, hi, s);
-    return (size_t)v;
+    size_t v = 0;
+    Err e;
+    if (parse_size(&v, opt, s, lo, hi, &e))
+        cli_usage_error(cli, "%s", e.msg);
+    return v;
 }
 
 uint64_t cli_u64(const Cli *cli, const char *opt, const char *s) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!isdigit((unsigned char)*s) || *end != '\0' || errno == ERANGE)
-        cli_usage_error(cli, "%s wants a whole number from 0 to 2^64-1, not '%s'", opt, s);
-    return (uint64_t)v;
+    uint64_t v = 0;
+    Err e;
+    if (parse_u64(&v, opt, s, &e))
+        cli_usage_error(cli, "%s", e.msg);
+    return v;
 }
 
 double cli_double(const Cli *cli, const char *opt, const char *s, double lo, double hi) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    /* NaN fails both comparisons */
-    if (*s == '\0' || isspace((unsigned char)*s) || *end != '\0' || errno == ERANGE ||
-        !(v >= lo && v <= hi)) {
-        char a[32], b[32];
-        pe_real_text(a, sizeof a, lo, false);
-        pe_real_text(b, sizeof b, hi, false);
-        cli_usage_error(cli, "%s wants a number from %s to %s, not '%s'", opt, a, b, s);
-    }
+    double v = 0.0;
+    Err e;
+    if (parse_real(&v, opt, s, lo, hi, &e))
+        cli_usage_error(cli, "%s", e.msg);
     return v;
 }
 
 float cli_float(const Cli *cli, const char *opt, const char *s, float lo, float hi) {
-    /* the bounds as they read ("0.95"), not as the float nearest them
-     * (0.949999988): the value is compared before it is rounded */
-    char a[32], b[32];
-    pe_real_text(a, sizeof a, lo, true);
-    pe_real_text(b, sizeof b, hi, true);
-    return (float)cli_double(cli, opt, s, strtod(a, NULL), strtod(b, NULL));
+    float v = 0.0f;
+    Err e;
+    if (parse_float(&v, opt, s, lo, hi, &e))
+        cli_usage_error(cli, "%s", e.msg);
+    return v;
 }
 
 /* Matches one of the schemes' options (the registry's), parsed by its
@@ -419,70 +504,34 @@ void cli_unknown(const Cli *cli, const char *arg) {
      * suggestions can never name an option the program lacks */
     size_t n = strcspn(arg, "="), best = SIZE_MAX;
     char found[64] = "";
-    for (const char *const *u = cli->usage; u && *u; u++)
-        for (const char *p = strstr(*u, "--"); p; p = strstr(p + 2, "--")) {
-            size_t k = 2;
-            while (isalnum((unsigned char)p[k]) || p[k] == '-')
-                k++;
-            if (k < 4 || k >= sizeof found)
-                continue;
-            size_t d = edit_distance(arg, n, p, k);
-            if (d < best) {
-                best = d;
-                snprintf(found, sizeof found, "%.*s", (int)k, p);
-            }
+    Buf text = {0};
+    if (cli->usage)
+        usage_text(&text, cli->usage);
+    buf_put(&text, "", 1);
+    const char *u = text.failed ? "" : (const char *)text.p;
+    for (const char *p = strstr(u, "--"); p; p = strstr(p + 2, "--")) {
+        size_t k = 2;
+        while (isalnum((unsigned char)p[k]) || p[k] == '-')
+            k++;
+        if (k < 4 || k >= sizeof found)
+            continue;
+        size_t d = edit_distance(arg, n, p, k);
+        if (d < best) {
+            best = d;
+            snprintf(found, sizeof found, "%.*s", (int)k, p);
         }
+    }
+    buf_free(&text);
     /* a close match only: two edits, or a third of a long name */
     if (found[0] && best > 0 && (best <= 2 || best * 3 <= n))
         cli_usage_error(cli, "unknown option '%.*s'; did you mean '%s'?", (int)n, arg, found);
     cli_usage_error(cli, "unknown option '%s'", arg);
 }
 
-/* "a, b, c": the schemes that read option o (--pe-dim: under concat),
- * into buf. */
-static void readers(char *buf, size_t cap, const PeOption *o, const PeConfig *pc) {
-    size_t len = 0, count = 0, opt = pe_option_index(o);
-    buf[0] = '\0';
-    for (size_t i = 0; i < pe_count(); i++) {
-        const PeScheme *s = pe_at(i);
-        Combine k = o == &pe_opt_width ? COMBINE_CONCAT : pe_combine_given(pc);
-        if (!(pe_options_read(s, k) >> opt & 1u))
-            continue;
-        int w = snprintf(buf + len, cap - len, "%s%s", count++ ? ", " : "", s->name);
-        if (w < 0 || (size_t)w >= cap - len)
-            break;
-        len += (size_t)w;
-    }
-}
-
 void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *names, size_t n) {
-    PeOptMask read = 0;
-    for (size_t i = 0; i < n; i++) {
-        const PeScheme *s = pe_find(names[i]);
-        if (s)
-            read |= pe_options_read(s, pe_combine_given(pc));
-    }
-    PeOptMask unread = pe_options_given(pc) & ~read;
-    for (size_t opt = 0; opt < pe_option_count(); opt++) {
-        if (!(unread >> opt & 1u))
-            continue;
-        const PeOption *o = pe_option_at(opt);
-        char chosen[256], who[256];
-        readers(who, sizeof who, o, pc);
-        const char *under = o == &pe_opt_width ? " under --combine concat" : "";
-        if (n == 1)
-            cli_usage_error(cli, "%s does nothing for the %s scheme, which does not read it; "
-                            "drop it or choose a scheme that does (%s%s)", o->flag, names[0], who,
-                            under);
-        size_t len = 0;
-        chosen[0] = '\0';
-        for (size_t i = 0; i < n && len < sizeof chosen; i++) {
-            int w = snprintf(chosen + len, sizeof chosen - len, "%s%s", i ? ", " : "", names[i]);
-            len += w > 0 ? (size_t)w : 0;
-        }
-        cli_usage_error(cli, "%s applies to none of %s; drop it or add a scheme that reads it "
-                        "(%s%s)", o->flag, chosen, who, under);
-    }
+    Err e;
+    if (pe_check_read(pc, names, n, &e))
+        cli_usage_error(cli, "%s", e.msg);
 }
 
 void cli_refuse_unused(const Cli *cli, const Config *c) {

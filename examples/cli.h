@@ -48,19 +48,25 @@ bool cli_flag(Cli *cli, const char *name);
 bool cli_opt(Cli *cli, const char *name);
 
 /* If the current argument is --help or -h, prints usage (pieces, ending
- * with NULL) and exits 0. */
+ * with NULL) and exits 0. A piece that is one of the markers below stands
+ * for text the registries write: */
 void cli_help(Cli *cli, const char *const *usage);
+/* the schemes, each with its one line ("Schemes (--pe): ..."); every
+ * scheme option, with its help; the options a trained model may change
+ * (PeOption.tunable); the built-in tasks, by level. */
+extern const char CLI_SCHEMES[], CLI_SCHEME_OPTIONS[], CLI_TUNABLE_OPTIONS[], CLI_TASKS[];
+/* Whether arg ("--flag" or "--flag=value") is an option a trained model
+ * may change (PeOption.tunable). */
+bool cli_is_tunable(const char *arg);
 
 /* The current argument matched nothing: a usage error, with the closest
  * option of the help text as a suggestion ("did you mean '--steps'?"). */
 _Noreturn void cli_unknown(const Cli *cli, const char *arg);
 
-/* The rule for the scheme options (--combine, --pe-dim, --pairs, --layout,
- * --base, --buckets, --max-distance, --pe-init-std; pe_options_given): one
- * given that none of the schemes names[0..n) reads is a usage error that
- * names it ("--buckets applies to none of rope, alibi") and the schemes
- * that do read it. Each scheme then takes the options it reads
- * (pe_config_for). */
+/* The rule for the scheme options (pe_check_read): one given that none
+ * of the schemes names[0..n) reads is a usage error that names it
+ * ("--buckets applies to none of rope, alibi") and the schemes that do
+ * read it. */
 void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *names, size_t n);
 /* The same for the one scheme of c. */
 void cli_refuse_unused(const Cli *cli, const Config *c);
@@ -194,42 +200,16 @@ void cli_check_stdout(void);
     "                        the longest training sentence (evaluation uses 0..T-1;\n"  \
     "                        evaluate --random-positions N tests as Ruoss et al. do)\n"
 
-/* Matches only the model options that shape a position code (--combine,
- * --pe-dim, --pairs, --layout, --base, --buckets, --max-distance,
- * --max-relative, --alibi-slopes, --pe-init-std, the --rope- ones, --d-model, --heads,
- * --seed), for programs that draw or
- * measure a scheme without a model. */
+/* Matches only the model options that shape a position code (every scheme
+ * option, --d-model, --heads, --seed), for programs that draw or measure a
+ * scheme without a model. */
 bool cli_scheme_option(Cli *cli, Config *c);
 
-/* RoPE's scalings, in the model options and in evaluate's. */
-#define CLI_ROPE_SCALING_HELP                                                                 \
-    "  --rope-scaling none|linear|ntk|yarn  rope: stretch the frequencies for sentences\n"      \
-    "                        longer than the training ones: positions / S (linear), the\n"    \
-    "                        base times S^(d/(d-2)) (ntk), or YaRN's blend (default none)\n"   \
-    "  --rope-factor S       the stretch, 1 to 1024 (needed by a scaling)\n"                   \
-    "  --rope-original-len L yarn: the training length its ramp counts turns over\n"          \
-    "                        (train: default the longest training sentence)\n"
-
+/* The model options: the schemes' (from the registry), then the shape's.
+ * Pieces of a usage array, not one string. */
 #define CLI_MODEL_HELP                                                                        \
-    "Model options:\n"                                                                         \
-    "  --combine add|concat  how the position code meets the embedding (default: the\n"        \
-    "                        scheme's own: concat for integer, normalized, sine and\n"         \
-    "                        sincos; add for sinusoidal and learned; rope, alibi,\n"         \
-    "                        t5 and shaw add nothing to the input and take none)\n"            \
-    "  --pe-dim W            channels of sinusoidal/learned under concat (default d/2)\n"      \
-    "  --pairs K             sin/cos pairs of the sincos scheme (default 1)\n"                 \
-    "  --layout interleaved|split  sinusoid channel order, and rope's pairs: (2i, 2i+1)\n"     \
-    "                        as in the paper, or (i, i+d/2) as in GPT-NeoX and LLaMA\n"        \
-    "                        (default interleaved)\n"                                          \
-    "  --base B              sinusoid and rope wavelength base (default 10000)\n"              \
-    "  --buckets N           t5: buckets of the offset, half each way (default 32)\n"          \
-    "  --max-distance D      t5: offsets from D on share the last bucket (default 128)\n"      \
-    "  --max-relative K      shaw: offsets clipped to [-K, K] (default 16, the paper's)\n"     \
-    "  --alibi-slopes symmetric|asymmetric  alibi: head h's slope m_h on both sides\n"     \
-    "                        of a word, or m_h to its left and m_(H-1-h) to its right,\n"   \
-    "                        which tells left from right (default symmetric)\n"            \
-    "  --pe-init-std X       learned: std of the table's first draw (default 0.02)\n"          \
-    CLI_ROPE_SCALING_HELP                                                                      \
+    "Model options (a scheme reads the options its line names; pe_report\n"                    \
+    "--options lists who reads each):\n", CLI_SCHEME_OPTIONS,                                  \
     "  --d-model C           model width\n"                                                    \
     "  --heads H             attention heads (must divide C)\n"                                \
     "  --layers L            encoder layers (1..16)\n"                                         \

@@ -25,22 +25,19 @@ static const char *const USAGE[] = {
     "the weights and the batch order; the data stays the same (--data-seed).\n"
     "\n"
     "Options:\n"
-    "  --task NAME           agent, direction, reverse, sort, previous, contains\n"
-    "                        or first\n"
-    "                        (default agent)\n"
-    "  --schemes LIST|all    comma-separated schemes (default all: none, integer,\n"
-    "                        normalized, sine, sincos, sinusoidal, learned, rope,\n"
-    "                        alibi, t5, shaw)\n"
+    "  --task NAME           a built-in task (listed below; default agent)\n"
+    "  --schemes LIST|all    comma-separated schemes (listed below; default all)\n"
     "  --seeds N             runs per scheme, seeds S, S+1, ... from --seed (default 3)\n"
     "  --out FILE            the CSV of every run (default compare_pe.csv)\n"
     "  --help                show this help\n"
-    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
+    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES, "\n",
+    CLI_TASKS,
     "\n"
     "Each run is scored on the model of its last step. With --random-positions N\n"
     "each is also scored as Ruoss et al. score it, test sentences at sorted\n"
     "positions drawn from 0..N-1 (the mean of 10 draws): a second column of the\n"
-    "table and of the CSV. With the defaults\n"
-    "(agent, 11 schemes, 3 seeds, 1500 steps) it takes about a minute on 2 cores.\n"
+    "table and of the CSV. With the defaults (agent, every scheme, 3 seeds, 1500\n"
+    "steps) it takes about a minute on 2 cores.\n"
     "\n"
     "Exit status: 0 on success, 2 for bad options, 1 when a run fails.\n",
     NULL};
@@ -74,76 +71,91 @@ static _Noreturn void write_failed(const Cli *cli, const char *path) {
     cli_fail(cli, &e);
 }
 
-int main(int argc, char **argv) {
-    Cli cli;
-    cli_init(&cli, argc, argv, "compare_pe");
-    TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1}};
-    snprintf(mt.task, sizeof mt.task, "agent");
-    mt.max_memory = cli_default_memory();
+/* The command line, as given, and the schemes it names. */
+typedef struct {
+    TrainMeta mt;
     OptConfig opt;
-    opt_default(&opt);
     Config cfg;
-    config_default(&cfg, 0, "none");
-    const char *schemes = "all", *out = "compare_pe.csv";
-    size_t seeds = 3;
-    for (const char *arg; (arg = cli_next(&cli));) {
-        cli_help(&cli, USAGE);
-        if (cli_task(&cli, mt.task, sizeof mt.task)) {
-        } else if (cli_opt(&cli, "--schemes")) {
-            schemes = cli.val;
-        } else if (cli_opt(&cli, "--seeds")) {
-            seeds = cli_size(&cli, "--seeds", cli.val, 1, MAX_SEEDS);
-        } else if (cli_opt(&cli, "--out")) {
-            out = cli.val;
-        } else if (cli_task_option(&cli, &mt.task_opt) || cli_train_option(&cli, &mt, &opt)) {
-        } else if (cli_model_option(&cli, &cfg)) {
+    const char *schemes, *out;
+    size_t seeds;
+    const char **names; /* the schemes, n of them */
+    size_t n;
+} Args;
+
+static void parse(Cli *cli, Args *a) {
+    *a = (Args){.mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1}},
+                .schemes = "all", .out = "compare_pe.csv", .seeds = 3};
+    snprintf(a->mt.task, sizeof a->mt.task, "agent");
+    a->mt.max_memory = cli_default_memory();
+    opt_default(&a->opt);
+    config_default(&a->cfg, 0, "none");
+    for (const char *arg; (arg = cli_next(cli));) {
+        cli_help(cli, USAGE);
+        if (cli_task(cli, a->mt.task, sizeof a->mt.task)) {
+        } else if (cli_opt(cli, "--schemes")) {
+            a->schemes = cli->val;
+        } else if (cli_opt(cli, "--seeds")) {
+            a->seeds = cli_size(cli, "--seeds", cli->val, 1, MAX_SEEDS);
+        } else if (cli_opt(cli, "--out")) {
+            a->out = cli->val;
+        } else if (cli_task_option(cli, &a->mt.task_opt) ||
+                   cli_train_option(cli, &a->mt, &a->opt)) {
+        } else if (cli_model_option(cli, &a->cfg)) {
             if (strncmp(arg, "--table-len", 11) == 0)
-                mt.table_len = cfg.max_len;
+                a->mt.table_len = a->cfg.max_len;
         } else {
-            cli_unknown(&cli, arg);
+            cli_unknown(cli, arg);
         }
     }
-    const char **names;
-    size_t n = cli_scheme_list(&cli, "--schemes", schemes, &names);
-    /* every option against every scheme before hours of training: one no
-     * scheme reads, then what a run of each would refuse */
-    cli_refuse_unread(&cli, &cfg.pe, names, n);
+}
+
+/* Every option against every scheme before hours of training: one no
+ * scheme reads, then what a run of each would refuse. */
+static void check(Cli *cli, Args *a) {
+    a->n = cli_scheme_list(cli, "--schemes", a->schemes, &a->names);
+    cli_refuse_unread(cli, &a->cfg.pe, a->names, a->n);
     Err e;
     TaskOptions resolved;
-    if (task_options_resolve(&resolved, &mt.task_opt, mt.task, &e))
-        cli_usage_error(&cli, "%s", e.msg);
-    for (size_t i = 0; i < n; i++) {
-        Config probe = cfg;
+    if (task_options_resolve(&resolved, &a->mt.task_opt, a->mt.task, &e))
+        cli_usage_error(cli, "%s", e.msg);
+    for (size_t i = 0; i < a->n; i++) {
+        Config probe = a->cfg;
         probe.vocab_size = 2;
-        probe.pe = pe_config_for(&cfg.pe, pe_find(names[i]));
-        if (config_check(&probe, &e) || opt_check(&opt, &e) ||
-            session_check_options(&mt, &probe, resolved.max_train_len, &e))
-            cli_usage_error(&cli, "%s", e.msg);
+        probe.pe = pe_config_for(&a->cfg.pe, pe_find(a->names[i]));
+        if (config_check(&probe, &e) || opt_check(&a->opt, &e) ||
+            session_check_options(&a->mt, &probe, resolved.max_train_len, &e))
+            cli_usage_error(cli, "%s", e.msg);
     }
-    FILE *csv = fopen(out, "w");
+}
+
+/* --out with its header, flushed at once, so that a file that cannot be
+ * written (a full disk) is reported before any training rather than
+ * after all of it. */
+static FILE *open_csv(const Cli *cli, const Args *a, bool at) {
+    FILE *csv = fopen(a->out, "w");
     if (!csv) {
-        err_set(&e, ERR_INPUT, "cannot write %s; check the directory or give --out", out);
-        cli_fail(&cli, &e);
+        Err e;
+        err_set(&e, ERR_INPUT, "cannot write %s; check the directory or give --out", a->out);
+        cli_fail(cli, &e);
     }
-    /* flushed at once, so a file that cannot be written (a full disk) is
-     * reported before any training rather than after all of it */
-    bool at = mt.random_positions > 0; /* Ruoss et al.'s evaluation too */
     if (fprintf(csv, "scheme,combine,seed,test_accuracy,%sseconds\n",
                 at ? "test_accuracy_random_positions," : "") < 0 || fflush(csv) != 0)
-        write_failed(&cli, out);
-    fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; threads: "
-            "%s\n", mt.task, n, seeds, mt.steps, par_describe());
+        write_failed(cli, a->out);
+    return csv;
+}
 
-    SchemeResult *res = cli_alloc(&cli, n, sizeof *res, "the results");
-    uint64_t base = cfg.seed;
-    for (size_t i = 0; i < n; i++) {
-        Config c = cfg;
-        c.pe = pe_config_for(&cfg.pe, pe_find(names[i]));
-        for (size_t k = 0; k < seeds; k++) {
-            c.seed = mt.seed = base + k;
+/* Every scheme with every seed, a row of csv each, into res. */
+static void run_all(const Cli *cli, Args *a, FILE *csv, bool at, SchemeResult *res) {
+    uint64_t base = a->cfg.seed;
+    Err e;
+    for (size_t i = 0; i < a->n; i++) {
+        Config c = a->cfg;
+        c.pe = pe_config_for(&a->cfg.pe, pe_find(a->names[i]));
+        for (size_t k = 0; k < a->seeds; k++) {
+            c.seed = a->mt.seed = base + k;
             Trial t;
-            if (trial_run(&t, &mt, &c, &opt, &e))
-                cli_fail(&cli, &e);
+            if (trial_run(&t, &a->mt, &c, &a->opt, &e))
+                cli_fail(cli, &e);
             double dt = t.seconds;
             res[i].acc[k] = t.accuracy;
             res[i].acc_at[k] = t.accuracy_at;
@@ -152,29 +164,31 @@ int main(int argc, char **argv) {
             res[i].seconds += dt;
             trial_free(&t);
             fprintf(stderr, "compare_pe: %-10s seed %llu: test accuracy %.4f (%.1f s)\n",
-                    names[i], (unsigned long long)c.seed, res[i].acc[k], dt);
+                    a->names[i], (unsigned long long)c.seed, res[i].acc[k], dt);
             /* as the table: '-' for a scheme that adds no code to the input */
             char extra[32] = "";
             if (at)
                 snprintf(extra, sizeof extra, "%.6f,", res[i].acc_at[k]);
-            if (fprintf(csv, "%s,%s,%llu,%.6f,%s%.3f\n", names[i],
+            if (fprintf(csv, "%s,%s,%llu,%.6f,%s%.3f\n", a->names[i],
                         res[i].w == 0 ? "-" : combine_name(res[i].combine),
                         (unsigned long long)c.seed, res[i].acc[k], extra, dt) < 0 ||
                 fflush(csv) != 0)
-                write_failed(&cli, out);
+                write_failed(cli, a->out);
         }
     }
-    if (fclose(csv) != 0)
-        write_failed(&cli, out);
+}
+
+static void print_table(const Args *a, bool at, const SchemeResult *res) {
+    size_t seeds = a->seeds;
     printf("Task %s: test accuracy over %zu seed%s (%zu steps, batch %zu, d_model %zu).\n\n",
-           mt.task, seeds, seeds == 1 ? "" : "s", mt.steps, mt.batch, cfg.d_model);
+           a->mt.task, seeds, seeds == 1 ? "" : "s", a->mt.steps, a->mt.batch, a->cfg.d_model);
     printf("| scheme | combine | mean | std | min | max |%s seconds per run |\n",
            at ? " random positions at test: mean | std |" : "");
     printf("| --- | --- | ---: | ---: | ---: | ---: |%s ---: |\n", at ? " ---: | ---: |" : "");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < a->n; i++) {
         double mean, sd, lo, hi, mean_at, sd_at;
         spread(res[i].acc, seeds, &mean, &sd, &lo, &hi);
-        printf("| %s | %s | %.4f | %.4f | %.4f | %.4f |", names[i],
+        printf("| %s | %s | %.4f | %.4f | %.4f | %.4f |", a->names[i],
                res[i].w == 0 ? "-" : combine_name(res[i].combine), mean, sd, lo, hi);
         if (at) {
             spread(res[i].acc_at, seeds, &mean_at, &sd_at, &lo, &hi);
@@ -182,8 +196,25 @@ int main(int argc, char **argv) {
         }
         printf(" %.1f |\n", res[i].seconds / (double)seeds);
     }
-    printf("\nEvery run is in %s.\n", out);
+    printf("\nEvery run is in %s.\n", a->out);
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "compare_pe");
+    Args a;
+    parse(&cli, &a);
+    check(&cli, &a);
+    bool at = a.mt.random_positions > 0; /* Ruoss et al.'s evaluation too */
+    FILE *csv = open_csv(&cli, &a, at);
+    fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; threads: "
+            "%s\n", a.mt.task, a.n, a.seeds, a.mt.steps, par_describe());
+    SchemeResult *res = cli_alloc(&cli, a.n, sizeof *res, "the results");
+    run_all(&cli, &a, csv, at, res);
+    if (fclose(csv) != 0)
+        write_failed(&cli, a.out);
+    print_table(&a, at, res);
     free(res);
-    free(names);
+    free(a.names);
     return 0;
 }

@@ -33,15 +33,14 @@ static const char *const USAGE[] = {
     "words are matched in order of occurrence.\n"
     "\n"
     "Options:\n"
-    "  --pe LIST|all         schemes to run, comma-separated (default all): none,\n"
-    "                        integer, normalized, sine, sincos, sinusoidal, learned,\n"
-    "                        rope, alibi, t5, shaw\n"
+    "  --pe LIST|all         schemes to run, comma-separated (listed below; default\n"
+    "                        all)\n"
     "  --model MODEL         a model trained by train (agent task, say): its scheme\n"
     "                        alone, with what it predicts for each sentence\n"
     "  --csv                 print only scheme,max_abs_diff,pooled_cosine rows\n"
     CLI_MEMORY_HELP
     "  --help                show this help\n"
-    "\n", CLI_MODEL_HELP,
+    "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES,
     "\n"
     "Defaults here: --d-model 16 --heads 2 --layers 2 --d-ff 64 --norm post.\n"
     "\n"
@@ -318,6 +317,36 @@ static void run_trained(const Cli *cli, const char *path, OrderPair *pair, bool 
     checkpoint_free(&ck);
 }
 
+/* Each scheme of names on a fresh model of cfg: the pair's rows, a line
+ * (or a CSV row) each, then the summary. */
+static void run_untrained(const Cli *cli, Config *cfg, const char **names, size_t n_names,
+                          const char *first, OrderPair *pair, bool csv, double max_memory) {
+    add_cls(cli, pair, cfg->pool);
+    const Words *a = &pair->a, *b = &pair->b;
+    const size_t *perm = pair->perm;
+    Vocab v;
+    Err e;
+    if (vocab_init(&v, &e) || vocab_add_text(&v, first, &e) ||
+        (cfg->pool == POOL_CLS && vocab_add(&v, DATA_CLS, NULL, &e)))
+        cli_fail(cli, &e);
+    cfg->vocab_size = v.n;
+    check_schemes(cli, cfg, names, n_names, a->n, max_memory);
+    if (csv)
+        printf("scheme,max_abs_diff,pooled_cosine\n");
+    else
+        print_header(a, b, cfg, NULL, NULL);
+    Result *res = cli_alloc(cli, n_names, sizeof *res, "the results");
+    for (size_t i = 0; i < n_names; i++) {
+        res[i] = run_scheme(cli, cfg, names[i], &v, a, b, perm, csv);
+        if (csv)
+            printf("%s,%.6e,%.9f\n", names[i], res[i].max_diff, res[i].cos);
+    }
+    if (!csv)
+        print_summary(names, res, n_names, cfg->causal);
+    free(res);
+    vocab_free(&v);
+}
+
 int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "demo_order");
@@ -358,34 +387,10 @@ int main(int argc, char **argv) {
         cli_refuse_unread(&cli, &cfg.pe, names, n_names);
     OrderPair pair;
     read_sentences(&cli, sent, n_sent, &pair);
-    if (model) {
+    if (model)
         run_trained(&cli, model, &pair, csv, max_memory);
-    } else {
-        add_cls(&cli, &pair, cfg.pool);
-        const Words *a = &pair.a, *b = &pair.b;
-        const size_t *perm = pair.perm;
-        Vocab v;
-        Err e;
-        if (vocab_init(&v, &e) || vocab_add_text(&v, sent[0], &e) ||
-            (cfg.pool == POOL_CLS && vocab_add(&v, DATA_CLS, NULL, &e)))
-            cli_fail(&cli, &e);
-        cfg.vocab_size = v.n;
-        check_schemes(&cli, &cfg, names, n_names, a->n, max_memory);
-        if (csv)
-            printf("scheme,max_abs_diff,pooled_cosine\n");
-        else
-            print_header(a, b, &cfg, NULL, NULL);
-        Result *res = cli_alloc(&cli, n_names, sizeof *res, "the results");
-        for (size_t i = 0; i < n_names; i++) {
-            res[i] = run_scheme(&cli, &cfg, names[i], &v, a, b, perm, csv);
-            if (csv)
-                printf("%s,%.6e,%.9f\n", names[i], res[i].max_diff, res[i].cos);
-        }
-        if (!csv)
-            print_summary(names, res, n_names, cfg.causal);
-        free(res);
-        vocab_free(&v);
-    }
+    else
+        run_untrained(&cli, &cfg, names, n_names, sent[0], &pair, csv, max_memory);
     free(names);
     order_pair_free(&pair);
     return 0;

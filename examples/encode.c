@@ -38,13 +38,14 @@ static const char *const USAGE[] = {
     "\n"
     "Options:\n"
     "  --model MODEL         a model written by train --out\n"
-    "  --pe SCHEME           scheme of a fresh model (default sinusoidal)\n"
+    "  --pe SCHEME           scheme of a fresh model, one of those below (default\n"
+    "                        sinusoidal)\n"
     "  --npy DIR             write the NumPy files into DIR: new, empty, or an earlier\n"
     "                        export, which is replaced whole once the new one is\n"
     "                        complete (a failed export leaves DIR as it was)\n"
     CLI_MEMORY_HELP
     "  --help                show this help\n"
-    "\n", CLI_MODEL_HELP,
+    "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES,
     "\n"
     "Exit status: 0 on success, 2 for bad options or input, 1 on failure.\n",
     NULL};

@@ -19,9 +19,11 @@
 #include "../src/core/clock.h"
 #include "../src/core/cpus.h"
 #include "../src/core/fileio.h"
-#include "../src/model/matmul.h"
+#include "../src/model/kernels.h"
 #include "../src/model/par.h"
-#include "../src/run/experiment.h"
+#include "../src/experiments/cellfile.h"
+#include "../src/experiments/grid.h"
+#include "../src/experiments/page/page.h"
 #include "../src/run/outputs.h"
 #include "cli.h"
 
@@ -96,6 +98,10 @@ typedef struct {
     const char *cells_dir, *out;
     bool quick;
     size_t seeds, jobs;
+    /* the job: one cell (--cell ID), storing records (--store), listing
+     * the cells (--list, --missing), or else the whole grid */
+    const char *cell;
+    bool do_store, list, missing;
 } Grid;
 
 static void make_dir(const Cli *cli, const char *path) {
@@ -133,7 +139,7 @@ static int run_cell(Grid *g, const char *id) {
     if (exp_cell_run(&g->set, cell, &res, &e))
         cli_fail(&g->cli, &e);
     Buf b = {0};
-    int rc = exp_cell_format(&b, &g->set, cell, &res, POSENC_SOURCE_ID, matmul_kernels(),
+    int rc = exp_cell_format(&b, &g->set, cell, &res, POSENC_SOURCE_ID, kernels_name(),
                              clock_seconds() - t0);
     exp_cell_result_free(&res);
     if (rc)
@@ -396,19 +402,7 @@ static void write_page(Grid *g) {
     if (exp_results_init(&res, &g->set, &e))
         cli_fail(&g->cli, &e);
     for (size_t i = 0; i < g->n; i++) {
-        const ExpCell *c = &g->cells[i];
-        const ExpCellResult *r = &f[i].res;
-        for (size_t k = 0; k < r->n_series; k++) {
-            const ExpSeries *x = &r->series[k];
-            ExpKind kind = c->kind;
-            const char *name = x->name;
-            if (strcmp(x->name, "main") == 0)
-                name = c->kind == EXP_SCALING ? exp_scaling_names[0] : c->name;
-            else if (strcmp(x->name, "at") == 0)
-                kind = EXP_RANDOM_TEST, name = c->name;
-            exp_record(&res, kind, c->task, name, c->seed, x->value, x->per_len,
-                       r->n_per_len ? r->n_per_len - 1 : 0);
-        }
+        exp_results_add_cell(&res, &g->cells[i], &f[i].res);
         exp_cell_file_free(&f[i]);
     }
     free(f);
@@ -430,7 +424,7 @@ static bool writable(const char *dir) { return access(dir, W_OK) == 0; }
 
 /* The quick grid checks the pipeline; its numbers say nothing, so it never
  * writes over a page of the full grid (the quick page says so in its
- * first lines, experiment_doc.c) nor into docs/. */
+ * first lines, src/experiments/page/page.c) nor into docs/. */
 static void refuse_full_page(const Grid *g) {
     if (!g->quick)
         return;
@@ -453,74 +447,76 @@ static void refuse_full_page(const Grid *g) {
     }
 }
 
-int main(int argc, char **argv) {
-    Grid g = {0};
-    cli_init(&g.cli, argc, argv, "experiments");
-    const char *cell = NULL;
-    bool list = false, missing = false, do_store = false;
-    for (const char *arg; (arg = cli_next(&g.cli));) {
-        cli_help(&g.cli, USAGE);
-        if (cli_flag(&g.cli, "--quick"))
-            g.quick = true;
-        else if (cli_opt(&g.cli, "--out"))
-            g.out = g.cli.val;
-        else if (cli_opt(&g.cli, "--cells"))
-            g.cells_dir = g.cli.val;
-        else if (cli_opt(&g.cli, "--seeds"))
-            g.seeds = cli_size(&g.cli, "--seeds", g.cli.val, 2, EXP_MAX_SEEDS);
-        else if (cli_opt(&g.cli, "--jobs"))
-            g.jobs = cli_size(&g.cli, "--jobs", g.cli.val, 1, 256);
-        else if (cli_opt(&g.cli, "--cell"))
-            cell = g.cli.val;
-        else if (cli_flag(&g.cli, "--list"))
-            list = true;
-        else if (cli_flag(&g.cli, "--missing"))
-            missing = true;
-        else if (cli_flag(&g.cli, "--store"))
-            do_store = true;
-        else
-            cli_unknown(&g.cli, arg);
-    }
-    if ((cell != NULL) + list + do_store > 1)
-        cli_usage_error(&g.cli, "--cell, --list and --store are three different jobs; give "
-                        "one");
-    if (missing && !list)
-        cli_usage_error(&g.cli, "--missing goes with --list");
-    if (g.cells_dir && strcmp(g.cells_dir, "-") == 0 && !cell)
-        cli_usage_error(&g.cli, "--cells - (the record on stdout) goes with --cell ID");
-    if (!g.cells_dir)
-        g.cells_dir = g.quick ? "build/cells-quick" : "build/cells";
-    if (!g.out)
-        g.out = g.quick ? "build/experiments-quick" : "docs";
-    exp_settings(&g.set, g.quick, g.seeds);
-    Err e;
-    if (exp_cells(&g.set, &g.cells, &g.n, &e))
-        cli_fail(&g.cli, &e);
-    bool grid = !cell && !do_store && !list;
-    if (grid)
-        refuse_full_page(&g);
-    bool to_dir = strcmp(g.cells_dir, "-") != 0;
-    if (to_dir) {
-        /* a folder holds one grid's cells (--list only reads) */
-        if (!list)
-            make_dirs(&g.cli, g.cells_dir);
-        if (exp_cells_dir_check(g.cells_dir, &g.set, !list && writable(g.cells_dir), &e))
-            cli_fail(&g.cli, &e);
-    }
-    if (cell || do_store) {
-        int rc = cell ? run_cell(&g, cell) : store(&g);
-        free(g.cells);
-        return rc;
-    }
-    if (grid)
-        catch_stop_signals();
+/* ---- parse, check, run ---- */
 
-    /* what is done, what is to run */
-    size_t *todo = cli_alloc(&g.cli, g.n, sizeof *todo, "the cells to run");
-    size_t n_todo = 0, stale = 0;
-    for (size_t i = 0; i < g.n; i++) {
+static void parse(Grid *g, int argc, char **argv) {
+    cli_init(&g->cli, argc, argv, "experiments");
+    for (const char *arg; (arg = cli_next(&g->cli));) {
+        cli_help(&g->cli, USAGE);
+        if (cli_flag(&g->cli, "--quick"))
+            g->quick = true;
+        else if (cli_opt(&g->cli, "--out"))
+            g->out = g->cli.val;
+        else if (cli_opt(&g->cli, "--cells"))
+            g->cells_dir = g->cli.val;
+        else if (cli_opt(&g->cli, "--seeds"))
+            g->seeds = cli_size(&g->cli, "--seeds", g->cli.val, 2, EXP_MAX_SEEDS);
+        else if (cli_opt(&g->cli, "--jobs"))
+            g->jobs = cli_size(&g->cli, "--jobs", g->cli.val, 1, 256);
+        else if (cli_opt(&g->cli, "--cell"))
+            g->cell = g->cli.val;
+        else if (cli_flag(&g->cli, "--list"))
+            g->list = true;
+        else if (cli_flag(&g->cli, "--missing"))
+            g->missing = true;
+        else if (cli_flag(&g->cli, "--store"))
+            g->do_store = true;
+        else
+            cli_unknown(&g->cli, arg);
+    }
+}
+
+static bool whole_grid(const Grid *g) { return !g->cell && !g->do_store && !g->list; }
+
+/* The options together, the defaults, the grid's cells, and the cells
+ * folder: it holds this grid's cells, or is claimed for them. */
+static void check(Grid *g) {
+    if ((g->cell != NULL) + g->list + g->do_store > 1)
+        cli_usage_error(&g->cli, "--cell, --list and --store are three different jobs; give "
+                        "one");
+    if (g->missing && !g->list)
+        cli_usage_error(&g->cli, "--missing goes with --list");
+    if (g->cells_dir && strcmp(g->cells_dir, "-") == 0 && !g->cell)
+        cli_usage_error(&g->cli, "--cells - (the record on stdout) goes with --cell ID");
+    if (!g->cells_dir)
+        g->cells_dir = g->quick ? "build/cells-quick" : "build/cells";
+    if (!g->out)
+        g->out = g->quick ? "build/experiments-quick" : "docs";
+    exp_settings(&g->set, g->quick, g->seeds);
+    Err e;
+    if (exp_cells(&g->set, &g->cells, &g->n, &e))
+        cli_fail(&g->cli, &e);
+    if (whole_grid(g))
+        refuse_full_page(g);
+    if (strcmp(g->cells_dir, "-") != 0) {
+        /* a folder holds one grid's cells (--list only reads) */
+        if (!g->list)
+            make_dirs(&g->cli, g->cells_dir);
+        if (exp_cells_dir_check(g->cells_dir, &g->set, !g->list && writable(g->cells_dir), &e))
+            cli_fail(&g->cli, &e);
+    }
+}
+
+/* The cells not done yet into todo (in the grid's order); *stale counts
+ * those whose file is there but made by other sources or settings, or
+ * damaged (each damaged one named). */
+static size_t find_todo(const Grid *g, size_t *todo, size_t *stale) {
+    size_t n_todo = 0;
+    *stale = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        Err e;
         ExpCellFile f;
-        ExpCellState st = exp_cell_load(g.cells_dir, &g.set, &g.cells[i], POSENC_SOURCE_ID,
+        ExpCellState st = exp_cell_load(g->cells_dir, &g->set, &g->cells[i], POSENC_SOURCE_ID,
                                         &f, &e);
         if (st == CELL_DONE) {
             exp_cell_file_free(&f);
@@ -528,56 +524,80 @@ int main(int argc, char **argv) {
         }
         if (st == CELL_DAMAGED)
             fprintf(stderr, "experiments: %s/%s.cell is damaged: %s; it runs again\n",
-                    g.cells_dir, g.cells[i].id, e.msg);
-        todo[n_todo++] = i, stale += st != CELL_MISSING;
+                    g->cells_dir, g->cells[i].id, e.msg);
+        todo[n_todo++] = i, *stale += st != CELL_MISSING;
     }
-    if (list) {
-        for (size_t i = 0, k = 0; i < g.n; i++) {
-            bool is_todo = k < n_todo && todo[k] == i;
-            k += is_todo;
-            if (!missing || is_todo)
-                printf("%s\n", g.cells[i].id);
-        }
-        free(todo);
-        free(g.cells);
-        return 0;
-    }
+    return n_todo;
+}
 
-    /* two runs on one page, or on one set of cells, would overwrite each
-     * other file by file: the second is refused, as train refuses. A
-     * folder of cells all done is only read: it may be read-only. */
+static void list_cells(const Grid *g, const size_t *todo, size_t n_todo) {
+    for (size_t i = 0, k = 0; i < g->n; i++) {
+        bool is_todo = k < n_todo && todo[k] == i;
+        k += is_todo;
+        if (!g->missing || is_todo)
+            printf("%s\n", g->cells[i].id);
+    }
+}
+
+/* The cells to run, here, then the page from every cell. Two runs on one
+ * page, or on one set of cells, would overwrite each other file by file:
+ * the second is refused, as train refuses. A folder of cells all done is
+ * only read: it may be read-only. */
+static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
+    Err e;
     OutputLock page_lock, cells_lock = {.fd = -1};
     char page[4096], cells_name[4096];
-    bool cells_writable = writable(g.cells_dir);
+    bool cells_writable = writable(g->cells_dir);
     if (n_todo && !cells_writable) {
         fprintf(stderr, "experiments: %zu cells are to run and %s is not writable: make it "
-                "writable, or give another --cells folder\n", n_todo, g.cells_dir);
+                "writable, or give another --cells folder\n", n_todo, g->cells_dir);
         exit(2);
     }
-    make_dirs(&g.cli, g.out);
-    snprintf(page, sizeof page, "%s/results.md", g.out);
-    snprintf(cells_name, sizeof cells_name, "%s/cells", g.cells_dir);
+    make_dirs(&g->cli, g->out);
+    snprintf(page, sizeof page, "%s/results.md", g->out);
+    snprintf(cells_name, sizeof cells_name, "%s/cells", g->cells_dir);
     if (output_lock(&page_lock, page, "--out", true, &e) ||
         (cells_writable && output_lock(&cells_lock, cells_name, "--cells", true, &e)) ||
-        publish_recover(g.out, "results", &e))
-        cli_fail(&g.cli, &e);
-    if (!g.jobs)
-        g.jobs = cpus_usable();
+        publish_recover(g->out, "results", &e))
+        cli_fail(&g->cli, &e);
+    if (!g->jobs)
+        g->jobs = cpus_usable();
     fprintf(stderr, "experiments: %zu cells%s (d_model %zu, %zu layers, %zu seeds): %zu done, "
-            "skipped; %zu to run%s, %zu at once; threads: %s\n", g.n,
-            g.quick ? ", quick settings" : "", g.set.d_model, g.set.layers, g.set.seeds,
-            g.n - n_todo, n_todo, stale ? " (some made by other sources or settings, or "
-            "damaged)" : "", g.jobs, par_describe());
+            "skipped; %zu to run%s, %zu at once; threads: %s\n", g->n,
+            g->quick ? ", quick settings" : "", g->set.d_model, g->set.layers, g->set.seeds,
+            g->n - n_todo, n_todo, stale ? " (some made by other sources or settings, or "
+            "damaged)" : "", g->jobs, par_describe());
     double t0 = clock_seconds();
-    int rc = run_grid(&g, todo, n_todo, g.n - n_todo);
+    int rc = run_grid(g, todo, n_todo, g->n - n_todo);
     if (!rc) {
-        write_page(&g);
+        write_page(g);
         fprintf(stderr, "experiments: wrote %s/results.md from %zu cells (%zu run now, in %.1f "
-                "minutes)\n", g.out, g.n, n_todo, (clock_seconds() - t0) / 60.0);
+                "minutes)\n", g->out, g->n, n_todo, (clock_seconds() - t0) / 60.0);
     }
     if (cells_lock.fd >= 0)
         output_unlock(&cells_lock);
     output_unlock(&page_lock);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    Grid g = {0};
+    parse(&g, argc, argv);
+    check(&g);
+    if (g.cell || g.do_store) {
+        int rc = g.cell ? run_cell(&g, g.cell) : store(&g);
+        free(g.cells);
+        return rc;
+    }
+    if (whole_grid(&g))
+        catch_stop_signals();
+    size_t *todo = cli_alloc(&g.cli, g.n, sizeof *todo, "the cells to run"), stale;
+    size_t n_todo = find_todo(&g, todo, &stale);
+    int rc = 0;
+    if (g.list)
+        list_cells(&g, todo, n_todo);
+    else
+        rc = run_here(&g, todo, n_todo, stale);
     free(todo);
     free(g.cells);
     if (stop_signal)

@@ -118,6 +118,39 @@ static void header(Buf *b, const Task *t, const TaskOptions *r, int k) {
                t->blanks ? " and its tape" : "");
 }
 
+/* The three splits into folder out, all or none: written into a staging
+ * folder beside it, which then takes its place (out locked meanwhile). */
+static void write_splits(const Cli *cli, const char *out, const Task *t, const TaskOptions *r,
+                         const TextData *s) {
+    check_out(cli, out);
+    char lock[4096], staging[4096];
+    path_in(cli, lock, sizeof lock, out, ".make_data");
+    OutputLock held;
+    Err e;
+    if (output_lock(&held, lock, "--out", true, &e) ||
+        publish_stage(out, "make_data", staging, sizeof staging, &e))
+        cli_error(cli, &e);
+    int rc = 0;
+    for (int k = 0; !rc && k < 3; k++) {
+        char path[4096], name[16];
+        snprintf(name, sizeof name, "%s.txt", SPLIT[k]);
+        path_in(cli, path, sizeof path, staging, name);
+        Buf b = {0};
+        header(&b, t, r, k);
+        data_format(&s[k], &b);
+        rc = b.failed ? err_set(&e, ERR_RUNTIME, "out of memory building %s", path)
+                      : write_file_atomic(path, b.p, b.n, &e);
+        buf_free(&b);
+    }
+    if (!rc)
+        rc = publish_commit(out, staging, &e);
+    else
+        publish_recover(out, "make_data", &(Err){0}); /* unmarked: removed */
+    output_unlock(&held);
+    if (rc)
+        cli_error(cli, &e);
+}
+
 int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "make_data");
@@ -156,38 +189,10 @@ int main(int argc, char **argv) {
     Err e;
     if (task_options_resolve(&r, &o, task, &e))
         cli_error(&cli, &e);
-    const Task *t = task_find(task);
-
     TextData s[3];
     if (task_make(&s[0], &s[1], &s[2], task, &r, &e))
         cli_error(&cli, &e);
-
-    check_out(&cli, out);
-    char lock[4096], staging[4096];
-    path_in(&cli, lock, sizeof lock, out, ".make_data");
-    OutputLock held;
-    if (output_lock(&held, lock, "--out", true, &e) ||
-        publish_stage(out, "make_data", staging, sizeof staging, &e))
-        cli_error(&cli, &e);
-    int rc = 0;
-    for (int k = 0; !rc && k < 3; k++) {
-        char path[4096], name[16];
-        snprintf(name, sizeof name, "%s.txt", SPLIT[k]);
-        path_in(&cli, path, sizeof path, staging, name);
-        Buf b = {0};
-        header(&b, t, &r, k);
-        data_format(&s[k], &b);
-        rc = b.failed ? err_set(&e, ERR_RUNTIME, "out of memory building %s", path)
-                      : write_file_atomic(path, b.p, b.n, &e);
-        buf_free(&b);
-    }
-    if (!rc)
-        rc = publish_commit(out, staging, &e);
-    else
-        publish_recover(out, "make_data", &(Err){0}); /* unmarked: removed */
-    output_unlock(&held);
-    if (rc)
-        cli_error(&cli, &e);
+    write_splits(&cli, out, task_find(task), &r, s);
     for (int k = 0; k < 3; k++) {
         size_t longest = 0;
         for (size_t i = 0; i < s[k].n; i++)

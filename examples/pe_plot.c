@@ -46,8 +46,7 @@ static const char *const USAGE[] = {
     "Options:\n"
     "  --kind KIND           the picture (required)\n"
     "  --out FILE.png        where to write it (required)\n"
-    "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
-    "                        learned, rope, alibi, t5 or shaw (default sinusoidal)\n"
+    "  --pe SCHEME           one of the schemes below (default sinusoidal)\n"
     "  --positions N         positions drawn (heatmap, lines, dots, bits, naive), or\n"
     "                        relative distances (decay)\n"
     "  --channels LIST       lines: channels such as 6-9 or 4,5,10 (at most 10)\n"
@@ -63,12 +62,10 @@ static const char *const USAGE[] = {
     "\n"
     "Scheme options, for heatmap, lines, dots, bits and attention: --d-model\n"
     "(default 128 for heatmap and dots, 32 for lines and bits, 64 for attention),\n"
-    "--heads (default 4; rope, alibi, t5 and shaw act per head), --combine,\n"
-    "--pe-dim, --pairs, --layout, --base, --buckets, --max-distance, --max-relative,\n"
-    "--pe-init-std, --seed,\n"
-    "as below (naive and curves draw fixed things and refuse them). Attention\n"
-    "takes all the model options:\n"
-    "\n", CLI_MODEL_HELP,
+    "--heads (default 4; the schemes inside attention act per head), the scheme\n"
+    "options and --seed, as below (naive and curves draw fixed things and refuse\n"
+    "them). Attention takes all the model options:\n"
+    "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES,
     "\n"
     "Exit status: 0 when the picture is written, 2 for bad options or input\n"
     "(nothing is written), 1 on failure.\n",
@@ -191,166 +188,189 @@ static int draw_attention(const Cli *cli, Canvas *cv, Config *cfg, const char *m
     return rc;
 }
 
-int main(int argc, char **argv) {
-    Cli cli;
-    cli_init(&cli, argc, argv, "pe_plot");
+/* The command line, as given. */
+typedef struct {
     Config cfg;
-    config_default(&cfg, 0, "sinusoidal");
-    size_t model_C = cfg.d_model;
-    cfg.d_model = 0; /* 0: the kind's default */
-    const char *kind_s = NULL, *out = NULL, *model_opt = NULL;
-    const char *scheme_opt = NULL, *model = NULL;
-    const char *sentence = "Rohan killed the lion", *labels_s = NULL, *logs[MAX_ITEMS];
-    size_t T = 0, layer = 0, ref = 50, channels[10] = {6, 7, 8, 9}, n_ch = 4, n_logs = 0;
-    bool ref_set = false, pe_list_given = false, heads_given = false;
-    double max_memory = cli_default_memory();
-    const char *memory_opt = NULL;
-    for (const char *arg; (arg = cli_next(&cli));) {
-        cli_help(&cli, USAGE);
-        if (cli_memory_option(&cli, &max_memory)) {
-            memory_opt = arg; /* the guard's limit, checked before a model is made */
-        } else if (cli_opt(&cli, "--kind")) {
-            kind_s = cli.val;
-        } else if (cli_opt(&cli, "--out")) {
-            out = cli.val;
-        } else if (cli_pe(&cli, &cfg.pe)) {
-            scheme_opt = arg;
-            pe_list_given = true;
-        } else if (cli_opt(&cli, "--model")) {
-            model = cli.val;
-        } else if (cli_opt(&cli, "--positions")) {
-            T = cli_size(&cli, "--positions", cli.val, 1, FIG_MAX_POSITIONS);
-        } else if (cli_opt(&cli, "--channels")) {
-            n_ch = parse_channels(&cli, cli.val, channels);
-        } else if (cli_opt(&cli, "--position")) {
-            ref = cli_size(&cli, "--position", cli.val, 0, FIG_MAX_POSITIONS);
-            ref_set = true;
-        } else if (cli_opt(&cli, "--sentence")) {
-            sentence = cli.val;
-        } else if (cli_opt(&cli, "--layer")) {
-            layer = cli_size(&cli, "--layer", cli.val, 0, MAX_LAYERS - 1);
-        } else if (cli_opt(&cli, "--labels")) {
-            labels_s = cli.val;
-        } else if (cli_scheme_option(&cli, &cfg)) {
-            scheme_opt = arg;
-            heads_given |= strncmp(arg, "--heads", 7) == 0;
-        } else if (cli_model_option(&cli, &cfg)) {
-            model_opt = arg;
+    size_t model_C; /* the model's default d_model, for the kinds without their own */
+    const char *kind_s, *out, *model, *sentence, *labels_s;
+    Kind kind;
+    const char *model_opt, *scheme_opt, *memory_opt;
+    const char *logs[MAX_ITEMS];
+    size_t T, layer, ref, channels[10], n_ch, n_logs;
+    bool ref_set, pe_list_given, heads_given;
+    double max_memory;
+} Args;
+
+static void parse(Cli *cli, Args *a) {
+    *a = (Args){.sentence = "Rohan killed the lion", .ref = 50, .channels = {6, 7, 8, 9},
+                .n_ch = 4, .max_memory = cli_default_memory()};
+    config_default(&a->cfg, 0, "sinusoidal");
+    a->model_C = a->cfg.d_model;
+    a->cfg.d_model = 0; /* 0: the kind's default */
+    for (const char *arg; (arg = cli_next(cli));) {
+        cli_help(cli, USAGE);
+        if (cli_memory_option(cli, &a->max_memory)) {
+            a->memory_opt = arg; /* the guard's limit, checked before a model is made */
+        } else if (cli_opt(cli, "--kind")) {
+            a->kind_s = cli->val;
+        } else if (cli_opt(cli, "--out")) {
+            a->out = cli->val;
+        } else if (cli_pe(cli, &a->cfg.pe)) {
+            a->scheme_opt = arg;
+            a->pe_list_given = true;
+        } else if (cli_opt(cli, "--model")) {
+            a->model = cli->val;
+        } else if (cli_opt(cli, "--positions")) {
+            a->T = cli_size(cli, "--positions", cli->val, 1, FIG_MAX_POSITIONS);
+        } else if (cli_opt(cli, "--channels")) {
+            a->n_ch = parse_channels(cli, cli->val, a->channels);
+        } else if (cli_opt(cli, "--position")) {
+            a->ref = cli_size(cli, "--position", cli->val, 0, FIG_MAX_POSITIONS);
+            a->ref_set = true;
+        } else if (cli_opt(cli, "--sentence")) {
+            a->sentence = cli->val;
+        } else if (cli_opt(cli, "--layer")) {
+            a->layer = cli_size(cli, "--layer", cli->val, 0, MAX_LAYERS - 1);
+        } else if (cli_opt(cli, "--labels")) {
+            a->labels_s = cli->val;
+        } else if (cli_scheme_option(cli, &a->cfg)) {
+            a->scheme_opt = arg;
+            a->heads_given |= strncmp(arg, "--heads", 7) == 0;
+        } else if (cli_model_option(cli, &a->cfg)) {
+            a->model_opt = arg;
         } else if (arg[0] == '-' && arg[1] == '-') {
-            cli_unknown(&cli, arg);
-        } else if (n_logs < MAX_ITEMS) {
-            logs[n_logs++] = arg;
+            cli_unknown(cli, arg);
+        } else if (a->n_logs < MAX_ITEMS) {
+            a->logs[a->n_logs++] = arg;
         } else {
-            cli_usage_error(&cli, "more than %d log files", MAX_ITEMS);
+            cli_usage_error(cli, "more than %d log files", MAX_ITEMS);
         }
     }
-    if (!kind_s)
-        cli_usage_error(&cli, "--kind is required: heatmap, lines, dots, bits, naive, attention, "
+}
+
+/* The kind, the files, and the options the kind takes. */
+static void check(Cli *cli, Args *a) {
+    if (!a->kind_s)
+        cli_usage_error(cli, "--kind is required: heatmap, lines, dots, bits, naive, attention, "
                         "curves, decay or wavelengths");
-    Kind kind = K_COUNT;
+    a->kind = K_COUNT;
     for (int k = 0; k < K_COUNT; k++)
-        if (strcmp(kind_s, KIND_NAMES[k]) == 0)
-            kind = (Kind)k;
+        if (strcmp(a->kind_s, KIND_NAMES[k]) == 0)
+            a->kind = (Kind)k;
+    Kind kind = a->kind;
     if (kind == K_COUNT)
-        cli_usage_error(&cli, "unknown kind '%s': choose heatmap, lines, dots, bits, naive, "
-                        "attention, curves, decay or wavelengths", kind_s);
-    if (!out)
-        cli_usage_error(&cli, "--out FILE.png is required");
-    size_t n_out = strlen(out);
-    if (n_out < 5 || strcmp(out + n_out - 4, ".png") != 0)
-        cli_usage_error(&cli, "--out '%s' must name a .png file", out);
+        cli_usage_error(cli, "unknown kind '%s': choose heatmap, lines, dots, bits, naive, "
+                        "attention, curves, decay or wavelengths", a->kind_s);
+    if (!a->out)
+        cli_usage_error(cli, "--out FILE.png is required");
+    size_t n_out = strlen(a->out);
+    if (n_out < 5 || strcmp(a->out + n_out - 4, ".png") != 0)
+        cli_usage_error(cli, "--out '%s' must name a .png file", a->out);
     /* the picture must not replace the model or a log it is drawn from */
-    FileArg files[MAX_ITEMS + 2] = {{out, "--out", FILE_OUTPUT, NULL},
-                                    {model, "--model", FILE_INPUT, NULL}};
-    for (size_t i = 0; i < n_logs; i++)
-        files[2 + i] = (FileArg){logs[i], "the log", FILE_INPUT, NULL};
-    cli_check_files(&cli, files, 2 + n_logs);
-    if (model_opt && kind != K_ATTENTION)
-        cli_usage_error(&cli, "%s shapes a model: it applies to --kind attention only", model_opt);
-    if (scheme_opt && (kind == K_NAIVE || kind == K_CURVES))
-        cli_usage_error(&cli, "%s does not apply to --kind %s, which draws fixed things",
-                        scheme_opt, kind_s);
-    if (model && kind != K_ATTENTION)
-        cli_usage_error(&cli, "--model applies to --kind attention only");
-    if (memory_opt && kind != K_ATTENTION)
-        cli_usage_error(&cli, "--max-memory applies to --kind attention only, the one kind that "
+    FileArg files[MAX_ITEMS + 2] = {{a->out, "--out", FILE_OUTPUT, NULL},
+                                    {a->model, "--model", FILE_INPUT, NULL}};
+    for (size_t i = 0; i < a->n_logs; i++)
+        files[2 + i] = (FileArg){a->logs[i], "the log", FILE_INPUT, NULL};
+    cli_check_files(cli, files, 2 + a->n_logs);
+    if (a->model_opt && kind != K_ATTENTION)
+        cli_usage_error(cli, "%s shapes a model: it applies to --kind attention only",
+                        a->model_opt);
+    if (a->scheme_opt && (kind == K_NAIVE || kind == K_CURVES))
+        cli_usage_error(cli, "%s does not apply to --kind %s, which draws fixed things",
+                        a->scheme_opt, a->kind_s);
+    if (a->model && kind != K_ATTENTION)
+        cli_usage_error(cli, "--model applies to --kind attention only");
+    if (a->memory_opt && kind != K_ATTENTION)
+        cli_usage_error(cli, "--max-memory applies to --kind attention only, the one kind that "
                         "builds a model; drop it");
-    if (model && (model_opt || scheme_opt))
-        cli_usage_error(&cli, "with --model the scheme and shape come from the model; drop %s",
-                        model_opt ? model_opt : scheme_opt);
-    if (kind == K_CURVES ? n_logs == 0 : n_logs > 0)
-        cli_usage_error(&cli, kind == K_CURVES ? "curves needs one or more training logs (CSV "
+    if (a->model && (a->model_opt || a->scheme_opt))
+        cli_usage_error(cli, "with --model the scheme and shape come from the model; drop %s",
+                        a->model_opt ? a->model_opt : a->scheme_opt);
+    if (kind == K_CURVES ? a->n_logs == 0 : a->n_logs > 0)
+        cli_usage_error(cli, kind == K_CURVES ? "curves needs one or more training logs (CSV "
                         "files) after the options" : "unexpected argument '%s': only --kind "
-                        "curves takes files", logs[0]);
-    if (!T)
-        T = DEF_T[kind];
-    if (kind == K_WAVELENGTHS) {
+                        "curves takes files", a->logs[0]);
+}
+
+/* The kind's defaults where the options leave them open, then the scheme
+ * options nothing reads refused. */
+static void settle(Cli *cli, Args *a) {
+    Config *cfg = &a->cfg;
+    if (!a->T)
+        a->T = DEF_T[a->kind];
+    if (a->kind == K_WAVELENGTHS) {
         /* rope's picture whatever the scheme options: its scaling ones
          * are rope's alone; one head of the width, as for decay */
-        if (strcmp(cfg.pe.name, "rope") != 0 && pe_list_given)
-            cli_usage_error(&cli, "--kind wavelengths draws rope's frequencies, not %s",
-                            cfg.pe.name);
-        snprintf(cfg.pe.name, sizeof cfg.pe.name, "rope");
-        if (!heads_given)
-            cfg.n_heads = 1;
+        if (strcmp(cfg->pe.name, "rope") != 0 && a->pe_list_given)
+            cli_usage_error(cli, "--kind wavelengths draws rope's frequencies, not %s",
+                            cfg->pe.name);
+        snprintf(cfg->pe.name, sizeof cfg->pe.name, "rope");
+        if (!a->heads_given)
+            cfg->n_heads = 1;
     }
-    if (kind == K_DECAY && !pe_list_given) {
+    if (a->kind == K_DECAY && !a->pe_list_given) {
         /* RoPE's picture: rope, and one head of the whole width, as
          * RoFormer's figure (d = 128); each default holds whatever else
          * is given (--base, --heads, --d-model) */
-        snprintf(cfg.pe.name, sizeof cfg.pe.name, "rope");
-        if (!heads_given)
-            cfg.n_heads = 1;
+        snprintf(cfg->pe.name, sizeof cfg->pe.name, "rope");
+        if (!a->heads_given)
+            cfg->n_heads = 1;
     }
-    if (!cfg.d_model)
-        cfg.d_model = DEF_C[kind] ? DEF_C[kind] : model_C;
-    if (!model && kind != K_NAIVE && kind != K_CURVES)
-        cli_refuse_unused(&cli, &cfg);
-    if (!ref_set && kind == K_DOTS && ref >= T)
-        ref = T / 2;
+    if (!cfg->d_model)
+        cfg->d_model = DEF_C[a->kind] ? DEF_C[a->kind] : a->model_C;
+    if (!a->model && a->kind != K_NAIVE && a->kind != K_CURVES)
+        cli_refuse_unused(cli, cfg);
+    if (!a->ref_set && a->kind == K_DOTS && a->ref >= a->T)
+        a->ref = a->T / 2;
+}
 
-    Err e;
-    Canvas cv = {0, 0, NULL};
-    int rc = 0;
-    switch (kind) {
+static int draw(const Cli *cli, Args *a, Canvas *cv, Err *e) {
+    Config *cfg = &a->cfg;
+    size_t T = a->T;
+    switch (a->kind) {
     case K_HEATMAP:
-        rc = fig_heatmap(&cv, NULL, &cfg, T, &e);
-        break;
+        return fig_heatmap(cv, NULL, cfg, T, e);
     case K_LINES:
-        rc = fig_lines(&cv, &cfg, channels, n_ch, T, &e);
-        break;
+        return fig_lines(cv, cfg, a->channels, a->n_ch, T, e);
     case K_DOTS:
-        rc = fig_dots(&cv, NULL, &cfg, ref, T, &e);
-        break;
+        return fig_dots(cv, NULL, cfg, a->ref, T, e);
     case K_BITS:
-        rc = fig_bits(&cv, NULL, &cfg, T, &e);
-        break;
+        return fig_bits(cv, NULL, cfg, T, e);
     case K_NAIVE:
-        rc = fig_naive(&cv, T, &e);
-        break;
+        return fig_naive(cv, T, e);
     case K_DECAY:
-        rc = fig_decay(&cv, &cfg, T, &e);
-        break;
+        return fig_decay(cv, cfg, T, e);
     case K_WAVELENGTHS:
-        rc = fig_wavelengths(&cv, &cfg, &e);
-        break;
+        return fig_wavelengths(cv, cfg, e);
     case K_ATTENTION:
-        rc = draw_attention(&cli, &cv, &cfg, model, sentence, layer, max_memory, &e);
-        break;
+        return draw_attention(cli, cv, cfg, a->model, a->sentence, a->layer, a->max_memory, e);
     case K_CURVES: {
         char buf[1024];
         const char *labels[MAX_ITEMS];
-        size_t n_labels = labels_s ? split_labels(&cli, labels_s, buf, sizeof buf, labels) : 0;
-        if (labels_s && n_labels != n_logs)
-            cli_usage_error(&cli, "--labels names %zu logs but %zu were given", n_labels, n_logs);
-        rc = fig_curves(&cv, logs, labels_s ? labels : NULL, n_logs, &e);
-        break;
+        size_t n_labels =
+            a->labels_s ? split_labels(cli, a->labels_s, buf, sizeof buf, labels) : 0;
+        if (a->labels_s && n_labels != a->n_logs)
+            cli_usage_error(cli, "--labels names %zu logs but %zu were given", n_labels,
+                            a->n_logs);
+        return fig_curves(cv, a->logs, a->labels_s ? labels : NULL, a->n_logs, e);
     }
     default:
-        break;
+        return 0;
     }
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "pe_plot");
+    Args a;
+    parse(&cli, &a);
+    check(&cli, &a);
+    settle(&cli, &a);
+    Err e;
+    Canvas cv = {0, 0, NULL};
+    int rc = draw(&cli, &a, &cv, &e);
     if (!rc)
-        rc = canvas_write_png(&cv, out, &e);
+        rc = canvas_write_png(&cv, a.out, &e);
     canvas_free(&cv);
     if (rc)
         cli_fail(&cli, &e);

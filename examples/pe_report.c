@@ -4,6 +4,7 @@
  * (src/pe/analysis.h)
  * and prints a Markdown table, or CSV; --worked-example prints the notes'
  * "River Bank" example with the values the notes got wrong. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 
 #include "../src/core/rng.h"
 #include "../src/pe/analysis.h"
+#include "../src/pe/analysis_rope.h"
+#include "../src/pe/analysis_shift.h"
 #include "cli.h"
 
 /* Pieces, each under the 4095 characters C guarantees for one literal. */
@@ -22,6 +25,7 @@ static const char *const USAGE[] = {
     "                 [--layout L] [--buckets N] [--max-distance D]\n"
     "       pe_report --wavelengths [--d-model C] [--heads H] [--base B]\n"
     "                 [--rope-scaling S --rope-factor F] [--rope-original-len L]\n"
+    "       pe_report --shift M,N,S [--d-model C] [--heads H] [--base B] [--layout L]\n"
     "\n"
     "Measures the properties of each positional-encoding scheme on its code\n"
     "alone (no model): uniqueness, boundedness, length consistency,\n"
@@ -31,26 +35,15 @@ static const char *const USAGE[] = {
     "defines each one.\n"
     "\n"
     "Options:\n"
-    "  --pe LIST|all         schemes, comma-separated (default all): none, integer,\n"
-    "                        normalized, sine, sincos, sinusoidal, learned, rope,\n"
-    "                        alibi, t5, shaw\n"
+    "  --pe LIST|all         schemes, comma-separated (listed below; default all)\n"
     "  --d-model C           model width (default 64)\n"
-    "  --heads H             heads: rope, alibi, t5 and shaw act per head (default 4)\n"
+    "  --heads H             heads: the schemes inside attention act per head\n"
+    "                        (default 4)\n"
     "  --positions N         positions measured, 2..2048, with N^2 times --d-model\n"
     "                        at most 2^30 (default 256)\n"
     "  --far F               position where the float32 error is taken, 1024..10^9\n"
     "                        (default 1000000)\n"
-    "  --combine add|concat  how the code meets the embedding (default: the scheme's)\n"
-    "  --pe-dim W            channels of sinusoidal/learned under concat (default d/2)\n"
-    "  --pairs K             sin/cos pairs of the sincos scheme (default 1)\n"
-    "  --layout interleaved|split  sinusoid channel order, rope's pairs (default\n"
-    "                        interleaved)\n"
-    "  --base B              sinusoid and rope wavelength base (default 10000)\n"
-    "  --buckets N, --max-distance D  t5's buckets (default 32, 128)\n"
-    "  --max-relative K      shaw's clipping distance (default 16)\n"
-    "  --pe-init-std X       std of the untrained learned table (default 0.02)\n"
-    "  --seed S              seed of the untrained learned, t5 and shaw tables\n"
-    "                        (default 42)\n"
+    "  --seed S              seed of the untrained schemes' tables (default 42)\n"
     "  --csv                 one CSV row per scheme, with a fixed header\n"
     "  --relative K          what the schemes make of an offset of K: the sinusoid's\n"
     "                        dot product PE(p).PE(p+K), the same through a random\n"
@@ -60,11 +53,20 @@ static const char *const USAGE[] = {
     "                        each and the turns it makes over L positions\n"
     "                        (--rope-original-len, default 8), as trained and under\n"
     "                        --rope-scaling with --rope-factor S (over S L)\n"
+    "  --shift M,N,S         a query at position M and a key at N, then both moved by\n"
+    "                        S, in one head: the score q.k / sqrt(HS) of rope and of\n"
+    "                        the sinusoid added to them, whole and pair by pair, and\n"
+    "                        rope's long-term decay bound at the offset (the web\n"
+    "                        page's section 4)\n"
     "  --options             which schemes read each scheme option (the table the\n"
     "                        programs refuse unread options by)\n"
     "  --worked-example      the notes' River Bank table (d_model 6) and their sin/cos\n"
     "                        values, each checked against the exact value\n"
     "  --help                show this help\n"
+    "\n"
+    "Scheme options (a scheme reads the options its line names; --options lists\n"
+    "who reads each):\n", CLI_SCHEME_OPTIONS,
+    "\n", CLI_SCHEMES,
     "\n"
     "Exit status: 0 on success, 2 for bad options, 1 on failure.\n",
     NULL};
@@ -464,99 +466,192 @@ static void wavelengths(const Cli *cli, const Config *cfg) {
     free(t1);
 }
 
-int main(int argc, char **argv) {
-    Cli cli;
-    cli_init(&cli, argc, argv, "pe_report");
-    Config cfg;
-    config_default(&cfg, 0, "none");
-    const char *list = "all";
-    size_t N = 256, far = 1000000;
-    bool csv = false, example = false, options = false, waves = false;
-    size_t offset = 0;
-    for (const char *arg; (arg = cli_next(&cli));) {
-        cli_help(&cli, USAGE);
-        if (cli_flag(&cli, "--csv")) {
-            csv = true;
-        } else if (cli_flag(&cli, "--options")) {
-            options = true;
-        } else if (cli_flag(&cli, "--wavelengths")) {
-            waves = true;
-        } else if (cli_flag(&cli, "--worked-example")) {
-            example = true;
-        } else if (cli_opt(&cli, "--relative")) {
-            offset = cli_size(&cli, "--relative", cli.val, 1, 1000);
-        } else if (cli_opt(&cli, "--pe")) {
-            list = cli.val;
-        } else if (cli_opt(&cli, "--positions")) {
-            N = cli_size(&cli, "--positions", cli.val, 2, ANALYSIS_MAX_POSITIONS);
-        } else if (cli_opt(&cli, "--far")) {
-            far = cli_size(&cli, "--far", cli.val, 1024, 1000000000);
-        } else if (cli_scheme_option(&cli, &cfg)) {
-        } else {
-            cli_unknown(&cli, arg);
+/* --shift M,N,S: pe_shift of every scheme it takes, each pair of a head
+ * and the whole head, and rope's decay bound at the offset. */
+static int shift_scores(const Cli *cli, const Config *cfg, const char *text) {
+    static const char *const unread[] = {"--pe", "--positions", "--far", "--csv", "--relative",
+                                         "--wavelengths", "--seed", NULL};
+    cli_refuse_given(cli, unread, "with --shift, which reads --d-model, --heads and the "
+                     "options of the schemes it shows");
+    size_t v[3];
+    const char *p = text;
+    for (int i = 0; i < 3; i++, p++) {
+        char *end;
+        v[i] = isdigit((unsigned char)*p) ? (size_t)strtoull(p, &end, 10) : SIZE_MAX;
+        if (v[i] > SHIFT_MAX_POSITION || *(p = end) != (i < 2 ? ',' : '\0'))
+            cli_usage_error(cli, "--shift wants M,N,S: the query's position, the key's and the "
+                            "shift, whole numbers from 0 to %d, not '%s'", SHIFT_MAX_POSITION,
+                            text);
+    }
+    if (cfg->n_heads == 0 || cfg->d_model % cfg->n_heads)
+        cli_usage_error(cli, "--heads %zu does not divide --d-model %zu", cfg->n_heads,
+                        cfg->d_model);
+    size_t HS = cfg->d_model / cfg->n_heads, n = 0, rows = 1;
+    const char *names[PE_OPT_SLOTS];
+    for (size_t i = 0; i < pe_count() && n < PE_OPT_SLOTS; i++)
+        if (pe_shift_takes(pe_at(i)))
+            names[n++] = pe_at(i)->name;
+    cli_refuse_unread(cli, &cfg->pe, names, n);
+    char (*cell)[CELL] = cli_alloc(cli, (n * (HS / 2 + 1) + 1) * 8, sizeof *cell, "the table");
+    const char *head[8] = {"scheme", "pair (channels)", "q", "k", "score", "q shifted",
+                           "k shifted", "score shifted"};
+    for (size_t c = 0; c < 8; c++)
+        snprintf(cell[c], CELL, "%s", head[c]);
+    for (size_t i = 0; i < n; i++) {
+        PeConfig pc = pe_config_for(&cfg->pe, pe_find(names[i]));
+        for (size_t pair = 0; pair <= HS / 2; pair++, rows++) {
+            PeShift sh;
+            Err e;
+            bool all = pair == HS / 2;
+            if (pe_shift(&sh, &pc, HS, v[0], v[1], v[2], all ? 0 : pair, &e))
+                cli_error(cli, &e);
+            char (*row)[CELL] = cell + rows * 8;
+            snprintf(row[0], CELL, "%s", names[i]);
+            if (all)
+                snprintf(row[1], CELL, "all");
+            else
+                snprintf(row[1], CELL, "%zu (%zu, %zu)", pair, sh.ca, sh.cb);
+            for (size_t t = 0, c = 2; t < 2; t++, c += 3) {
+                if (!all) {
+                    snprintf(row[c], CELL, "%.6f, %.6f", sh.q[t][0], sh.q[t][1]);
+                    snprintf(row[c + 1], CELL, "%.6f, %.6f", sh.k[t][0], sh.k[t][1]);
+                }
+                snprintf(row[c + 2], CELL, "%.6f", all ? sh.score[t] : sh.part[t]);
+            }
         }
     }
-    for (int i = 1; (example || options) && i < argc; i++)
-        if (strcmp(argv[i], example ? "--worked-example" : "--options") != 0)
-            cli_usage_error(&cli, "%s prints one fixed table and takes no other option; drop %s",
-                            example ? "--worked-example" : "--options", argv[i]);
-    if (options) {
+    printf("A query at position %zu and a key at %zu, then both moved by %zu, in a head of %zu "
+           "channels (q0 and k0 drawn as for --relative; the sinusoid's code added to them).\n"
+           "score: q.k / sqrt(%zu), the pair's part of it, or the whole head's; then the same "
+           "at %zu and %zu.\n\n", v[0], v[1], v[2], HS, HS, v[0] + v[2], v[1] + v[2]);
+    print_table(cell, rows, 8);
+    size_t r = v[0] > v[1] ? v[0] - v[1] : v[1] - v[0];
+    double base = pe_base(&cfg->pe);
+    printf("\nrope's long-term decay bound (RoFormer 3.4.3) at the offset %zu, head of %zu, base "
+           "%g: %.6f (%.6f at offset 0)\n", r, HS, base, rope_decay_at(r, HS, base),
+           rope_decay_at(0, HS, base));
+    free(cell);
+    return 0;
+}
+
+/* The command line, as given. */
+typedef struct {
+    Config cfg;
+    const char *list;
+    size_t N, far, offset;
+    bool csv, example, options, waves;
+    const char *shift; /* --shift M,N,S, or NULL */
+} Args;
+
+static void parse(Cli *cli, Args *a) {
+    *a = (Args){.list = "all", .N = 256, .far = 1000000};
+    config_default(&a->cfg, 0, "none");
+    for (const char *arg; (arg = cli_next(cli));) {
+        cli_help(cli, USAGE);
+        if (cli_flag(cli, "--csv")) {
+            a->csv = true;
+        } else if (cli_flag(cli, "--options")) {
+            a->options = true;
+        } else if (cli_flag(cli, "--wavelengths")) {
+            a->waves = true;
+        } else if (cli_flag(cli, "--worked-example")) {
+            a->example = true;
+        } else if (cli_opt(cli, "--relative")) {
+            a->offset = cli_size(cli, "--relative", cli->val, 1, 1000);
+        } else if (cli_opt(cli, "--shift")) {
+            a->shift = cli->val;
+        } else if (cli_opt(cli, "--pe")) {
+            a->list = cli->val;
+        } else if (cli_opt(cli, "--positions")) {
+            a->N = cli_size(cli, "--positions", cli->val, 2, ANALYSIS_MAX_POSITIONS);
+        } else if (cli_opt(cli, "--far")) {
+            a->far = cli_size(cli, "--far", cli->val, 1024, 1000000000);
+        } else if (cli_scheme_option(cli, &a->cfg)) {
+        } else {
+            cli_unknown(cli, arg);
+        }
+    }
+}
+
+/* The reports other than the properties' table (--options,
+ * --worked-example, --wavelengths, --relative), each refusing the options
+ * it does not read; false for none of them. */
+static bool other_report(Cli *cli, const Args *a, int argc, char **argv) {
+    for (int i = 1; (a->example || a->options) && i < argc; i++)
+        if (strcmp(argv[i], a->example ? "--worked-example" : "--options") != 0)
+            cli_usage_error(cli, "%s prints one fixed table and takes no other option; drop %s",
+                            a->example ? "--worked-example" : "--options", argv[i]);
+    if (a->options) {
         print_options();
-        return 0;
-    }
-    if (example) {
+    } else if (a->example) {
         worked_example();
-        return 0;
-    }
-    if (waves) {
+    } else if (a->shift) {
+        shift_scores(cli, &a->cfg, a->shift);
+    } else if (a->waves) {
         static const char *const unread[] = {
             "--pe",      "--positions", "--far",   "--combine",      "--pe-dim", "--pairs",
             "--layout",  "--buckets",   "--seed",  "--max-distance", "--pe-init-std",
             "--csv",     "--relative",  "--max-relative", NULL};
-        cli_refuse_given(&cli, unread, "with --wavelengths, which reads --d-model, --heads, "
+        cli_refuse_given(cli, unread, "with --wavelengths, which reads --d-model, --heads, "
                          "--base and the --rope- options");
-        wavelengths(&cli, &cfg);
-        return 0;
-    }
-    if (offset) {
+        wavelengths(cli, &a->cfg);
+    } else if (a->offset) {
         static const char *const unread[] = {"--pe",     "--positions", "--far",
                                              "--combine", "--pe-dim",   "--pairs",
                                              "--pe-init-std", "--csv", "--max-relative",
                                              NULL};
-        cli_refuse_given(&cli, unread, "with --relative, which reads --d-model, --heads, "
+        cli_refuse_given(cli, unread, "with --relative, which reads --d-model, --heads, "
                          "--seed, --base, --layout, --buckets and --max-distance");
-        relative(&cli, &cfg, offset);
-        return 0;
+        relative(cli, &a->cfg, a->offset);
+    } else {
+        return false;
     }
+    return true;
+}
+
+/* The properties of each scheme of --pe, as a table or CSV. */
+static void properties(Cli *cli, const Args *a) {
+    const Config *cfg = &a->cfg;
+    size_t N = a->N;
     /* The measures compare positions pairwise, channel by channel: a
      * scheme's time grows as N^2 C (and N^3 inside attention), hours at
      * --positions 2048 --d-model 32768. The bound keeps every run within
      * about a minute for all the schemes (42 s at 2048 x 256). */
-    double work = (double)N * (double)N * (double)cfg.d_model;
+    double work = (double)N * (double)N * (double)cfg->d_model;
     if (work > MAX_WORK)
-        cli_usage_error(&cli, "--positions %zu at --d-model %zu is %.3g pairs of positions "
+        cli_usage_error(cli, "--positions %zu at --d-model %zu is %.3g pairs of positions "
                         "times channels, more than the %.3g a report measures (about a minute "
                         "for all the schemes); give --positions %zu or fewer, or a smaller "
-                        "--d-model", N, cfg.d_model, work, MAX_WORK,
-                        (size_t)sqrt(MAX_WORK / (double)cfg.d_model));
+                        "--d-model", N, cfg->d_model, work, MAX_WORK,
+                        (size_t)sqrt(MAX_WORK / (double)cfg->d_model));
     const char **names;
-    size_t n = cli_scheme_list(&cli, "--pe", list, &names);
-    cli_refuse_unread(&cli, &cfg.pe, names, n);
-    PeProps *props = cli_alloc(&cli, n, sizeof *props, "the properties");
+    size_t n = cli_scheme_list(cli, "--pe", a->list, &names);
+    cli_refuse_unread(cli, &cfg->pe, names, n);
+    PeProps *props = cli_alloc(cli, n, sizeof *props, "the properties");
     Err e;
     for (size_t i = 0; i < n; i++) {
-        PeConfig pc = pe_config_for(&cfg.pe, pe_find(names[i]));
-        int rc = pe_properties(&props[i], &pc, cfg.seed, cfg.d_model, cfg.n_heads, N, far, &e);
+        PeConfig pc = pe_config_for(&cfg->pe, pe_find(names[i]));
+        int rc = pe_properties(&props[i], &pc, cfg->seed, cfg->d_model, cfg->n_heads, N, a->far,
+                               &e);
         if (rc == ERR_INPUT)
-            cli_usage_error(&cli, "%s", e.msg);
+            cli_usage_error(cli, "%s", e.msg);
         if (rc)
-            cli_fail(&cli, &e);
+            cli_fail(cli, &e);
     }
-    if (csv)
+    if (a->csv)
         print_csv(props, n);
     else
-        print_markdown(props, n, far, cfg.seed);
+        print_markdown(props, n, a->far, cfg->seed);
     free(props);
     free(names);
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "pe_report");
+    Args a;
+    parse(&cli, &a);
+    if (!other_report(&cli, &a, argc, argv))
+        properties(&cli, &a);
     return 0;
 }

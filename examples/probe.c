@@ -201,98 +201,121 @@ static void plot(const Cli *cli, const char *path, const Probed *p, size_t n, si
         cli_fail(cli, &e);
 }
 
+/* The command line, as given; the models in p, n of them. */
+typedef struct {
+    char task_buf[32];
+    const char *task, *plot_path, *data;
+    TaskOptions over;
+    bool csv;
+    double ridge, max_memory;
+    Probed *p;
+    size_t n;
+} Args;
+
+static void parse(Cli *cli, Args *a) {
+    /* a task other than the model's own is drawn from the tasks' default seed */
+    *a = (Args){.over = {.seed = 1}, .ridge = 1e-3, .max_memory = cli_default_memory()};
+    a->p = cli_alloc(cli, MAX_MODELS, sizeof *a->p, "the models");
+    for (const char *arg; (arg = cli_next(cli));) {
+        cli_help(cli, USAGE);
+        if (cli_flag(cli, "--csv")) {
+            a->csv = true;
+        } else if (cli_memory_option(cli, &a->max_memory)) {
+            /* the guard's limit, checked before each model runs */
+        } else if (cli_task(cli, a->task_buf, sizeof a->task_buf)) {
+            a->task = a->task_buf;
+        } else if (cli_opt(cli, "--data")) {
+            a->data = cli->val;
+        } else if (cli_opt(cli, "--examples")) {
+            a->over.n_valid = a->over.n_test = cli_size(cli, "--examples", cli->val, 1,
+                                                        TASK_MAX_EXAMPLES);
+        } else if (cli_opt(cli, "--min-len")) {
+            a->over.min_len = cli_size(cli, "--min-len", cli->val, 1, TASK_MAX_LEN);
+        } else if (cli_opt(cli, "--max-len")) {
+            a->over.max_len = cli_size(cli, "--max-len", cli->val, 1, TASK_MAX_LEN);
+        } else if (cli_opt(cli, "--ridge")) {
+            a->ridge = cli_double(cli, "--ridge", cli->val, 1e-12, 1e6);
+        } else if (cli_opt(cli, "--plot")) {
+            a->plot_path = cli->val;
+            size_t len = strlen(a->plot_path);
+            if (len < 5 || strcmp(a->plot_path + len - 4, ".png") != 0)
+                cli_usage_error(cli, "--plot '%s' must name a .png file", a->plot_path);
+        } else if (arg[0] == '-' && arg[1] == '-') {
+            cli_unknown(cli, arg);
+        } else if (a->n < MAX_MODELS) {
+            a->p[a->n++].path = arg;
+        } else {
+            cli_usage_error(cli, "more than %d models", MAX_MODELS);
+        }
+    }
+}
+
+static void check(Cli *cli, const Args *a) {
+    if (a->n == 0)
+        cli_usage_error(cli, "give one or more models saved by train --out");
+    /* the picture must not replace a model or the data it reads */
+    FileArg files[MAX_MODELS + 2] = {{a->plot_path, "--plot", FILE_OUTPUT, NULL},
+                                     {a->data, "--data", FILE_INPUT, NULL}};
+    for (size_t i = 0; i < a->n; i++)
+        files[2 + i] = (FileArg){a->p[i].path, "the model", FILE_INPUT, NULL};
+    cli_check_files(cli, files, 2 + a->n);
+    if (a->task && a->data)
+        cli_usage_error(cli, "give --task or --data, not both");
+    static const char *const task_only[] = {"--examples", "--min-len", "--max-len", NULL};
+    if (a->data)
+        cli_refuse_given(cli, task_only, "with --data, whose sentences are the file's");
+    if (!a->task && !a->data)
+        same_task(cli, a->p, a->n);
+}
+
+static void print_csv(const Probed *p, size_t n) {
+    printf("model,scheme,norm,layer,accuracy,r2\n");
+    for (size_t i = 0; i < n; i++)
+        for (size_t l = 0; l < p[i].r.n_rows; l++)
+            printf("%s,%s,%s,%zu,%.4f,%.4f\n", p[i].path, p[i].scheme, p[i].pre ? "pre" : "post",
+                   l, p[i].r.accuracy[l], p[i].r.r2[l]);
+}
+
+/* What the probes were fitted and scored on, then the two tables. */
+static void print_report(const Probed *p, size_t n, size_t rows) {
+    const ProbeResult *r = &p[0].r;
+    printf("Fitted on %zu validation sentences (%zu words), scored on %zu test sentences\n"
+           "(%zu words); positions 0..%zu; chance (always the commonest position): %.4f\n",
+           r->fit_sentences, r->fit_words, r->test_sentences, r->test_words,
+           r->n_positions - 1, r->chance);
+    for (size_t i = 1; i < n; i++)
+        if (p[i].r.test_words != r->test_words || p[i].r.fit_words != r->fit_words)
+            printf("(%s: fitted on %zu words, scored on %zu, chance %.4f)\n", p[i].path,
+                   p[i].r.fit_words, p[i].r.test_words, p[i].r.chance);
+    for (size_t i = 0; i < n; i++)
+        if (p[i].r.skipped)
+            printf("(%s: %zu sentences longer than its learned table are left out)\n",
+                   p[i].path, p[i].r.skipped);
+    printf("\nTest accuracy of the position read back, by layer (0: the input):\n");
+    print_table(p, n, rows, false);
+    printf("\nR^2 of the position read back as a number:\n");
+    print_table(p, n, rows, true);
+}
+
 int main(int argc, char **argv) {
     Cli cli;
     cli_init(&cli, argc, argv, "probe");
-    char task_buf[32];
-    const char *task = NULL, *plot_path = NULL, *data = NULL;
-    /* a task other than the model's own is drawn from the tasks' default seed */
-    TaskOptions over = {.seed = 1};
-    bool csv = false;
-    double ridge = 1e-3, max_memory = cli_default_memory();
-    Probed *p = cli_alloc(&cli, MAX_MODELS, sizeof *p, "the models");
-    size_t n = 0;
-    for (const char *arg; (arg = cli_next(&cli));) {
-        cli_help(&cli, USAGE);
-        if (cli_flag(&cli, "--csv")) {
-            csv = true;
-        } else if (cli_memory_option(&cli, &max_memory)) {
-            /* the guard's limit, checked before each model runs */
-        } else if (cli_task(&cli, task_buf, sizeof task_buf)) {
-            task = task_buf;
-        } else if (cli_opt(&cli, "--data")) {
-            data = cli.val;
-        } else if (cli_opt(&cli, "--examples")) {
-            over.n_valid = over.n_test = cli_size(&cli, "--examples", cli.val, 1,
-                                                  TASK_MAX_EXAMPLES);
-        } else if (cli_opt(&cli, "--min-len")) {
-            over.min_len = cli_size(&cli, "--min-len", cli.val, 1, TASK_MAX_LEN);
-        } else if (cli_opt(&cli, "--max-len")) {
-            over.max_len = cli_size(&cli, "--max-len", cli.val, 1, TASK_MAX_LEN);
-        } else if (cli_opt(&cli, "--ridge")) {
-            ridge = cli_double(&cli, "--ridge", cli.val, 1e-12, 1e6);
-        } else if (cli_opt(&cli, "--plot")) {
-            plot_path = cli.val;
-            size_t len = strlen(plot_path);
-            if (len < 5 || strcmp(plot_path + len - 4, ".png") != 0)
-                cli_usage_error(&cli, "--plot '%s' must name a .png file", plot_path);
-        } else if (arg[0] == '-' && arg[1] == '-') {
-            cli_unknown(&cli, arg);
-        } else if (n < MAX_MODELS) {
-            p[n++].path = arg;
-        } else {
-            cli_usage_error(&cli, "more than %d models", MAX_MODELS);
-        }
-    }
-    if (n == 0)
-        cli_usage_error(&cli, "give one or more models saved by train --out");
-    /* the picture must not replace a model or the data it reads */
-    FileArg files[MAX_MODELS + 2] = {{plot_path, "--plot", FILE_OUTPUT, NULL},
-                                     {data, "--data", FILE_INPUT, NULL}};
-    for (size_t i = 0; i < n; i++)
-        files[2 + i] = (FileArg){p[i].path, "the model", FILE_INPUT, NULL};
-    cli_check_files(&cli, files, 2 + n);
-    if (task && data)
-        cli_usage_error(&cli, "give --task or --data, not both");
-    static const char *const task_only[] = {"--examples", "--min-len", "--max-len", NULL};
-    if (data)
-        cli_refuse_given(&cli, task_only, "with --data, whose sentences are the file's");
-    if (!task && !data)
-        same_task(&cli, p, n);
-
+    Args a;
+    parse(&cli, &a);
+    check(&cli, &a);
+    Probed *p = a.p;
     size_t rows = 0;
-    for (size_t i = 0; i < n; i++) {
-        probe_one(&cli, &p[i], task, data, &over, ridge, max_memory);
+    for (size_t i = 0; i < a.n; i++) {
+        probe_one(&cli, &p[i], a.task, a.data, &a.over, a.ridge, a.max_memory);
         rows = p[i].r.n_rows > rows ? p[i].r.n_rows : rows;
     }
-    unique_labels(p, n);
-    if (csv) {
-        printf("model,scheme,norm,layer,accuracy,r2\n");
-        for (size_t i = 0; i < n; i++)
-            for (size_t l = 0; l < p[i].r.n_rows; l++)
-                printf("%s,%s,%s,%zu,%.4f,%.4f\n", p[i].path, p[i].scheme, p[i].pre ? "pre" : "post",
-                       l, p[i].r.accuracy[l], p[i].r.r2[l]);
-    } else {
-        const ProbeResult *r = &p[0].r;
-        printf("Fitted on %zu validation sentences (%zu words), scored on %zu test sentences\n"
-               "(%zu words); positions 0..%zu; chance (always the commonest position): %.4f\n",
-               r->fit_sentences, r->fit_words, r->test_sentences, r->test_words,
-               r->n_positions - 1, r->chance);
-        for (size_t i = 1; i < n; i++)
-            if (p[i].r.test_words != r->test_words || p[i].r.fit_words != r->fit_words)
-                printf("(%s: fitted on %zu words, scored on %zu, chance %.4f)\n", p[i].path,
-                       p[i].r.fit_words, p[i].r.test_words, p[i].r.chance);
-        for (size_t i = 0; i < n; i++)
-            if (p[i].r.skipped)
-                printf("(%s: %zu sentences longer than its learned table are left out)\n",
-                       p[i].path, p[i].r.skipped);
-        printf("\nTest accuracy of the position read back, by layer (0: the input):\n");
-        print_table(p, n, rows, false);
-        printf("\nR^2 of the position read back as a number:\n");
-        print_table(p, n, rows, true);
-    }
-    if (plot_path)
-        plot(&cli, plot_path, p, n, rows);
+    unique_labels(p, a.n);
+    if (a.csv)
+        print_csv(p, a.n);
+    else
+        print_report(p, a.n, rows);
+    if (a.plot_path)
+        plot(&cli, a.plot_path, p, a.n, rows);
     free(p);
     return 0;
 }

@@ -21,17 +21,15 @@ static const char *const USAGE[] = {
     "       train --init MODEL (--task NAME | --data FILE) [--rope-scaling ...]\n"
     "                    [training and task options]\n"
     "\n"
-    "Trains an encoder with one positional-encoding scheme on a built-in task\n"
-    "(agent, direction, reverse, sort, previous, contains, first; see data/README.md)\n"
-    "or on your own data (docs/formats.md), evaluating on the validation split as it\n"
-    "goes.\n"
+    "Trains an encoder with one positional-encoding scheme on a built-in task (the\n"
+    "list is below; data/README.md describes each) or on your own data\n"
+    "(docs/formats.md), evaluating on the validation split as it goes.\n"
     "Progress goes to stderr; the final accuracies to stdout.\n"
     "\n"
     "Options:\n"
     "  --task NAME           a built-in task\n"
     "  --data FILE           training data; --valid FILE for validation data\n"
-    "  --pe SCHEME           none, integer, normalized, sine, sincos, sinusoidal,\n"
-    "                        learned, rope, alibi, t5, shaw (default sinusoidal)\n"
+    "  --pe SCHEME           one of the schemes below (default sinusoidal)\n"
     "  --keep best|last      the model to keep: the one of the evaluation with the best\n"
     "                        validation accuracy (ties: lower validation loss), or\n"
     "                        the last (default best; last without validation data;\n"
@@ -49,16 +47,17 @@ static const char *const USAGE[] = {
     "                        scheme; the words and classes of this run's data must\n"
     "                        be its own) with a new optimizer and this command's\n"
     "                        task, lengths and training options; of the model\n"
-    "                        options only --rope-scaling, --rope-factor and\n"
-    "                        --rope-original-len (default: MODEL's training length)\n"
-    "                        and --seed apply\n"
+    "                        options only those a trained model may change (rope's\n"
+    "                        scalings: evaluate --help lists them; yarn's length\n"
+    "                        defaults to MODEL's training length) and --seed apply\n"
     "  --dropout P           dropout while training, 0 to 0.95 (default 0): on the\n"
     "                        embedding + code, the attention weights, and after\n"
     "                        attention and the FFN's two layers, as PyTorch's\n"
     "                        encoder layer puts it; never at evaluation (kept in the\n"
     "                        model; with --init, for the fine-tuning)\n"
     "  --help                show this help\n"
-    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP,
+    "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES, "\n",
+    CLI_TASKS,
     "\n"
     "In train, a learned table gets one row per position of the longest training\n"
     "sentence (or of --random-positions N) unless --table-len asks for more.\n"
@@ -233,184 +232,221 @@ static void fail(const Cli *cli, Run *r, const Err *e) {
     cli_fail(cli, e);
 }
 
-int main(int argc, char **argv) {
-    Cli cli;
-    cli_init(&cli, argc, argv, "train");
+/* The command line, as given. */
+typedef struct {
     TrainMeta mt;
-    train_meta_default(&mt);
     OptConfig opt;
-    opt_default(&opt);
-    mt.max_memory = cli_default_memory();
     Config cfg;
-    config_default(&cfg, 0, "sinusoidal");
-    const char *out = NULL, *logpath = NULL, *resume = NULL, *shaping = NULL;
-    const char *task_only = NULL; /* a task option, which does nothing with --data */
-    const char *init = NULL, *model_opt = NULL; /* --init, and a model option it refuses */
-    bool rescale = false;
-    bool steps_given = false, keep_given = false;
-    for (const char *arg; (arg = cli_next(&cli));) {
-        cli_help(&cli, USAGE);
-        if (cli_task(&cli, mt.task, sizeof mt.task)) {
-            shaping = arg;
-        } else if (cli_run_option(&cli, &mt, &opt, TRAIN_OPT_DATA) ||
-                   cli_run_option(&cli, &mt, &opt, TRAIN_OPT_VALID)) {
-            shaping = arg;
-        } else if (cli_pe(&cli, &cfg.pe)) {
-            shaping = model_opt = arg;
-        } else if (cli_opt(&cli, "--out")) {
-            out = cli.val;
-        } else if (cli_opt(&cli, "--log")) {
-            logpath = cli.val;
-        } else if (cli_opt(&cli, "--resume")) {
-            resume = cli.val;
-        } else if (cli_opt(&cli, "--init")) {
-            init = cli.val;
-        } else if (cli_opt(&cli, "--dropout")) {
-            cfg.dropout = cli_float(&cli, "--dropout", cli.val, 0.0f, MAX_DROPOUT);
-            shaping = arg;
-        } else if (cli_run_option(&cli, &mt, &opt, TRAIN_OPT_KEEP)) {
-            keep_given = true;
-        } else if (cli_task_option(&cli, &mt.task_opt)) {
-            shaping = task_only = arg;
-        } else if (cli_model_option(&cli, &cfg)) {
+    const char *out, *logpath, *resume, *init;
+    const char *shaping;   /* an option that shapes a new run (refused with --resume) */
+    const char *task_only; /* a task option, which does nothing with --data */
+    const char *model_opt; /* a model option --init refuses */
+    bool rescale;          /* an option a trained model may change (for --init) */
+    bool steps_given, keep_given;
+} Args;
+
+static void parse(Cli *cli, Args *a) {
+    train_meta_default(&a->mt);
+    opt_default(&a->opt);
+    a->mt.max_memory = cli_default_memory();
+    config_default(&a->cfg, 0, "sinusoidal");
+    for (const char *arg; (arg = cli_next(cli));) {
+        cli_help(cli, USAGE);
+        if (cli_task(cli, a->mt.task, sizeof a->mt.task)) {
+            a->shaping = arg;
+        } else if (cli_run_option(cli, &a->mt, &a->opt, TRAIN_OPT_DATA) ||
+                   cli_run_option(cli, &a->mt, &a->opt, TRAIN_OPT_VALID)) {
+            a->shaping = arg;
+        } else if (cli_pe(cli, &a->cfg.pe)) {
+            a->shaping = a->model_opt = arg;
+        } else if (cli_opt(cli, "--out")) {
+            a->out = cli->val;
+        } else if (cli_opt(cli, "--log")) {
+            a->logpath = cli->val;
+        } else if (cli_opt(cli, "--resume")) {
+            a->resume = cli->val;
+        } else if (cli_opt(cli, "--init")) {
+            a->init = cli->val;
+        } else if (cli_opt(cli, "--dropout")) {
+            a->cfg.dropout = cli_float(cli, "--dropout", cli->val, 0.0f, MAX_DROPOUT);
+            a->shaping = arg;
+        } else if (cli_run_option(cli, &a->mt, &a->opt, TRAIN_OPT_KEEP)) {
+            a->keep_given = true;
+        } else if (cli_task_option(cli, &a->mt.task_opt)) {
+            a->shaping = a->task_only = arg;
+        } else if (cli_model_option(cli, &a->cfg)) {
             if (strncmp(arg, "--table-len", 11) == 0)
-                mt.table_len = cfg.max_len;
-            shaping = arg;
-            if (strncmp(arg, "--rope-", 7) == 0)
-                rescale = true;
+                a->mt.table_len = a->cfg.max_len;
+            a->shaping = arg;
+            if (cli_is_tunable(arg))
+                a->rescale = true;
             else if (strncmp(arg, "--seed", 6) != 0)
-                model_opt = arg;
-        } else if (cli_train_option(&cli, &mt, &opt)) {
+                a->model_opt = arg;
+        } else if (cli_train_option(cli, &a->mt, &a->opt)) {
             if (strncmp(arg, "--steps", 7) == 0)
-                steps_given = true;
+                a->steps_given = true;
             else if (strncmp(arg, "--max-memory", 12) != 0)
-                shaping = arg;
+                a->shaping = arg;
         } else {
-            cli_unknown(&cli, arg);
+            cli_unknown(cli, arg);
         }
     }
-    if (resume && shaping)
-        cli_usage_error(&cli, "with --resume the model, data and options come from the "
+}
+
+/* The rules between the options: what goes together, and what would do
+ * nothing (refused, not silently ignored). */
+static void check(Cli *cli, Args *a) {
+    const TrainMeta *mt = &a->mt;
+    if (a->resume && a->shaping)
+        cli_usage_error(cli, "with --resume the model, data and options come from the "
                         "checkpoint; drop %s (only --steps, --keep, --out, --log and --max-memory "
                         "apply)",
-                        shaping);
-    if (resume && init)
-        cli_usage_error(&cli, "give --resume (go on with a run) or --init (start a new one "
+                        a->shaping);
+    if (a->resume && a->init)
+        cli_usage_error(cli, "give --resume (go on with a run) or --init (start a new one "
                         "from a model's weights), not both");
-    if (init && model_opt)
-        cli_usage_error(&cli, "with --init the model's shape and scheme come from %s; drop %s "
+    if (a->init && a->model_opt)
+        cli_usage_error(cli, "with --init the model's shape and scheme come from %s; drop %s "
                         "(of the model options, --init takes the --rope- ones and --seed)",
-                        init, model_opt);
-    if (!resume && !mt.task[0] && !mt.data[0])
-        cli_usage_error(&cli, "give a task (--task agent) or a data file (--data FILE)");
-    if (mt.task[0] && mt.data[0])
-        cli_usage_error(&cli, "give --task or --data, not both");
-    if (mt.valid[0] && !mt.data[0])
-        cli_usage_error(&cli, "--valid goes with --data");
-    /* options that would do nothing are refused, not silently ignored */
-    if (mt.data[0] && task_only)
-        cli_usage_error(&cli, "%s applies to the built-in tasks (--task), not to --data; drop "
-                        "it", task_only);
-    if (!resume && !init)
-        cli_refuse_unused(&cli, &cfg);
-    mt.seed = cfg.seed;
+                        a->init, a->model_opt);
+    if (!a->resume && !mt->task[0] && !mt->data[0])
+        cli_usage_error(cli, "give a task (--task agent) or a data file (--data FILE)");
+    if (mt->task[0] && mt->data[0])
+        cli_usage_error(cli, "give --task or --data, not both");
+    if (mt->valid[0] && !mt->data[0])
+        cli_usage_error(cli, "--valid goes with --data");
+    if (mt->data[0] && a->task_only)
+        cli_usage_error(cli, "%s applies to the built-in tasks (--task), not to --data; drop "
+                        "it", a->task_only);
+    if (!a->resume && !a->init)
+        cli_refuse_unused(cli, &a->cfg);
+    a->mt.seed = a->cfg.seed;
+}
 
-    Session s;
-    Err e;
-    int rc;
-    if (init) {
-        Checkpoint ck;
-        if (checkpoint_load(&ck, init, &e))
-            cli_fail(&cli, &e);
-        Config from = ck.model.cfg;
-        from.seed = cfg.seed;
-        from.dropout = cfg.dropout;
-        rc = rescale ? session_tune(&from, &cfg.pe, &e) : 0;
-        if (!rc)
-            rc = session_create_from(&s, &mt, &ck.model, &ck.vocab, &ck.labels, &from, &opt,
-                                     &e);
-        checkpoint_free(&ck);
-    } else {
-        rc = resume ? session_resume(&s, resume, steps_given ? mt.steps : 0, mt.max_memory, &e)
-                    : session_create(&s, &mt, &cfg, &opt, &e);
-    }
+/* The session: from --init's weights, from --resume's checkpoint, or new. */
+static int open_session(Session *s, Args *a, Err *e) {
+    if (a->resume)
+        return session_resume(s, a->resume, a->steps_given ? a->mt.steps : 0, a->mt.max_memory,
+                              e);
+    if (!a->init)
+        return session_create(s, &a->mt, &a->cfg, &a->opt, e);
+    Checkpoint ck;
+    int rc = checkpoint_load(&ck, a->init, e);
     if (rc)
-        cli_fail(&cli, &e);
-    Kept k = {0};
-    Run r = {&s, &k, NULL};
-    bool saved = false; /* out holds the kept model */
+        return rc;
+    Config from = ck.model.cfg;
+    from.seed = a->cfg.seed;
+    from.dropout = a->cfg.dropout;
+    rc = a->rescale ? session_tune(&from, &a->cfg.pe, e) : 0;
+    if (!rc)
+        rc = session_create_from(s, &a->mt, &ck.model, &ck.vocab, &ck.labels, &from, &a->opt,
+                                 e);
+    checkpoint_free(&ck);
+    return rc;
+}
+
+/* Before the first step: the model to keep, the outputs checked and the
+ * log opened; a resumed run's model saved to --out as the one to beat.
+ * Sets *saved when out holds the kept model. */
+static void prepare(const Cli *cli, Run *r, const Args *a, bool *saved, Err *e) {
+    Session *s = r->s;
+    Kept *k = r->k;
     /* a resumed run keeps what it kept, unless --keep says otherwise; the
      * checkpoint saves what is kept, last wherever there is no validation */
-    if (keep_given)
-        s.meta.keep = mt.keep;
-    bool best = s.meta.keep == KEEP_BEST && s.valid.n > 0;
-    if (keep_given && mt.keep == KEEP_BEST && !s.valid.n) {
+    if (a->keep_given)
+        s->meta.keep = a->mt.keep;
+    bool best = s->meta.keep == KEEP_BEST && s->valid.n > 0;
+    if (a->keep_given && a->mt.keep == KEEP_BEST && !s->valid.n) {
         /* --valid cannot be added to a resumed run: say what can be done */
-        if (resume)
-            err_set(&e, ERR_INPUT, "--keep best needs validation data, and the run of %s has "
+        if (a->resume)
+            err_set(e, ERR_INPUT, "--keep best needs validation data, and the run of %s has "
                     "none (it was trained on --data without --valid); use --keep last, or train "
-                    "again with --valid FILE", resume);
+                    "again with --valid FILE", a->resume);
         else
-            err_set(&e, ERR_INPUT, "--keep best needs validation data (--valid FILE)");
-        fail(&cli, &r, &e);
+            err_set(e, ERR_INPUT, "--keep best needs validation data (--valid FILE)");
+        fail(cli, r, e);
     }
-    s.meta.keep = best ? KEEP_BEST : KEEP_LAST;
-    if (kept_init(&k, &s, best, &e))
-        fail(&cli, &r, &e);
-    describe(&s);
-    cli_print_memory("train", &s.meta, s.memory);
+    s->meta.keep = best ? KEEP_BEST : KEEP_LAST;
+    if (kept_init(k, s, best, e))
+        fail(cli, r, e);
+    describe(s);
+    cli_print_memory("train", &s->meta, s->memory);
     /* every output checked and locked before any training (issue 9) */
-    if (cli_train_outputs(&s.meta, out, logpath, resume, init, &e))
-        fail(&cli, &r, &e);
-    if (logpath && !(r.log = open_log(logpath, resume != NULL, s.trainer.step, &e)))
-        fail(&cli, &r, &e);
-    if (resume && s.trainer.step) {
+    if (cli_train_outputs(&s->meta, a->out, a->logpath, a->resume, a->init, e))
+        fail(cli, r, e);
+    if (a->logpath && !(r->log = open_log(a->logpath, a->resume != NULL, s->trainer.step, e)))
+        fail(cli, r, e);
+    if (a->resume && s->trainer.step) {
         /* The saved model is the one to beat (--keep best saved the best). */
         EvalStats v = {0};
-        if (evaluate_dataset(&s.model, &s.valid, 64, NULL, &v, &e))
-            fail(&cli, &r, &e);
-        kept_offer(&k, &s, &v);
-        if (out && session_save(&s, out, &e)) /* out holds the kept model from the start */
-            fail(&cli, &r, &e);
-        saved = out != NULL;
+        if (evaluate_dataset(&s->model, &s->valid, 64, NULL, &v, e))
+            fail(cli, r, e);
+        kept_offer(k, s, &v);
+        if (a->out && session_save(s, a->out, e)) /* out holds the kept model from the start */
+            fail(cli, r, e);
+        *saved = a->out != NULL;
     }
-    if (s.trainer.step >= s.meta.steps)
+    if (s->trainer.step >= s->meta.steps)
         fprintf(stderr, "train: the run is already at step %zu of %zu; give --steps to go on\n",
-                s.trainer.step, s.meta.steps);
+                s->trainer.step, s->meta.steps);
+}
 
-    Progress p = {.start = clock_seconds(), .before = s.meta.seconds, .first = s.trainer.step};
-    while (s.trainer.step < s.meta.steps) {
+/* The steps, with an evaluation every eval_every and at the last; then
+ * the log closed. */
+static void train(const Cli *cli, Run *r, const Args *a, bool *saved, Err *e) {
+    Session *s = r->s;
+    Progress p = {.start = clock_seconds(), .before = s->meta.seconds, .first = s->trainer.step};
+    while (s->trainer.step < s->meta.steps) {
         StepStats st;
-        if (session_step(&s, &st, &e)) {
-            if (out && saved)
-                fprintf(stderr, "train: %s still holds the model of step %zu\n", out, k.step);
-            else if (out)
-                fprintf(stderr, "train: nothing was saved to %s\n", out);
-            fail(&cli, &r, &e);
+        if (session_step(s, &st, e)) {
+            if (a->out && *saved)
+                fprintf(stderr, "train: %s still holds the model of step %zu\n", a->out,
+                        r->k->step);
+            else if (a->out)
+                fprintf(stderr, "train: nothing was saved to %s\n", a->out);
+            fail(cli, r, e);
         }
         p.loss_sum += st.loss;
         p.correct += st.correct;
         p.labelled += st.labelled;
         p.since++;
-        for (size_t b = 0; b < s.meta.batch; b++)
-            p.tokens += s.lens[b];
-        if (s.trainer.step % s.meta.eval_every != 0 && s.trainer.step != s.meta.steps)
+        for (size_t b = 0; b < s->meta.batch; b++)
+            p.tokens += s->lens[b];
+        if (s->trainer.step % s->meta.eval_every != 0 && s->trainer.step != s->meta.steps)
             continue;
-        if (report(&s, &p, &k, &saved, r.log, logpath, out, st.lr, &e))
-            fail(&cli, &r, &e);
+        if (report(s, &p, r->k, saved, r->log, a->logpath, a->out, st.lr, e))
+            fail(cli, r, e);
     }
-    FILE *log = r.log;
-    r.log = NULL;
+    FILE *log = r->log;
+    r->log = NULL;
     if (log && fclose(log)) {
-        err_set(&e, ERR_RUNTIME, "writing the log %s failed: %s", logpath, strerror(errno));
-        fail(&cli, &r, &e);
+        err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", a->logpath, strerror(errno));
+        fail(cli, r, e);
     }
+}
+
+int main(int argc, char **argv) {
+    Cli cli;
+    cli_init(&cli, argc, argv, "train");
+    Args a = {0};
+    parse(&cli, &a);
+    check(&cli, &a);
+
+    Session s;
+    Err e;
+    if (open_session(&s, &a, &e))
+        cli_fail(&cli, &e);
+    Kept k = {0};
+    Run r = {&s, &k, NULL};
+    bool saved = false; /* out holds the kept model */
+    prepare(&cli, &r, &a, &saved, &e);
+    train(&cli, &r, &a, &saved, &e);
     if (!k.step)
         k.step = s.trainer.step;
     if (finish(&s, &k, &e))
         fail(&cli, &r, &e);
-    if (out)
-        fprintf(stderr, "train: %s holds the model of step %zu\n", out, k.step);
+    if (a.out)
+        fprintf(stderr, "train: %s holds the model of step %zu\n", a.out, k.step);
     else
         fprintf(stderr, "train: no --out was given, so the trained model was not saved\n");
     kept_free(&k);

@@ -1,8 +1,15 @@
 /* Runs every suite; the exit status is the number of failed tests (capped),
  * so make test fails when any test does. */
+#define _POSIX_C_SOURCE 200809L /* dup, fdopen, clock_gettime */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "../src/model/kernels.h"
 #include "../src/model/par.h"
 #include "suites.h"
 
@@ -42,42 +49,131 @@ void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, Nor
     ck_assert_msg(model_create(m, &c, &e) == 0, "%s", e.msg);
 }
 
+size_t scheme_count(bool (*keep)(const PeScheme *s)) {
+    size_t n = 0;
+    for (size_t i = 0; i < pe_count(); i++)
+        n += keep(pe_at(i));
+    return n;
+}
+
+const PeScheme *scheme_nth(bool (*keep)(const PeScheme *s), size_t n) {
+    for (size_t i = 0; i < pe_count(); i++)
+        if (keep(pe_at(i)) && n-- == 0)
+            return pe_at(i);
+    ck_abort_msg("the registry has no scheme %zu of that kind", n);
+    return NULL;
+}
+
 void set_opt(PeConfig *pc, const char *flag, const char *text) {
     Err e;
     ck_assert_msg(pe_set_named(pc, flag, text, &e) == 0, "%s", e.msg);
 }
 
+/* In the order they run: the units first, the programs and the docs last
+ * (the names are the suites' own, for CK_RUN_SUITE). */
+static const struct {
+    const char *name;
+    Suite *(*make)(void);
+} SUITES[] = {
+    {"matmul", suite_matmul},
+    {"encoder", suite_encoder},
+    {"pe", suite_pe},
+    {"attn", suite_attn},
+    {"vocab", suite_vocab},
+    {"cli", suite_cli},
+    {"grad", suite_grad},
+    {"parity", suite_parity},
+    {"train", suite_train},
+    {"plot", suite_plot},
+    {"figures", suite_figures},
+    {"probe", suite_probe},
+    {"report", suite_report},
+    {"data", suite_data},
+    {"tasks", suite_tasks},
+    {"orderdemo", suite_orderdemo},
+    {"edges", suite_edges},
+    {"fuzz", suite_fuzz},
+    {"threads", suite_threads},
+    {"stats", suite_stats},
+    {"rules", suite_rules},
+    {"cells", suite_cells},
+    {"programs", suite_programs},
+    {"docs", suite_docs},
+};
+#define N_SUITES (sizeof SUITES / sizeof *SUITES)
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The terminal gets one line per suite as it ends, and each failure. With
+ * POSENC_TEST_LOG set (make test sets it), what the tests and the
+ * programs they run print goes to that file instead of between those
+ * lines. Returns the stream for the lines (stdout without the log). */
+static FILE *progress_stream(void) {
+    /* line by line: Check forks each test, which must not inherit (and
+     * print again) a line still in the buffer */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *log = getenv("POSENC_TEST_LOG");
+    if (!log || !*log)
+        return stdout;
+    int tty = dup(STDOUT_FILENO);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (tty < 0 || fd < 0) {
+        fprintf(stderr, "run_tests: cannot write %s (%s); the tests print here\n", log,
+                strerror(errno));
+        return stdout;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    FILE *out = fdopen(tty, "w");
+    if (!out)
+        return stdout;
+    setvbuf(out, NULL, _IOLBF, 0);
+    return out;
+}
+
 int main(int argc, char **argv) {
     (void)argc;
-    /* as the programs do: spinning calmed, the team from the CPUs (the
+    /* as the programs do: the kernels, then the team from the CPUs (the
      * Makefile's OMP_NUM_THREADS stands) */
-    par_start(argv);
-    SRunner *sr = srunner_create(suite_matmul());
-    srunner_add_suite(sr, suite_encoder());
-    srunner_add_suite(sr, suite_pe());
-    srunner_add_suite(sr, suite_attn());
-    srunner_add_suite(sr, suite_vocab());
-    srunner_add_suite(sr, suite_cli());
-    srunner_add_suite(sr, suite_grad());
-    srunner_add_suite(sr, suite_parity());
-    srunner_add_suite(sr, suite_train());
-    srunner_add_suite(sr, suite_programs());
-    srunner_add_suite(sr, suite_docs());
-    srunner_add_suite(sr, suite_plot());
-    srunner_add_suite(sr, suite_figures());
-    srunner_add_suite(sr, suite_probe());
-    srunner_add_suite(sr, suite_report());
-    srunner_add_suite(sr, suite_data());
-    srunner_add_suite(sr, suite_tasks());
-    srunner_add_suite(sr, suite_orderdemo());
-    srunner_add_suite(sr, suite_edges());
-    srunner_add_suite(sr, suite_fuzz());
-    srunner_add_suite(sr, suite_threads());
-    srunner_add_suite(sr, suite_stats());
-    srunner_add_suite(sr, suite_rules());
-    srunner_add_suite(sr, suite_cells());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    kernels_choose(argv);
+    par_start();
+    FILE *out = progress_stream();
+    int failed = 0, run = 0;
+    double t0 = now();
+    for (size_t i = 0; i < N_SUITES; i++) {
+        Suite *s = SUITES[i].make();
+        SRunner *sr = srunner_create(s);
+        double t = now();
+        srunner_run_all(sr, CK_SILENT);
+        int n = srunner_ntests_run(sr), f = srunner_ntests_failed(sr);
+        if (n > 0) {
+            /* CK_RUN_SUITE and CK_EXCLUDE_TAGS leave the others with none */
+            fprintf(out, "  %-10s %3d checks, %s (%.0f s)\n", SUITES[i].name, n,
+                    f ? "FAILED" : "passed", now() - t);
+            TestResult **r = srunner_failures(sr);
+            for (int k = 0; k < f; k++)
+                fprintf(out, "    %s:%d: %s: %s\n", tr_lfile(r[k]), tr_lno(r[k]), tr_tcname(r[k]),
+                        tr_msg(r[k]));
+            free(r);
+        }
+        run += n;
+        failed += f;
+        srunner_free(sr);
+    }
+    fprintf(out, "%d of %d checks %s in %.0f s", failed ? failed : run, run,
+            failed ? "FAILED" : "passed", now() - t0);
+    if (out != stdout) {
+        fprintf(out, "; the tests' own output is in %s\n", getenv("POSENC_TEST_LOG"));
+        fclose(out);
+    } else {
+        fprintf(out, "\n");
+    }
     return failed > 100 ? 100 : failed;
 }

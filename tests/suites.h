@@ -16,6 +16,8 @@ Suite *suite_vocab(void);
 Suite *suite_cli(void);
 Suite *suite_docs(void);
 Suite *suite_grad(void);
+/* part of suite_grad: the whole encoder's (test_grad_encoder.c) */
+TCase *tcase_grad_encoder(void);
 Suite *suite_parity(void);
 Suite *suite_train(void);
 Suite *suite_programs(void);
@@ -37,6 +39,11 @@ Suite *suite_rules(void);
 Suite *suite_cells(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
+
+/* The registry's schemes that keep holds for, in its order: how many,
+ * and the n-th (n below that count). */
+size_t scheme_count(bool (*keep)(const PeScheme *s));
+const PeScheme *scheme_nth(bool (*keep)(const PeScheme *s), size_t n);
 
 /* Sets pc's option flag (or key) from its command-line text, as the
  * command line would; the test fails on a value it refuses. */

@@ -1,7 +1,9 @@
-/* The schemes inside attention (RoPE, ALiBi, T5): RoPE's logit depends on
- * the offset alone, ALiBi's slopes and its blindness to reflection, T5's
- * buckets, what each refuses, and that each breaks the symmetry of
- * self-attention. Their gradients are checked in test_grad.c. */
+/* The schemes inside attention: RoPE's logit depends on the offset alone,
+ * ALiBi's slopes, T5's buckets, KERPLE's and FIRE's biases by hand, what
+ * each refuses, that each breaks the symmetry of self-attention, and that
+ * the ones whose bias is the same for a pair and its mirror image cannot
+ * tell a sentence from its reverse while the others can. Their gradients
+ * are checked in test_grad_encoder.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,13 +147,121 @@ START_TEST(t5_buckets_by_hand) {
 }
 END_TEST
 
+/* The part of the scores scheme s adds for one head h of NH, for tokens at
+ * positions pos (T), with table params: its own prepare and score, on
+ * scores that start at 0. */
+static void bias_of(float *S, const char *name, const PeConfig *pc, const float *params,
+                    const size_t *pos, size_t T, size_t h, size_t NH) {
+    const PeScheme *s = pe_find(name);
+    float *scratch = malloc(s->scratch(T, 4) * sizeof *scratch);
+    ck_assert_ptr_nonnull(scratch);
+    s->prepare(scratch, pc, pos, T, 4);
+    memset(S, 0, T * T * sizeof *S);
+    PeHead hd = {.pc = pc, .params = params, .scratch = scratch, .pos = pos, .T = T, .HS = 4,
+                 .h = h, .NH = NH, .scale = 0.5f, .scores = S};
+    s->score(&hd);
+    free(scratch);
+}
+
+START_TEST(kerple_bias_by_hand) {
+    /* -r1 log(1 + r2 d) at positions 0, 1, 3, 7: head 0 has r1 1.5, r2 0.5;
+     * head 1's r1 0.004 is clamped to 0.01, r2 2 */
+    PeConfig pc;
+    pe_config_default(&pc, "kerple");
+    const float table[4] = {1.5f, 0.004f, 0.5f, 2.0f}; /* (2,NH): r1 row, r2 row */
+    const size_t pos[4] = {0, 1, 3, 7};
+    /* by distance d = 0..7: -1.5 ln(1 + d/2), and -0.01 ln(1 + 2d) */
+    const double want[2][8] = {
+        {0, -0.6081976622, -1.0397207708, -1.3744360978, -1.6479184330, 0, -2.0794415417,
+         -2.2561160952},
+        {0, -0.0109861229, -0.0160943791, -0.0194591015, -0.0219722458, 0, -0.0256494936,
+         -0.0270805020}};
+    float S[16];
+    for (size_t h = 0; h < 2; h++) {
+        bias_of(S, "kerple", &pc, table, pos, 4, h, 2);
+        for (size_t i = 0; i < 4; i++)
+            for (size_t j = 0; j < 4; j++) {
+                size_t d = pos[i] > pos[j] ? pos[i] - pos[j] : pos[j] - pos[i];
+                ck_assert_msg(fabs(S[i * 4 + j] - want[h][d]) <= 1e-6, "head %zu, positions "
+                              "%zu and %zu: bias %.9f, want %.9f", h, pos[i], pos[j],
+                              S[i * 4 + j], want[h][d]);
+            }
+    }
+    /* backward of the pair (0, 3) alone: dr1 = -ln(2.5) and dr2 = -1.5 * 3 / 2.5
+     * for head 0; for head 1 nothing reaches the clamped r1, and dr2 =
+     * -0.01 * 3 / 7 */
+    float ds[16] = {0}, g[4] = {0};
+    ds[0 * 4 + 2] = 1.0f;
+    float *scratch = malloc(4 * sizeof *scratch);
+    ck_assert_ptr_nonnull(scratch);
+    pe_find("kerple")->prepare(scratch, &pc, pos, 4, 4);
+    for (size_t h = 0; h < 2; h++) {
+        PeHead hd = {.pc = &pc, .params = table, .dparams = g, .scratch = scratch, .pos = pos,
+                     .T = 4, .HS = 4, .h = h, .NH = 2, .dscores = ds};
+        pe_find("kerple")->score_backward(&hd);
+    }
+    free(scratch);
+    const float gwant[4] = {-0.9162907319f, 0.0f, -1.8f, -0.0042857143f};
+    for (size_t k = 0; k < 4; k++)
+        ck_assert_msg(fabsf(g[k] - gwant[k]) <= 1e-6f, "gradient %zu: %.9f, want %.9f", k,
+                      (double)g[k], (double)gwant[k]);
+}
+END_TEST
+
+START_TEST(fire_bias_by_hand) {
+    /* Two hidden units and two heads, c = 1 and L = 3, at positions 0, 1,
+     * 3, 7. The first layer (w1 = (1, -1), b1 = 0) gives relu(u) and
+     * relu(-u); head 0 weighs them (1, -1), so its bias is the input u
+     * itself; head 1 is 0.5 + 2 relu(u). */
+    PeConfig pc;
+    pe_config_default(&pc, "fire");
+    set_opt(&pc, "--fire-width", "2");
+    const float table[4 * 3] = {
+        1, -1, 1,              /* w1, then c */
+        0, 0, 3.0f / 512.0f,   /* b1, then the multiplier of 512: L = 3 */
+        1, -1, 0,              /* head 0: w2, then b2 */
+        2, 0, 0.5f,            /* head 1 */
+    };
+    const size_t pos[4] = {0, 1, 3, 7};
+    /* u = sign(i-j) ln(|i-j| + 1) / ln(max(3, i) + 1): queries 0, 1 and 3
+     * divide by ln 4, query 7 by ln 8; keys to the right are negative */
+    double l3 = log(3.0), l4 = log(4.0), l5 = log(5.0), l7 = log(7.0), l8 = log(8.0);
+    const double u[4][4] = {{0, -0.5, -1, -1.5},
+                            {0.5, 0, -l3 / l4, -l7 / l4},
+                            {1, l3 / l4, 0, -l5 / l4},
+                            {1, l7 / l8, l5 / l8, 0}};
+    float S[16];
+    for (size_t h = 0; h < 2; h++) {
+        bias_of(S, "fire", &pc, table, pos, 4, h, 2);
+        for (size_t i = 0; i < 4; i++)
+            for (size_t j = 0; j < 4; j++) {
+                double want = h == 0 ? u[i][j] : 0.5 + 2.0 * fmax(u[i][j], 0.0);
+                ck_assert_msg(fabs(S[i * 4 + j] - want) <= 1e-5, "head %zu, query %zu, key "
+                              "%zu: bias %.7f, want %.7f", h, pos[i], pos[j], S[i * 4 + j],
+                              want);
+            }
+    }
+    /* distances past the 64 whose logs a head takes once, and at the edge */
+    const size_t far[5] = {0, 1, 63, 64, 200};
+    float F[25];
+    bias_of(F, "fire", &pc, table, far, 5, 0, 2);
+    for (size_t i = 0; i < 5; i++)
+        for (size_t j = 0; j < 5; j++) {
+            double d = (double)far[i] - (double)far[j];
+            double want = (d > 0 ? 1 : d < 0 ? -1 : 0) * log(fabs(d) + 1.0) /
+                          log(fmax(3.0, (double)far[i]) + 1.0);
+            ck_assert_msg(fabs(F[i * 5 + j] - want) <= 1e-5, "query %zu, key %zu: bias %.7f, "
+                          "want %.7f", far[i], far[j], F[i * 5 + j], want);
+        }
+}
+END_TEST
+
 START_TEST(attention_schemes_take_no_combine) {
-    const char *names[] = {"rope", "alibi", "t5", "shaw"};
-    for (int k = 0; k < 4; k++) {
+    for (size_t k = 0; k < scheme_count(pe_in_attention); k++) {
         PeConfig pc;
         PePlan plan;
         Err e;
-        pe_config_default(&pc, names[k]);
+        pe_config_default(&pc, scheme_nth(pe_in_attention, k)->name);
         ck_assert_int_eq(pe_plan(&plan, &pc, 16, 2, 64, &e), 0);
         ck_assert(pe_in_attention(plan.scheme) && !pe_in_input(plan.scheme));
         ck_assert_uint_eq(plan.max_positions, SIZE_MAX);
@@ -185,11 +295,21 @@ static double pooled_gap(const Model *m, const int *ids, const size_t *perm, siz
     return gap;
 }
 
-START_TEST(alibi_cannot_tell_a_sentence_from_its_reverse) {
-    /* _i: post, pre-norm. -m|i-j| is unchanged when both positions are
-     * reflected, so reversing the words reverses the output rows. */
+START_TEST(a_mirror_blind_bias_cannot_tell_a_sentence_from_its_reverse) {
+    /* _i: each scheme inside attention x post, pre-norm. The report's
+     * reflection measure sorts them: a bias that is the same for a pair of
+     * positions and its mirror image (alibi's -m|i-j|, kerple's) is
+     * unchanged when both positions are reflected, so reversing the words
+     * reverses the output rows; any other scheme tells the two apart. */
+    const PeScheme *s = scheme_nth(pe_in_attention, (size_t)_i / 2);
+    PeConfig pc;
+    PeProps p;
+    Err e;
+    pe_config_default(&pc, s->name);
+    ck_assert_msg(pe_properties(&p, &pc, 9, 16, 4, 16, 1000, &e) == 0, "%s", e.msg);
+    bool blind = p.reflection <= 1e-12;
     Model m;
-    make_model(&m, 20, 16, 4, 2, 32, _i ? NORM_PRE : NORM_POST, ACT_RELU, "alibi",
+    make_model(&m, 20, 16, 4, 2, 32, _i % 2 ? NORM_PRE : NORM_POST, ACT_RELU, s->name,
                COMBINE_DEFAULT, 9);
     int ids[9] = {2, 3, 4, 5, 6, 7, 8, 9, 10};
     size_t rev[9], rot[9];
@@ -198,12 +318,18 @@ START_TEST(alibi_cannot_tell_a_sentence_from_its_reverse) {
             rev[i] = n - 1 - i, rot[i] = (i + 1) % n;
         double rows;
         double gap = pooled_gap(&m, ids, rev, n, &rows);
-        ck_assert_msg(gap <= 1e-5 && rows <= 1e-5, "n = %zu: reversed, the pooled vectors "
-                      "differ by %.3g and the rows by %.3g", n, gap, rows);
+        if (blind)
+            ck_assert_msg(gap <= 1e-5 && rows <= 1e-5, "%s, n = %zu: reversed, the pooled "
+                          "vectors differ by %.3g and the rows by %.3g", s->name, n, gap, rows);
+        else
+            ck_assert_msg(gap >= 1e-4 && rows >= 1e-3, "%s (reflection %.3g), n = %zu: "
+                          "reversed, the pooled vectors differ by %.3g and the rows by %.3g "
+                          "only", s->name, p.reflection, n, gap, rows);
         /* any other order it sees (a rotation is a reflection only for n = 2) */
-        if (n > 2) {
+        if (blind && n > 2) {
             gap = pooled_gap(&m, ids, rot, n, &rows);
-            ck_assert_msg(rows >= 1e-3, "n = %zu: rotated, the rows move by %.3g only", n, rows);
+            ck_assert_msg(rows >= 1e-3, "%s, n = %zu: rotated, the rows move by %.3g only",
+                          s->name, n, rows);
         }
     }
     model_free(&m);
@@ -247,12 +373,12 @@ START_TEST(asymmetric_alibi_tells_a_sentence_from_its_reverse) {
 END_TEST
 
 START_TEST(each_attention_scheme_breaks_the_symmetry) {
-    /* _i: rope, alibi, t5, shaw x post, pre-norm: rotating the words by one
-     * moves every word's row */
-    const char *names[] = {"rope", "alibi", "t5", "shaw"};
+    /* _i: each scheme inside attention x post, pre-norm: rotating the words
+     * by one moves every word's row */
+    const PeScheme *s = scheme_nth(pe_in_attention, (size_t)_i / 2);
     for (uint64_t seed = 0; seed < 3; seed++) {
         Model m;
-        make_model(&m, 20, 16, 2, 2, 32, _i % 2 ? NORM_PRE : NORM_POST, ACT_RELU, names[_i / 2],
+        make_model(&m, 20, 16, 2, 2, 32, _i % 2 ? NORM_PRE : NORM_POST, ACT_RELU, s->name,
                    COMBINE_DEFAULT, seed);
         int ids[12];
         size_t rot[12];
@@ -263,8 +389,8 @@ START_TEST(each_attention_scheme_breaks_the_symmetry) {
                 rot[i] = (i + 1) % n;
             double rows;
             pooled_gap(&m, ids, rot, n, &rows);
-            ck_assert_msg(rows >= 1e-3, "%s n = %zu seed %llu: max_abs_diff %.3g", names[_i / 2],
-                          n, (unsigned long long)seed, rows);
+            ck_assert_msg(rows >= 1e-3, "%s n = %zu seed %llu: max_abs_diff %.3g", s->name, n,
+                          (unsigned long long)seed, rows);
         }
         model_free(&m);
     }
@@ -309,9 +435,13 @@ Suite *suite_attn(void) {
     tcase_add_test(tc, rope_refuses_an_odd_head);
     tcase_add_test(tc, alibi_slopes_by_the_papers_rule);
     tcase_add_test(tc, t5_buckets_by_hand);
+    tcase_add_test(tc, kerple_bias_by_hand);
+    tcase_add_test(tc, fire_bias_by_hand);
     tcase_add_test(tc, attention_schemes_take_no_combine);
-    tcase_add_loop_test(tc, alibi_cannot_tell_a_sentence_from_its_reverse, 0, 2);
-    tcase_add_loop_test(tc, each_attention_scheme_breaks_the_symmetry, 0, 8);
+    int attn = 2 * (int)scheme_count(pe_in_attention);
+    tcase_add_loop_test(tc, a_mirror_blind_bias_cannot_tell_a_sentence_from_its_reverse, 0,
+                        attn);
+    tcase_add_loop_test(tc, each_attention_scheme_breaks_the_symmetry, 0, attn);
     tcase_add_loop_test(tc, asymmetric_alibi_tells_a_sentence_from_its_reverse, 0, 2);
     tcase_add_test(tc, attention_properties_on_the_logits);
     suite_add_tcase(s, tc);

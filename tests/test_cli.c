@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../web/pw.h"
 #include "suites.h"
 
 /* Expects exit code 2, nothing on stdout, and a message naming want. */
@@ -176,6 +177,7 @@ static const struct {
      "1024.0000000000002", "1", "1024"},
     {SCHEME " evaluate", "--rope-original-len", "1", "32768", "0", "32769", "1", "32768"},
     {SCHEME, "--max-relative", "1", "4096", "0", "4097", "1", "4096"},
+    {SCHEME, "--fire-width", "1", "4096", "0", "4097", "1", "4096"},
     {SCHEME, "--d-model", "1", "32768", "0", "32769", "1", "32768"},
     {SCHEME, "--heads", "1", "32768", "0", "32769", "1", "32768"},
     {SCHEME, "--seed", "0", U64_MAX},
@@ -377,6 +379,73 @@ START_TEST(every_option_given_twice_is_refused_naming_it) {
 }
 END_TEST
 
+/* The message demo_order ARGS gives (its exit code 2, its first line
+ * without the program's name), for the page's messages to match. */
+static char *demo_message(const char *args) {
+    Run r = run("demo_order", args);
+    const char *colon = strstr(r.err, ": ");
+    ck_assert_msg(r.status == 2 && colon, "demo_order %s: exit %d: %s", args, r.status, r.err);
+    char *msg = strdup(colon + 2);
+    msg[strcspn(msg, "\n")] = '\0';
+    run_free(&r);
+    return msg;
+}
+
+/* Issue 26 item 4: the page parsed numbers with code of its own and took
+ * the seed " -1" as 2^64-1, which the programs refuse. Its entry points
+ * (web/posenc_web.c, posenc_train.c, built natively here) read the texts
+ * of its boxes through the programs' parser: each text demo_order refuses
+ * they refuse, with demo_order's message. */
+START_TEST(the_page_reads_numbers_as_the_programs_do) {
+    static const char *const WHOLE[] = {" -1", "-1", "+1", " 7", "7 ", "", "0x10", "1e3",
+                                        "18446744073709551616"};
+    static const char *const REAL[] = {" 10", "10 ", "", "-1", "nan", "1e999", "10000x"};
+    const char *s1 = "Rohan killed the lion", *s2 = "lion killed the Rohan";
+    char args[128], *want;
+    for (size_t i = 0; i < sizeof WHOLE / sizeof *WHOLE; i++) {
+        const char *t = WHOLE[i];
+        snprintf(args, sizeof args, "--seed '%s'", t);
+        want = demo_message(args);
+        ck_assert_msg(pw_order(s1, s2, "sinusoidal", "16", "2", "2", "64", 0, t) != 0 &&
+                      strcmp(pw_error(), want) == 0, "order, seed '%s': '%s', want '%s'", t,
+                      pw_error(), want);
+        ck_assert_msg(pw_code("sinusoidal", "16", "2", "10000", 0, 0, "32", t) != 0 &&
+                      strcmp(pw_error(), want) == 0, "code, seed '%s': '%s', want '%s'", t,
+                      pw_error(), want);
+        char train_args[128];
+        snprintf(train_args, sizeof train_args,
+                 "--task\nagent\n--d-model\n16\n--steps\n10\n--seed\n%s", t);
+        ck_assert_msg(pw_train_begin(train_args) != 0 &&
+                      strcmp(pw_error(), want) == 0, "train, seed '%s': '%s', want '%s'", t,
+                      pw_error(), want);
+        free(want);
+        snprintf(args, sizeof args, "--d-model '%s'", t);
+        want = demo_message(args);
+        ck_assert_msg(pw_order(s1, s2, "sinusoidal", t, "2", "2", "64", 0, "42") != 0 &&
+                      strcmp(pw_error(), want) == 0, "order, d_model '%s': '%s', want '%s'", t,
+                      pw_error(), want);
+        free(want);
+    }
+    for (size_t i = 0; i < sizeof REAL / sizeof *REAL; i++) {
+        const char *t = REAL[i];
+        snprintf(args, sizeof args, "--base '%s'", t);
+        want = demo_message(args);
+        ck_assert_msg(pw_code("sinusoidal", "16", "2", t, 0, 0, "32", "42") != 0 &&
+                      strcmp(pw_error(), want) == 0, "code, base '%s': '%s', want '%s'", t,
+                      pw_error(), want);
+        ck_assert_msg(pw_rotation("16", t, 0, "5", "3") != 0 && strcmp(pw_error(), want) == 0,
+                      "rotation, base '%s': '%s', want '%s'", t, pw_error(), want);
+        free(want);
+    }
+    /* and what the programs take, the page takes */
+    ck_assert_msg(pw_order(s1, s2, "sinusoidal", "16", "2", "2", "64", 0,
+                           "18446744073709551615") == 0, "%s", pw_error());
+    ck_assert_msg(pw_code("sinusoidal", "16", "2", "1.000001", 0, 0, "32", "0") == 0, "%s",
+                  pw_error());
+    ck_assert_msg(pw_rotation("16", "1e12", 0, "5", "3") == 0, "%s", pw_error());
+}
+END_TEST
+
 Suite *suite_cli(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("demo_order");
@@ -391,6 +460,9 @@ Suite *suite_cli(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_numeric_option_states_its_bounds_and_takes_its_edges);
     tcase_add_test(tc, every_option_given_twice_is_refused_naming_it);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("page");
+    tcase_add_test(tc, the_page_reads_numbers_as_the_programs_do);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -509,6 +509,8 @@ Suite *suite_docs(void) {
     /* one test per page; indices past the last page pass at once */
     tcase_add_loop_test(tc, docs_commands_print_what_the_pages_show, 0, MAX_PAGES);
     tcase_set_timeout(tc, 600);
+    /* about 2.5 minutes of both cores: make check, not make test */
+    tcase_set_tags(tc, "slow");
     suite_add_tcase(s, tc);
     TCase *prose = tcase_create("prose");
     tcase_add_test(prose, prose_numbers_match_their_blocks);

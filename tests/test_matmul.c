@@ -2,8 +2,11 @@
  * leading dimension wider than the matrix (how attention reads one head),
  * products large enough to be split among threads; the softmax's exp; and
  * the loops around the products, which give the plain serial loop's
- * numbers bit for bit with any number of threads. */
+ * numbers bit for bit with any number of threads; and the kernels the
+ * programs choose. */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -215,6 +218,32 @@ START_TEST(loops_give_the_serial_numbers) {
 }
 END_TEST
 
+/* The pages' digits on a learner's machine, with nothing exported: the
+ * programs choose the Haswell kernels the docs are made with wherever the
+ * CPU has AVX2 and FMA (OpenBLAS alone picks Cooperlake's on this
+ * machine's AMD EPYC, whose sums round otherwise), and a kernel set the
+ * user asks for stands. The digits are README.md's (blocks demo-csv and
+ * demo-kernels). */
+START_TEST(the_docs_kernels_are_the_default) {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+        printf("kernels: no AVX2 here, OpenBLAS's own kernels stand (not tested)\n");
+        return;
+    }
+    const char *args = "--pe none --csv 'the cat sat on the mat' 'the mat sat on the cat'";
+    unsetenv("OPENBLAS_CORETYPE");
+    Run r = run("demo_order", args);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "none,4.768372e-07,1.000000000"),
+                  "with nothing exported: %s%s", r.out, r.err);
+    run_free(&r);
+    setenv("OPENBLAS_CORETYPE", "Nehalem", 1);
+    r = run("demo_order", "--pe none --csv");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "none,2.384186e-07,1.000000000"),
+                  "with OPENBLAS_CORETYPE=Nehalem: %s%s", r.out, r.err);
+    run_free(&r);
+}
+END_TEST
+
 Suite *suite_matmul(void) {
     Suite *s = suite_create("matmul");
     TCase *tc = tcase_create("sgemm");
@@ -224,6 +253,7 @@ Suite *suite_matmul(void) {
     tcase_add_test(tc, split_products_match_reference);
     tcase_add_test(tc, exp_is_expf_to_an_ulp);
     tcase_add_test(tc, loops_give_the_serial_numbers);
+    tcase_add_test(tc, the_docs_kernels_are_the_default);
     suite_add_tcase(s, tc);
     return s;
 }

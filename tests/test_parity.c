@@ -1,7 +1,8 @@
 /* Parity with PyTorch: the fixtures under tests/reference/fixtures, made by
- * make_fixtures.py from torch's nn.TransformerEncoder (or, for RoPE and
- * ALiBi, the same layers with an explicit attention in PyTorch), loaded
- * into the C model; two are causal, given torch's square subsequent mask.
+ * make_fixtures.py from torch's nn.TransformerEncoder (or, for RoPE, ALiBi,
+ * xl, KERPLE and FIRE, the same layers with an explicit attention in
+ * PyTorch, KERPLE and FIRE written from their papers' code), loaded into
+ * the C model; two are causal, given torch's square subsequent mask.
  * Forward within 1e-5 (the causal ones 1e-6); every parameter gradient
  * within 1e-4 of the tensor's largest gradient. The largest difference of each tensor is
  * printed. */
@@ -22,7 +23,8 @@
 static const char *const cases[] = {"post_relu_sinusoidal",        "pre_gelu_learned",
                                     "post_relu_rope",              "pre_gelu_rope_split",
                                     "pre_gelu_alibi",              "post_relu_sinusoidal_causal",
-                                    "pre_gelu_none_causal"};
+                                    "pre_gelu_none_causal",        "post_gelu_xl",
+                                    "post_relu_kerple",            "pre_gelu_fire"};
 
 /* Loads DIR/name.npy, checking it holds n floats. */
 static float *load(const char *dir, const char *name, size_t n) {

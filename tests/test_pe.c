@@ -214,12 +214,13 @@ static double order_diff(const Model *m, Rng *r, size_t n) {
 }
 
 START_TEST(each_scheme_breaks_the_symmetry) {
-    /* _i: scheme (1..6, not none) x combine (add, concat) x norm (post, pre).
+    /* _i: each scheme that adds a code to the input x combine (add, concat)
+     * x norm (post, pre); the ones inside attention are test_attn_pe.c's.
      * A one-channel code added to every channel is a constant shift of each
      * row: with pre-norm every sublayer reads it through a LayerNorm, which
      * subtracts the row mean and erases it, and the final LayerNorm erases
      * it from the output. That case is order-blind by construction. */
-    const PeScheme *s = pe_at(1 + (size_t)_i / 4);
+    const PeScheme *s = scheme_nth(pe_in_input, (size_t)_i / 4);
     Combine combine = (_i / 2) % 2 ? COMBINE_CONCAT : COMBINE_ADD;
     NormPlace norm = _i % 2 ? NORM_PRE : NORM_POST;
     Rng r;
@@ -445,7 +446,8 @@ Suite *suite_pe(void) {
     tcase_add_test(tc, the_registry_declares_each_option_once);
     suite_add_tcase(s, tc);
     tc = tcase_create("order");
-    tcase_add_loop_test(tc, each_scheme_breaks_the_symmetry, 0, 24);
+    tcase_add_loop_test(tc, each_scheme_breaks_the_symmetry, 0,
+                        4 * (int)scheme_count(pe_in_input));
     tcase_add_test(tc, none_is_order_blind_in_every_mode);
     suite_add_tcase(s, tc);
     return s;

@@ -752,6 +752,8 @@ Suite *suite_programs(void) {
     tcase_add_test(tc, experiments_quick_fills_every_table);
     tcase_add_test(tc, bad_input_exits_2);
     tcase_set_timeout(tc, 900);
+    /* the programs run end to end, trainings among them: make check */
+    tcase_set_tags(tc, "slow");
     suite_add_tcase(s, tc);
     return s;
 }

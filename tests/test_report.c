@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../src/pe/analysis.h"
+#include "../src/pe/analysis_shift.h"
 #include "suites.h"
 
 static PeProps props(const char *name, size_t C, size_t N) {
@@ -269,6 +270,80 @@ START_TEST(pe_report_wavelengths) {
 }
 END_TEST
 
+static PeShift shift(const char *name, size_t HS, size_t m, size_t n, size_t s, size_t pair) {
+    PeConfig pc;
+    pe_config_default(&pc, name);
+    PeShift sh;
+    Err e;
+    ck_assert_msg(pe_shift(&sh, &pc, HS, m, n, s, pair, &e) == 0, "%s", e.msg);
+    return sh;
+}
+
+/* A shift of both positions turns rope's q and k by the same angle and
+ * keeps q.k; it moves the sinusoid's code against q0 and k0 and changes
+ * it. The page (section 4) and pe_report --shift show these numbers. */
+START_TEST(shift_keeps_rope_and_moves_the_sinusoid) {
+    PeShift r = shift("rope", 16, 5, 2, 3, 0), x = shift("sinusoidal", 16, 5, 2, 3, 0);
+    ck_assert_msg(fabs(r.score[1] - r.score[0]) <= 1e-6, "rope: %.9f then %.9f", r.score[0],
+                  r.score[1]);
+    ck_assert_msg(fabs(x.score[1] - x.score[0]) >= 0.1, "sinusoidal: %.9f then %.9f", x.score[0],
+                  x.score[1]);
+    /* rope's score is the analysis's logit S[m][n] (one fixed q0 and k0) */
+    PeConfig pc;
+    pe_config_default(&pc, "rope");
+    PePlan plan;
+    Err e;
+    double S[9 * 9];
+    ck_assert_int_eq(pe_plan(&plan, &pc, 16, 1, 9, &e), 0);
+    ck_assert_int_eq(attention_logits(S, &plan, &pc, 42, 9, &e), 0);
+    ck_assert_double_eq_tol(r.score[0], S[5 * 9 + 2], 1e-12);
+    ck_assert_double_eq_tol(r.score[1], S[8 * 9 + 5], 1e-12);
+    /* a turn keeps the pair's length; the code moves it; the pairs' parts
+     * add up to the score */
+    for (int t = 0; t < 2; t++) {
+        ck_assert_double_eq_tol(hypot(r.q[t][0], r.q[t][1]), hypot(r.q0[0], r.q0[1]), 1e-6);
+        ck_assert_double_gt(fabs(hypot(x.q[t][0], x.q[t][1]) - hypot(x.q0[0], x.q0[1])), 1e-3);
+        double sum = 0.0;
+        for (size_t i = 0; i < 8; i++)
+            sum += shift("sinusoidal", 16, 5, 2, 3, i).part[t];
+        ck_assert_double_eq_tol(sum, x.score[t], 1e-9);
+    }
+    /* the split layout pairs channel i with i + HS/2 */
+    pe_set(&pc, &pe_opt_layout, "split", &e);
+    ck_assert_int_eq(pe_shift(&r, &pc, 16, 5, 2, 3, 3, &e), 0);
+    ck_assert(r.ca == 3 && r.cb == 11);
+    /* what it takes and refuses */
+    for (size_t i = 0; i < pe_count(); i++) {
+        const PeScheme *s = pe_at(i);
+        ck_assert_msg(pe_shift_takes(s) == (s == pe_find("rope") || s == pe_find("sinusoidal")),
+                      "%s", s->name);
+    }
+    pe_config_default(&pc, "t5");
+    ck_assert_int_eq(pe_shift(&r, &pc, 16, 5, 2, 3, 0, &e), ERR_INPUT);
+    pe_config_default(&pc, "rope");
+    ck_assert_int_eq(pe_shift(&r, &pc, 15, 5, 2, 3, 0, &e), ERR_INPUT);
+    ck_assert_int_eq(pe_shift(&r, &pc, 16, 5, 2, 3, 8, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "pairs 0 to 7") != NULL, "%s", e.msg);
+}
+END_TEST
+
+START_TEST(pe_report_shift) {
+    Run r = run("pe_report", "--shift 2,5,100 --d-model 16 --heads 1");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    /* rope's whole score is --relative 3's S(p, p+3), at any p */
+    ck_assert_msg(strstr(r.out, "| -1.282235 |                      |                      | "
+                         "-1.282235     |") != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "at the offset 3, head of 16, base 10000: 2.825791") != NULL,
+                  "%s", r.out);
+    run_free(&r);
+    expect_exit("pe_report", "--shift 5,2", 2, "--shift wants M,N,S");
+    expect_exit("pe_report", "--shift 5,2,3 --buckets 4", 2, "--buckets applies to none of "
+                "sinusoidal, rope");
+    expect_exit("pe_report", "--shift 5,2,3 --positions 10", 2, "--positions does nothing with "
+                "--shift");
+}
+END_TEST
+
 START_TEST(pe_report_worked_example) {
     Run r = run("pe_report", "--worked-example");
     ck_assert_msg(r.status == 0, "%s", r.err);
@@ -310,12 +385,14 @@ Suite *suite_report(void) {
     tcase_add_test(tc, small_d_is_weak);
     tcase_add_test(tc, layernorm_erases_a_count_on_every_channel);
     tcase_add_test(tc, float32_error_of_float_angles);
+    tcase_add_test(tc, shift_keeps_rope_and_moves_the_sinusoid);
     suite_add_tcase(s, tc);
     tc = tcase_create("pe_report");
     tcase_add_test(tc, pe_report_csv);
     tcase_add_test(tc, pe_report_markdown_and_options);
     tcase_add_test(tc, pe_report_worked_example);
     tcase_add_test(tc, pe_report_wavelengths);
+    tcase_add_test(tc, pe_report_shift);
     suite_add_tcase(s, tc);
     return s;
 }

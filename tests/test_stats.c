@@ -2,7 +2,7 @@
  * from the published tables. */
 #include <math.h>
 
-#include "../src/run/exp_stats.h"
+#include "../src/experiments/page/stats.h"
 #include "suites.h"
 
 START_TEST(wilson_interval) {

@@ -4,6 +4,7 @@
 // comes from the library; this file formats and paints.
 import createPosenc from './posenc.js';
 import { $, el, fmtE, fmtF, colour, maxAbs, drawMap, cellAt } from './draw.js';
+import { startShift } from './shift.js';
 
 const M = await createPosenc();
 
@@ -27,7 +28,7 @@ const api = {
   orderWordDiffs: M.cwrap('pw_order_word_diffs', N, []),
   orderWord: M.cwrap('pw_order_word', S, [N, N]),
   orderAligned: M.cwrap('pw_order_aligned', N, [N]),
-  code: M.cwrap('pw_code', N, [S, S, S, N, N, N, S, S]),
+  code: M.cwrap('pw_code', N, [S, S, S, S, N, N, S, S]),
   codeWidth: M.cwrap('pw_code_width', N, []),
   codeInAttention: M.cwrap('pw_code_in_attention', N, []),
   codeHeads: M.cwrap('pw_code_heads', N, []),
@@ -37,7 +38,7 @@ const api = {
   codeDots: M.cwrap('pw_code_dots', N, []),
   codeAxis: M.cwrap('pw_code_axis', S, []),
   codeChannel: M.cwrap('pw_code_channel', S, [N]),
-  rotation: M.cwrap('pw_rotation', N, [S, N, N, S, S]),
+  rotation: M.cwrap('pw_rotation', N, [S, S, N, S, S]),
   rotationValues: M.cwrap('pw_rotation_values', N, []),
   rotationMatrix: M.cwrap('pw_rotation_matrix', N, []),
   rotationMaxError: M.cwrap('pw_rotation_max_error', N, []),
@@ -245,7 +246,7 @@ function drawNothing(canvas, text) {
 function updateCode() {
   const scheme = $('#code-scheme').value;
   const rc = api.code(scheme, $('#code-d-model').value.trim(), $('#code-heads').value.trim(),
-                      Number($('#code-base').value), Number($('#code-layout').value),
+                      $('#code-base').value.trim(), Number($('#code-layout').value),
                       Number($('#code-combine').value), $('#code-positions').value.trim(),
                       $('#code-seed').value.trim());
   $('#code-error').textContent = rc ? api.error() : '';
@@ -350,7 +351,7 @@ function drawBars(canvas, r) {
 
 function updateRotation() {
   const t = $('#rot-t').value.trim(), k = $('#rot-k').value.trim(), d = $('#rot-d').value.trim();
-  const rc = api.rotation(d, Number($('#rot-base').value), Number($('#rot-layout').value), t, k);
+  const rc = api.rotation(d, $('#rot-base').value.trim(), Number($('#rot-layout').value), t, k);
   $('#rot-error').textContent = rc ? api.error() : '';
   $('#rot-results').classList.toggle('hidden', Boolean(rc));
   if (rc) { rot = null; return; }
@@ -397,6 +398,7 @@ updateOrder();
 const firstDemoMs = lastDemo.ms;  // before the engine's optimizing tiers have run
 updateCode();
 updateRotation();
+startShift(M);
 $('#loading').remove();
 
 // For the browser test (web/webtest.py) and the curious: the time of one

@@ -190,3 +190,56 @@ export function lineChart(canvas, series, o) {
   }
   return box;
 }
+
+// The plane of one pair of channels, (x, y) = (channel a, channel b): axes
+// through the origin, circles about it ({ r, colour }), and arrows from it
+// ({ x, y, colour, dash, label }), scaled so that the longest fits. o has
+// title, xlabel and ylabel.
+export function pairPlot(canvas, arrows, circles, o) {
+  const g = canvas.getContext('2d'), W = canvas.width, H = canvas.height;
+  const side = Math.min(W - 40, H - 70), cx = W / 2, cy = 40 + side / 2;
+  const reach = Math.max(1e-9, ...arrows.map((a) => Math.hypot(a.x, a.y)), ...circles.map((c) => c.r));
+  const px = side / 2 / (1.12 * reach);
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, W, H);
+  g.fillStyle = '#222';
+  g.font = '13px system-ui, sans-serif';
+  g.textAlign = 'left';
+  g.fillText(o.title, 10, 18);
+  g.strokeStyle = '#ccc';
+  g.lineWidth = 1;
+  g.setLineDash([]);
+  g.beginPath();
+  g.moveTo(cx - side / 2, cy + 0.5); g.lineTo(cx + side / 2, cy + 0.5);
+  g.moveTo(cx + 0.5, cy - side / 2); g.lineTo(cx + 0.5, cy + side / 2);
+  g.stroke();
+  g.font = '11px system-ui, sans-serif';
+  g.fillStyle = '#666';
+  g.textAlign = 'right';
+  g.fillText(o.xlabel, cx + side / 2, cy + 14);
+  g.textAlign = 'left';
+  g.fillText(o.ylabel, cx + 4, cy - side / 2 + 10);
+  for (const c of circles) {
+    g.strokeStyle = c.colour;
+    g.setLineDash([2, 3]);
+    g.beginPath();
+    g.arc(cx, cy, c.r * px, 0, 2 * Math.PI);
+    g.stroke();
+  }
+  g.font = '12px system-ui, sans-serif';
+  for (const a of arrows) {
+    const x = cx + a.x * px, y = cy - a.y * px, t = Math.atan2(y - cy, x - cx);
+    g.strokeStyle = g.fillStyle = a.colour;
+    g.lineWidth = a.width || 2;
+    g.setLineDash(a.dash || []);
+    g.beginPath(); g.moveTo(cx, cy); g.lineTo(x, y); g.stroke();
+    g.setLineDash([]);
+    g.beginPath();
+    g.moveTo(x, y);
+    g.lineTo(x - 9 * Math.cos(t - 0.4), y - 9 * Math.sin(t - 0.4));
+    g.lineTo(x - 9 * Math.cos(t + 0.4), y - 9 * Math.sin(t + 0.4));
+    g.fill();
+    if (a.label) g.fillText(a.label, x + 5 * Math.cos(t) + 3, y + 5 * Math.sin(t) + 4);
+  }
+  g.lineWidth = 1;
+}

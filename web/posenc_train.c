@@ -1,4 +1,4 @@
-/* posenc_train: the page's training section (web/train.js, run in a Web
+/* posenc_train: the page's training section, 5 (web/train.js, run in a Web
  * Worker by web/train_worker.js), built into the same WebAssembly module
  * as web/posenc_web.c.
  *
@@ -23,14 +23,10 @@
 #include "../src/run/orderdemo.h"
 #include "../src/run/session.h"
 #include "pw.h"
+#include "pw_form.h"
 
-/* The largest model the page trains: a tab's memory and a few seconds a
- * run, on one thread with the plain loops (the README's table). */
-#define PW_TRAIN_MAX_DIM 128
-#define PW_TRAIN_MAX_FF 512
-#define PW_TRAIN_MAX_LAYERS 4
-#define PW_TRAIN_MAX_STEPS 20000
-#define PW_TRAIN_MAX_BATCH 128
+/* The memory a run may take in a tab; the form bounds the model's size
+ * and the steps (web/posenc_form.c). */
 #define PW_TRAIN_MAX_MEMORY (512.0 * 1024 * 1024)
 /* The length view tests up to this many words. */
 #define PW_MAX_TEST_LEN 64
@@ -62,60 +58,25 @@ static void train_clear(void) {
     memset(&tr, 0, sizeof tr);
 }
 
-static int parse_rate(float *out, const char *s, Err *e) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !(v > 0.0 && v <= 1.0))
-        return err_set(e, ERR_INPUT, "--lr wants a number above 0 and at most 1, not '%s'", s);
-    *out = (float)v;
-    return 0;
-}
-
-/* train --task task --pe scheme --d-model .. --heads .. --layers .. --d-ff ..
- * --norm pre|post --steps .. --batch .. --lr .. --seed .. --eval-every ..
- * [--max-train-len ..]: the same session build/train creates. max_train_len
- * "" or "0" keeps the task's own. */
-EXPORT int pw_train_begin(const char *task, const char *scheme, const char *d_model,
-                          const char *heads, const char *layers, const char *d_ff, int pre_norm,
-                          const char *steps, const char *batch, const char *lr,
-                          const char *seed, const char *eval_every, const char *max_train_len) {
+/* build/train with the options of args (the training form's command line,
+ * web/posenc_form.c: one argument a line), checked as build/train checks
+ * them: the same session build/train creates. */
+EXPORT int pw_train_begin(const char *args) {
     Err *e = &pw_err;
     err_clear(e);
     train_clear();
-    if (!task_exists(task))
-        return err_set(e, ERR_INPUT, "unknown task '%s' (the tasks: %s)", task, task_names());
-    if (!pe_find(scheme))
-        return err_set(e, ERR_INPUT, "unknown scheme '%s'", scheme);
-    TrainMeta mt = {.batch = 32, .steps = 1500, .eval_every = 100, .task_opt = {.seed = 1},
-                    .max_memory = PW_TRAIN_MAX_MEMORY};
-    snprintf(mt.task, sizeof mt.task, "%s", task);
+    TrainMeta mt;
     OptConfig opt;
-    opt_default(&opt);
     Config cfg;
-    config_default(&cfg, 0, scheme);
-    int rc;
-    if ((rc = pw_parse_size(&cfg.d_model, "--d-model", d_model, 1, PW_TRAIN_MAX_DIM, e)) ||
-        (rc = pw_parse_size(&cfg.n_heads, "--heads", heads, 1, PW_TRAIN_MAX_DIM, e)) ||
-        (rc = pw_parse_size(&cfg.n_layers, "--layers", layers, 1, PW_TRAIN_MAX_LAYERS, e)) ||
-        (rc = pw_parse_size(&cfg.d_ff, "--d-ff", d_ff, 1, PW_TRAIN_MAX_FF, e)) ||
-        (rc = pw_parse_size(&mt.steps, "--steps", steps, 1, PW_TRAIN_MAX_STEPS, e)) ||
-        (rc = pw_parse_size(&mt.batch, "--batch", batch, 1, PW_TRAIN_MAX_BATCH, e)) ||
-        (rc = parse_rate(&opt.lr, lr, e)) ||
-        (rc = pw_parse_u64(&cfg.seed, "--seed", seed, e)) ||
-        (rc = pw_parse_size(&mt.eval_every, "--eval-every", eval_every, 1, PW_TRAIN_MAX_STEPS,
-                            e)))
+    int rc = pw_form_parse(&mt, &opt, &cfg, args, e);
+    if (rc)
         return rc;
-    if (max_train_len[0] && strcmp(max_train_len, "0") != 0 &&
-        (rc = pw_parse_size(&mt.task_opt.max_train_len, "--max-train-len", max_train_len, 1,
-                            TASK_MAX_LEN, e)))
-        return rc;
-    cfg.norm = pre_norm ? NORM_PRE : NORM_POST;
-    mt.seed = cfg.seed; /* as train: --seed sets the weights and the batches' order */
+    mt.max_memory = PW_TRAIN_MAX_MEMORY;
     if ((rc = session_create(&tr.s, &mt, &cfg, &opt, e)))
         return rc;
     tr.live = true;
-    if ((rc = kept_init(&tr.k, &tr.s, tr.s.valid.n > 0, e))) {
+    /* as build/train: the best model where there is validation data */
+    if ((rc = kept_init(&tr.k, &tr.s, mt.keep == KEEP_BEST && tr.s.valid.n > 0, e))) {
         train_clear();
         return rc;
     }
@@ -301,15 +262,6 @@ static int model_open_file(const char *path, Err *e) {
     int rc = checkpoint_load(&md.ck, path, e);
     if (rc)
         return rc;
-    /* the page's sentences carry no [CLS]: such a model would read them
-     * without the word it was trained to pool */
-    if (md.ck.model.cfg.pool == POOL_CLS) {
-        checkpoint_free(&md.ck);
-        memset(&md, 0, sizeof md);
-        return err_set(e, ERR_INPUT, "this model pools by [CLS] (train --pool cls), which this "
-                       "page does not show yet: run build/demo_order --model or build/evaluate "
-                       "on it");
-    }
     md.live = true;
     const Checkpoint *ck = &md.ck;
     const Config *c = &ck->model.cfg;
@@ -358,15 +310,22 @@ EXPORT int pw_model_attention(const char *sentence) {
     if (!md.live)
         return err_set(e, ERR_INPUT, "no model: train one or open a checkpoint");
     const Model *m = &md.ck.model;
+    /* a model that pools by [CLS] reads it first: the map shows it */
+    size_t lead = config_lead_tokens(&m->cfg);
+    char *text = NULL;
+    if (lead && !(sentence = text = data_with_cls(sentence, e)))
+        return ERR_RUNTIME;
     int rc = words_split(&md.words, sentence, e);
+    free(text);
     if (rc)
         return rc;
     size_t n = md.words.n, limit = model_max_positions(m);
-    if (n == 0)
+    if (n <= lead)
         return err_set(e, ERR_INPUT, "type a sentence: the box is empty");
     if (n > ORDER_MAX_WORDS || (limit && n > limit))
         return err_set(e, ERR_INPUT, "the sentence has %zu words; this model reads at most %zu",
-                       n, limit && limit < ORDER_MAX_WORDS ? limit : (size_t)ORDER_MAX_WORDS);
+                       n - lead, (limit && limit < ORDER_MAX_WORDS ? limit
+                                                               : (size_t)ORDER_MAX_WORDS) - lead);
     const Config *c = &m->cfg;
     size_t L = c->n_layers, NH = c->n_heads;
     int *ids = malloc(n * sizeof *ids);
@@ -405,10 +364,13 @@ EXPORT const char *pw_attention_word(int i) {
 }
 EXPORT int pw_attention_unknown(void) { return (int)md.unknown; }
 EXPORT const float *pw_attention_weights(void) { return md.att; }
-/* The model's answer: its class for the sentence (i = 0) or for word i. */
+/* The model's answer: its class for the sentence (i = 0) or for word i;
+ * "" for a [CLS] before the words, which no label is for. */
 EXPORT const char *pw_attention_answer(int i) {
-    size_t slots = md.ck.model.cfg.per_token ? md.n : (md.n ? 1 : 0);
-    if (i < 0 || (size_t)i >= slots || md.pred[i] < 0)
+    const Config *c = &md.ck.model.cfg;
+    size_t slots = c->per_token ? md.n : (md.n ? 1 : 0);
+    if (i < 0 || (size_t)i >= slots || md.pred[i] < 0 ||
+        (c->per_token && (size_t)i < config_lead_tokens(c)))
         return "";
     return md.ck.labels.names[md.pred[i]];
 }
@@ -433,7 +395,7 @@ EXPORT int pw_model_lengths(const char *max_len) {
                        "longer ones to test; train a sequence task (reverse, sort, ...)");
     TaskOptions over = {0}, trained;
     int rc;
-    if ((rc = pw_parse_size(&over.max_len, "--max-len", max_len, 1, PW_MAX_TEST_LEN, e)) ||
+    if ((rc = parse_size(&over.max_len, "--max-len", max_len, 1, PW_MAX_TEST_LEN, e)) ||
         (rc = task_options_resolve(&trained, &ck->meta.task_opt, ck->meta.task, e)))
         return rc;
     if (over.max_len < trained.min_len)
@@ -477,12 +439,14 @@ EXPORT int pw_model_order(const char *s1, const char *s2) {
         return err_set(e, ERR_INPUT, "no model: train one or open a checkpoint");
     const Model *m = &md.ck.model;
     int rc = order_pair_init(&md.pair, s1, s2, e);
+    if (!rc && m->cfg.pool == POOL_CLS && (rc = order_pair_prepend(&md.pair, DATA_CLS, e)))
+        order_pair_free(&md.pair);
     if (rc)
         return rc;
-    size_t limit = model_max_positions(m);
+    size_t limit = model_max_positions(m), lead = config_lead_tokens(&m->cfg);
     if (limit && md.pair.a.n > limit)
         return err_set(e, ERR_INPUT, "the sentence has %zu words; this model reads at most %zu",
-                       md.pair.a.n, limit);
+                       md.pair.a.n - lead, limit - lead);
     Acts a;
     if ((rc = order_run(&md.order, &a, m, &md.ck.vocab, &md.pair.a, &md.pair.b, md.pair.perm,
                         e)))

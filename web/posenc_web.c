@@ -12,7 +12,6 @@
  * Nothing here computes what the library already does: the order demo is
  * src/run/orderdemo.c, as demo_order runs it; the tables are pe_table and
  * pe_similarity (src/pe/analysis.h), as pe_plot draws them. */
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,30 +54,6 @@ EXPORT const char *pw_scheme_about(int i) {
 EXPORT int pw_scheme_in_attention(int i) {
     const PeScheme *s = scheme_at(i);
     return s && pe_in_attention(s);
-}
-
-int pw_parse_u64(uint64_t *out, const char *opt, const char *s, Err *e) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*s == '\0' || *s == '-' || *s == '+' || *end != '\0' || errno == ERANGE)
-        return err_set(e, ERR_INPUT, "%s wants a whole number from 0 to 2^64-1, not '%s'", opt,
-                       s);
-    *out = (uint64_t)v;
-    return 0;
-}
-
-int pw_parse_size(size_t *out, const char *opt, const char *s, size_t lo, size_t hi,
-                      Err *e) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*s == '\0' || *s == '-' || *s == '+' || *end != '\0' || errno == ERANGE || v < lo ||
-        v > hi)
-        return err_set(e, ERR_INPUT, "%s wants a whole number from %zu to %zu, not '%s'", opt, lo,
-                       hi, s);
-    *out = (size_t)v;
-    return 0;
 }
 
 /* ---- 1. Order: demo_order for one scheme ---- */
@@ -135,11 +110,11 @@ EXPORT int pw_order(const char *s1, const char *s2, const char *scheme, const ch
     Config cfg;
     order_config_default(&cfg);
     int rc;
-    if ((rc = pw_parse_size(&cfg.d_model, "--d-model", d_model, 1, MAX_DIM, e)) ||
-        (rc = pw_parse_size(&cfg.n_heads, "--heads", heads, 1, MAX_DIM, e)) ||
-        (rc = pw_parse_size(&cfg.n_layers, "--layers", layers, 1, MAX_LAYERS, e)) ||
-        (rc = pw_parse_size(&cfg.d_ff, "--d-ff", d_ff, 1, MAX_DIM, e)) ||
-        (rc = pw_parse_u64(&cfg.seed, "--seed", seed, e)))
+    if ((rc = parse_size(&cfg.d_model, "--d-model", d_model, 1, MAX_DIM, e)) ||
+        (rc = parse_size(&cfg.n_heads, "--heads", heads, 1, MAX_DIM, e)) ||
+        (rc = parse_size(&cfg.n_layers, "--layers", layers, 1, MAX_LAYERS, e)) ||
+        (rc = parse_size(&cfg.d_ff, "--d-ff", d_ff, 1, MAX_DIM, e)) ||
+        (rc = parse_u64(&cfg.seed, "--seed", seed, e)))
         return rc;
     cfg.norm = pre_norm ? NORM_PRE : NORM_POST;
     if ((rc = order_pair_init(&order.pair, s1, s2, e)))
@@ -211,7 +186,7 @@ static void code_clear(void) {
  * every pair of positions, pe_similarity's (X X^T for an input scheme, the
  * logit's position part for an attention scheme). combine: 0 the scheme's
  * own, 1 add, 2 concat (Combine's values). */
-EXPORT int pw_code(const char *scheme, const char *d_model, const char *heads, double base,
+EXPORT int pw_code(const char *scheme, const char *d_model, const char *heads, const char *base,
                    int split, int combine, const char *positions, const char *seed) {
     Err *e = &pw_err;
     err_clear(e);
@@ -219,18 +194,16 @@ EXPORT int pw_code(const char *scheme, const char *d_model, const char *heads, d
     size_t C, NH, T;
     uint64_t s;
     int rc;
-    if ((rc = pw_parse_size(&C, "--d-model", d_model, 1, PW_MAX_CHANNELS, e)) ||
-        (rc = pw_parse_size(&NH, "--heads", heads, 1, PW_MAX_CHANNELS, e)) ||
-        (rc = pw_parse_size(&T, "--positions", positions, 1, PW_MAX_POSITIONS, e)) ||
-        (rc = pw_parse_u64(&s, "--seed", seed, e)))
+    if ((rc = parse_size(&C, "--d-model", d_model, 1, PW_MAX_CHANNELS, e)) ||
+        (rc = parse_size(&NH, "--heads", heads, 1, PW_MAX_CHANNELS, e)) ||
+        (rc = parse_size(&T, "--positions", positions, 1, PW_MAX_POSITIONS, e)) ||
+        (rc = parse_u64(&s, "--seed", seed, e)))
         return rc;
-    /* pe_plot's range for --base: below 1 the wavelengths shrink with i */
-    if (!(base >= 1.000001 && base <= 1e12))
-        return err_set(e, ERR_INPUT, "--base wants a number from 1.000001 to 1e+12");
     if (combine < COMBINE_DEFAULT || combine > COMBINE_CONCAT)
         return err_set(e, ERR_INPUT, "combine is the scheme's own, add or concat");
     pe_config_default(&code.pc, scheme);
-    pe_put(&code.pc, &pe_opt_base, base);
+    if ((rc = pe_set(&code.pc, &pe_opt_base, base, e)))
+        return rc;
     if (split)
         pe_put(&code.pc, &pe_opt_layout, LAYOUT_SPLIT);
     if (combine != COMBINE_DEFAULT) /* add or concat, the option's names 0 and 1 */
@@ -286,7 +259,7 @@ static struct {
  * Its entries cos kw and sin kw are the sinusoid's own values at position
  * k, so M_k is read off the library's table, PE(k), and depends on k
  * alone, never on t; the product is the model's matmul. */
-EXPORT int pw_rotation(const char *d_model, double base, int split, const char *t_s,
+EXPORT int pw_rotation(const char *d_model, const char *base_s, int split, const char *t_s,
                        const char *k_s) {
     Err *e = &pw_err;
     err_clear(e);
@@ -295,15 +268,18 @@ EXPORT int pw_rotation(const char *d_model, double base, int split, const char *
     memset(&rot, 0, sizeof rot);
     size_t d, t, k;
     int rc;
-    if ((rc = pw_parse_size(&d, "d_model", d_model, 2, PW_MAX_CHANNELS, e)) ||
-        (rc = pw_parse_size(&t, "t", t_s, 0, PW_MAX_SHIFT, e)) ||
-        (rc = pw_parse_size(&k, "k", k_s, 0, PW_MAX_SHIFT, e)))
+    if ((rc = parse_size(&d, "d_model", d_model, 2, PW_MAX_CHANNELS, e)) ||
+        (rc = parse_size(&t, "t", t_s, 0, PW_MAX_SHIFT, e)) ||
+        (rc = parse_size(&k, "k", k_s, 0, PW_MAX_SHIFT, e)))
         return rc;
     if (d % 2)
         return err_set(e, ERR_INPUT, "the rotation pairs each sin with its cos: give an even "
                        "d_model, not %zu", d);
-    if (!(base >= 1.000001 && base <= 1e12))
-        return err_set(e, ERR_INPUT, "--base wants a number from 1.000001 to 1e+12");
+    /* --base as pe_plot reads it, with no scheme to hold it */
+    PeConfig pc = {0};
+    if ((rc = pe_set(&pc, &pe_opt_base, base_s, e)))
+        return rc;
+    double base = pe_get(&pc, &pe_opt_base);
     SinLayout layout = split ? LAYOUT_SPLIT : LAYOUT_INTERLEAVED;
     rot.v = xmalloc(5 * d * sizeof *rot.v, "the rotation", e);
     rot.M = xcalloc(d * d, sizeof *rot.M, "the rotation matrix", e);

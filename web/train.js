@@ -1,4 +1,4 @@
-// Section 4 of the page: training, in a Web Worker (train_worker.js), so
+// Section 5 of the page: training, in a Web Worker (train_worker.js), so
 // that the page stays responsive; this script reads the controls, sends
 // requests, and draws what comes back. Like app.js it computes nothing of
 // the model's: every number comes from web/posenc_train.c.
@@ -48,23 +48,90 @@ const state = {
   lastOrder: null,
 };
 
-function options(scheme) {
-  const v = (id) => $(id).value.trim();
-  return {
-    task: $('#t-task').value, scheme, dModel: v('#t-d-model'), heads: v('#t-heads'),
-    layers: v('#t-layers'), dFf: v('#t-d-ff'), preNorm: $('#t-norm').value === 'pre',
-    steps: v('#t-steps'), batch: v('#t-batch'), lr: v('#t-lr'), seed: v('#t-seed'),
-    evalEvery: v('#t-eval-every'), maxTrainLen: v('#t-max-train-len'),
-  };
+// ---------------------------------------------------------------- the form
+
+// Every control of the form, in its order: { flag, input, option } where
+// option is the index of a scheme option (shown only for the schemes that
+// read it) or undefined. The fields and options come from the C (the
+// worker's 'ready'); this file names none of them.
+const controls = [];
+
+function control(f, option) {
+  const id = `t-${f.flag.replace(/^-+/, '')}`;
+  const range = f.kind === 'text' && f.hi > f.lo ? `; ${f.lo} to ${f.hi}` : '';
+  const title = `${f.help}${f.def ? ` (default ${f.def}${range})` : ''}`;
+  let input, label;
+  if (f.kind === 'flag') {
+    input = el('input', { type: 'checkbox', id });
+    label = el('label', { className: 'tick', title }, input, ` ${f.flag}`);
+  } else {
+    if (f.kind === 'text') {
+      input = el('input', { id, className: 'num', value: f.initial, placeholder: f.def,
+                            spellcheck: false, autocomplete: 'off' });
+    } else {
+      input = el('select', { id });
+      if (f.def) input.append(el('option', { value: '', textContent: `(${f.def})` }));
+      for (const c of f.choices) input.append(el('option', { value: c, textContent: c }));
+      input.value = f.initial;
+      if (input.selectedIndex < 0) input.selectedIndex = 0;  // a list always given: its first
+    }
+    label = el('label', { title }, f.flag, input);
+  }
+  input.dataset.flag = f.flag;
+  controls.push({ flag: f.flag, kind: f.kind, input, label, option });
+  return label;
 }
+
+function buildForm(m) {
+  const groups = new Map();
+  const group = (name) => {
+    if (!groups.has(name)) {
+      groups.set(name, el('div', { className: 'controls' }, el('span', { className: 'group', textContent: name })));
+      $('#t-form').append(groups.get(name));
+    }
+    return groups.get(name);
+  };
+  for (const f of m.fields) group(f.group).append(control(f));
+  const options = group('scheme options');
+  m.options.forEach((o, i) => options.append(control(o, i)));
+  options.append(el('span', { id: 't-no-options', className: 'muted' }));
+}
+
+const schemeControl = () => controls.find((c) => c.kind === 'scheme').input;
+const combineControl = () => controls.find((c) => c.option === info.combine).input;
+// Which scheme options `scheme` reads with the --combine chosen.
+const reads = (scheme) => info.reads[info.schemes.indexOf(scheme)][combineControl().value];
+
+// The options the chosen scheme reads are shown; the others wait, hidden.
+function showOptions() {
+  const scheme = schemeControl().value, r = reads(scheme);
+  for (const c of controls) if (c.option !== undefined) c.label.hidden = !r[c.option];
+  $('#t-no-options').textContent = r.some(Boolean) ? '' : `${scheme} reads none`;
+}
+
+// build/train's arguments for a run of `scheme`: every field given (a box
+// not empty, a choice made, a flag ticked) and the scheme options shown
+// that it reads (Compare gives each scheme those of the chosen one it
+// reads; an option hidden is never sent).
+function args(scheme) {
+  const out = [], r = reads(scheme);
+  for (const c of controls) {
+    if (c.option !== undefined && (!r[c.option] || c.label.hidden)) continue;
+    if (c.kind === 'flag') {
+      if (c.input.checked) out.push(c.flag);
+      continue;
+    }
+    const v = c.kind === 'scheme' ? scheme : c.input.value.trim();
+    if (v !== '') out.push(c.flag, v);
+  }
+  return out;
+}
+
+const shellWord = (s) => (/^[\w.,:+=\/-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 // The build/train command with the same options, for comparing.
 function command(o) {
-  const lens = o.task === 'agent' ? '' : ` --max-train-len ${o.maxTrainLen}`;
-  return `OMP_NUM_THREADS=1 build/train --task ${o.task} --pe ${o.scheme} --d-model ${o.dModel} ` +
-    `--heads ${o.heads} --layers ${o.layers} --d-ff ${o.dFf} --norm ${o.preNorm ? 'pre' : 'post'} ` +
-    `--steps ${o.steps} --batch ${o.batch} --lr ${o.lr} --seed ${o.seed} ` +
-    `--eval-every ${o.evalEvery}${lens}`;
+  return `OMP_NUM_THREADS=1 build/train ${o.args.map(shellWord).join(' ')}`;
 }
 
 function drawCurves() {
@@ -127,11 +194,15 @@ function setBusy(busy) {
 
 async function trainOne(o) {
   const run = { scheme: o.scheme, colour: COLOURS[state.runs.length % COLOURS.length],
-                loss: [], valid: [], steps: Number(o.steps), result: null };
+                loss: [], valid: [], steps: 1, result: null };
   state.runs.push(run);
   let lastEval = null;
   const result = await request('train', { options: o }, (m) => {
-    if (m.type === 'started') { $('#t-describe').textContent = `train: ${m.describe}`; return; }
+    if (m.type === 'started') {
+      run.steps = m.steps;
+      $('#t-describe').textContent = `train: ${m.describe}`;
+      return;
+    }
     run.loss.push([m.step, m.loss]);
     if ('validAccuracy' in m) {
       lastEval = run.lastEval = m;
@@ -160,7 +231,7 @@ async function trainAll(schemes) {
   let last = null;
   try {
     for (const scheme of schemes) {
-      const o = options(scheme);
+      const o = { scheme, args: args(scheme) };
       $('#t-command').textContent = command(o);
       $('#t-command').classList.remove('hidden');
       last = await trainOne(o);
@@ -174,7 +245,7 @@ async function trainAll(schemes) {
   if (last) await showModel(last.model, `${last.model.task || 'model'}-${state.runs.at(-1).scheme}.ckpt`);
 }
 
-$('#t-train').addEventListener('click', () => trainAll([$('#t-scheme').value]));
+$('#t-train').addEventListener('click', () => trainAll([schemeControl().value]));
 $('#t-compare').addEventListener('click', () => {
   const ticked = [...document.querySelectorAll('#t-compare-set input:checked')].map((c) => c.value);
   if (!ticked.length) { $('#t-error').textContent = 'tick one or more schemes to compare'; return; }
@@ -235,7 +306,7 @@ async function updateAttention() {
   state.lastAttention = att;
   const unk = att.unknown ? ` (${att.unknown} word${att.unknown > 1 ? 's' : ''} not in the ` +
     'vocabulary read as <unk>)' : '';
-  $('#m-answer').textContent = `the model's answer: ${att.answers.join(' ')}${unk}`;
+  $('#m-answer').textContent = `the model's answer: ${att.answers.filter(Boolean).join(' ')}${unk}`;
   drawAttention();
 }
 
@@ -338,15 +409,16 @@ $('#m-open').addEventListener('change', async (ev) => {
 
 function start(m) {
   info = m;
-  for (const t of m.tasks)
-    $('#t-task').append(el('option', { value: t.name, textContent: t.name, title: t.about }));
-  for (const s of m.schemes) {
-    $('#t-scheme').append(el('option', { value: s, textContent: s }));
-    const box = el('input', { type: 'checkbox', value: s,
-                              checked: ['none', 'sinusoidal', 'rope'].includes(s) });
+  buildForm(m);
+  const task = controls.find((c) => c.kind === 'task').input;
+  for (const t of m.tasks) task.querySelector(`option[value="${t.name}"]`).title = t.about;
+  m.schemes.forEach((s, i) => {
+    const box = el('input', { type: 'checkbox', value: s, checked: m.ticked[i] });
     $('#t-compare-set').append(el('label', { className: 'tick' }, box, ` ${s}`));
-  }
-  $('#t-scheme').value = 'sinusoidal';
+  });
+  schemeControl().addEventListener('change', showOptions);
+  combineControl().addEventListener('change', showOptions);
+  showOptions();
   drawCurves();
   // for the browser test (web/webtest.py)
   window.posencTrain = { state, info, request };

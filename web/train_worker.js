@@ -1,4 +1,4 @@
-// The page's trainer (section 4): a Web Worker with its own instance of
+// The page's trainer (section 5): a Web Worker with its own instance of
 // the WebAssembly module, so that training never holds up the page. It
 // answers train.js's messages by calling web/posenc_train.c: a run goes a
 // few steps at a time (about 40 ms of work), a progress message after
@@ -20,9 +20,8 @@ async function start() {
     error: w('pw_error', S, []),
     schemeCount: w('pw_scheme_count', N, []),
     schemeName: w('pw_scheme_name', S, [N]),
-    taskNames: w('pw_task_names', S, []),
     taskAbout: w('pw_task_about', S, [S]),
-    begin: w('pw_train_begin', N, [S, S, S, S, S, S, N, S, S, S, S, S, S]),
+    begin: w('pw_train_begin', N, [S]),
     advance: w('pw_train_advance', N, [N]),
     step: w('pw_train_step', N, []),
     steps: w('pw_train_steps', N, []),
@@ -68,19 +67,61 @@ async function start() {
     orderCosine: w('pw_model_order_cosine', N, []),
     orderVerdict: w('pw_model_order_verdict', S, []),
     orderAnswer: w('pw_model_order_answer', S, [N]),
+    fieldCount: w('pw_field_count', N, []),
+    fieldFlag: w('pw_field_flag', S, [N]),
+    fieldGroup: w('pw_field_group', S, [N]),
+    fieldKind: w('pw_field_kind', S, [N]),
+    fieldHelp: w('pw_field_help', S, [N]),
+    fieldDefault: w('pw_field_default', S, [N]),
+    fieldInitial: w('pw_field_initial', S, [N]),
+    fieldChoice: w('pw_field_choice', S, [N, N]),
+    optionCount: w('pw_option_count', N, []),
+    optionFlag: w('pw_option_flag', S, [N]),
+    optionKind: w('pw_option_kind', S, [N]),
+    optionHelp: w('pw_option_help', S, [N]),
+    optionDefault: w('pw_option_default', S, [N]),
+    optionLo: w('pw_option_lo', N, [N]),
+    optionHi: w('pw_option_hi', N, [N]),
+    optionChoice: w('pw_option_choice', S, [N, N]),
+    optionCombine: w('pw_option_combine', N, []),
+    optionRead: w('pw_option_read', N, [N, N, S]),
+    compareTicked: w('pw_compare_ticked', N, [N]),
   };
   M.FS.mkdir(TRAINED_DIR);
   M.FS.mkdir(OPENED_DIR);
   // A checkpoint opened is named by its own file name in the loader's
   // messages, as build/evaluate names the path it is given.
   M.FS.chdir(OPENED_DIR);
-  const tasks = api.taskNames().split(', ');
-  postMessage({
-    type: 'ready',
-    schemes: Array.from({ length: api.schemeCount() }, (_, i) => api.schemeName(i)),
-    tasks: tasks.map((name) => ({ name, about: api.taskAbout(name) })),
-  });
+  postMessage({ type: 'ready', ...form() });
   while (queue.length) await handle(queue.shift());
+}
+
+// build/train's options as the form shows them, all from the C: the
+// fields (task, model, training), the scheme options of the registry, and
+// which options each scheme reads under each --combine ('' not given).
+function form() {
+  const list = (get) => {
+    const out = [];
+    for (let j = 0; get(j); j++) out.push(get(j));
+    return out;
+  };
+  const schemes = Array.from({ length: api.schemeCount() }, (_, i) => api.schemeName(i));
+  const fields = Array.from({ length: api.fieldCount() }, (_, i) => ({
+    flag: api.fieldFlag(i), group: api.fieldGroup(i), kind: api.fieldKind(i), help: api.fieldHelp(i),
+    def: api.fieldDefault(i), initial: api.fieldInitial(i), choices: list((j) => api.fieldChoice(i, j)),
+  }));
+  const options = Array.from({ length: api.optionCount() }, (_, i) => ({
+    flag: api.optionFlag(i), kind: api.optionKind(i), help: api.optionHelp(i), def: api.optionDefault(i),
+    lo: api.optionLo(i), hi: api.optionHi(i), choices: list((j) => api.optionChoice(i, j)), initial: '',
+  }));
+  const combine = api.optionCombine();
+  const reads = schemes.map((_, s) => Object.fromEntries(['', ...options[combine].choices].map((c) =>
+    [c, options.map((_, i) => Boolean(api.optionRead(s, i, c)))])));
+  return {
+    schemes, fields, options, combine, reads,
+    ticked: schemes.map((_, s) => Boolean(api.compareTicked(s))),
+    tasks: fields.find((f) => f.kind === 'task').choices.map((name) => ({ name, about: api.taskAbout(name) })),
+  };
 }
 
 onmessage = (ev) => {
@@ -101,11 +142,11 @@ function modelInfo(path) {
 
 let modelPath = null;  // the file of the model open, for Download
 
+// o: { scheme, args }: build/train's arguments, as the form made them.
 async function train(id, o) {
   stopAsked = false;
-  if (api.begin(o.task, o.scheme, o.dModel, o.heads, o.layers, o.dFf, o.preNorm ? 1 : 0,
-                o.steps, o.batch, o.lr, o.seed, o.evalEvery, o.maxTrainLen)) return fail(id);
-  reply(id, { type: 'started', describe: api.describe() });
+  if (api.begin(o.args.join('\n'))) return fail(id);
+  reply(id, { type: 'started', describe: api.describe(), steps: api.steps() });
   let chunk = 1;
   while (!api.done() && !stopAsked) {
     const t0 = performance.now();
@@ -126,7 +167,7 @@ async function train(id, o) {
     chunk = Math.max(1, Math.min(200, Math.round(40 / Math.max(per, 0.01))));
     await idle();
   }
-  const path = `${TRAINED_DIR}/${o.task}-${o.scheme}.ckpt`;
+  const path = `${TRAINED_DIR}/${o.scheme}.ckpt`;
   if (api.finish(path)) return fail(id);
   modelPath = path;
   reply(id, {

@@ -7,8 +7,10 @@ every scheme, reads the table from the DOM and holds its figures against
 `demo_order --csv` for the same options (to 1e-5); it gives the page bad
 input (an empty box, a second sentence that is not a reordering, heads that
 do not divide d_model) and expects demo_order's own message, then good input
-again; it moves the mouse over the pictures and reads the values; it saves
-a screenshot of each section; and it times one demo in the browser.
+again; it moves the mouse over the pictures and reads the values; it moves
+the sliders of section 4 and holds its numbers to `pe_report --shift`; it
+saves a screenshot of each section; and it times one demo in the browser.
+webtest_train.py does section 5, training.
 
 The driver is Chromium's DevTools protocol over --remote-debugging-pipe,
 from Python's standard library. Why not puppeteer-core: it is an npm
@@ -229,6 +231,20 @@ class Page:
     def select(self, sel, value):
         self.b.js(f"""(() => {{ const e = document.querySelector({json.dumps(sel)});
             e.value = {json.dumps(value)}; e.dispatchEvent(new Event('change')); }})()""")
+
+    def slide(self, sel, value):
+        """Puts a slider at value, as dragging it there would (an input event)."""
+        self.b.js(f"""(() => {{ const e = document.querySelector({json.dumps(sel)});
+            e.value = {json.dumps(str(value))}; e.dispatchEvent(new Event('input')); }})()""")
+
+    def press(self, sel, key, times=1):
+        """Focuses the element and presses a key (e.g. ArrowRight) on it."""
+        codes = {"ArrowRight": 39, "ArrowLeft": 37, "ArrowUp": 38, "ArrowDown": 40}
+        self.b.js(f"document.querySelector({json.dumps(sel)}).focus()")
+        for _ in range(times):
+            for kind in ("rawKeyDown", "keyUp"):
+                self.b.send("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": key,
+                                                       "windowsVirtualKeyCode": codes[key]})
 
     def text(self, sel):
         return self.b.js(f"document.querySelector({json.dumps(sel)}).textContent")
@@ -501,7 +517,10 @@ def run(ck, b, p, url, a):
              f"the bars read under the mouse: '{read}'")
     p.screenshot("#rotation", os.path.join(a.shots, "rotation.png"))
 
-    # 7. Size and time, for bench/README.md.
+    # 7. RoPE against the added sinusoid: the sliders, against pe_report --shift.
+    check_shift(ck, b, p, a)
+
+    # 8. Size and time, for bench/README.md.
     p.type("#rot-t", "5")
     p.type("#rot-k", "3")
     wasm = os.path.getsize(os.path.join(a.page, "posenc.wasm"))
@@ -512,6 +531,82 @@ def run(ck, b, p, url, a):
     print(f"# one demo ({len(schemes)} schemes, default sentences and model) in the browser: "
           f"mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, min {t['min']:.2f}, max {t['max']:.2f} over {t['reps']}; "
           f"the first, at load, {first:.1f} ms")
+
+
+SHIFT_TOL = 2e-6  # pe_report prints 6 decimals; the page's float sums may round apart in the last
+
+
+def pe_report_shift(bin_dir, command):
+    """Runs the page's pe_report command: {scheme: {pair: row}} and the decay line's figures.
+    A row is {'q': [[x, y] before, after], 'k': ..., 'score': [before, after]}; pair 'all' is
+    the whole head's."""
+    args = command.lstrip("$ ").split()
+    r = subprocess.run([os.path.join(bin_dir, os.path.basename(args[0]))] + args[1:],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{command}: {r.stderr}")
+    rows, decay = {}, None
+    vec = lambda cell: [float(x) for x in cell.split(",")] if cell else None
+    for line in r.stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 8 and cells[0] != "scheme":
+            pair = cells[1].split()[0]
+            rows.setdefault(cells[0], {})[pair] = {
+                "q": [vec(cells[2]), vec(cells[5])], "k": [vec(cells[3]), vec(cells[6])],
+                "score": [float(cells[4]), float(cells[7])]}
+        elif line.startswith("rope's long-term decay bound"):
+            decay = {"offset": int(line.split("at the offset ")[1].split(",")[0]),
+                     "bound": float(line.split(": ")[1].split()[0])}
+    return rows, decay
+
+
+def check_shift(ck, b, p, a):
+    """Section 4: each setting of the sliders against pe_report --shift with the same numbers."""
+    settings = [
+        ("the defaults", {}),
+        ("base 100, head 32, m 40, n 7, shift 25, pair 3",
+         {"#sh-base": "2", "#sh-head": "32", "#sh-m": "40", "#sh-n": "7", "#sh-s": "25",
+          "#sh-pair": "3"}),
+        ("base 31600, head 64, the key after the query, pair 20",
+         {"#sh-base": "4.5", "#sh-head": "64", "#sh-m": "3", "#sh-n": "90", "#sh-s": "100",
+          "#sh-pair": "20"}),
+    ]
+    schemes = b.js("[...document.querySelectorAll('.sh-panel')].map(e => e.dataset.scheme)")
+    for label, moves in settings + [("shift s moved by 5 with the arrow key", None)]:
+        if moves is None:
+            before = int(p.value("#sh-s"))
+            p.press("#sh-s", "ArrowRight", 5)
+            ck.check(int(p.value("#sh-s")) == before + 5, f"the shift slider moves with the "
+                     f"keyboard: {before} -> {p.value('#sh-s')}")
+        for sel, v in (moves or {}).items():
+            p.slide(sel, v)
+        command = p.text("#sh-command")
+        want, decay = pe_report_shift(a.bin, command)
+        ck.check(p.text("#sh-error") == "" and schemes == list(want),
+                 f"section 4, {label}: the page shows {', '.join(schemes)}, pe_report's schemes",
+                 f"page {schemes}, pe_report {list(want)}: {p.text('#sh-error')}")
+        pair = p.value("#sh-pair")
+        for name in schemes:
+            r = json.loads(b.js(f"document.querySelector('.sh-panel[data-scheme=\"{name}\"]')"
+                                ".dataset.values"))
+            whole, part = want[name]["all"], want[name][pair]
+            got = r["score"] + r["part"] + sum(r["q"] + r["k"], [])
+            exp = whole["score"] + part["score"] + sum(part["q"] + part["k"], [])
+            worst = max(abs(x - y) for x, y in zip(got, exp))
+            change = abs(r["score"][1] - r["score"][0])
+            same = change <= 1e-5
+            # a rotation inside attention keeps q.k; a code added to the input does not
+            keeps = b.js(f"window.posenc.inAttention({json.dumps(name)})")
+            ck.check(worst <= SHIFT_TOL and same == keeps,
+                f"section 4, {label}: {name}'s q.k {r['score'][0]:.6f} -> {r['score'][1]:.6f} "
+                f"({'unchanged' if same else 'changed'}), pair {pair}'s vectors and part, within "
+                f"{worst:.1e} of `{command.lstrip('$ ')}`")
+        got = json.loads(b.js("document.querySelector('#sh-decay').dataset.values"))
+        ck.check(decay and got["offset"] == decay["offset"]
+                 and abs(got["bound"] - decay["bound"]) <= SHIFT_TOL,
+                 f"section 4, {label}: RoPE's decay bound at offset {got['offset']} is "
+                 f"{got['bound']:.6f}, pe_report's {decay and decay['bound']}")
+    p.screenshot("#shift", os.path.join(a.shots, "shift.png"))
 
 
 if __name__ == "__main__":

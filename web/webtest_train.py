@@ -1,6 +1,10 @@
-"""make webtest, section 4: training in the browser, against build/train and build/evaluate.
+"""make webtest, section 5: training in the browser, against build/train and build/evaluate.
 
-Called by webtest.py with its browser, page and checks. It trains agent
+Called by webtest.py with its browser, page and checks. It holds the
+training form to build/train's options (every scheme, every option of
+build/train --help but its files, each scheme option shown for the schemes
+pe_report --options says read it) and to build/train's messages for bad
+combinations, typed into the form and sent as they come. It trains agent
 with sinusoidal and with none in the page (in its Web Worker), reads the
 accuracies from the results table, and holds them against build/train run
 with the same options on one thread (the command the page prints); it
@@ -70,7 +74,7 @@ def native_train(cmd, env):
 def train_in_page(b, p, scheme, steps, task="agent", timeout=600):
     """Trains one scheme with the page's Train button; its results row."""
     p.select("#t-task", task)
-    p.select("#t-scheme", scheme)
+    p.select("#t-pe", scheme)
     p.type("#t-steps", str(steps))
     p.click("#t-train")
     wait(b, "window.posencTrain.state.busy", 10, "training starts")
@@ -99,9 +103,10 @@ def run(ck, b, p, a, env):
 def _run(ck, b, p, a, env, tmp):
     one = {**env, "OMP_NUM_THREADS": "1"}
     tasks = b.js("[...document.querySelectorAll('#t-task option')].map(o => o.value)")
-    schemes = b.js("[...document.querySelectorAll('#t-scheme option')].map(o => o.value)")
+    schemes = b.js("[...document.querySelectorAll('#t-pe option')].map(o => o.value)")
     ck.check(len(tasks) >= 6 and "agent" in tasks and schemes == b.js("window.posenc.schemes"),
-             f"section 4 offers the tasks {', '.join(tasks)} and every scheme")
+             f"section 5 offers the tasks {', '.join(tasks)} and every scheme")
+    check_form(ck, b, p, a, env)
 
     # 1. agent with sinusoidal: learned; the same accuracies as build/train.
     steps = int(p.value("#t-steps"))
@@ -155,7 +160,7 @@ def _run(ck, b, p, a, env, tmp):
                      f"on one thread within 0.01 (differ by {d:.4f})")
 
     # 2. The model shown is the kept one, and the download loads in build/evaluate.
-    p.select("#t-scheme", "sinusoidal")
+    p.select("#t-pe", "sinusoidal")
     train_in_page(b, p, "sinusoidal", steps)
     page_test = float(b.js("document.querySelector('#t-results tbody tr:last-child').dataset.test"))
     answer = p.text("#m-answer")
@@ -257,12 +262,97 @@ def _run(ck, b, p, a, env, tmp):
     ck.check([s for s, _ in got] == ["none", "sinusoidal", "rope"] and got[0][1] <= 0.6
              and got[1][1] >= 0.95 and got[2][1] >= 0.95,
              f"Compare trains none, sinusoidal and rope in turn ({time.monotonic() - t0:.1f} s): "
-             + ", ".join(f"{s} {v:.4f}" for s, v in got))
+             + ", ".join(f"{s} {v:.4f}" for s, v in got), p.text("#t-error"))
     p.screenshot("#train", os.path.join(a.shots, "train-compare.png"))
     p.click("#t-reset")
     wait(b, "document.querySelectorAll('#t-results tbody tr').length === 0", 10, "Reset")
     ck.check(not p.visible("#t-model") and p.text("#t-progress").strip() == "",
              "Reset clears the runs, the curves and the model")
+
+
+# build/train's options that name files, or the machine's memory: none on the page
+NOT_ON_PAGE = {"--data", "--valid", "--out", "--log", "--resume", "--init", "--max-memory", "--help"}
+# Bad combinations and values, each typed into the form: build/train refuses them all
+BAD = [
+    ("--causal for reverse", {"#t-task": "reverse", "#t-pe": "rope", "#t-causal": True}),
+    ("rope's yarn scaling without its factor", {"#t-pe": "rope", "#t-rope-scaling": "yarn"}),
+    ("--random-positions for none", {"#t-pe": "none", "#t-random-positions": "20"}),
+    ("--pool cls with --causal", {"#t-pool": "cls", "#t-causal": True}),
+    ("shaw's --max-relative 0", {"#t-pe": "shaw", "#t-max-relative": "0"}),
+    ("rope's --rope-factor without a scaling", {"#t-pe": "rope", "#t-rope-factor": "4"}),
+    ("--dropout 0.99", {"#t-dropout": "0.99"}),
+]
+
+
+def form_flags(b, visible_only=False):
+    cond = "&& !e.closest('label').hidden" if visible_only else ""
+    return b.js("[...document.querySelectorAll('#t-form [data-flag]')].filter(e => true "
+                f"{cond}).map(e => e.dataset.flag)")
+
+
+def set_control(b, p, sel, v):
+    if isinstance(v, bool):
+        b.js(f"document.querySelector({json.dumps(sel)}).checked = {json.dumps(v)}")
+    elif b.js(f"document.querySelector({json.dumps(sel)}).tagName") == "SELECT":
+        p.select(sel, v)
+    else:
+        p.type(sel, v)
+
+
+def check_form(ck, b, p, a, env):
+    """The form against build/train --help and pe_report --options, and its refusals against
+    build/train's messages."""
+    r = subprocess.run([a.bin + "/train", "--help"], capture_output=True, text=True, env=env)
+    want = [m.group(1) for m in re.finditer(r"^  (--[a-z-]+)", r.stdout, re.M)]
+    want = {f for f in want if f not in NOT_ON_PAGE}
+    got = form_flags(b)
+    ck.check(set(got) == want and len(got) == len(want), f"the training form has every option "
+             f"of build/train --help but its files ({len(got)} options)",
+             f"missing {sorted(want - set(got))}, extra {sorted(set(got) - want)}")
+    r = subprocess.run([a.bin + "/pe_report", "--options"], capture_output=True, text=True,
+                       env=env)
+    readers = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"\| (--[a-z-]+) \| ([^|(]*)", line)
+        if m:
+            readers[m.group(1)] = {x.strip() for x in m.group(2).split(",") if x.strip()}
+    # pe_report --options names the readers under --combine concat
+    p.select("#t-combine", "concat")
+    first = p.value("#t-pe")
+    wrong = []
+    for scheme in b.js("window.posenc.schemes"):
+        p.select("#t-pe", scheme)
+        shown = {f for f in form_flags(b, True) if f in readers}
+        expect = {f for f, who in readers.items() if scheme in who}
+        if shown != expect:
+            wrong.append(f"{scheme}: shows {sorted(shown)}, reads {sorted(expect)}")
+    ck.check(not wrong and readers, f"each scheme shows the {len(readers)} scheme options of the "
+             "registry it reads (pe_report --options), and only those", "; ".join(wrong))
+    p.select("#t-combine", "")
+    p.select("#t-pe", first)
+    p.click("#t-reset")
+    # each bad input typed, then sent with Train: the page's message is build/train's
+    defaults = {sel: b.js(f"(e => e.type === 'checkbox' ? e.checked : e.value)"
+                          f"(document.querySelector({json.dumps(sel)}))")
+                for _, moves in BAD for sel in moves}
+    for what, moves in BAD:
+        for sel, v in moves.items():
+            set_control(b, p, sel, v)
+        p.click("#t-train")
+        wait(b, "document.querySelector('#t-error').textContent !== '' && "
+             "!window.posencTrain.state.busy", 30, f"the page's answer to {what}")
+        shown, cmd = p.text("#t-error"), p.text("#t-command")
+        r = subprocess.run(cmd.replace("build/train", a.bin + "/train", 1), shell=True,
+                           capture_output=True, text=True, env={**env, "OMP_NUM_THREADS": "1"})
+        said = r.stderr.splitlines()[0].split(": ", 1)[1] if r.returncode == 2 else r.stderr
+        ck.check(shown == said, f"{what}: the page refuses it with build/train's message "
+                 f"'{said}'", f"page says '{shown}'")
+        if what.startswith("--causal"):
+            p.screenshot("#train", os.path.join(a.shots, "train-refused.png"))
+        for sel in reversed(moves):  # a scheme's option while the scheme shows it
+            set_control(b, p, sel, defaults[sel])
+        p.click("#t-reset")
+        wait(b, "document.querySelector('#t-error').textContent === ''", 10, "Reset")
 
 
 def set_file(b, sel, path):

@@ -1,7 +1,6 @@
 /* Starting the program again with a few environment variables set, for
  * the libraries that read their settings once, while they load, before
- * main: libgomp's GOMP_SPINCOUNT and OpenBLAS's OPENBLAS_CORETYPE (both
- * chosen in src/model/par.c). */
+ * main: OpenBLAS's OPENBLAS_CORETYPE (chosen in src/model/kernels.c). */
 #ifndef POSENC_RESTART_H
 #define POSENC_RESTART_H
 

@@ -115,6 +115,31 @@ static AttnDrop attn_drop(const LayerActs *la, const LayerDrop *dr, size_t T) {
                       .att = la->att_drop};
 }
 
+/* One encoder layer, step by step with its shapes: B sentences (the
+ * micro-batch) of T slots, C = d_model, NH heads of HS = C/NH channels,
+ * F = d_ff. Post-norm (the paper's and PyTorch's default):
+ *
+ *   x                                       (B,T,C)    the layer's input
+ *   qkv = x in_proj_w^T + in_proj_b         (B,T,3C)   in_proj_w (3C,C); a row is [q | k | v]
+ *   each sentence b and head h (attention.c's head_forward), on HS columns:
+ *     q, k, v                               (T,HS)     head h's columns of q, k and v
+ *     q, k = rotate(q), rotate(k)           (T,HS)     the scheme's rotate hook, if any
+ *     scores = q k^T / sqrt(HS)             (T,T)
+ *     scores += score(q, positions)         (T,T)      the scheme's score hook, if any
+ *     att = softmax over the keys           (T,T)      kept in att (B,NH,T,T); padded keys,
+ *                                                      and with --causal later ones, get 0
+ *     atty[:, h] = dropout(att) v + mix(att)  (T,HS)   the scheme's mix hook, if any
+ *   atty                                    (B,T,C)    the heads side by side
+ *   s = x + dropout(atty out_proj_w^T + out_proj_b)    (B,T,C)   out_proj_w (C,C)
+ *   ln1 = layernorm(s)                      (B,T,C)    ln1_mean, ln1_rstd (B,T)
+ *   ffh = act(ln1 ff1_w^T + ff1_b)          (B,T,F)    ff1_w (F,C); ReLU in place, GELU in ffa
+ *   u = ln1 + dropout(dropout(ffh) ff2_w^T + ff2_b)    (B,T,C)   ff2_w (C,F)
+ *   ln2 = layernorm(u)                      (B,T,C)    the layer's output
+ *
+ * Pre-norm normalizes each branch's input instead: ln1 = layernorm(x)
+ * feeds qkv, s = x + the attention branch, ln2 = layernorm(s) feeds the
+ * FFN, and u = s + the FFN branch is the output (the encoder's last
+ * layer is followed by lnf). */
 static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, float *ffa,
                           const float *x, const size_t *lens, const AttnHook *hook,
                           const LayerDrop *dr, size_t B, size_t T) {

@@ -1,8 +1,6 @@
-#define _POSIX_C_SOURCE 200809L /* strcasecmp */
 #include "matmul.h"
 
 #include <stdlib.h>
-#include <strings.h>
 
 #include "par.h"
 
@@ -69,31 +67,6 @@ void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
             sgemm(C + o, ldc, A, lda, trans_a, trans_b ? B + o * ldb : B + o, ldb, trans_b, M,
                   n, K, alpha, beta);
     }
-#endif
-}
-
-const char *matmul_better_kernels(void) {
-#if !defined(POSENC_NO_BLAS) && (defined(__x86_64__) || defined(__i386__))
-    /* OpenBLAS's own names of the x86 cores before AVX2 (driver/others/
-     * dynamic.c); Haswell's kernels are what the docs are made with */
-    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
-                                      "Atom", "Katmai", "Coppermine", "Northwood", "Banias"};
-    const char *core = openblas_get_corename();
-    if (!core || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-        return NULL;
-    for (size_t i = 0; i < sizeof old / sizeof *old; i++)
-        if (strcasecmp(core, old[i]) == 0)
-            return "Haswell";
-#endif
-    return NULL;
-}
-
-const char *matmul_kernels(void) {
-#ifdef POSENC_NO_BLAS
-    return "plain loops (matmul_loops)";
-#else
-    const char *core = openblas_get_corename();
-    return core ? core : "unknown";
 #endif
 }
 

@@ -23,16 +23,6 @@ void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
             const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
             float alpha, float beta);
 
-/* The OpenBLAS kernels to ask for (OPENBLAS_CORETYPE) when the ones it
- * chose are older than the CPU: "Haswell" when it fell back to a pre-AVX2
- * core (Prescott, on a virtual CPU whose model it does not know) on a CPU
- * with AVX2 and FMA; NULL otherwise, and without BLAS. */
-const char *matmul_better_kernels(void);
-
-/* The kernels the products run on: OpenBLAS's name for them ("Haswell"),
- * or "plain loops" without BLAS. */
-const char *matmul_kernels(void);
-
 /* The product in float accumulators, in the loop order that reads memory
  * in rows and that a compiler vectorizes: the WebAssembly build's matmul,
  * built everywhere so that the native tests check it against the oracle. */

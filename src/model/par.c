@@ -5,8 +5,6 @@
 
 #include "../core/clock.h"
 #include "../core/cpus.h"
-#include "../core/restart.h"
-#include "matmul.h"
 
 /* The most threads (the user's OMP_NUM_THREADS, or the CPUs the process
  * may use; 0 before par_start), whether the team follows the load, and
@@ -30,13 +28,8 @@ static int clamp_team(double cpus, double others) {
 }
 #endif
 
-int par_start(char **argv) {
+int par_start(void) {
 #ifdef _OPENMP
-    /* OpenBLAS reads its kernels as it loads: when the user left them to
-     * it and it chose badly, a second start asks for better ones */
-    const char *kernels = getenv("OPENBLAS_CORETYPE") ? NULL : matmul_better_kernels();
-    EnvSetting set = {"OPENBLAS_CORETYPE", kernels};
-    restart_with(argv, &set, kernels ? 1 : 0);
     const char *given = getenv("OMP_NUM_THREADS");
     if (given && *given) {
         cap = omp_get_max_threads();
@@ -50,7 +43,7 @@ int par_start(char **argv) {
     cpus_sample(&last);
     return omp_get_max_threads();
 #else
-    (void)argv, (void)following, (void)last;
+    (void)following, (void)last;
     cap = 1;
     return 1;
 #endif

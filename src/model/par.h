@@ -57,18 +57,16 @@ static inline size_t par_block(size_t n, size_t align) {
     return (per + align - 1) / align * align;
 }
 
-/* A program's first call, argv its main's. When OpenBLAS fell back to old
- * kernels on a CPU it did not recognise (matmul_better_kernels) and the
- * user set no OPENBLAS_CORETYPE, it starts the program again with better
- * ones (restart_with, src/core/restart.h). Then it sets the team:
- * OMP_NUM_THREADS when the user gave it, else the CPUs the process may use
- * (its affinity and its cgroup's quota), where libgomp alone would count
- * the affinity only, less the threads other programs run at that moment.
+/* Sets the team, before the first parallel loop (and after kernels_choose,
+ * src/model/kernels.h, which may start the program again): the user's
+ * OMP_NUM_THREADS when given, else the CPUs the process may use (its
+ * affinity and its cgroup's quota), where libgomp alone would count the
+ * affinity only, less the threads other programs run at that moment.
  * libgomp's waiting threads keep their default spin (bench/README.md: a
  * shorter one cost a third of the speed alone, and the team that follows
  * the load is what keeps two programs from spinning each other down).
  * Returns the team. */
-int par_start(char **argv);
+int par_start(void);
 
 /* The most threads the team may have: par_start's cap (the threads'
  * scratch is sized for it), or the team now when par_start was not called. */

@@ -29,6 +29,15 @@ static void probe_free(Probe *pr) {
     memset(pr, 0, sizeof *pr);
 }
 
+void attention_probe_qk(float *q, float *k, size_t HS) {
+    Rng r;
+    rng_seed(&r, ANALYSIS_QK_SEED);
+    for (size_t i = 0; i < HS; i++)
+        q[i] = rng_normal(&r);
+    for (size_t i = 0; i < HS; i++)
+        k[i] = rng_normal(&r);
+}
+
 static int probe_init(Probe *pr, const PePlan *plan, const PeConfig *pc, uint64_t seed, Err *e) {
     memset(pr, 0, sizeof *pr);
     pr->plan = plan, pr->pc = pc;
@@ -41,13 +50,9 @@ static int probe_init(Probe *pr, const PePlan *plan, const PeConfig *pc, uint64_
         probe_free(pr);
         return ERR_RUNTIME;
     }
-    Rng r;
-    rng_seed(&r, ANALYSIS_QK_SEED);
-    for (size_t i = 0; i < HS; i++)
-        pr->q0[i] = rng_normal(&r);
-    for (size_t i = 0; i < HS; i++)
-        pr->k0[i] = rng_normal(&r);
+    attention_probe_qk(pr->q0, pr->k0, HS);
     if (n) {
+        Rng r;
         rng_seed(&r, seed);
         plan->scheme->init(pc, pr->params, n, plan->head_size * plan->n_heads, &r);
     }

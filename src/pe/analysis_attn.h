@@ -15,6 +15,10 @@
 /* RoPE's logits are those of a fixed query and key drawn from this seed. */
 #define ANALYSIS_QK_SEED 1
 
+/* That query and key, q and k (HS each): normal draws from
+ * ANALYSIS_QK_SEED, the query's first. */
+void attention_probe_qk(float *q, float *k, size_t HS);
+
 /* S (N,N) of an attention scheme (plan from pe_plan): the part of head
  * 0's logit that positions p (query) and q (key) decide. */
 int attention_logits(double *S, const PePlan *plan, const PeConfig *pc, uint64_t seed, size_t N,

@@ -23,5 +23,7 @@
  * head of head_size channels (even, 2 or more) and base (above 1). In
  * double precision. ERR_INPUT for an odd head or a base of 1 or less. */
 int rope_decay_bound(double *out, size_t n, size_t head_size, double base, Err *e);
+/* The same at one offset r, unchecked (head_size even, base above 1). */
+double rope_decay_at(size_t r, size_t head_size, double base);
 
 #endif

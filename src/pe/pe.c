@@ -62,6 +62,54 @@ PeOptMask pe_options_read(const PeScheme *s, Combine combine) {
     return r;
 }
 
+/* "a, b, c": the schemes that read option o (--pe-dim: under concat),
+ * into buf. */
+static void readers(char *buf, size_t cap, const PeOption *o, const PeConfig *pc) {
+    size_t len = 0, count = 0, opt = pe_option_index(o);
+    buf[0] = '\0';
+    for (size_t i = 0; i < pe_count(); i++) {
+        const PeScheme *s = pe_at(i);
+        Combine k = o == &pe_opt_width ? COMBINE_CONCAT : pe_combine_given(pc);
+        if (!(pe_options_read(s, k) >> opt & 1u))
+            continue;
+        int w = snprintf(buf + len, cap - len, "%s%s", count++ ? ", " : "", s->name);
+        if (w < 0 || (size_t)w >= cap - len)
+            break;
+        len += (size_t)w;
+    }
+}
+
+int pe_check_read(const PeConfig *pc, const char *const *names, size_t n, Err *e) {
+    PeOptMask read = 0;
+    for (size_t i = 0; i < n; i++) {
+        const PeScheme *s = pe_find(names[i]);
+        if (s)
+            read |= pe_options_read(s, pe_combine_given(pc));
+    }
+    PeOptMask unread = pe_options_given(pc) & ~read;
+    for (size_t opt = 0; opt < pe_option_count(); opt++) {
+        if (!(unread >> opt & 1u))
+            continue;
+        const PeOption *o = pe_option_at(opt);
+        char chosen[256], who[256];
+        readers(who, sizeof who, o, pc);
+        const char *under = o == &pe_opt_width ? " under --combine concat" : "";
+        if (n == 1)
+            return err_set(e, ERR_INPUT, "%s does nothing for the %s scheme, which does not read "
+                           "it; drop it or choose a scheme that does (%s%s)", o->flag, names[0],
+                           who, under);
+        size_t len = 0;
+        chosen[0] = '\0';
+        for (size_t i = 0; i < n && len < sizeof chosen; i++) {
+            int w = snprintf(chosen + len, sizeof chosen - len, "%s%s", i ? ", " : "", names[i]);
+            len += w > 0 ? (size_t)w : 0;
+        }
+        return err_set(e, ERR_INPUT, "%s applies to none of %s; drop it or add a scheme that reads "
+                       "it (%s%s)", o->flag, chosen, who, under);
+    }
+    return 0;
+}
+
 const PeOption *pe_unused_option(const PePlan *plan, const PeConfig *pc) {
     PeOptMask unused = pe_options_given(pc) & ~pe_options_read(plan->scheme, plan->combine);
     for (size_t i = 0; i < pe_option_count(); i++)
@@ -187,6 +235,17 @@ void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *p
 size_t pe_scratch(const PePlan *plan, size_t T) {
     const PeScheme *s = plan->scheme;
     return s->scratch ? s->scratch(T, plan->head_size) : 0;
+}
+
+size_t pe_positions_scratch(size_t T, size_t HS) {
+    (void)HS;
+    return T;
+}
+
+void pe_positions_prepare(float *P, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
+    (void)pc, (void)HS;
+    for (size_t t = 0; t < T; t++)
+        P[t] = (float)pos[t];
 }
 
 void pe_combine(float *x, const float *P, size_t n, size_t w, size_t C, Combine combine) {

@@ -79,7 +79,7 @@ typedef struct PeOption {
     const char *const *names; /* PE_VALUE_NAME: value i is named names[i]; NULL-terminated */
     double def;               /* the value when the option is not given */
     const char *def_text;     /* the default as messages say it, e.g. "16", "d_model/2" */
-    const char *help;         /* --help's text after the flag; lines joined by '\n' */
+    const char *help;         /* --help's text after the flag, one line (the programs wrap it) */
     const char *example;      /* a valid value other than the default, for the tests */
     bool tunable;             /* may change on a trained model (train --init, evaluate):
                                * it changes no parameter's shape (rope's scalings) */
@@ -139,15 +139,6 @@ int pe_set_named(PeConfig *pc, const char *name, const char *text, Err *e);
 void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap);
 /* Whether value v is one o takes (in range, a name's index, finite). */
 bool pe_option_ok(const PeOption *o, double v);
-/* x as %g writes it, with more digits where its 6 do not read back as x
- * exactly (as float, with single): how options' numbers and their bounds
- * are written, so that a message states the bound that is applied
- * ("1.000001", where %g says 1) and a checkpoint's value reads back as
- * it was. */
-void pe_real_text(char *buf, size_t cap, double x, bool single);
-/* o's --help entry: "  --flag ARG" then its help, continued lines
- * indented to column 24, into buf (cap bytes). */
-void pe_option_help(char *buf, size_t cap, const PeOption *o);
 
 /* ---- the schemes ---- */
 
@@ -325,6 +316,13 @@ PeOptMask pe_options_given(const PeConfig *pc);
  * scheme that has a width, and --combine for every scheme that adds a
  * code to the input. */
 PeOptMask pe_options_read(const PeScheme *s, Combine combine);
+/* The rule for the scheme options the programs and the web page apply:
+ * an option given in pc that none of the schemes names[0..n) reads is
+ * ERR_INPUT, naming it and the schemes that do read it ("--buckets does
+ * nothing for the rope scheme, which does not read it; drop it or choose
+ * a scheme that does (t5)"). Each scheme then takes the options it reads
+ * (pe_config_for). */
+int pe_check_read(const PeConfig *pc, const char *const *names, size_t n, Err *e);
 /* The first option given in pc that the plan's scheme does not read, or
  * NULL. */
 const PeOption *pe_unused_option(const PePlan *plan, const PeConfig *pc);
@@ -354,6 +352,11 @@ void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *p
 /* Floats of an attention scheme's scratch for one sentence of T tokens
  * (0 for the other schemes). */
 size_t pe_scratch(const PePlan *plan, size_t T);
+/* The scratch and prepare of the schemes that read the positions alone
+ * (alibi, a learned bias of the offset): each token's position, as a
+ * float (exact below 2^24). */
+size_t pe_positions_scratch(size_t T, size_t HS);
+void pe_positions_prepare(float *P, const PeConfig *pc, const size_t *pos, size_t T, size_t HS);
 
 /* Puts P (n,w) into the first n rows of x (rows of C channels), by the
  * plan's combine mode. */

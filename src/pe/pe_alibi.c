@@ -24,9 +24,8 @@ static const PeOption opt_slopes = {
     .names = SLOPES_NAMES,
     .def = ALIBI_SYMMETRIC,
     .def_text = "symmetric",
-    .help = "alibi: head h's slope m_h on both sides\n"
-            "of a word, or m_h to its left and m_(H-1-h) to its right,\n"
-            "which tells left from right (default symmetric)",
+    .help = "alibi: head h's slope m_h on both sides of a word, or m_h to its left and "
+            "m_(H-1-h) to its right, which tells left from right (default symmetric)",
     .example = "asymmetric",
 };
 
@@ -64,18 +63,6 @@ static const char *alibi_causal_conflict(const PeConfig *pc) {
                  "--alibi-slopes asymmetric or --causal";
 }
 
-/* Per token: its position, as a float (exact below 2^24). */
-static size_t alibi_scratch(size_t T, size_t HS) {
-    (void)HS;
-    return T;
-}
-
-static void alibi_prepare(float *P, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
-    (void)pc, (void)HS;
-    for (size_t t = 0; t < T; t++)
-        P[t] = (float)pos[t];
-}
-
 static void alibi_score(const PeHead *hd) {
     /* scores is (T,T), P (T) */
     float left = (float)alibi_slope_side(hd->pc, hd->h, hd->NH, false);
@@ -109,8 +96,8 @@ const PeScheme pe_alibi = {
     .default_combine = COMBINE_ADD,
     .check = alibi_check,
     .causal_conflict = alibi_causal_conflict,
-    .scratch = alibi_scratch,
-    .prepare = alibi_prepare,
+    .scratch = pe_positions_scratch,
+    .prepare = pe_positions_prepare,
     .score = alibi_score,
     .ref_score = alibi_ref_score,
 };

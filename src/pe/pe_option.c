@@ -1,14 +1,14 @@
 /* The schemes' options as data (pe.h): their list, their values in a
  * PeConfig, and their text, which the command line, the checkpoint and
  * config.json all read and write through pe_set and pe_option_text. */
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pe.h"
+
+#include "../core/parse.h"
 
 static const char *const COMBINE_NAMES[] = {"add", "concat", NULL};
 
@@ -19,10 +19,9 @@ const PeOption pe_opt_combine = {
     .type = PE_VALUE_NAME,
     .names = COMBINE_NAMES,
     .def_text = "the scheme's own",
-    .help = "how the position code meets the embedding (default: the\n"
-            "scheme's own: concat for integer, normalized, sine and\n"
-            "sincos; add for sinusoidal and learned; rope, alibi,\n"
-            "t5 and shaw add nothing to the input and take none)",
+    .help = "how the position code meets the embedding (default: the scheme's own, concat "
+            "for the one-channel counts, add for the rest; a scheme inside attention adds "
+            "nothing to the input and takes none)",
     .example = "concat",
 };
 
@@ -135,17 +134,6 @@ Combine pe_combine_given(const PeConfig *pc) {
                                          : COMBINE_DEFAULT;
 }
 
-void pe_real_text(char *buf, size_t cap, double x, bool single) {
-    /* %g's own 6 digits where they are enough (100, not 1e+02; 1e+06), more
-     * where they are not: 9 always round-trip a float, 17 a double */
-    for (int digits = 6; digits <= 17; digits++) {
-        snprintf(buf, cap, "%.*g", digits, x);
-        double back = strtod(buf, NULL);
-        if (single ? (float)back == (float)x : back == x)
-            return;
-    }
-}
-
 static size_t name_count(const PeOption *o) {
     size_t n = 0;
     while (o->names && o->names[n])
@@ -174,28 +162,18 @@ static void names_of(char *buf, size_t cap, const PeOption *o) {
 }
 
 int pe_set(PeConfig *pc, const PeOption *o, const char *text, Err *e) {
-    /* the bounds as the value is written: whole numbers whole */
-    char lo[32], hi[32];
-    pe_real_text(lo, sizeof lo, o->lo, false);
-    pe_real_text(hi, sizeof hi, o->hi, false);
-    char *end;
-    errno = 0;
     switch (o->type) {
     case PE_VALUE_SIZE: {
-        /* digits only: strtoull skips blanks and takes "-1" as 2^64-1 */
-        unsigned long long v = strtoull(text, &end, 10);
-        if (!isdigit((unsigned char)*text) || *end || errno == ERANGE || v < o->lo || v > o->hi)
-            return err_set(e, ERR_INPUT, "%s wants a whole number from %.0f to %.0f (default "
-                           "%s), not '%s'", o->flag, o->lo, o->hi, o->def_text, text);
+        size_t v;
+        if (parse_size_def(&v, o->flag, text, (size_t)o->lo, (size_t)o->hi, o->def_text, e))
+            return ERR_INPUT;
         pe_put(pc, o, (double)v);
         return 0;
     }
     case PE_VALUE_REAL: {
-        double v = strtod(text, &end);
-        if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE ||
-            !pe_option_ok(o, v))
-            return err_set(e, ERR_INPUT, "%s wants a number from %s to %s (default %s), not "
-                           "'%s'", o->flag, lo, hi, o->def_text, text);
+        double v;
+        if (parse_real_def(&v, o->flag, text, o->lo, o->hi, o->def_text, e))
+            return ERR_INPUT;
         pe_put(pc, o, v);
         return 0;
     }
@@ -228,26 +206,5 @@ void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap
         /* a value no name has is written so that it reads back as an error */
         snprintf(buf, cap, "%s", pe_option_ok(o, v) ? o->names[(size_t)v] : "?");
     else
-        pe_real_text(buf, cap, v, false);
-}
-
-void pe_option_help(char *buf, size_t cap, const PeOption *o) {
-    char head[128];
-    if (o->arg) {
-        snprintf(head, sizeof head, "%s %s", o->flag, o->arg);
-    } else {
-        size_t len = (size_t)snprintf(head, sizeof head, "%s ", o->flag);
-        for (size_t v = 0; v < name_count(o) && len < sizeof head; v++)
-            len += (size_t)snprintf(head + len, sizeof head - len, "%s%s", v ? "|" : "",
-                                    o->names[v]);
-    }
-    /* the help's column is 24; a longer head is followed by two blanks */
-    size_t len = (size_t)snprintf(buf, cap, "  %-*s%s", 21, head, strlen(head) < 22 ? " " : "  ");
-    for (const char *line = o->help; line && len < cap;) {
-        const char *nl = strchr(line, '\n');
-        int n = nl ? (int)(nl - line) : (int)strlen(line);
-        len += (size_t)snprintf(buf + len, cap - len, "%s%.*s\n", line == o->help ? "" :
-                                "                        ", n, line);
-        line = nl ? nl + 1 : NULL;
-    }
+        real_text(buf, cap, v, false);
 }

@@ -25,9 +25,9 @@ const PeOption pe_opt_rope_scaling = {
     .names = SCALING_NAMES,
     .def = ROPE_SCALING_NONE,
     .def_text = "none",
-    .help = "rope: stretch the frequencies for sentences\n"
-            "longer than the training ones: positions / S (linear), the\n"
-            "base times S^(d/(d-2)) (ntk), or YaRN's blend (default none)",
+    .help = "rope: stretch the frequencies for sentences longer than the training ones: "
+            "positions / S (linear), the base times S^(d/(d-2)) (ntk), or YaRN's blend "
+            "(default none)",
     .example = "yarn", /* the scaling that reads all three */
     .tunable = true,
 };
@@ -52,8 +52,8 @@ const PeOption pe_opt_rope_original_len = {
     .lo = 1,
     .hi = PE_MAX_WIDTH,
     .def_text = "the training length",
-    .help = "yarn: the training length its ramp counts turns over\n"
-            "(train: default the longest training sentence)",
+    .help = "yarn: the training length its ramp counts turns over (train: default the "
+            "longest training sentence)",
     .example = "8",
     .tunable = true,
 };

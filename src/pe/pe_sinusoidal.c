@@ -13,9 +13,8 @@ const PeOption pe_opt_layout = {
     .names = LAYOUT_NAMES,
     .def = LAYOUT_INTERLEAVED,
     .def_text = "interleaved",
-    .help = "sinusoid channel order, and rope's pairs: (2i, 2i+1)\n"
-            "as in the paper, or (i, i+d/2) as in GPT-NeoX and LLaMA\n"
-            "(default interleaved)",
+    .help = "sinusoid channel order, and rope's pairs: (2i, 2i+1) as in the paper, or (i, "
+            "i+d/2) as in GPT-NeoX and LLaMA (default interleaved)",
     .example = "split",
 };
 

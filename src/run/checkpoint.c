@@ -10,7 +10,8 @@
 
 #include "../core/buf.h"
 #include "../core/fileio.h"
-#include "checkpoint_internal.h"
+#include "checkpoint_legacy.h"
+#include "checkpoint_read.h"
 
 _Static_assert(PE_MAX_WIDTH == MAX_DIM, "pe.h's widths are the model's");
 _Static_assert(PE_OPT_SLOTS <= 64 && TRAIN_OPT_COUNT <= 64, "options fit a mask of 64 bits");
@@ -140,95 +141,6 @@ int checkpoint_save(const char *path, const Model *m, const Vocab *v, const Labe
     return rc;
 }
 
-/* ---- reading: a cursor that refuses to step past the end ---- */
-
-int ck_bad(Rd *r, const char *what) {
-    if (!r->rc)
-        r->rc = err_set(r->e, ERR_INPUT, "%s: bad checkpoint: %s (in the %s); it may come from "
-                        "another program or be corrupted", r->name, what, r->section);
-    return r->rc;
-}
-
-static const unsigned char *take_bytes(Rd *r, size_t n) {
-    if (r->rc)
-        return NULL;
-    if (n > r->n - r->off) {
-        ck_bad(r, "the file ends early");
-        return NULL;
-    }
-    const unsigned char *p = r->p + r->off;
-    r->off += n;
-    return p;
-}
-
-uint64_t ck_u64(Rd *r) {
-    const unsigned char *c = take_bytes(r, 8);
-    uint64_t x = 0;
-    for (int i = 0; c && i < 8; i++)
-        x |= (uint64_t)c[i] << (8 * i);
-    return x;
-}
-
-uint32_t ck_u32(Rd *r) {
-    const unsigned char *c = take_bytes(r, 4);
-    uint32_t x = 0;
-    for (int i = 0; c && i < 4; i++)
-        x |= (uint32_t)c[i] << (8 * i);
-    return x;
-}
-
-float ck_f32(Rd *r) {
-    uint32_t u = ck_u32(r);
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
-
-double ck_f64(Rd *r) {
-    uint64_t u = ck_u64(r);
-    double x;
-    memcpy(&x, &u, 8);
-    return x;
-}
-
-size_t ck_size(Rd *r, size_t lo, size_t hi, const char *what) {
-    uint64_t x = ck_u64(r);
-    if (!r->rc && (x < lo || x > hi)) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s is %llu, outside %zu..%zu", what, (unsigned long long)x,
-                 lo, hi);
-        ck_bad(r, msg);
-    }
-    return (size_t)x;
-}
-
-uint32_t ck_enum(Rd *r, uint32_t count, const char *what) {
-    uint32_t x = ck_u32(r);
-    if (!r->rc && x >= count) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s has the unknown value %u", what, x);
-        ck_bad(r, msg);
-    }
-    return x;
-}
-
-void ck_str(Rd *r, char *dst, size_t cap) {
-    uint32_t n = ck_u32(r);
-    if (!r->rc && n >= cap) {
-        ck_bad(r, "a string is too long");
-        return;
-    }
-    const unsigned char *c = take_bytes(r, n);
-    if (!c)
-        return;
-    if (memchr(c, '\0', n)) {
-        ck_bad(r, "a string holds a NUL byte");
-        return;
-    }
-    memcpy(dst, c, n);
-    dst[n] = '\0';
-}
-
 static void get_floats(Rd *r, float *x, size_t n, const char *what) {
     for (size_t i = 0; i < n && !r->rc; i++) {
         x[i] = ck_f32(r);
@@ -333,7 +245,7 @@ static void get_train(Rd *r, Checkpoint *ck) {
     opt_default(&ck->opt);
     TrainMeta *mt = &ck->meta;
     if (r->version < 6) {
-        ck_legacy_train(r, ck);
+        ck_legacy_train(r, &ck->meta, &ck->opt, &ck->step);
     } else {
         get_pairs(r, "run", TRAIN_OPT_COUNT, train_option_find, set_run, ck);
         ck->step = ck_size(r, 0, SIZE_MAX / 2, "the step");

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "checkpoint_internal.h"
+#include "checkpoint_legacy.h"
 
 /* A field of the scheme's options at a fixed place: 0 was "not given";
  * anything else goes through the command line's parser as its text, for
@@ -24,8 +24,10 @@ static void legacy_option(Rd *r, PeConfig *pc, const char *key, double v, double
         ck_bad(r, e.msg);
 }
 
-void ck_set_run_options(Rd *r, TrainMeta *mt, OptConfig *o, const TrainMeta *raw_mt,
-                        const OptConfig *raw_o) {
+/* Each option of raw's given, set into mt and o from its text: the
+ * command line's ranges and messages for what a file holds. */
+static void set_run_options(Rd *r, TrainMeta *mt, OptConfig *o, const TrainMeta *raw_mt,
+                            const OptConfig *raw_o) {
     for (size_t i = 0; i < TRAIN_OPT_COUNT && !r->rc; i++) {
         char text[512];
         Err e;
@@ -79,20 +81,20 @@ void ck_legacy_config(Rd *r, Config *c) {
         c->pool = (Pooling)ck_enum(r, 2, "the pooling");
 }
 
-void ck_legacy_train(Rd *r, Checkpoint *ck) {
+void ck_legacy_train(Rd *r, TrainMeta *mt, OptConfig *opt, size_t *step) {
     TrainMeta raw;
     OptConfig o;
     memset(&raw, 0, sizeof raw);
     opt_default(&o);
     o.lr = ck_f32(r);
-    ck->opt.beta1 = ck_f32(r);
-    ck->opt.beta2 = ck_f32(r);
-    ck->opt.eps = ck_f32(r);
+    opt->beta1 = ck_f32(r);
+    opt->beta2 = ck_f32(r);
+    opt->eps = ck_f32(r);
     o.weight_decay = ck_f32(r);
     o.clip = ck_f32(r);
     o.schedule = (Schedule)ck_enum(r, 2, "the schedule");
     o.warmup = ck_size(r, 0, SIZE_MAX, "the warm-up");
-    ck->step = ck_size(r, 0, SIZE_MAX / 2, "the step");
+    *step = ck_size(r, 0, SIZE_MAX / 2, "the step");
     ck_str(r, raw.task, sizeof raw.task);
     ck_str(r, raw.data, sizeof raw.data);
     ck_str(r, raw.valid, sizeof raw.valid);
@@ -107,14 +109,14 @@ void ck_legacy_train(Rd *r, Checkpoint *ck) {
     raw.batch = ck_size(r, 0, SIZE_MAX, "the batch");
     raw.steps = ck_size(r, 0, SIZE_MAX, "the steps");
     raw.eval_every = ck_size(r, 0, SIZE_MAX, "the evaluation interval");
-    ck->meta.seed = ck_u64(r);
+    mt->seed = ck_u64(r);
     for (int i = 0; i < 4; i++)
-        ck->meta.rng.s[i] = ck_u64(r);
+        mt->rng.s[i] = ck_u64(r);
     if (r->layout & CK_SECONDS)
-        ck->meta.seconds = ck_f64(r);
+        mt->seconds = ck_f64(r);
     if (r->version >= 2)
         raw.random_positions = ck_size(r, 0, SIZE_MAX, "the range of random positions");
     /* what these versions did not save, --keep, stays at its default */
-    raw.keep = ck->meta.keep;
-    ck_set_run_options(r, &ck->meta, &ck->opt, &raw, &o);
+    raw.keep = mt->keep;
+    set_run_options(r, mt, opt, &raw, &o);
 }

@@ -1,13 +1,12 @@
 #include "train_options.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/parse.h"
 #include "../model/model.h"
 #include "../pe/pe.h"
 
@@ -84,6 +83,11 @@ const char *train_option_name(size_t opt) {
     return opt < TRAIN_OPT_COUNT ? ROWS[opt].flag : NULL;
 }
 
+const char *train_option_choice(size_t opt, size_t j) {
+    return opt < TRAIN_OPT_COUNT && ROWS[opt].type == RUN_NAME && j < 2 ? ROWS[opt].names[j]
+                                                                          : NULL;
+}
+
 size_t train_option_find(const char *name) {
     if (strncmp(name, "--", 2) == 0)
         name += 2;
@@ -102,8 +106,6 @@ int train_option_set(TrainMeta *mt, OptConfig *o, size_t opt, const char *text, 
         return err_set(e, ERR_INPUT, "no option of a run has the number %zu", opt);
     const char *flag = ROWS[opt].flag;
     void *f = field(mt, o, opt);
-    char *end;
-    errno = 0;
     if (ROWS[opt].type == RUN_TASK && !task_exists(text))
         return err_set(e, ERR_INPUT, "unknown task '%s': choose one of %s", text, task_names());
     switch (ROWS[opt].type) {
@@ -114,40 +116,25 @@ int train_option_set(TrainMeta *mt, OptConfig *o, size_t opt, const char *text, 
                            ROWS[opt].cap - 1, text);
         memcpy(f, text, strlen(text) + 1);
         return 0;
-    case RUN_SIZE:
+    case RUN_SIZE: {
+        size_t v;
+        if (parse_size(&v, flag, text, (size_t)ROWS[opt].lo, (size_t)ROWS[opt].hi, e))
+            return ERR_INPUT;
+        memcpy(f, &v, sizeof v);
+        return 0;
+    }
     case RUN_U64: {
-        /* digits only: strtoull skips blanks and takes "-1" as 2^64-1 */
-        unsigned long long v = strtoull(text, &end, 10);
-        bool size = ROWS[opt].type == RUN_SIZE;
-        if (!isdigit((unsigned char)*text) || *end || errno == ERANGE ||
-            (size && (v < ROWS[opt].lo || v > ROWS[opt].hi))) {
-            if (!size)
-                return err_set(e, ERR_INPUT, "%s wants a whole number from 0 to 2^64-1, not "
-                               "'%s'", flag, text);
-            return err_set(e, ERR_INPUT, "%s wants a whole number from %.0f to %.0f, not '%s'",
-                           flag, ROWS[opt].lo, ROWS[opt].hi, text);
-        }
-        if (size) {
-            size_t s = (size_t)v;
-            memcpy(f, &s, sizeof s);
-        } else {
-            uint64_t u = v;
-            memcpy(f, &u, sizeof u);
-        }
+        uint64_t v;
+        if (parse_u64(&v, flag, text, e))
+            return ERR_INPUT;
+        memcpy(f, &v, sizeof v);
         return 0;
     }
     case RUN_FLOAT: {
-        /* compared as it reads, before it is rounded to the float kept;
-         * NaN fails both comparisons */
-        double v = strtod(text, &end);
-        if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE ||
-            !(v >= ROWS[opt].lo && v <= ROWS[opt].hi)) {
-            char lo[32], hi[32];
-            pe_real_text(lo, sizeof lo, ROWS[opt].lo, false);
-            pe_real_text(hi, sizeof hi, ROWS[opt].hi, false);
-            return err_set(e, ERR_INPUT, "%s wants a number from %s to %s, not '%s'", flag, lo,
-                           hi, text);
-        }
+        /* compared as it reads, before it is rounded to the float kept */
+        double v;
+        if (parse_real(&v, flag, text, ROWS[opt].lo, ROWS[opt].hi, e))
+            return ERR_INPUT;
         float x = (float)v;
         memcpy(f, &x, sizeof x);
         return 0;
@@ -191,7 +178,7 @@ void train_option_text(const TrainMeta *mt, const OptConfig *o, size_t opt, char
     case RUN_FLOAT: {
         float x;
         memcpy(&x, f, sizeof x);
-        pe_real_text(buf, cap, x, true);
+        real_text(buf, cap, x, true);
         return;
     }
     case RUN_NAME: {

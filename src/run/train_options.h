@@ -82,6 +82,9 @@ void train_meta_default(TrainMeta *mt);
 
 /* "--steps" for TRAIN_OPT_STEPS; NULL past the last. */
 const char *train_option_name(size_t opt);
+/* Name j (0 or 1) of an option that takes one of two names (--schedule,
+ * --keep), for a form that offers them; NULL for another option or j. */
+const char *train_option_choice(size_t opt, size_t j);
 /* The option named name, with or without its dashes, or TRAIN_OPT_COUNT. */
 size_t train_option_find(const char *name);
 /* Sets option opt of a run (its fields in mt, or in o for the optimizer's)

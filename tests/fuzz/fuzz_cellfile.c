@@ -1,4 +1,4 @@
-/* libFuzzer target for the cell-file reader (src/run/exp_cellfile.c): any
+/* libFuzzer target for the cell-file reader (src/experiments/cellfile.c): any
  * bytes must give either a record or an error with a message, never a
  * crash, a leak or a read out of bounds. The fuzz build skips the checksum
  * (FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION: a fuzzer cannot forge one)
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/run/exp_internal.h"
+#include "../../src/experiments/cellfile.h"
+#include "../../src/experiments/page/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
 
@@ -21,9 +22,7 @@ static void publish(const ExpSettings *set, const ExpCell *c, const ExpCellResul
     Err e;
     if (exp_results_init(&res, set, &e))
         return;
-    for (size_t k = 0; k < r->n_series; k++)
-        exp_record(&res, c->kind, c->task, r->series[k].name, c->seed, r->series[k].value,
-                   r->series[k].per_len, r->n_per_len ? r->n_per_len - 1 : 0);
+    exp_results_add_cell(&res, c, r);
     for (size_t i = 0; i < res.n; i++)
         for (size_t lo = 0; lo <= 4 * set->L + 1; lo++)
             (void)exp_band(&res.runs[i], lo, 4 * set->L);

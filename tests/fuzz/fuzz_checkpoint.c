@@ -26,12 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len) {
     Err e;
     int rc = checkpoint_parse(&ck, buf, len, "fuzz.bin", &e);
     if (rc == 0) {
-        unsigned given = pe_options_given(&ck.model.cfg.pe);
-        for (size_t o = 0; o < PE_OPT_COUNT; o++) {
+        for (size_t i = 0; i < pe_option_count(); i++) {
+            const PeOption *o = pe_option_at(i);
             char text[64];
             PeConfig copy = ck.model.cfg.pe;
             pe_option_text(&ck.model.cfg.pe, o, text, sizeof text);
-            if ((given >> o & 1u) && pe_option_set(&copy, o, text, &e) != 0)
+            if (pe_given(&ck.model.cfg.pe, o) && pe_set(&copy, o, text, &e) != 0)
                 abort(); /* the loader let through what the command line refuses */
         }
         /* what loads must run: a forward pass over every word id */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/run/exp_internal.h"
+#include "../../src/experiments/cellfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t len);
 

@@ -17,13 +17,23 @@ For the input schemes (sinusoidal, learned) the model is torch's own
 nn.TransformerEncoder between an embedding with a position code and a
 classification head on the mean of the real tokens, with dropout 0 and in
 training mode (so torch does not take its inference fast path, which
-treats padding differently). nn.TransformerEncoder has no place for RoPE
-or ALiBi, so for those the same layers are written out here with an
-explicit attention (ExplicitLayer), under the same parameter names.
+treats padding differently). nn.TransformerEncoder has no place for RoPE,
+ALiBi, Transformer-XL's relative attention, KERPLE or FIRE, so for those
+the same layers are written out here with an explicit attention
+(ExplicitLayer), under the same parameter names. Transformer-XL's, KERPLE's
+and FIRE's parameters are written from their code as separate tensors, and
+saved packed into the one table per scheme (per layer, for Transformer-XL
+and FIRE) that the C model keeps, in the layout its file states (see
+tensors()).
+
+    /usr/bin/python3 tests/reference/make_fixtures.py [CASE ...]
+
+makes the cases named (all of them without a name).
 """
 import math
 import os
 import shutil
+import sys
 
 import numpy as np
 import torch
@@ -106,6 +116,112 @@ def rope(x, split):
     return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
 
 
+def xl_sinusoid(T, d):
+    # Ruoss et al.'s sinusoid_position_encoding(T, d, add_negative_side=True)
+    # (randomized_positional_encodings, models/positional_encodings.py):
+    # rows for the positions -T..T-1, all sines then all cosines
+    pos = torch.arange(-T, T, dtype=torch.float64).unsqueeze(1)
+    inv_freq = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    return torch.cat([torch.sin(pos * inv_freq), torch.cos(pos * inv_freq)], dim=1).float()
+
+
+def rel_shift(x):
+    # their _rel_shift_inner, the reshape trick of Transformer-XL's appendix
+    # B: x (..., T, 2T), column r for the position r - T, becomes (..., T, T)
+    # with entry (i, j) from column j - i + T
+    T = x.shape[-2]
+    x = x.reshape(*x.shape[:-2], 2 * T, T)[..., 1:, :]
+    return x.reshape(*x.shape[:-2], T, 2 * T - 1)[..., :T]
+
+
+class XlRelative(nn.Module):
+    # Transformer-XL's relative attention (Dai et al. 2019, section 3.3) as
+    # Ruoss et al.'s compute_attention_with_relative_encodings has it: W_R a
+    # Linear without bias, u and v (heads, HS), one of each per layer. They
+    # draw u and v from N(0, 0.02^2); larger here so that the fixture weighs
+    # their terms.
+    def __init__(self, C, heads):
+        super().__init__()
+        self.relative = nn.Linear(C, C, bias=False)
+        self.content_bias = nn.Parameter(0.5 * torch.randn(heads, C // heads))
+        self.relative_bias = nn.Parameter(0.5 * torch.randn(heads, C // heads))
+
+    def forward(self, q, k):
+        # the scores before 1/sqrt(HS): (q + u).k + (q + v).W_R R, shifted so
+        # that (i, j) reads R(j - i)
+        B, H, T, HS = q.shape
+        rk = self.relative(xl_sinusoid(T, H * HS)).view(2 * T, H, HS).transpose(0, 1)
+        u, v = (b.view(1, H, 1, HS) for b in (self.content_bias, self.relative_bias))
+        return (q + u) @ k.transpose(2, 3) + rel_shift((q + v) @ rk.transpose(1, 2))
+
+    def table(self, grad=False):
+        # (C+2, C): W_R's rows (out, in), then u, then v
+        t = (self.relative.weight, self.content_bias, self.relative_bias)
+        C = self.relative.weight.shape[1]
+        return torch.cat([(x.grad if grad else x).reshape(-1, C) for x in t])
+
+
+KERPLE_EPS = 1e-2
+
+
+class KerpleLog(nn.Module):
+    # KERPLE's logarithmic kernel (Chi et al. 2022), as its code's
+    # ParallelKerpleLog: -p_h log(1 + a_h |i - j|) for head h, p ~ U(0,2) and
+    # a ~ U(0,1), clamped at 0.01 before every use. The code is causal
+    # (i - j >= 0); an encoder reads the distance |i - j|.
+    def __init__(self, heads):
+        super().__init__()
+        self.bias_p = nn.Parameter(torch.rand(heads) * 2)
+        self.bias_a = nn.Parameter(torch.rand(heads))
+
+    def forward(self, T):
+        with torch.no_grad():
+            self.bias_p.clamp_(min=KERPLE_EPS)
+            self.bias_a.clamp_(min=KERPLE_EPS)
+        pos = torch.arange(T, dtype=torch.float32)
+        dist = (pos.unsqueeze(1) - pos.unsqueeze(0)).abs()
+        return -self.bias_p.view(-1, 1, 1) * torch.log(1 + self.bias_a.view(-1, 1, 1) * dist)
+
+    def table(self, grad=False):
+        # (2,H): the p row, then the a row
+        t = (self.bias_p, self.bias_a)
+        return torch.stack([x.grad if grad else x for x in t])
+
+
+class Fire(nn.Module):
+    # FIRE (Li et al. 2023), the paper's listing: an MLP 1 -> width -> heads
+    # of psi(i - j) / psi(max(L, i)), psi(x) = log(|c x| + 1), with c from
+    # 0.1, L = |m 512| with m from 1, and 1e-6 added to the normalizer. The
+    # paper's models are causal (i - j >= 0); for the keys to the right of
+    # an encoder's query psi keeps the offset's sign.
+    def __init__(self, heads, width=32, init_c=0.1, init_L=512.0, eps=1e-6):
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(1, width), nn.ReLU(), nn.Linear(width, heads))
+        self.c = nn.Parameter(torch.tensor(init_c))
+        self.init_L = init_L
+        self.L_multiplier = nn.Parameter(torch.tensor(1.0))
+        self.eps = eps
+
+    def forward(self, T):
+        positions = torch.arange(T, dtype=torch.float32)
+        rel = positions.unsqueeze(1) - positions.unsqueeze(0)
+        rel = torch.sign(rel) * torch.log(torch.abs(self.c * rel) + 1)
+        threshold = torch.abs(self.L_multiplier * self.init_L)
+        normalizer = torch.max(positions, threshold).unsqueeze(1)
+        normalizer = torch.log(torch.abs(self.c * normalizer) + 1) + self.eps
+        return self.mlp((rel / normalizer).unsqueeze(-1)).permute(2, 0, 1)  # (H,T,T)
+
+    def table(self, grad=False):
+        # (H+2, W+1): the first layer's weights then c, its biases then m,
+        # then each head's weights of the second layer then its bias
+        g = (lambda x: x.grad) if grad else (lambda x: x)
+        first, second = self.mlp[0], self.mlp[2]
+        return torch.cat([
+            torch.cat([g(first.weight)[:, 0], g(self.c).view(1)]).unsqueeze(0),
+            torch.cat([g(first.bias), g(self.L_multiplier).view(1)]).unsqueeze(0),
+            torch.cat([g(second.weight), g(second.bias).unsqueeze(1)], dim=1)])
+
+
 class ExplicitAttention(nn.Module):
     def __init__(self, C, heads, pe, split):
         super().__init__()
@@ -114,8 +230,12 @@ class ExplicitAttention(nn.Module):
         self.in_proj_bias = nn.Parameter(torch.zeros(3 * C))
         nn.init.xavier_uniform_(self.in_proj_weight)
         self.out_proj = nn.Linear(C, C)
+        if pe == "xl":
+            self.relative_position = XlRelative(C, heads)
+        if pe == "fire":  # one for each layer, as the paper's
+            self.fire = Fire(heads)
 
-    def forward(self, x, real):
+    def forward(self, x, real, bias=None):
         B, T, C = x.shape
         H, HS = self.heads, C // self.heads
         q, k, v = (x @ self.in_proj_weight.T + self.in_proj_bias).split(C, dim=2)
@@ -123,11 +243,17 @@ class ExplicitAttention(nn.Module):
         if self.pe == "rope":
             q, k = rope(q, self.split), rope(k, self.split)
         scores = q @ k.transpose(2, 3) / math.sqrt(HS)
+        if self.pe == "xl":
+            scores = self.relative_position(q, k) / math.sqrt(HS)
         if self.pe == "alibi":
             pos = torch.arange(T, dtype=torch.float32)
             dist = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs()
             m = torch.tensor(alibi_slopes(H), dtype=torch.float32).view(1, H, 1, 1)
             scores = scores - m * dist
+        if self.pe == "fire":
+            scores = scores + self.fire(T)
+        if bias is not None:  # KERPLE's, which every layer shares
+            scores = scores + bias
         scores = scores.masked_fill(~real.view(B, 1, 1, T), float("-inf"))
         y = torch.softmax(scores, dim=-1) @ v
         return self.out_proj(y.transpose(1, 2).reshape(B, T, C))
@@ -142,12 +268,12 @@ class ExplicitLayer(nn.Module):
         self.norm_first = norm_first
         self.act = nn.functional.relu if act == "relu" else nn.functional.gelu
 
-    def forward(self, x, real):
+    def forward(self, x, real, bias=None):
         ff = lambda h: self.linear2(self.act(self.linear1(h)))
         if self.norm_first:
-            x = x + self.self_attn(self.norm1(x), real)
+            x = x + self.self_attn(self.norm1(x), real, bias)
             return x + ff(self.norm2(x))
-        x = self.norm1(x + self.self_attn(x, real))
+        x = self.norm1(x + self.self_attn(x, real, bias))
         return self.norm2(x + ff(x))
 
 
@@ -159,13 +285,16 @@ class ExplicitModel(nn.Module):
                                     for _ in range(layers))
         self.norm = nn.LayerNorm(C) if norm_first else None
         self.head = nn.Linear(C, K)
+        if pe == "kerple":
+            self.kerple_log = KerpleLog(heads)
 
     def forward(self, ids, lens):
         T = ids.shape[1]
         real = torch.arange(T).unsqueeze(0) < lens.unsqueeze(1)
         x = self.embedding(ids)
+        bias = self.kerple_log(T) if hasattr(self, "kerple_log") else None
         for layer in self.layers:
-            x = layer(x, real)
+            x = layer(x, real, bias)
         hidden = self.norm(x) if self.norm is not None else x
         pooled = (hidden * real.unsqueeze(2)).sum(1) / lens.unsqueeze(1)
         return hidden, pooled, self.head(pooled)
@@ -176,6 +305,21 @@ def state_names(model):
     return {name.replace("encoder.", "", 1): p for name, p in model.named_parameters()}
 
 
+def tensors(model):
+    # name -> (value, gradient) under the C model's names, Transformer-XL's,
+    # KERPLE's and FIRE's parts packed into their tables
+    packed = (XlRelative, KerpleLog, Fire)
+    inside = {n for n, mod in model.named_modules() if isinstance(mod, packed)}
+    out = {}
+    for n, p in state_names(model).items():
+        if not any(n.startswith(m + ".") for m in inside):
+            out[n] = (p, p.grad)
+    for n, mod in model.named_modules():
+        if isinstance(mod, packed):
+            out[n + ".weight"] = (mod.table(), mod.table(grad=True))
+    return out
+
+
 def save(path, t):
     np.save(path, t.detach().numpy().astype(np.float32))
 
@@ -184,7 +328,7 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     torch.manual_seed(seed)
     V, C, heads, layers, F, K, B, T = 11, 16, 4, 2, 32, 3, 3, 7
     lens = torch.tensor([7, 4, 6])
-    if pe in ("rope", "alibi"):
+    if pe in ("rope", "alibi", "xl", "kerple", "fire"):
         model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split)
     else:
         model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T, causal=causal)
@@ -195,6 +339,12 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
         for n, p in model.named_parameters():
             if p.dim() == 1:
                 p.add_(0.1 * torch.randn_like(p))
+        # FIRE's c larger, and its threshold L inside the sentence, so that
+        # queries 4 to 6 divide by their own position
+        for mod in model.modules():
+            if isinstance(mod, Fire):
+                mod.c.fill_(0.3)
+                mod.L_multiplier.fill_(3.5 / 512)
     ids = torch.randint(2, V, (B, T))
     for b in range(B):
         ids[b, lens[b]:] = 0  # <pad>
@@ -216,22 +366,33 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     save(os.path.join(d, "ids.npy"), ids.float())
     save(os.path.join(d, "lens.npy"), lens.float())
     save(os.path.join(d, "labels.npy"), labels.float())
-    for n, p in state_names(model).items():
+    for n, (p, g) in tensors(model).items():
         save(os.path.join(d, "params", n + ".npy"), p)
-        save(os.path.join(d, "grads", n + ".npy"), p.grad)
+        save(os.path.join(d, "grads", n + ".npy"), g)
     save(os.path.join(d, "hidden.npy"), hidden)
     save(os.path.join(d, "pooled.npy"), pooled)
     save(os.path.join(d, "logits.npy"), logits)
     save(os.path.join(d, "loss.npy"), loss)
-    print(f"{name}: loss {loss.item():.6f}, {len(state_names(model))} parameter tensors")
+    print(f"{name}: loss {loss.item():.6f}, {len(tensors(model))} parameter tensors")
 
+
+CASES = {
+    "post_relu_sinusoidal": (False, "relu", "sinusoidal", 1, {}),
+    "pre_gelu_learned": (True, "gelu", "learned", 2, {}),
+    "post_relu_rope": (False, "relu", "rope", 3, {}),
+    "pre_gelu_rope_split": (True, "gelu", "rope", 4, {"split": True}),
+    "pre_gelu_alibi": (True, "gelu", "alibi", 5, {}),
+    "post_relu_sinusoidal_causal": (False, "relu", "sinusoidal", 6, {"causal": True}),
+    "pre_gelu_none_causal": (True, "gelu", "none", 7, {"causal": True}),
+    "post_gelu_xl": (False, "gelu", "xl", 8, {}),
+    "post_relu_kerple": (False, "relu", "kerple", 8, {}),
+    "pre_gelu_fire": (True, "gelu", "fire", 9, {}),
+}
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    make_case("post_relu_sinusoidal", False, "relu", "sinusoidal", 1)
-    make_case("pre_gelu_learned", True, "gelu", "learned", 2)
-    make_case("post_relu_rope", False, "relu", "rope", 3)
-    make_case("pre_gelu_rope_split", True, "gelu", "rope", 4, split=True)
-    make_case("pre_gelu_alibi", True, "gelu", "alibi", 5)
-    make_case("post_relu_sinusoidal_causal", False, "relu", "sinusoidal", 6, causal=True)
-    make_case("pre_gelu_none_causal", True, "gelu", "none", 7, causal=True)
+    for name in sys.argv[1:] or CASES:
+        if name not in CASES:
+            sys.exit(f"make_fixtures.py: no case '{name}'; the cases: {', '.join(CASES)}")
+        norm_first, act, pe, seed, extra = CASES[name]
+        make_case(name, norm_first, act, pe, seed, **extra)

@@ -1,0 +1,97 @@
+/* The grid's cells: one training (or, for section 1, one untrained model)
+ * per (section, task, scheme, seed), each with its own small result file,
+ * so that a run can stop anywhere, go on later, run several cells at
+ * once, or hand them to other machines; named by what they run
+ * ("lengths-reverse-rope-s2"), and weighed by their training steps. */
+#include <stdio.h>
+#include <string.h>
+
+#include "grid.h"
+
+const char *const exp_kind_names[EXP_KINDS] = {"order",   "tasks",       "lengths",
+                                               "random",  "variants",    "random-test",
+                                               "scaling", "causal",      "probe"};
+static const char *const tasks2[2] = {"agent", "direction"};
+static const char *const random_schemes[3] = {"sinusoidal", "learned", "rope"};
+
+/* "interleaved, add, scaled" -> "interleaved-add-scaled" */
+static void slug(char *dst, size_t cap, const char *name) {
+    size_t j = 0;
+    for (size_t i = 0; name[i] && j + 1 < cap; i++) {
+        if (name[i] == ',')
+            continue;
+        dst[j++] = name[i] == ' ' ? '-' : name[i];
+    }
+    dst[j] = '\0';
+}
+
+static void add(ExpCell *cells, size_t *n, ExpKind kind, const char *task, const char *name,
+                size_t seed, size_t variant, double cost) {
+    ExpCell *c = &cells[(*n)++];
+    memset(c, 0, sizeof *c);
+    c->kind = kind, c->seed = seed, c->variant = variant, c->cost = cost;
+    snprintf(c->task, sizeof c->task, "%s", task);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    char s[sizeof c->name];
+    slug(s, sizeof s, name);
+    if (kind == EXP_ORDER)
+        snprintf(c->id, sizeof c->id, "%s-%s-s%zu", exp_kind_names[kind], s, seed + 1);
+    else
+        snprintf(c->id, sizeof c->id, "%s-%s-%s-s%zu", exp_kind_names[kind], task, s, seed + 1);
+}
+
+int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
+    size_t S = exp_scheme_count(), k = set->seeds;
+    size_t total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + 3) * k +
+                   EXP_VARIANTS * set->variant_seeds + EXP_LENGTH_TASKS * k +
+                   EXP_CAUSAL_TASKS * (EXP_CAUSAL_SCHEMES + 1) * k + EXP_PROBES * k;
+    ExpCell *c = xcalloc(total, sizeof *c, "the experiments' cells", e);
+    if (!c)
+        return ERR_RUNTIME;
+    size_t n = 0;
+    /* the cost of a cell, for the time left: its training steps (the
+     * length runs also evaluate four times the lengths) */
+    double order = 1.0, task = (double)set->task_steps, len = 1.3 * (double)set->length_steps;
+    for (size_t s = 0; s < S; s++)
+        for (size_t i = 0; i < k; i++)
+            add(c, &n, EXP_ORDER, "order", exp_scheme_at(s), i, 0, order);
+    for (size_t t = 0; t < 2; t++)
+        for (size_t s = 0; s < S; s++)
+            for (size_t i = 0; i < k; i++)
+                add(c, &n, EXP_TASKS, tasks2[t], exp_scheme_at(s), i, 0, task);
+    for (int rnd = 0; rnd < 2; rnd++)
+        for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
+            for (size_t s = 0; s < (rnd ? 3 : S); s++)
+                for (size_t i = 0; i < k; i++)
+                    add(c, &n, rnd ? EXP_RANDOM : EXP_LENGTHS, exp_length_tasks[t],
+                        rnd ? random_schemes[s] : exp_scheme_at(s), i, 0, len);
+    for (size_t v = 0; v < EXP_VARIANTS; v++)
+        for (size_t i = 0; i < set->variant_seeds; i++)
+            add(c, &n, EXP_VARIANT, "reverse", exp_variant_names[v], i, v, len);
+    /* one training at L, then 7 evaluations and 7 fine-tunings */
+    double scaling = len + (double)EXP_SCALINGS * 1.3 * (double)set->tune_steps;
+    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
+        for (size_t i = 0; i < k; i++)
+            add(c, &n, EXP_SCALING, exp_length_tasks[t], "rope", i, 0, scaling);
+    /* and none without the mask, variant 1: what the mask alone gives */
+    for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
+        for (size_t s = 0; s <= EXP_CAUSAL_SCHEMES; s++)
+            for (size_t i = 0; i < k; i++)
+                add(c, &n, EXP_CAUSAL, exp_causal_tasks[t],
+                    s < EXP_CAUSAL_SCHEMES ? exp_causal_schemes[s] : EXP_NO_MASK, i,
+                    s == EXP_CAUSAL_SCHEMES, len);
+    for (size_t p = 0; p < EXP_PROBES; p++)
+        for (size_t i = 0; i < k; i++)
+            add(c, &n, EXP_PROBE, "previous", exp_probe_names[p], i, p,
+                (double)set->length_steps * (double)set->probe_layers / (double)set->layers);
+    *out = c;
+    *n_out = n;
+    return 0;
+}
+
+const ExpCell *exp_cell_find(const ExpCell *cells, size_t n, const char *id) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(cells[i].id, id) == 0)
+            return &cells[i];
+    return NULL;
+}

@@ -1,0 +1,111 @@
+/* The grid of docs/results.md: its settings, and the names it runs over
+ * (tasks, the schemes and their forms, the sinusoid's variants, rope's
+ * scalings); its cells are cells.c's. */
+#include "grid.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const exp_length_tasks[EXP_LENGTH_TASKS] = {"reverse", "sort", "previous"};
+
+const char *const exp_scaling_names[EXP_SCALINGS] = {"none",   "linear-x2", "linear-x4",
+                                                     "ntk-x2", "ntk-x4",    "yarn-x2",
+                                                     "yarn-x4"};
+
+/* previous needs the word before, first the sentence's first word: both
+ * within what a causal reader sees */
+const char *const exp_causal_tasks[EXP_CAUSAL_TASKS] = {"previous", "first"};
+const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES] = {"none", "sinusoidal", "learned",
+                                                           "rope", "alibi",      "t5"};
+const char *const exp_probe_names[EXP_PROBES] = {"none, causal", "none"};
+
+/* ALiBi as an encoder can use it: different slopes by side, or a [CLS]
+ * word at position 0 read as the sentence vector */
+static const struct {
+    const char *name, *base;
+    const char *option, *value; /* the scheme option the form gives, or NULL */
+    Pooling pool;
+} FORMS[] = {{"asymmetric alibi", "alibi", "--alibi-slopes", "asymmetric", POOL_MEAN},
+             {"cls alibi", "alibi", NULL, NULL, POOL_CLS}};
+#define N_FORMS (sizeof FORMS / sizeof *FORMS)
+
+/* The index in FORMS of the form called name, N_FORMS for a scheme's own name. */
+static size_t form_of(const char *name) {
+    size_t i = 0;
+    while (i < N_FORMS && strcmp(name, FORMS[i].name) != 0)
+        i++;
+    return i;
+}
+
+size_t exp_scheme_count(void) { return pe_count() + N_FORMS; }
+
+const char *exp_scheme_at(size_t i) {
+    return i < pe_count() ? pe_at(i)->name
+           : i < exp_scheme_count() ? FORMS[i - pe_count()].name
+                                    : NULL;
+}
+
+size_t exp_scheme_index(const char *name) {
+    size_t i = 0;
+    while (i < exp_scheme_count() && strcmp(exp_scheme_at(i), name) != 0)
+        i++;
+    return i;
+}
+
+const PeScheme *exp_scheme_base(const char *name) {
+    size_t f = form_of(name);
+    return pe_find(f < N_FORMS ? FORMS[f].base : name);
+}
+
+void exp_scheme_form(Config *c, const char *name) {
+    size_t f = form_of(name);
+    if (f == N_FORMS)
+        return;
+    c->pool = FORMS[f].pool;
+    /* constants, which cannot fail (tests/test_cells.c holds each form to
+     * its option) */
+    Err e;
+    if (FORMS[f].option)
+        (void)pe_set_named(&c->pe, FORMS[f].option, FORMS[f].value, &e);
+}
+
+const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",
+                                                     "interleaved, concat",
+                                                     "interleaved, add, scaled"};
+
+void exp_variant_config(Config *c, size_t variant) {
+    if (variant == 1)
+        pe_put(&c->pe, &pe_opt_layout, LAYOUT_SPLIT);
+    pe_put(&c->pe, &pe_opt_combine, variant == 2 ? 1 : 0); /* concat, or add */
+    c->scale_embed = variant == 3;
+}
+
+void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
+    memset(s, 0, sizeof *s);
+    s->quick = quick;
+    if (quick) {
+        s->d_model = 16, s->heads = 2, s->layers = 1, s->d_ff = 32, s->batch = 16;
+        s->seeds = 2, s->variant_seeds = 2;
+        s->task_steps = 60, s->length_steps = 60, s->tune_steps = 10, s->probe_layers = 2;
+        s->min_len = 2, s->L = 4;
+        s->n_test = 100, s->n_test_lengths = 200;
+    } else {
+        s->d_model = 32, s->heads = 4, s->layers = 2, s->d_ff = 128, s->batch = 32;
+        s->seeds = 5, s->variant_seeds = 5;
+        s->task_steps = 1500, s->length_steps = 4000, s->tune_steps = 400, s->probe_layers = 4;
+        s->min_len = 4, s->L = 8;
+        s->n_test = 1000, s->n_test_lengths = 2000;
+    }
+    if (seeds)
+        s->seeds = seeds, s->variant_seeds = seeds > s->variant_seeds ? seeds : s->variant_seeds;
+}
+
+void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
+    snprintf(buf, cap, "quick=%d d_model=%zu heads=%zu layers=%zu d_ff=%zu batch=%zu "
+             "task_steps=%zu length_steps=%zu min_len=%zu L=%zu n_test=%zu n_test_lengths=%zu "
+             "tune_steps=%zu probe_layers=%zu",
+             s->quick, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->task_steps,
+             s->length_steps, s->min_len, s->L, s->n_test, s->n_test_lengths, s->tune_steps,
+             s->probe_layers);
+}

@@ -1,0 +1,115 @@
+/* The experiments of docs/results.md (build/experiments) as a grid: its
+ * settings, the kinds of run and what each runs over (tasks, schemes and
+ * their forms, the sinusoid's variants, rope's scalings), and the grid's
+ * cells, one training each. Running a cell is cell.h's, its file
+ * cellfile.h's, the page page/page.h's. */
+#ifndef POSENC_GRID_H
+#define POSENC_GRID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/err.h"
+#include "../model/model.h"
+
+typedef struct {
+    bool quick;            /* tiny settings: the pipeline, not the schemes */
+    size_t d_model, heads, layers, d_ff, batch;
+    size_t seeds;          /* per configuration, e.g. 3 */
+    size_t variant_seeds;  /* for experiment 5, e.g. 5 */
+    size_t task_steps;     /* agent and direction, e.g. 1000 */
+    size_t length_steps;   /* reverse, sort, previous, e.g. 2000 */
+    size_t tune_steps;     /* rope's scalings: fine-tuning at 2L, e.g. 400 */
+    size_t probe_layers;   /* the causal probe's models, e.g. 4 */
+    size_t min_len, L;     /* training lengths min_len..L; tests up to 4L */
+    size_t n_test;         /* test sentences of agent, direction and experiment 5 */
+    size_t n_test_lengths; /* test sentences of experiments 3 and 4 */
+} ExpSettings;
+
+/* The most seeds per configuration (--seeds). */
+#define EXP_MAX_SEEDS 20
+
+/* The settings of the full run, or of --quick; seeds 0 keeps the default. */
+void exp_settings(ExpSettings *s, bool quick, size_t seeds);
+
+/* The settings a cell's numbers depend on, as one line (the seed count is
+ * not among them: a sixth seed reuses the first five). */
+void exp_settings_key(char *buf, size_t cap, const ExpSettings *set);
+
+/* EXP_RANDOM_TEST has no cells of its own: it is the EXP_RANDOM runs
+ * evaluated with random positions at test too (Ruoss et al.'s protocol).
+ * EXP_SCALING: a rope model trained on L, then under each of rope's
+ * scalings, with and without fine-tuning at 2L (one cell, its extras);
+ * EXP_CAUSAL: the length runs with the causal mask, on the tasks a causal
+ * reader can do; EXP_PROBE: the linear probe of position, layer by layer,
+ * of models with no position, with and without the mask. */
+typedef enum {
+    EXP_ORDER,
+    EXP_TASKS,
+    EXP_LENGTHS,
+    EXP_RANDOM,
+    EXP_VARIANT,
+    EXP_RANDOM_TEST,
+    EXP_SCALING,
+    EXP_CAUSAL,
+    EXP_PROBE,
+    EXP_KINDS
+} ExpKind;
+
+/* The kinds' names, as in cells' ids and files ("lengths"). */
+extern const char *const exp_kind_names[EXP_KINDS];
+
+/* Rope's scalings of EXP_SCALING, as its runs are named: "none",
+ * "linear-x2", ... "yarn-x4"; each also as NAME-tuned, fine-tuned at 2L. */
+#define EXP_SCALINGS 7
+extern const char *const exp_scaling_names[EXP_SCALINGS];
+
+/* The tasks and schemes of EXP_CAUSAL, and the models of EXP_PROBE. */
+#define EXP_CAUSAL_TASKS 2
+extern const char *const exp_causal_tasks[EXP_CAUSAL_TASKS];
+#define EXP_CAUSAL_SCHEMES 6
+extern const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES];
+/* EXP_CAUSAL's control: none without the mask, on the same tasks */
+#define EXP_NO_MASK "none, no mask"
+#define EXP_PROBES 2
+extern const char *const exp_probe_names[EXP_PROBES];
+
+/* The schemes of sections 1 to 3: every scheme, then the forms of one that
+ * an encoder would also use ("asymmetric alibi"). exp_scheme_at(i) for
+ * i < exp_scheme_count(); exp_scheme_form sets up c (config_default'ed for
+ * the form's scheme) for the form. */
+size_t exp_scheme_count(void);
+const char *exp_scheme_at(size_t i);
+/* The i of exp_scheme_at(i) == name; exp_scheme_count() when none is. */
+size_t exp_scheme_index(const char *name);
+/* The scheme a name of exp_scheme_at runs: "alibi" for "asymmetric alibi". */
+const PeScheme *exp_scheme_base(const char *name);
+void exp_scheme_form(Config *c, const char *name);
+
+/* The tasks of experiments 3 and 4. */
+#define EXP_LENGTH_TASKS 3
+extern const char *const exp_length_tasks[EXP_LENGTH_TASKS];
+
+/* Experiment 5's variants of the sinusoid: the baseline (interleaved,
+ * added), split layout, concatenated, embeddings scaled by sqrt(d_model). */
+#define EXP_VARIANTS 4
+extern const char *const exp_variant_names[EXP_VARIANTS];
+void exp_variant_config(Config *c, size_t variant);
+
+/* One training of the grid (or, in section 1, one untrained model): the
+ * unit that runs on its own, writes its own file, and is never run twice. */
+typedef struct {
+    ExpKind kind;
+    char task[16];
+    char name[40];  /* the scheme, or experiment 5's variant */
+    size_t seed;    /* 0-based */
+    size_t variant; /* experiment 5: which (exp_variant_names) */
+    char id[96];    /* its name and file name, e.g. "lengths-reverse-rope-s2" */
+    double cost;    /* a weight for the time left: about its training steps */
+} ExpCell;
+
+/* Every cell of the grid for set, in the page's order (allocated). */
+int exp_cells(const ExpSettings *set, ExpCell **cells, size_t *n, Err *e);
+const ExpCell *exp_cell_find(const ExpCell *cells, size_t n, const char *id);
+
+#endif

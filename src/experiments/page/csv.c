@@ -1,0 +1,63 @@
+/* The CSV files behind the page's tables, DIR/results/KIND.csv: one row
+ * per run, and per length (or per layer, for the probe) for the runs
+ * tested by length. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../core/buf.h"
+#include "../../core/fileio.h"
+#include "sections.h"
+
+static const char *const kind_file[EXP_KINDS] = {"order",   "tasks",       "lengths",
+                                                 "random",  "variants",    "random_test",
+                                                 "scaling", "causal",      "probe"};
+
+int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
+    for (int k = 0; k < EXP_KINDS; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/results/%s.csv", dir, kind_file[k]);
+        Buf b = {0};
+        bool per_len = k == EXP_LENGTHS || k == EXP_RANDOM || k == EXP_RANDOM_TEST ||
+                       k == EXP_SCALING || k == EXP_CAUSAL || k == EXP_PROBE;
+        buf_printf(&b, "%s\n", k == EXP_ORDER    ? "scheme,seed,max_abs_diff"
+                               : k == EXP_PROBE  ? "task,model,seed,layer,r2"
+                               : k == EXP_SCALING ? "task,scaling,seed,length,accuracy"
+                               : per_len         ? "task,scheme,seed,length,accuracy"
+                               : k == EXP_VARIANT ? "task,variant,seed,test_accuracy"
+                                                  : "task,scheme,seed,test_accuracy");
+        for (size_t i = 0; i < r->n; i++) {
+            const ExpRun *run = &r->runs[i];
+            if ((int)run->kind != k)
+                continue;
+            if (k == EXP_ORDER) {
+                buf_printf(&b, "%s,%zu,%.6e\n", run->name, run->seed + 1, run->value);
+            } else if (!per_len) {
+                buf_printf(&b, "%s,\"%s\",%zu,%.6f\n", run->task, run->name, run->seed + 1,
+                           run->value);
+            } else {
+                /* a probe's rows are layers, from 0 (the input) */
+                bool layers = k == EXP_PROBE;
+                for (size_t len = layers ? 0 : 1; len <= run->max_len; len++) {
+                    double v = run->per_len[len];
+                    if (!layers && len < r->set.min_len)
+                        continue;
+                    /* "none, causal" holds a comma */
+                    const char *q = strchr(run->name, ',') ? "\"" : "";
+                    buf_printf(&b, "%s,%s%s%s,%zu,%zu,", run->task, q, run->name, q,
+                               run->seed + 1, len);
+                    if (isnan(v))
+                        buf_printf(&b, "\n");
+                    else
+                        buf_printf(&b, "%.6f\n", v);
+                }
+            }
+        }
+        int rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
+                          : write_file_atomic(path, b.p, b.n, e);
+        buf_free(&b);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,88 @@
+/* The figures of sections 3 and 4: accuracy by sentence length, the mean
+ * over seeds, one panel per family of schemes (section 3) or per scheme
+ * with and without random positions (section 4), with the longest
+ * training length marked. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../pe/pe.h"
+#include "../../plot/chart.h"
+#include "sections.h"
+
+/* The mean accuracy at each length 0..max_len over a configuration's
+ * seeds (NaN where undefined). */
+static void mean_curve(double *y, const ExpResults *r, ExpKind kind, const char *task,
+                       const char *name, size_t max_len) {
+    for (size_t len = 0; len <= max_len; len++) {
+        Band one = {len, len};
+        y[len] = exp_stat(r, kind, task, name, exp_band_value, &one).mean;
+    }
+}
+
+/* The panel of a scheme in a length figure: none and the notes' naive
+ * codes, the absolute codes (the sinusoid, the learned table), or the
+ * schemes inside attention; small multiples instead of ten lines in one. */
+static size_t family_of(const PeScheme *s) {
+    return pe_in_attention(s) ? 2 : s->first_position == 1 ? 0 : 1;
+}
+
+static const char *const FAMILY[3] = {"no position and the naive codes", "the absolute codes",
+                                      "inside attention"};
+
+int exp_length_figure(const ExpResults *r, const char *dir, const char *task, bool random,
+                      Err *e) {
+    static const char *const rnd[3] = {"sinusoidal", "learned", "rope"};
+    /* random: trained at 0..T-1; with random positions, tested at random
+     * positions (Ruoss et al.); the same tested at 0..T-1 */
+    static const ExpKind kinds[3] = {EXP_LENGTHS, EXP_RANDOM_TEST, EXP_RANDOM};
+    static const char *const what[3] = {"trained at 0..T-1",
+                                        "random positions, tested as trained",
+                                        "random positions, tested at 0..T-1"};
+    size_t L = r->set.L, top = 4 * L, S = random ? 3 : exp_scheme_count();
+    size_t withs = random ? 3 : 1, lines = S * withs;
+    /* x, then a curve per line; each panel holds up to every line, and the
+     * mark of L */
+    double *x = xcalloc((lines + 1) * (top + 1), sizeof *x, "a length figure", e);
+    Series *s = xcalloc(3 * (lines + 1), sizeof *s, "a length figure", e);
+    if (!x || !s) {
+        free(x), free(s);
+        return ERR_RUNTIME;
+    }
+    size_t n[3] = {0}, k = 0;
+    for (size_t len = 0; len <= top; len++)
+        x[len] = (double)len;
+    for (size_t i = 0; i < S; i++)
+        for (size_t with = 0; with < withs; with++, k++) {
+            const char *name = random ? rnd[i] : exp_scheme_at(i);
+            size_t panel = random ? i : family_of(exp_scheme_base(name));
+            double *y = x + (k + 1) * (top + 1);
+            mean_curve(y, r, kinds[with], task, name, top);
+            s[panel * (lines + 1) + n[panel]] = (Series){
+                .x = x + r->set.min_len, .y = y + r->set.min_len,
+                .n = top - r->set.min_len + 1, .label = random ? what[with] : name,
+                .color = series_color(random ? with : n[panel]), .dashed = with == 2,
+                .markers = true};
+            n[panel]++;
+        }
+    static const double vy[2] = {0.0, 1.0};
+    double vx[2] = {(double)L, (double)L};
+    char titles[3][160];
+    LineChart lc[3];
+    for (size_t p = 0; p < 3; p++) {
+        Series *panel = s + p * (lines + 1);
+        panel[n[p]++] = (Series){.x = vx, .y = vy, .n = 2, .label = "longest training length",
+                                 .color = RGB_GREY, .dashed = true};
+        snprintf(titles[p], sizeof titles[p], "%s, %s: accuracy by length, mean of %zu seeds",
+                 task, random ? rnd[p] : FAMILY[p], r->set.seeds);
+        lc[p] = (LineChart){.series = panel, .n_series = n[p], .title = titles[p],
+                            .xlabel = "sentence length", .ylabel = "accuracy", .plot_w = 560,
+                            .plot_h = 220, .fixed_y = true, .ymin = 0.0, .ymax = 1.0,
+                            .x_integer = true, .legend = true};
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/img/results/%s_%s.png", dir, random ? "random" : "lengths",
+             task);
+    int rc = linecharts_png(path, lc, 3, 1, e);
+    free(x), free(s);
+    return rc;
+}

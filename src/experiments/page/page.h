@@ -1,0 +1,15 @@
+/* The results page, docs/results.md, written from the cells' results
+ * (the runs of results.h): the page, its tables' CSV files and its
+ * figures. Everything in this folder writes the page only: a
+ * change here runs no cell again (the Makefile's PAGE_ONLY). */
+#ifndef POSENC_PAGE_H
+#define POSENC_PAGE_H
+
+#include "../../core/err.h"
+#include "results.h"
+
+/* Writes DIR/results.md, the CSV files in DIR/results and the figures in
+ * DIR/img/results. */
+int exp_write(const ExpResults *r, const char *dir, Err *e);
+
+#endif

@@ -1,0 +1,99 @@
+/* Cell records as they arrive from other machines (experiments --store):
+ * lines in, whole records out, each checked as a cell file is before it is
+ * written, so that a run stopped midway keeps every record that came
+ * whole and none that did not. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cellfile.h"
+
+/* err_set's message, and the verdict */
+static int bad(Err *e, const char *fmt, ...) POSENC_PRINTF(2, 3);
+static int bad(Err *e, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[sizeof e->msg];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    err_set(e, ERR_INPUT, "%s", msg);
+    return EXP_RECORD_BAD;
+}
+
+int exp_record_line(ExpRecordReader *r, const char *line, size_t len, Err *e) {
+    if (r->done)
+        r->text.n = 0, r->done = false;
+    size_t any = strlen(EXP_CELL_MAGIC_ANY);
+    bool magic = len >= any && memcmp(line, EXP_CELL_MAGIC_ANY, any) == 0;
+    if (magic && r->text.n) {
+        /* a record cut short (its writer died), and the next begins */
+        r->text.n = 0;
+        buf_put(&r->text, line, len);
+        return bad(e, "a record cut short: a new one began before its 'end' "
+                       "line");
+    }
+    if (!r->text.n && !magic) {
+        if (r->skipping)
+            return EXP_RECORD_WAIT;
+        r->skipping = true;
+        return bad(e, "a line that begins no cell record: '%.*s'",
+                       (int)(len > 60 ? 60 : len - (len && line[len - 1] == '\n')), line);
+    }
+    r->skipping = false;
+    buf_put(&r->text, line, len);
+    if (r->text.failed || r->text.n > EXP_CELL_MAX) {
+        r->text.n = 0, r->text.failed = false, r->skipping = true;
+        return bad(e, "a record longer than %zu bytes (or out of memory)",
+                       EXP_CELL_MAX);
+    }
+    if (len == 4 && memcmp(line, "end\n", 4) == 0) {
+        r->done = true;
+        return EXP_RECORD_DONE;
+    }
+    return EXP_RECORD_WAIT;
+}
+
+int exp_record_end(ExpRecordReader *r, Err *e) {
+    if (r->done || !r->text.n)
+        return 0;
+    r->text.n = 0;
+    return err_set(e, ERR_INPUT, "the input ended inside a record (its writer stopped): that "
+                   "cell is still missing");
+}
+
+void exp_record_reader_free(ExpRecordReader *r) {
+    buf_free(&r->text);
+    memset(r, 0, sizeof *r);
+}
+
+int exp_cell_store(const char *dir, const ExpSettings *set, const ExpCell *cells, size_t n,
+                   const char *source, const char *text, size_t len, char *id, size_t cap,
+                   Err *e) {
+    ExpCellFile f;
+    size_t used;
+    bool old;
+    snprintf(id, cap, "?");
+    char why[sizeof e->msg];
+    if (exp_cell_parse(text, len, &used, &f, &old, e)) {
+        snprintf(why, sizeof why, "%s", e->msg);
+        return old ? err_set(e, ERR_INPUT, "%s; build every machine at the same commit", why)
+                   : ERR_INPUT;
+    }
+    snprintf(id, cap, "%s", f.id);
+    const ExpCell *cell = exp_cell_find(cells, n, f.id);
+    ExpCellState st = cell ? exp_cell_check(&f, set, cell, source, e) : CELL_DAMAGED;
+    int rc = 0;
+    if (!cell)
+        rc = err_set(e, ERR_INPUT, "it is no cell of this grid (settings %s)", f.settings);
+    else if (st == CELL_OTHER_SOURCE || st == CELL_OTHER_SETTINGS) {
+        snprintf(why, sizeof why, "%s", e->msg);
+        rc = err_set(e, ERR_INPUT, "%s; build every machine at the same commit with the same "
+                     "options", why);
+    }
+    else if (st != CELL_DONE)
+        rc = ERR_INPUT;
+    else
+        rc = exp_cell_save_text(dir, f.id, text, used, e);
+    exp_cell_file_free(&f);
+    return rc;
+}

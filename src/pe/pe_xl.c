@@ -1,0 +1,319 @@
+/* Transformer-XL's relative attention (Dai et al. 2019, section 3.3).
+ * Query i and key j, at positions p_i and p_j, score
+ *     (q_i + u) . k_j + (q_i + v) . W_R R(p_j - p_i),
+ * scaled by 1/sqrt(HS) with the rest: the paper's four terms, (a) q.k,
+ * (b) q.W_R R, (c) u.k and (d) v.W_R R. R is the sinusoid of the signed
+ * offset; W_R R(o) is a key for the offset o, like Shaw's aK(o), but drawn
+ * from the sinusoid through one learned matrix instead of a free table,
+ * so that every offset has one, however far. u and v are learned per head:
+ * u a bias of every key whatever its place (what a word is worth), v of
+ * every offset whatever the query (where a head looks). Nothing is added
+ * to the word vectors.
+ *
+ * The details the paper leaves open are those of Ruoss et al.'s code
+ * (google-deepmind/randomized_positional_encodings, compute_attention_with_
+ * relative_encodings in models/positional_encodings.py), the "relative"
+ * column of their Table 1:
+ * - the offset is key minus query, p_j - p_i: their relative_shift puts
+ *   the sinusoid of j - i at (i, j). The paper writes R_{i-j}; the two
+ *   differ by the sign of W_R's sine columns only.
+ * - R is d_model wide, in the split layout (all sines, then all cosines),
+ *   at angles o / 10000^(2k/d_model): sinusoid_value's LAYOUT_SPLIT.
+ * - W_R is a linear map d_model -> d_model without bias, head h reading
+ *   its rows h*HS..(h+1)*HS-1, drawn as Haiku's Linear draws it: normal,
+ *   std 1/sqrt(d_model), truncated at two std. u and v (NH,HS) are drawn
+ *   from N(0, 0.02^2).
+ * - every layer has its own W_R, u and v (each attention module makes its
+ *   own): here one table (C+2,C) per layer, rows 0..C-1 W_R (out, in) as
+ *   torch's nn.Linear stores it, row C u and row C+1 v (head h at columns
+ *   h*HS..), so head h's gradient touches head h's part only.
+ * Where this differs: their q, k and v projections have no bias (the
+ * model's have, for every scheme); their randomized form ("noisy
+ * relative") draws the offsets of one sentence from a wider range and
+ * mirrors them, where train --random-positions draws positions here, so an
+ * offset is the difference of two drawn positions; and an odd d_model,
+ * which their code refuses, ends R with a sine, as sinusoid_value does.
+ *
+ * The hooks run per sentence and head (a scheme has no call per layer in
+ * which the keys could be made once for every sentence). The sentence's
+ * distinct offsets (2T - 1 of them at positions 0..T-1, more at random
+ * positions) are found once, by prepare; the score hook turns each into
+ * head h's key W_R R(o) once, by tiles of offsets and head channels on the
+ * stack, not once per pair. Offsets are floats in the scratch, exact below
+ * 2^24 as ALiBi's positions. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pe.h"
+
+#define XL_BASE PE_DEFAULT_BASE /* their max_time, 10000 */
+#define TILE_OFFSETS 32
+#define TILE_CHANNELS 32
+
+/* Head h's parts of one layer's table (C+2,C), and of its gradient. */
+typedef struct {
+    const float *W;       /* (HS,C) rows h*HS.. of W_R */
+    const float *u, *v;   /* (HS) */
+    float *dW, *du, *dv;  /* their gradients, or NULL */
+    size_t C, HS;
+} Head;
+
+static Head head_of(const PeHead *hd) {
+    size_t HS = hd->HS, C = HS * hd->NH, W = hd->h * HS * C, u = C * C + hd->h * HS;
+    Head x = {.W = hd->params + W, .u = hd->params + u, .v = hd->params + u + C, .C = C,
+              .HS = HS};
+    if (hd->dparams)
+        x.dW = hd->dparams + W, x.du = hd->dparams + u, x.dv = hd->dparams + u + C;
+    return x;
+}
+
+static void xl_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_t max_len,
+                     size_t *rows, size_t *cols) {
+    (void)pc, (void)w, (void)max_len;
+    *rows = HS * NH + 2;
+    *cols = HS * NH;
+}
+
+static void xl_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
+    (void)pc;
+    float std = 1.0f / sqrtf((float)C);
+    for (size_t i = 0; i < C * C; i++) {
+        float z;
+        do /* Haiku's TruncatedNormal: N(0,1) redrawn outside [-2, 2] */
+            z = rng_normal(rng);
+        while (fabsf(z) > 2.0f);
+        params[i] = std * z;
+    }
+    for (size_t i = C * C; i < n; i++)
+        params[i] = 0.02f * rng_normal(rng);
+}
+
+/* Per sentence: [0] the number n of distinct offsets, then those offsets
+ * (n, sorted, in a room of T*T), then for each (query, key) pair the index
+ * of its offset among them (T,T). */
+static size_t xl_scratch(size_t T, size_t HS) {
+    (void)HS;
+    return 1 + 2 * T * T;
+}
+
+static float offset_of(const size_t *pos, size_t i, size_t j) {
+    return (float)((double)pos[j] - (double)pos[i]);
+}
+
+static int by_value(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static void xl_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
+    (void)pc, (void)HS;
+    float *D = S + 1, *index = D + T * T;
+    for (size_t i = 0; i < T; i++)
+        for (size_t j = 0; j < T; j++)
+            D[i * T + j] = offset_of(pos, i, j);
+    qsort(D, T * T, sizeof *D, by_value);
+    size_t n = 0;
+    for (size_t k = 0; k < T * T; k++)
+        if (n == 0 || D[k] != D[n - 1])
+            D[n++] = D[k];
+    S[0] = (float)n;
+    for (size_t i = 0; i < T; i++)
+        for (size_t j = 0; j < T; j++) {
+            float o = offset_of(pos, i, j);
+            size_t lo = 0, hi = n - 1; /* D[lo] <= o <= D[hi] */
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (D[mid] < o)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            index[i * T + j] = (float)lo;
+        }
+}
+
+/* Offsets u0..u0+nu-1 of the sentence's list, head channels d0..d0+nd-1. */
+typedef struct {
+    size_t u0, nu, d0, nd;
+} Tile;
+
+/* rk[d*nu + t] = W_R's row d0+d of head h . R(D[u0+t]): the head's keys
+ * of a tile of offsets. With G, also W_R's gradient from the keys'
+ * gradient G (same layout): dW row d0+d += sum_t G[d*nu + t] R(D[u0+t]).
+ * R is sinusoid_value's split sinusoid d_model wide (to float's rounding):
+ * channel k the sine of frequency k, channel n_sin + k its cosine. */
+static void offset_keys(float *rk, const float *G, const Head *x, const float *D,
+                        const Tile *tl) {
+    size_t C = x->C, n_sin = (C + 1) / 2, nu = tl->nu;
+    memset(rk, 0, tl->nd * nu * sizeof *rk);
+    for (size_t k = 0; k < n_sin; k++) {
+        double wavelength = pow(XL_BASE, (double)(2 * k) / (double)C);
+        bool has_cos = n_sin + k < C; /* an odd d_model's last sine has none */
+        /* The next offset up is a turn by one step: angle addition, in
+         * double, in place of a sin and a cos (most of the time of this
+         * scheme otherwise); over a tile it drifts by some 1e-15, far
+         * below float's rounding. */
+        double step = 1.0 / wavelength, s1 = sin(step), c1 = cos(step), s = 0.0, c = 1.0;
+        float sn[TILE_OFFSETS], cs[TILE_OFFSETS];
+        for (size_t t = 0; t < nu; t++) {
+            const float *o = D + tl->u0 + t;
+            if (t > 0 && o[0] == o[-1] + 1.0f) {
+                double turned = s * c1 + c * s1;
+                c = c * c1 - s * s1, s = turned;
+            } else {
+                s = sin((double)o[0] / wavelength), c = cos((double)o[0] / wavelength);
+            }
+            sn[t] = (float)s;
+            cs[t] = has_cos ? (float)c : 0.0f;
+        }
+        for (size_t d = 0; d < tl->nd; d++) {
+            size_t row = (tl->d0 + d) * C;
+            float ws = x->W[row + k], wc = has_cos ? x->W[row + n_sin + k] : 0.0f;
+            float *r = rk + d * nu;
+            for (size_t t = 0; t < nu; t++)
+                r[t] += ws * sn[t] + wc * cs[t];
+            if (!G)
+                continue;
+            const float *g = G + d * nu;
+            float gs = 0.0f, gc = 0.0f;
+            for (size_t t = 0; t < nu; t++)
+                gs += g[t] * sn[t], gc += g[t] * cs[t];
+            x->dW[row + k] += gs;
+            if (has_cos)
+                x->dW[row + n_sin + k] += gc;
+        }
+    }
+}
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+static float dot(const float *a, const float *b, size_t n) {
+    float s = 0.0f;
+    for (size_t d = 0; d < n; d++)
+        s += a[d] * b[d];
+    return s;
+}
+
+static void xl_score(const PeHead *hd) {
+    /* scores (T,T) += scale (u . k_j + (q_i + v) . W_R R(p_j - p_i)) */
+    Head x = head_of(hd);
+    size_t T = hd->T, ld = hd->ld, n = (size_t)hd->scratch[0];
+    const float *D = hd->scratch + 1, *index = D + T * T;
+    /* (c): the same for every query */
+    for (size_t j = 0; j < T; j++) {
+        float c = hd->scale * dot(x.u, hd->k + j * ld, x.HS);
+        for (size_t i = 0; i < T; i++)
+            hd->scores[i * T + j] += c;
+    }
+    /* (b) and (d) */
+    float rk[TILE_OFFSETS * TILE_CHANNELS], qv[TILE_CHANNELS];
+    for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
+        for (size_t d0 = 0; d0 < x.HS; d0 += TILE_CHANNELS) {
+            Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(x.HS - d0, TILE_CHANNELS)};
+            offset_keys(rk, NULL, &x, D, &tl);
+            for (size_t i = 0; i < T; i++) {
+                for (size_t d = 0; d < tl.nd; d++)
+                    qv[d] = hd->q[i * ld + d0 + d] + x.v[d0 + d];
+                for (size_t j = 0; j < T; j++) {
+                    size_t t = (size_t)index[i * T + j] - u0; /* wraps past nu below u0 */
+                    if (t >= tl.nu)
+                        continue;
+                    float s = 0.0f;
+                    for (size_t d = 0; d < tl.nd; d++)
+                        s += qv[d] * rk[d * tl.nu + t];
+                    hd->scores[i * T + j] += hd->scale * s;
+                }
+            }
+        }
+}
+
+static void xl_score_backward(const PeHead *hd) {
+    /* forward: scores_ij += scale (u . k_j + (q_i + v) . K(i,j)), K(i,j) = W_R R(p_j - p_i);
+     * g_ij = scale ds_ij: dk_j += (sum_i g_ij) u, du += (sum_i g_ij) k_j,
+     * dq_i += sum_j g_ij K(i,j), dv += the same summed over i,
+     * dK(o) = sum over the pairs of offset o of g_ij (q_i + v), dW_R += dK(o) R(o)^T */
+    Head x = head_of(hd);
+    size_t T = hd->T, ld = hd->ld, n = (size_t)hd->scratch[0];
+    const float *D = hd->scratch + 1, *index = D + T * T;
+    for (size_t j = 0; j < T; j++) {
+        float g = 0.0f;
+        for (size_t i = 0; i < T; i++)
+            g += hd->dscores[i * T + j];
+        g *= hd->scale;
+        for (size_t d = 0; d < x.HS; d++) {
+            hd->dk[j * ld + d] += g * x.u[d];
+            if (x.du)
+                x.du[d] += g * hd->k[j * ld + d];
+        }
+    }
+    float rk[TILE_OFFSETS * TILE_CHANNELS], G[TILE_OFFSETS * TILE_CHANNELS], r[TILE_CHANNELS];
+    for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
+        for (size_t d0 = 0; d0 < x.HS; d0 += TILE_CHANNELS) {
+            Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(x.HS - d0, TILE_CHANNELS)};
+            /* the keys' gradient first: W_R's comes with the keys */
+            memset(G, 0, tl.nd * tl.nu * sizeof *G);
+            for (size_t i = 0; x.dW && i < T; i++)
+                for (size_t j = 0; j < T; j++) {
+                    size_t t = (size_t)index[i * T + j] - u0;
+                    float g = hd->scale * hd->dscores[i * T + j];
+                    if (t >= tl.nu || g == 0.0f)
+                        continue;
+                    for (size_t d = 0; d < tl.nd; d++)
+                        G[d * tl.nu + t] += g * (hd->q[i * ld + d0 + d] + x.v[d0 + d]);
+                }
+            offset_keys(rk, x.dW ? G : NULL, &x, D, &tl);
+            for (size_t i = 0; i < T; i++) {
+                memset(r, 0, tl.nd * sizeof *r);
+                for (size_t j = 0; j < T; j++) {
+                    size_t t = (size_t)index[i * T + j] - u0;
+                    float g = hd->scale * hd->dscores[i * T + j];
+                    if (t >= tl.nu || g == 0.0f)
+                        continue;
+                    for (size_t d = 0; d < tl.nd; d++)
+                        r[d] += g * rk[d * tl.nu + t];
+                }
+                for (size_t d = 0; d < tl.nd; d++) {
+                    hd->dq[i * ld + d0 + d] += r[d];
+                    if (x.dv)
+                        x.dv[d0 + d] += r[d];
+                }
+            }
+        }
+}
+
+/* The same score of one pair in double, from the formula. */
+static double xl_ref_score(const PeRefPair *r) {
+    size_t HS = r->HS, C = HS * r->NH;
+    const double *W = r->params + r->h * HS * C, *u = r->params + C * C + r->h * HS, *v = u + C;
+    double offset = (double)r->pj - (double)r->pi, s = 0.0;
+    for (size_t d = 0; d < HS; d++) {
+        double key = 0.0; /* (W_R R(offset))_d */
+        for (size_t c = 0; c < C; c++)
+            key += W[d * C + c] * sinusoid_value(offset, c, C, LAYOUT_SPLIT, XL_BASE);
+        s += u[d] * r->k[d] + (r->q[d] + v[d]) * key;
+    }
+    return s / sqrt((double)HS);
+}
+
+const PeScheme pe_xl = {
+    .name = "xl",
+    .since = 6,
+    .about = "(q+u).k + (q+v).W_R R(j-i) per head: R the sinusoid of the offset, W_R, u, v "
+             "learned (Transformer-XL)",
+    .note = "nothing is added to the word vectors; each head scores every offset through a "
+            "sinusoid of it and an untrained W_R, so the offset already shifts the scores",
+    .ruoss_column = "relative",
+    .ruoss_randomized = true,
+    .default_combine = COMBINE_ADD,
+    .param_shape = xl_shape,
+    .param_name = "relative_position.weight",
+    .per_layer = true,
+    .grad_by_head = true,
+    .init = xl_init,
+    .scratch = xl_scratch,
+    .prepare = xl_prepare,
+    .score = xl_score,
+    .score_backward = xl_score_backward,
+    .ref_score = xl_ref_score,
+};
