@@ -4,6 +4,7 @@
  * applied and its edges are accepted; an option given twice is refused). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../src/core/parse.h"
+#include "../src/pe/pe.h"
 #include "../web/pw.h"
 #include "suites.h"
 
@@ -161,23 +164,14 @@ static size_t programs(char names[][32], size_t cap) {
 
 /* Each numeric option of each program: the programs that take it, its
  * edges (both accepted), the values just outside them (both refused), and
- * the bounds as its message must state them. */
-static const struct {
-    const char *progs, *opt, *lo, *hi, *below, *above, *lo_text, *hi_text;
-} RANGES[] = {
-    {SCHEME, "--pe-dim", "1", "32768", "0", "32769", "1", "32768"},
-    {SCHEME, "--pairs", "1", "16384", "0", "16385", "1", "16384"},
-    {SCHEME, "--base", "1.000001", "1e12", "1.0000009999999997", "1000000000000.0001",
-     "1.000001", "1e+12"},
-    {SCHEME, "--buckets", "4", "4096", "3", "4097", "4", "4096"},
-    {SCHEME, "--max-distance", "2", "1000000", "1", "1000001", "2", "1000000"},
-    {SCHEME, "--pe-init-std", "1e-6", "100", "9.999999999999997e-07", "100.00000000000001",
-     "1e-06", "100"},
-    {SCHEME " evaluate", "--rope-factor", "1", "1024", "0.9999999999999999",
-     "1024.0000000000002", "1", "1024"},
-    {SCHEME " evaluate", "--rope-original-len", "1", "32768", "0", "32769", "1", "32768"},
-    {SCHEME, "--max-relative", "1", "4096", "0", "4097", "1", "4096"},
-    {SCHEME, "--fire-width", "1", "4096", "0", "4097", "1", "4096"},
+ * the bounds as its message must state them. The schemes' options are
+ * not typed here: ranges() adds a row for each from the registry. */
+typedef struct {
+    const char *progs, *opt;
+    char lo[32], hi[32], below[32], above[32], lo_text[32], hi_text[32];
+} Range;
+
+static const Range FIXED_RANGES[] = {
     {SCHEME, "--d-model", "1", "32768", "0", "32769", "1", "32768"},
     {SCHEME, "--heads", "1", "32768", "0", "32769", "1", "32768"},
     {SCHEME, "--seed", "0", U64_MAX},
@@ -219,7 +213,42 @@ static const struct {
     {"experiments", "--seeds", "2", "20", "1", "21", "2", "20"},
     {"experiments", "--jobs", "1", "256", "0", "257", "1", "256"},
 };
-#define N_RANGES (sizeof RANGES / sizeof *RANGES)
+#define N_FIXED (sizeof FIXED_RANGES / sizeof *FIXED_RANGES)
+static Range RANGES[N_FIXED + PE_OPT_SLOTS];
+static size_t N_RANGES;
+
+/* A number as the programs write it: whole, or as real_text. */
+static void number_text(char *buf, size_t cap, double v, bool whole) {
+    if (whole)
+        snprintf(buf, cap, "%.0f", v);
+    else
+        real_text(buf, cap, v, false);
+}
+
+/* RANGES: the fixed rows, then one for each numeric scheme option of the
+ * registry, taken by the programs that take a scheme (and evaluate, for
+ * the options a trained model may change). */
+static void ranges(void) {
+    N_RANGES = N_FIXED;
+    memcpy(RANGES, FIXED_RANGES, sizeof FIXED_RANGES);
+    for (size_t i = 0; i < pe_option_count(); i++) {
+        const PeOption *o = pe_option_at(i);
+        if (o->type == PE_VALUE_NAME)
+            continue;
+        bool whole = o->type == PE_VALUE_SIZE;
+        Range *r = &RANGES[N_RANGES++];
+        r->progs = o->tunable ? SCHEME " evaluate" : SCHEME;
+        r->opt = o->flag;
+        number_text(r->lo, sizeof r->lo, o->lo, whole);
+        number_text(r->hi, sizeof r->hi, o->hi, whole);
+        number_text(r->below, sizeof r->below, whole ? o->lo - 1 : nextafter(o->lo, -INFINITY),
+                    whole);
+        number_text(r->above, sizeof r->above, whole ? o->hi + 1 : nextafter(o->hi, INFINITY),
+                    whole);
+        memcpy(r->lo_text, r->lo, sizeof r->lo);
+        memcpy(r->hi_text, r->hi, sizeof r->hi);
+    }
+}
 
 /* Whether the space-separated list progs holds prog. */
 static bool takes(const char *progs, const char *prog) {
@@ -233,6 +262,8 @@ static bool takes(const char *progs, const char *prog) {
 /* The row of RANGES for prog's opt, or N_RANGES. */
 static size_t range_of(const char *prog, const char *opt) {
     size_t i = 0;
+    if (!N_RANGES)
+        ranges();
     while (i < N_RANGES && !(strcmp(RANGES[i].opt, opt) == 0 && takes(RANGES[i].progs, prog)))
         i++;
     return i;
@@ -287,6 +318,7 @@ static size_t value_options(const char *prog, char names[][32], size_t cap) {
  * states the bounds applied; and every option that refuses a word for a
  * number has its row here. */
 START_TEST(every_numeric_option_states_its_bounds_and_takes_its_edges) {
+    ranges();
     char progs[32][32];
     size_t n_progs = programs(progs, 32);
     for (size_t p = 0; p < n_progs; p++) {

@@ -1,5 +1,6 @@
 /* The registry of schemes (pe_list.h), and what every scheme shares: the
- * plan of a scheme against a model's shape, the options each reads, the
+ * list of their options and the values a PeConfig gives them, the plan
+ * of a scheme against a model's shape, the options each reads, the
  * code's fill and its meeting with the embedding. */
 #include "pe.h"
 
@@ -35,6 +36,125 @@ const char *pe_names(void) {
             len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "",
                                     schemes[i]->name);
     return buf;
+}
+
+/* ---- the options of every scheme, and their values in a PeConfig ---- */
+
+static const PeOption *const COMMON[] = {&pe_opt_combine, &pe_opt_width, NULL};
+
+/* Group g of the options: --combine and --pe-dim, then scheme g-1's. */
+static const PeOption *const *group(size_t g) { return g == 0 ? COMMON : pe_at(g - 1)->options; }
+
+/* Whether o is listed before entry k of group g (--base is the sinusoid's
+ * before it is rope's). */
+static bool listed_before(const PeOption *o, size_t g, size_t k) {
+    for (size_t t = 0; t <= g; t++) {
+        const PeOption *const *list = group(t);
+        for (size_t j = 0; list && list[j] && (t < g || j < k); j++)
+            if (list[j] == o)
+                return true;
+    }
+    return false;
+}
+
+/* The options in order, each once: entry `want`, or the one that is
+ * `find`, with its index in *index (the count when neither is found).
+ * The list is the registry's, walked again at each call: a few hundred
+ * pointer comparisons, cheap beside the work of any caller, and no state
+ * to set up or share between threads. */
+static const PeOption *walk(size_t want, const PeOption *find, size_t *index) {
+    size_t n = 0;
+    for (size_t g = 0; g <= pe_count(); g++) {
+        const PeOption *const *list = group(g);
+        for (size_t k = 0; list && list[k]; k++) {
+            if (listed_before(list[k], g, k))
+                continue;
+            if (n == want || list[k] == find) {
+                *index = n;
+                return list[k];
+            }
+            n++;
+        }
+    }
+    *index = n;
+    return NULL;
+}
+
+size_t pe_option_count(void) {
+    size_t n;
+    walk(SIZE_MAX, NULL, &n);
+    return n;
+}
+
+const PeOption *pe_option_at(size_t i) {
+    size_t n;
+    return walk(i, NULL, &n);
+}
+
+size_t pe_option_index(const PeOption *o) {
+    size_t n;
+    return o && walk(SIZE_MAX, o, &n) && n < PE_OPT_SLOTS ? n : PE_OPT_SLOTS;
+}
+
+const PeOption *pe_option_find(const char *name) {
+    if (strncmp(name, "--", 2) == 0)
+        name += 2;
+    for (size_t i = 0; i < pe_option_count(); i++)
+        if (strcmp(pe_option_at(i)->flag + 2, name) == 0)
+            return pe_option_at(i);
+    return NULL;
+}
+
+double pe_get(const PeConfig *pc, const PeOption *o) {
+    size_t i = pe_option_index(o);
+    return i < PE_OPT_SLOTS && (pc->given >> i & 1u) ? pc->value[i] : o->def;
+}
+
+bool pe_given(const PeConfig *pc, const PeOption *o) {
+    size_t i = pe_option_index(o);
+    return i < PE_OPT_SLOTS && (pc->given >> i & 1u);
+}
+
+void pe_put(PeConfig *pc, const PeOption *o, double v) {
+    size_t i = pe_option_index(o);
+    if (i >= PE_OPT_SLOTS)
+        return;
+    pc->given |= (PeOptMask)1 << i;
+    pc->value[i] = v;
+}
+
+void pe_unset(PeConfig *pc, const PeOption *o) {
+    size_t i = pe_option_index(o);
+    if (i >= PE_OPT_SLOTS)
+        return;
+    pc->given &= ~((PeOptMask)1 << i);
+    pc->value[i] = 0.0;
+}
+
+PeOptMask pe_options_given(const PeConfig *pc) { return pc->given; }
+
+Combine pe_combine_given(const PeConfig *pc) {
+    return pe_given(pc, &pe_opt_combine) ? (Combine)(1 + (int)pe_get(pc, &pe_opt_combine))
+                                         : COMBINE_DEFAULT;
+}
+
+int pe_set(PeConfig *pc, const PeOption *o, const char *text, Err *e) {
+    double v;
+    if (pe_option_parse(o, text, &v, e))
+        return ERR_INPUT;
+    pe_put(pc, o, v);
+    return 0;
+}
+
+int pe_set_named(PeConfig *pc, const char *name, const char *text, Err *e) {
+    const PeOption *o = pe_option_find(name);
+    if (!o)
+        return err_set(e, ERR_INPUT, "no scheme has an option '%s'", name);
+    return pe_set(pc, o, text, e);
+}
+
+void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap) {
+    pe_option_format(o, pe_get(pc, o), buf, cap);
 }
 
 const char *combine_name(Combine c) {

@@ -25,6 +25,7 @@
 
 #include "../core/err.h"
 #include "../core/rng.h"
+#include "pe_option.h"
 
 typedef enum { COMBINE_DEFAULT = 0, COMBINE_ADD = 1, COMBINE_CONCAT = 2 } Combine;
 
@@ -54,39 +55,11 @@ typedef enum { ALIBI_SYMMETRIC = 0, ALIBI_ASYMMETRIC = 1 } AlibiSlopes;
 #define PE_DEFAULT_BASE 10000.0         /* the paper's wavelength base */
 #define PE_BASE_MIN 1.000001            /* --base's range, both ends included */
 #define PE_BASE_MAX 1e12
-#define PE_MAX_WIDTH 32768              /* the model's MAX_DIM (model.h; pe is below it) */
 #define PE_YARN_BETA_FAST 32.0          /* YaRN's ramp, in rotations over the original */
 #define PE_YARN_BETA_SLOW 1.0           /* length: the paper's and Hugging Face's defaults */
 
-/* ---- options as data ----
- *
- * Each option a scheme reads is declared once, as a PeOption in the file
- * of the scheme that owns it (an option two schemes read, --base and
- * --layout, in the first one's; --combine and --pe-dim, which every input
- * scheme may read, in pe_option.c), and listed in each reader's
- * PeScheme.options. The command line, every --help list, the rule that
- * refuses an option no chosen scheme reads, the checkpoint (which stores
- * options by key, as text), config.json, the web page and the tests'
- * tables all loop over pe_option_at(). */
-typedef enum { PE_VALUE_SIZE, PE_VALUE_REAL, PE_VALUE_NAME } PeValueType;
-
-typedef struct PeOption {
-    const char *flag;         /* "--max-relative"; its key in files is the flag without "--" */
-    const char *arg;          /* what --help shows after the flag, e.g. "K"; NULL for a
-                               * PE_VALUE_NAME option, whose names show ("add|concat") */
-    PeValueType type;
-    double lo, hi;            /* PE_VALUE_SIZE and PE_VALUE_REAL: the range, both ends in */
-    const char *const *names; /* PE_VALUE_NAME: value i is named names[i]; NULL-terminated */
-    double def;               /* the value when the option is not given */
-    const char *def_text;     /* the default as messages say it, e.g. "16", "d_model/2" */
-    const char *help;         /* --help's text after the flag, one line (the programs wrap it) */
-    const char *example;      /* a valid value other than the default, for the tests */
-    bool tunable;             /* may change on a trained model (train --init, evaluate):
-                               * it changes no parameter's shape (rope's scalings) */
-} PeOption;
-
 /* The most options all schemes together may have (a test holds the
- * registry to it). */
+ * registry to it); the options are listed in pe_option.h. */
 #define PE_OPT_SLOTS 32
 typedef unsigned long PeOptMask; /* one bit per option, by its index in pe_option_at() */
 
@@ -100,10 +73,8 @@ typedef struct {
                                  * index of its name) */
 } PeConfig;
 
-/* The options every input scheme may read, declared in pe_option.c:
- * --combine (add|concat; not given: the scheme's own), and --pe-dim, the
- * width of a wide scheme's code under concat. */
-extern const PeOption pe_opt_combine, pe_opt_width;
+/* ---- the registry's options (one PeOption is pe_option.h's) ---- */
+
 /* The sinusoid's, which rope reads too (pe_sinusoidal.c): its layout (a
  * SinLayout) and wavelength base. */
 extern const PeOption pe_opt_layout, pe_opt_base;
@@ -137,9 +108,6 @@ int pe_set_named(PeConfig *pc, const char *name, const char *text, Err *e);
  * a number in the shortest text that reads back as the same double);
  * pe_set of that text gives pc's value back exactly. */
 void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap);
-/* Whether value v is one o takes (in range, a name's index, finite). */
-bool pe_option_ok(const PeOption *o, double v);
-
 /* ---- the schemes ---- */
 
 /* What a scheme checks its options against. */

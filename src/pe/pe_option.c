@@ -1,12 +1,13 @@
-/* The schemes' options as data (pe.h): their list, their values in a
- * PeConfig, and their text, which the command line, the checkpoint and
- * config.json all read and write through pe_set and pe_option_text. */
+/* One option as data (pe_option.h): its range and its text, which the
+ * command line, the checkpoint and config.json all read and write
+ * through the registry's pe_set and pe_option_text; and the two options
+ * every input scheme may read. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pe.h"
+#include "pe_option.h"
 
 #include "../core/parse.h"
 
@@ -36,104 +37,6 @@ const PeOption pe_opt_width = {
     .example = "8",
 };
 
-static const PeOption *const COMMON[] = {&pe_opt_combine, &pe_opt_width, NULL};
-
-/* Group g of the options: --combine and --pe-dim, then scheme g-1's. */
-static const PeOption *const *group(size_t g) { return g == 0 ? COMMON : pe_at(g - 1)->options; }
-
-/* Whether o is listed before entry k of group g (--base is the sinusoid's
- * before it is rope's). */
-static bool listed_before(const PeOption *o, size_t g, size_t k) {
-    for (size_t t = 0; t <= g; t++) {
-        const PeOption *const *list = group(t);
-        for (size_t j = 0; list && list[j] && (t < g || j < k); j++)
-            if (list[j] == o)
-                return true;
-    }
-    return false;
-}
-
-/* The options in order, each once: entry `want`, or the one that is
- * `find`, with its index in *index (the count when neither is found).
- * The list is the registry's, walked again at each call: a few hundred
- * pointer comparisons, cheap beside the work of any caller, and no state
- * to set up or share between threads. */
-static const PeOption *walk(size_t want, const PeOption *find, size_t *index) {
-    size_t n = 0;
-    for (size_t g = 0; g <= pe_count(); g++) {
-        const PeOption *const *list = group(g);
-        for (size_t k = 0; list && list[k]; k++) {
-            if (listed_before(list[k], g, k))
-                continue;
-            if (n == want || list[k] == find) {
-                *index = n;
-                return list[k];
-            }
-            n++;
-        }
-    }
-    *index = n;
-    return NULL;
-}
-
-size_t pe_option_count(void) {
-    size_t n;
-    walk(SIZE_MAX, NULL, &n);
-    return n;
-}
-
-const PeOption *pe_option_at(size_t i) {
-    size_t n;
-    return walk(i, NULL, &n);
-}
-
-size_t pe_option_index(const PeOption *o) {
-    size_t n;
-    return o && walk(SIZE_MAX, o, &n) && n < PE_OPT_SLOTS ? n : PE_OPT_SLOTS;
-}
-
-const PeOption *pe_option_find(const char *name) {
-    if (strncmp(name, "--", 2) == 0)
-        name += 2;
-    for (size_t i = 0; i < pe_option_count(); i++)
-        if (strcmp(pe_option_at(i)->flag + 2, name) == 0)
-            return pe_option_at(i);
-    return NULL;
-}
-
-double pe_get(const PeConfig *pc, const PeOption *o) {
-    size_t i = pe_option_index(o);
-    return i < PE_OPT_SLOTS && (pc->given >> i & 1u) ? pc->value[i] : o->def;
-}
-
-bool pe_given(const PeConfig *pc, const PeOption *o) {
-    size_t i = pe_option_index(o);
-    return i < PE_OPT_SLOTS && (pc->given >> i & 1u);
-}
-
-void pe_put(PeConfig *pc, const PeOption *o, double v) {
-    size_t i = pe_option_index(o);
-    if (i >= PE_OPT_SLOTS)
-        return;
-    pc->given |= (PeOptMask)1 << i;
-    pc->value[i] = v;
-}
-
-void pe_unset(PeConfig *pc, const PeOption *o) {
-    size_t i = pe_option_index(o);
-    if (i >= PE_OPT_SLOTS)
-        return;
-    pc->given &= ~((PeOptMask)1 << i);
-    pc->value[i] = 0.0;
-}
-
-PeOptMask pe_options_given(const PeConfig *pc) { return pc->given; }
-
-Combine pe_combine_given(const PeConfig *pc) {
-    return pe_given(pc, &pe_opt_combine) ? (Combine)(1 + (int)pe_get(pc, &pe_opt_combine))
-                                         : COMBINE_DEFAULT;
-}
-
 static size_t name_count(const PeOption *o) {
     size_t n = 0;
     while (o->names && o->names[n])
@@ -161,26 +64,21 @@ static void names_of(char *buf, size_t cap, const PeOption *o) {
     }
 }
 
-int pe_set(PeConfig *pc, const PeOption *o, const char *text, Err *e) {
+int pe_option_parse(const PeOption *o, const char *text, double *v, Err *e) {
     switch (o->type) {
     case PE_VALUE_SIZE: {
-        size_t v;
-        if (parse_size_def(&v, o->flag, text, (size_t)o->lo, (size_t)o->hi, o->def_text, e))
+        size_t n;
+        if (parse_size_def(&n, o->flag, text, (size_t)o->lo, (size_t)o->hi, o->def_text, e))
             return ERR_INPUT;
-        pe_put(pc, o, (double)v);
+        *v = (double)n;
         return 0;
     }
-    case PE_VALUE_REAL: {
-        double v;
-        if (parse_real_def(&v, o->flag, text, o->lo, o->hi, o->def_text, e))
-            return ERR_INPUT;
-        pe_put(pc, o, v);
-        return 0;
-    }
+    case PE_VALUE_REAL:
+        return parse_real_def(v, o->flag, text, o->lo, o->hi, o->def_text, e) ? ERR_INPUT : 0;
     case PE_VALUE_NAME:
-        for (size_t v = 0; v < name_count(o); v++)
-            if (strcmp(text, o->names[v]) == 0) {
-                pe_put(pc, o, (double)v);
+        for (size_t k = 0; k < name_count(o); k++)
+            if (strcmp(text, o->names[k]) == 0) {
+                *v = (double)k;
                 return 0;
             }
         break;
@@ -191,15 +89,7 @@ int pe_set(PeConfig *pc, const PeOption *o, const char *text, Err *e) {
                    text);
 }
 
-int pe_set_named(PeConfig *pc, const char *name, const char *text, Err *e) {
-    const PeOption *o = pe_option_find(name);
-    if (!o)
-        return err_set(e, ERR_INPUT, "no scheme has an option '%s'", name);
-    return pe_set(pc, o, text, e);
-}
-
-void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap) {
-    double v = pe_get(pc, o);
+void pe_option_format(const PeOption *o, double v, char *buf, size_t cap) {
     if (o->type == PE_VALUE_SIZE && pe_option_ok(o, v))
         snprintf(buf, cap, "%.0f", v);
     else if (o->type == PE_VALUE_NAME)
