@@ -40,7 +40,7 @@ Config exp_cell_config(const ExpSettings *set, const ExpCell *cell) {
 void exp_train_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell, bool lengths) {
     *mt = (TrainMeta){.batch = set->batch, .seed = 1 + cell->seed,
                       .steps = cell->kind == EXP_TASKS ? set->task_steps : set->length_steps,
-                      .random_positions = cell->kind == EXP_RANDOM ? 4 * set->L : 0};
+                      .random_positions = cell->kind == EXP_RANDOM ? set->random_range : 0};
     mt->eval_every = mt->steps;
     /* the seed draws the data too: the spread over seeds is then that of
      * a new experiment, not of one data set's initialisations */

@@ -22,6 +22,7 @@ typedef struct {
     size_t tune_steps;     /* rope's scalings: fine-tuning at 2L, e.g. 400 */
     size_t probe_layers;   /* the causal probe's models, e.g. 4 */
     size_t min_len, L;     /* training lengths min_len..L; tests up to 4L */
+    size_t random_range;   /* section 4's positions are drawn from 0..random_range-1 */
     size_t n_test;         /* test sentences of agent, direction and experiment 5 */
     size_t n_test_lengths; /* test sentences of experiments 3 and 4 */
 } ExpSettings;

@@ -75,7 +75,7 @@ static void random_verdicts_free(RandomVerdicts *v) {
 }
 
 void exp_random_section(Buf *b, const ExpResults *r) {
-    size_t L = r->set.L, N = 4 * L;
+    size_t L = r->set.L, N = r->set.random_range;
     buf_printf(b, "## 4. Randomized positions\n\nThe runs of section 3 for sinusoidal, learned "
                "and rope, again with `--random-positions %zu` (Ruoss et al. 2023): each "
                "training sentence gets sorted positions drawn from 0..%zu, so positions past "
