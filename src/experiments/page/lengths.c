@@ -104,8 +104,8 @@ static void judge(Versus *alibi, Versus *shaw, const char *task, const Row *rows
 static void alibi_says(Buf *b, const ExpResults *r, const Versus *alibi) {
     size_t L = r->set.L;
     buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
-               "not, in causal language models. Here ALiBi is compared with the sinusoid on "
-               "%zu..%zu only where it learned the trained lengths (%.2f or more on %zu..%zu)",
+               "not, in causal language models (their Figure 1). Here ALiBi is compared "
+               "with the sinusoid on %zu..%zu only where it learned the trained lengths (%.2f or more on %zu..%zu)",
                L + 1, 2 * L, LEARNED, r->set.min_len, L);
     for (int f = 0; f < 3; f++) {
         const Versus *v = &alibi[f];

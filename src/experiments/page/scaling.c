@@ -121,8 +121,8 @@ void exp_scaling_section(Buf *b, const ExpResults *r) {
                "these models have %zu pairs per head and L = %zu. Here yarn keeps pair 0, the "
                "fastest (%.2f turns over L), as trained, as ntk does, and "
                "divides the others by S, as linear does: it is not linear with a "
-               "temperature, and keeping the fast pair is why it keeps `previous`, which reads "
-               "that pair, where linear loses it (the `previous` table: yarn-x2 against "
+               "temperature, and on `previous`, which reads the fast pair, it is that pair "
+               "that sets yarn apart from linear (the `previous` table: yarn-x2 against "
                "linear-x2). ntk moves the slow pairs, which turn less than once, and not the "
                "fast one ([page 7](07-long-context.md) draws the wavelengths).\n\n",
                r->set.d_model / r->set.heads / 2, L, turns0);
