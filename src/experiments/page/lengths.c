@@ -105,7 +105,8 @@ static void alibi_says(Buf *b, const ExpResults *r, const Versus *alibi) {
     size_t L = r->set.L;
     buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
                "not, in causal language models (their Figure 1). Here ALiBi is compared "
-               "with the sinusoid on %zu..%zu only where it learned the trained lengths (%.2f or more on %zu..%zu)",
+               "with the sinusoid on %zu..%zu only where it learned the trained lengths "
+               "(%.2f or more on %zu..%zu)",
                L + 1, 2 * L, LEARNED, r->set.min_len, L);
     for (int f = 0; f < 3; f++) {
         const Versus *v = &alibi[f];
@@ -162,7 +163,8 @@ void exp_lengths_section(Buf *b, const ExpResults *r) {
                "(2023), who train decoders on their synthetic tasks up to L = 20, test up to "
                "2L and score exact match (the whole output right). Here an encoder is trained "
                "on lengths %zu..%zu (L = %zu, %zu steps) and tested on %zu sentences of "
-               "lengths %zu..%zu (to 4L), scored per token (`results/lengths.csv`). Three tasks: `reverse` and `sort` need each "
+               "lengths %zu..%zu (to 4L), scored per token (`results/lengths.csv`). Three "
+               "tasks: `reverse` and `sort` need each "
                "position, `previous` (each digit's label is the digit before it) only the "
                "order of neighbours (its first token has no word before it, and no label: it "
                "is not scored). Each "
