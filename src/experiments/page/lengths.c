@@ -104,8 +104,9 @@ static void judge(Versus *alibi, Versus *shaw, const char *task, const Row *rows
 static void alibi_says(Buf *b, const ExpResults *r, const Versus *alibi) {
     size_t L = r->set.L;
     buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
-               "not, in causal language models. Here ALiBi is compared with the sinusoid on "
-               "%zu..%zu only where it learned the trained lengths (%.2f or more on %zu..%zu)",
+               "not, in causal language models (their Figure 1). Here ALiBi is compared "
+               "with the sinusoid on %zu..%zu only where it learned the trained lengths "
+               "(%.2f or more on %zu..%zu)",
                L + 1, 2 * L, LEARNED, r->set.min_len, L);
     for (int f = 0; f < 3; f++) {
         const Versus *v = &alibi[f];
@@ -142,7 +143,8 @@ static void shaw_says(Buf *b, const Versus *shaw) {
     if (!shaw->why.n || shaw->why.failed)
         return;
     buf_printf(b, "Shaw et al. (2018) found relative representations alone better than the "
-               "sinusoid (translation: +1.3 BLEU English-German, +0.3 English-French). The "
+               "sinusoid (translation, their Table 1: +1.3 BLEU English-German, +0.3 "
+               "English-French, both for the big model). The "
                "rule here: on the trained lengths, shaw against the sinusoid task by task; "
                "the run agrees when shaw is ahead by the test on more tasks than it is "
                "behind, disagrees when it is behind on more, and cannot tell otherwise. It "
@@ -157,10 +159,12 @@ void exp_lengths_section(Buf *b, const ExpResults *r) {
     size_t L = r->set.L, lo = r->set.min_len;
     Band bands[3];
     exp_bands(r, bands);
-    buf_printf(b, "## 3. Length generalization\n\nThe protocol of Kazemnejad et al. (2023), "
-               "adapted to an encoder: trained on lengths %zu..%zu (L = %zu, %zu steps), "
-               "tested on %zu sentences of lengths %zu..%zu, accuracy per token "
-               "(`results/lengths.csv`). Three tasks: `reverse` and `sort` need each "
+    buf_printf(b, "## 3. Length generalization\n\nA setup adapted from Kazemnejad et al. "
+               "(2023), who train decoders on their synthetic tasks up to L = 20, test up to "
+               "2L and score exact match (the whole output right). Here an encoder is trained "
+               "on lengths %zu..%zu (L = %zu, %zu steps) and tested on %zu sentences of "
+               "lengths %zu..%zu (to 4L), scored per token (`results/lengths.csv`). Three "
+               "tasks: `reverse` and `sort` need each "
                "position, `previous` (each digit's label is the digit before it) only the "
                "order of neighbours (its first token has no word before it, and no label: it "
                "is not scored). Each "

@@ -99,15 +99,17 @@ static void alibi_mirror(Buf *b, const Stat *di, size_t n_test) {
                        ? "a bias that is the same to the left and to the right gives a "
                          "sequence and its reverse the same sentence vector, and their labels "
                          "are opposite. Press et al.'s ALiBi is causal, so the paper never "
-                         "meets this; an encoder without a mask meets it unless something "
-                         "breaks the mirror."
+                         "meets this; the encoder form its first author gives (issue #5 of "
+                         "ofirpress/attention_with_linear_biases, to which the authors' README "
+                         "sends encoder users) is this symmetric bias, -m|i-j|, and an encoder "
+                         "without a mask meets it unless something breaks the mirror."
                        : "this is not what a reflection-blind model can do, and calls for a "
                          "closer look.");
     /* the forms that break it: slopes that differ by side, a [CLS] word */
     static const char *const FORM[2] = {"asymmetric alibi", "cls alibi"};
     static const char *const HOW[2] = {
         "Asymmetric alibi (head h's slope m_h to the left of a word and m_(H-1-h) to its "
-        "right, our form: Press et al. give none for encoders)",
+        "right: posenc's own form)",
         "Cls alibi (symmetric, with BERT's [CLS] word at position 0 of every sentence and its "
         "row as the sentence vector)"};
     for (int f = 0; f < 2; f++) {

@@ -10,7 +10,12 @@ void exp_variants_section(Buf *b, const ExpResults *r) {
                "default lengths (4..12 in training and test), %zu seeds each "
                "(`results/variants.csv`): the paper's interleaved layout added to the "
                "embeddings, the split layout [sin | cos], the code concatenated in half the "
-               "channels, and embeddings multiplied by sqrt(d_model) (section 3.4).\n\n"
+               "channels, and embeddings multiplied by sqrt(d_model) (the paper's section "
+               "3.4). That last row tests our setup, not the paper's: it scales our N(0, 1) "
+               "embeddings, whose rows are already about as long as the code's, where the "
+               "paper's embedding matrix is shared with the output layer and its scale is "
+               "not stated ([page 3](03-sinusoid.md#scaling-the-embeddings-by-sqrtd_model) "
+               "shows the sizes).\n\n"
                "| variant | mean | std | lowest | highest |\n| --- | ---: | ---: | ---: | ---: |\n",
                r->set.variant_seeds);
     for (size_t v = 0; v < EXP_VARIANTS; v++) {
