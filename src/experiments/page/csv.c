@@ -13,6 +13,13 @@ static const char *const kind_file[EXP_KINDS] = {"order",   "tasks",       "leng
                                                  "random",  "variants",    "random_test",
                                                  "scaling", "causal",      "probe"};
 
+/* A value, then end: an undefined one (NaN) as an empty field. */
+static void number(Buf *b, double v, const char *end) {
+    if (!isnan(v))
+        buf_printf(b, "%.6f", v);
+    buf_printf(b, "%s", end);
+}
+
 int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
     for (int k = 0; k < EXP_KINDS; k++) {
         char path[4096];
@@ -22,10 +29,10 @@ int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
                        k == EXP_SCALING || k == EXP_CAUSAL || k == EXP_PROBE;
         buf_printf(&b, "%s\n", k == EXP_ORDER    ? "scheme,seed,max_abs_diff"
                                : k == EXP_PROBE  ? "task,model,seed,layer,r2"
-                               : k == EXP_SCALING ? "task,scaling,seed,length,accuracy"
-                               : per_len         ? "task,scheme,seed,length,accuracy"
-                               : k == EXP_VARIANT ? "task,variant,seed,test_accuracy"
-                                                  : "task,scheme,seed,test_accuracy");
+                               : k == EXP_SCALING ? "task,scaling,seed,length,accuracy,exact_match"
+                               : per_len ? "task,scheme,seed,length,accuracy,exact_match"
+                               : k == EXP_VARIANT ? "task,variant,seed,test_accuracy,exact_match"
+                                                  : "task,scheme,seed,test_accuracy,exact_match");
         for (size_t i = 0; i < r->n; i++) {
             const ExpRun *run = &r->runs[i];
             if ((int)run->kind != k)
@@ -33,8 +40,9 @@ int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
             if (k == EXP_ORDER) {
                 buf_printf(&b, "%s,%zu,%.6e\n", run->name, run->seed + 1, run->value);
             } else if (!per_len) {
-                buf_printf(&b, "%s,\"%s\",%zu,%.6f\n", run->task, run->name, run->seed + 1,
+                buf_printf(&b, "%s,\"%s\",%zu,%.6f,", run->task, run->name, run->seed + 1,
                            run->value);
+                number(&b, run->exact, "\n");
             } else {
                 /* a probe's rows are layers, from 0 (the input) */
                 bool layers = k == EXP_PROBE;
@@ -46,10 +54,9 @@ int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
                     const char *q = strchr(run->name, ',') ? "\"" : "";
                     buf_printf(&b, "%s,%s%s%s,%zu,%zu,", run->task, q, run->name, q,
                                run->seed + 1, len);
-                    if (isnan(v))
-                        buf_printf(&b, "\n");
-                    else
-                        buf_printf(&b, "%.6f\n", v);
+                    number(&b, v, layers ? "\n" : ",");
+                    if (!layers)
+                        number(&b, run->exact_len ? run->exact_len[len] : NAN, "\n");
                 }
             }
         }

@@ -19,13 +19,26 @@ int exp_results_init(ExpResults *r, const ExpSettings *set, Err *e) {
 
 void exp_results_free(ExpResults *r) {
     for (size_t i = 0; i < r->n; i++)
-        free(r->runs[i].per_len);
+        free(r->runs[i].per_len), free(r->runs[i].exact_len);
     free(r->runs);
     memset(r, 0, sizeof *r);
 }
 
+/* A copy of n values, or NULL (r->failed set when memory ran out). */
+static double *copy(ExpResults *r, const double *v, size_t n) {
+    if (!v)
+        return NULL;
+    double *c = malloc(n * sizeof *c);
+    if (!c) {
+        r->failed = true;
+        return NULL;
+    }
+    memcpy(c, v, n * sizeof *c);
+    return c;
+}
+
 void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name, size_t seed,
-                double value, const double *per_len, size_t max_len) {
+                const ExpSeries *x, size_t max_len) {
     if (r->n == r->cap) {
         ExpRun *p = realloc(r->runs, 2 * r->cap * sizeof *p);
         if (!p) {
@@ -36,7 +49,7 @@ void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name,
     }
     ExpRun *run = &r->runs[r->n];
     memset(run, 0, sizeof *run);
-    run->kind = kind, run->seed = seed, run->value = value;
+    run->kind = kind, run->seed = seed, run->value = x->value, run->exact = x->exact;
     /* a cut name would match no table row later: fail instead */
     if (strlen(task) >= sizeof run->task || strlen(name) >= sizeof run->name) {
         r->failed = true;
@@ -44,15 +57,9 @@ void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name,
     }
     snprintf(run->task, sizeof run->task, "%s", task);
     snprintf(run->name, sizeof run->name, "%s", name);
-    if (per_len) {
-        run->per_len = malloc((max_len + 1) * sizeof *run->per_len);
-        if (!run->per_len) {
-            r->failed = true;
-            return;
-        }
-        memcpy(run->per_len, per_len, (max_len + 1) * sizeof *per_len);
-        run->max_len = max_len;
-    }
+    run->per_len = copy(r, x->per_len, max_len + 1);
+    run->exact_len = copy(r, x->exact_len, max_len + 1);
+    run->max_len = max_len;
     r->n++;
 }
 
@@ -65,26 +72,29 @@ void exp_results_add_cell(ExpResults *r, const ExpCell *c, const ExpCellResult *
             name = c->kind == EXP_SCALING ? exp_scaling_names[0] : c->name;
         else if (strcmp(x->name, "at") == 0)
             kind = EXP_RANDOM_TEST, name = c->name;
-        exp_record(r, kind, c->task, name, c->seed, x->value, x->per_len,
-                   res->n_per_len ? res->n_per_len - 1 : 0);
+        exp_record(r, kind, c->task, name, c->seed, x, res->n_per_len ? res->n_per_len - 1 : 0);
     }
 }
 
-/* The mean of a run's per-length accuracies over lengths lo..hi; NaN when
- * any of them is undefined (a learned table past its rows), or the run
- * has none (a run of a kind without lengths). */
-double exp_band(const ExpRun *run, size_t lo, size_t hi) {
-    if (!run->per_len)
+/* The mean of v[lo..hi] (a run's per-length values); NaN when any of them
+ * is undefined (a learned table past its rows), or the run has none (a
+ * run of a kind without lengths). */
+static double band_mean(const double *v, size_t max_len, size_t lo, size_t hi) {
+    if (!v)
         return NAN;
     double sum = 0.0;
     size_t n = 0;
-    for (size_t len = lo; len <= hi && len <= run->max_len; len++) {
-        if (isnan(run->per_len[len]))
+    for (size_t len = lo; len <= hi && len <= max_len; len++) {
+        if (isnan(v[len]))
             return NAN;
-        sum += run->per_len[len];
+        sum += v[len];
         n++;
     }
     return n ? sum / (double)n : NAN;
+}
+
+double exp_band(const ExpRun *run, size_t lo, size_t hi) {
+    return band_mean(run->per_len, run->max_len, lo, hi);
 }
 
 Stat exp_stat(const ExpResults *r, ExpKind kind, const char *task, const char *name,
@@ -116,4 +126,9 @@ Stat exp_stat(const ExpResults *r, ExpKind kind, const char *task, const char *n
 double exp_band_value(const ExpRun *run, const void *arg) {
     const Band *band = arg;
     return exp_band(run, band->lo, band->hi);
+}
+
+double exp_band_exact(const ExpRun *run, const void *arg) {
+    const Band *band = arg;
+    return band_mean(run->exact_len, run->max_len, band->lo, band->hi);
 }

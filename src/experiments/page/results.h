@@ -18,8 +18,10 @@ typedef struct {
     char task[16];
     char name[40];   /* the scheme or variant */
     size_t seed;     /* 0-based */
-    double value;    /* max_abs_diff for EXP_ORDER, else test accuracy */
-    double *per_len; /* (max_len + 1) accuracy per test length (NaN: none or undefined) */
+    double value;      /* max_abs_diff for EXP_ORDER, else test accuracy */
+    double exact;      /* the share of test sentences with every label right (NaN: none) */
+    double *per_len;   /* (max_len + 1) accuracy per test length (NaN: none or undefined) */
+    double *exact_len; /* (max_len + 1) exact-match rate per test length, or NULL */
     size_t max_len;
 } ExpRun;
 
@@ -32,10 +34,11 @@ typedef struct {
 
 int exp_results_init(ExpResults *r, const ExpSettings *set, Err *e);
 void exp_results_free(ExpResults *r);
-/* Adds a run; per_len (max_len + 1 values) is copied, and may be NULL. A
- * failed allocation sets r->failed, which exp_write reports. */
+/* Adds a run of series x; its per_len and exact_len (max_len + 1 values
+ * each, when there are any) are copied. A failed allocation sets
+ * r->failed, which exp_write reports. */
 void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name, size_t seed,
-                double value, const double *per_len, size_t max_len);
+                const ExpSeries *x, size_t max_len);
 
 /* A cell's result as runs of the page's, a run per series: "main" is the
  * cell's own (a scaling cell's is rope as trained, the scaling "none"),
@@ -66,5 +69,8 @@ typedef struct {
 
 /* A run's mean accuracy over the Band at arg (exp_stat's value). */
 double exp_band_value(const ExpRun *run, const void *arg);
+/* The same for its exact-match rate: the mean over the band's lengths of
+ * the share of sentences with every label right. */
+double exp_band_exact(const ExpRun *run, const void *arg);
 
 #endif
