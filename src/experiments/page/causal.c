@@ -4,68 +4,169 @@
  * and the probe of position, layer by layer, in models with no position,
  * with and without the mask. */
 #include <math.h>
+#include <string.h>
 
 #include "sections.h"
 #include "tables.h"
 
-void exp_causal_section(Buf *b, const ExpResults *r) {
-    size_t L = r->set.L;
+/* The causal runs of every task, scheme (none first; the last, none
+ * without the mask) and band. */
+typedef Stat CausalStats[EXP_CAUSAL_TASKS][EXP_CAUSAL_SCHEMES + 1][3];
+
+/* Chance on the causal tasks (ten digits): their floor, since none with
+ * the mask is no floor there (it learns position). */
+#define CAUSAL_CHANCE 0.10
+
+static size_t causal_index(const char *name) {
+    for (size_t s = 0; s < EXP_CAUSAL_SCHEMES; s++)
+        if (strcmp(exp_causal_schemes[s], name) == 0)
+            return s;
+    return EXP_CAUSAL_SCHEMES;
+}
+
+/* The verdicts of a claim's pairs, once its family is corrected, and the
+ * claim's. */
+static ClaimVerdict decide(Cmp *c, size_t n, TestFamily *f) {
+    PairVerdict v[4 * EXP_CAUSAL_TASKS * EXP_CAUSAL_SCHEMES];
+    family_adjust(f);
+    for (size_t i = 0; i < n; i++) {
+        exp_cmp_decide(&c[i], f);
+        v[i] = c[i].v;
+    }
+    return verdict_claim(v, n);
+}
+
+/* Haviv et al.: the mask alone teaches position. None with the mask
+ * against none without, on the trained lengths of each task. */
+static void haviv_says(Buf *b, CausalStats st) {
+    Cmp c[EXP_CAUSAL_TASKS];
+    TestFamily f;
+    family_init(&f, CORRECT_HOLM);
+    for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
+        exp_cmp(&c[t], st[t][0][0], st[t][EXP_CAUSAL_SCHEMES][0],
+                exp_gate(st[t][0][0], st[t][EXP_CAUSAL_SCHEMES][0], NAN, false, 1.0, 1.0), &f);
+    ClaimVerdict v = decide(c, EXP_CAUSAL_TASKS, &f);
+    buf_printf(b, "Haviv et al. (2022) find that a causal model with no position learns "
+               "position. Here: none with the mask against none without, on the trained "
+               "lengths, one family (Holm) (");
+    for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++) {
+        buf_printf(b, "%s%s ", t ? "; " : "", exp_causal_tasks[t]);
+        exp_cmp_text(b, &c[t], &f);
+    }
+    buf_printf(b, "): %s.\n\n", exp_claim_text(v));
+    family_free(&f);
+}
+
+/* Press et al. in their regime: alibi against the sinusoid past L with the
+ * mask, on every task and both bands past L. */
+static void press_says(Buf *b, const ExpResults *r, CausalStats st) {
     Band bands[3];
     exp_bands(r, bands);
-    buf_printf(b, "## 7. The causal mask\n\nThe protocol of section 3 with `--causal`: word i "
+    size_t al = causal_index("alibi"), si = causal_index("sinusoidal");
+    if (al == EXP_CAUSAL_SCHEMES || si == EXP_CAUSAL_SCHEMES)
+        return;
+    Cmp c[2 * EXP_CAUSAL_TASKS];
+    TestFamily f;
+    family_init(&f, CORRECT_HOLM);
+    size_t n = 0;
+    for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
+        for (int k = 1; k < 3; k++, n++)
+            exp_cmp(&c[n], st[t][al][k], st[t][si][k],
+                    exp_gate(st[t][al][k], st[t][si][k], CAUSAL_CHANCE, true, st[t][al][0].mean,
+                             st[t][si][0].mean),
+                    &f);
+    ClaimVerdict v = decide(c, n, &f);
+    buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
+               "not, in causal language models (their Figure 1). In their regime, with the "
+               "mask: alibi against the sinusoid past L, on each task and band, one family "
+               "(Holm), the floor chance (%.2f), both having learned the trained lengths "
+               "(%.2f or more) (", CAUSAL_CHANCE, EXP_LEARNED);
+    for (size_t i = 0, t = 0; t < EXP_CAUSAL_TASKS; t++)
+        for (int k = 1; k < 3; k++, i++) {
+            buf_printf(b, "%s%s %zu..%zu ", i ? "; " : "", exp_causal_tasks[t], bands[k].lo,
+                       bands[k].hi);
+            exp_cmp_text(b, &c[i], &f);
+        }
+    buf_printf(b, "): %s. Section 3 reads the same claim on the encoder.\n\n",
+               exp_claim_text(v));
+    family_free(&f);
+}
+
+/* Kazemnejad et al.: no position generalizes best. None against each
+ * scheme past L with the mask, a table of the pairs' verdicts. */
+static void kazemnejad_says(Buf *b, const ExpResults *r, CausalStats st) {
+    Band bands[3];
+    exp_bands(r, bands);
+    enum { N = 2 * EXP_CAUSAL_TASKS * (EXP_CAUSAL_SCHEMES - 1) };
+    Cmp c[N];
+    TestFamily f;
+    family_init(&f, CORRECT_HOLM);
+    size_t n = 0;
+    for (size_t s = 1; s < EXP_CAUSAL_SCHEMES; s++)
+        for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
+            for (int k = 1; k < 3; k++, n++)
+                exp_cmp(&c[n], st[t][0][k], st[t][s][k],
+                        exp_gate(st[t][0][k], st[t][s][k], CAUSAL_CHANCE, true,
+                                 st[t][0][0].mean, st[t][s][0].mean),
+                        &f);
+    ClaimVerdict v = decide(c, n, &f);
+    buf_printf(b, "Kazemnejad et al. (2023) find no position generalizing best to longer "
+               "inputs, in decoders. Here, with the mask: none against each scheme past L, "
+               "on each task and band, one family (Holm) of the %zu pairs below; a cell is "
+               "none's lead over the scheme with its interval, the corrected p, and the "
+               "pair's verdict.\n\n| none against |", n);
+    for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
+        for (int k = 1; k < 3; k++)
+            buf_printf(b, " %s %zu..%zu |", exp_causal_tasks[t], bands[k].lo, bands[k].hi);
+    buf_printf(b, "\n| --- |");
+    for (size_t i = 0; i < 2 * EXP_CAUSAL_TASKS; i++)
+        buf_printf(b, " --- |");
+    buf_printf(b, "\n");
+    for (size_t i = 0, s = 1; s < EXP_CAUSAL_SCHEMES; s++) {
+        buf_printf(b, "| %s |", exp_causal_schemes[s]);
+        for (size_t j = 0; j < 2 * EXP_CAUSAL_TASKS; j++, i++) {
+            if (c[i].gate != V_TESTABLE)
+                buf_printf(b, " %s |", pair_verdict_words(c[i].v));
+            else
+                buf_printf(b, " %+.2f [%+.2f, %+.2f], %.3f: %s |", c[i].t.shift, c[i].t.lo,
+                           c[i].t.hi, c[i].p_adj, pair_verdict_words(c[i].v));
+        }
+        buf_printf(b, "\n");
+    }
+    buf_printf(b, "\nOn this table %s (none ahead of a scheme in one pair or more and "
+               "behind in none would agree).\n\n", exp_claim_text(v));
+    family_free(&f);
+}
+
+void exp_causal_section(Buf *b, const ExpResults *r) {
+    Band bands[3];
+    exp_bands(r, bands);
+    buf_printf(b, "## 7. The causal mask\n\nThe setup of section 3 with `--causal`: word i "
                "attends to words 0..i only, as in a decoder. Two tasks a causal reader can do: "
                "`previous` (section 3's) and `first` (each digit's label is the first digit "
                "of the sentence: it needs the start, which no position and no mask cannot "
                "find). `%s` is none trained without the mask, the control: what the mask "
                "alone gives (`results/causal.csv`). Chance on both is about 0.10 (ten "
                "digits).\n\n", EXP_NO_MASK);
+    Stat st[EXP_CAUSAL_TASKS][EXP_CAUSAL_SCHEMES + 1][3];
     for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++) {
         const char *task = exp_causal_tasks[t];
         buf_printf(b, "### %s, causal\n\n", task);
         exp_band_header(b, bands, "scheme");
-        Stat st[EXP_CAUSAL_SCHEMES + 1][3];
         for (size_t s = 0; s <= EXP_CAUSAL_SCHEMES; s++) {
             const char *name = s < EXP_CAUSAL_SCHEMES ? exp_causal_schemes[s] : EXP_NO_MASK;
             buf_printf(b, "| %s |", name);
             for (int k = 0; k < 3; k++) {
-                st[s][k] = exp_stat(r, EXP_CAUSAL, task, name, exp_band_value, &bands[k]);
-                exp_cell_range(b, st[s][k]);
+                st[t][s][k] = exp_stat(r, EXP_CAUSAL, task, name, exp_band_value, &bands[k]);
+                exp_cell_range(b, st[t][s][k]);
             }
             buf_printf(b, "\n");
         }
-        /* Haviv et al.: the mask alone teaches position */
-        Stat nm = st[EXP_CAUSAL_SCHEMES][0], nc = st[0][0];
-        bool learns = !isnan(nm.mean) && !isnan(nc.mean) && exp_p(nc, nm) < EXP_P_REAL &&
-                      nc.mean > nm.mean;
-        buf_printf(b, "\nOn the trained lengths none with the mask reaches %.2f, without it "
-                   "%.2f (", nc.mean, nm.mean);
-        exp_test_text(b, nc, nm);
-        buf_printf(b, "): Haviv et al. (2022) find that a causal model with no position "
-                   "learns position; on %s this run %s. ", task,
-                   learns ? "agrees" : "does not show it");
-        /* Kazemnejad et al.: NoPE generalizes best; by the rule of
-         * section 3, none is best when no scheme is ahead of it by the test */
-        for (size_t k = 1; k < 3; k++) {
-            Buf ahead = {0};
-            size_t n_ahead = 0;
-            for (size_t s = 1; s < EXP_CAUSAL_SCHEMES; s++)
-                if (!isnan(st[s][k].mean) && !isnan(st[0][k].mean) &&
-                    st[s][k].mean > st[0][k].mean && exp_p(st[s][k], st[0][k]) < EXP_P_REAL)
-                    buf_printf(&ahead, "%s%s (%.2f)", n_ahead++ ? ", " : "",
-                               exp_causal_schemes[s], st[s][k].mean);
-            buf_printf(b, "On %zu..%zu none (%.2f) is %s%.*s%s. ", bands[k].lo, bands[k].hi,
-                       st[0][k].mean, n_ahead ? "behind " : "behind no scheme",
-                       TEXT(ahead), "");
-            buf_free(&ahead);
-        }
-        Stat far0 = st[0][1];
-        bool best = true;
-        for (size_t s = 1; s < EXP_CAUSAL_SCHEMES; s++)
-            best = best && !(st[s][1].mean > far0.mean && exp_p(st[s][1], far0) < EXP_P_REAL);
-        buf_printf(b, "Kazemnejad et al. (2023) find no position generalizing best to longer "
-                   "inputs; judged on %zu..%zu (no scheme ahead of none by the test), this run "
-                   "%s on %s.\n\n", L + 1, 2 * L, best ? "agrees" : "does not agree", task);
+        buf_printf(b, "\n");
     }
+    haviv_says(b, st);
+    press_says(b, r, st);
+    kazemnejad_says(b, r, st);
 }
 
 void exp_probe_section(Buf *b, const ExpResults *r) {
@@ -91,13 +192,20 @@ void exp_probe_section(Buf *b, const ExpResults *r) {
         }
         buf_printf(b, "\n");
     }
-    bool agrees = exp_p(last[0], last[1]) < EXP_P_REAL && last[0].mean > last[1].mean;
-    buf_printf(b, "\nAt the last layer, R^2 %.2f with the mask against %.2f without (", last[0].mean,
-               last[1].mean);
-    exp_test_text(b, last[0], last[1]);
-    buf_printf(b, "). Haviv et al. (2022) probe causal language models without positional "
-               "encodings and read the position back from their layers: this run %s. Without "
+    TestFamily f;
+    family_init(&f, CORRECT_HOLM);
+    Cmp c;
+    exp_cmp(&c, last[0], last[1], isnan(last[0].mean) || isnan(last[1].mean) ? V_NO_RUNS
+                                                                             : V_TESTABLE, &f);
+    family_adjust(&f);
+    exp_cmp_decide(&c, &f);
+    buf_printf(b, "\nAt the last layer, R^2 with the mask against without: ");
+    exp_cmp_text(b, &c, &f);
+    ClaimVerdict cv = verdict_claim(&c.v, 1);
+    family_free(&f);
+    buf_printf(b, ". Haviv et al. (2022) probe causal language models without positional "
+               "encodings and read the position back from their layers: %s. Without "
                "the mask a word's row is the same wherever the word stands (section 1): a map "
                "can read only what the sentence's words and length say of the position.\n",
-               agrees ? "agrees" : "does not agree");
+               exp_claim_text(cv));
 }

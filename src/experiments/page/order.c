@@ -1,11 +1,13 @@
 /* Sections 1 and 2 of the page, what order buys: whether an untrained
  * model's rows move when the words do, and which schemes learn the two
- * tasks that need order (at chance, solved, or between, by a binomial
- * interval). */
+ * tasks that need order (at chance, solved, or between, the seeds as
+ * units). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../text/order.h"
+#include "../../text/tasks.h"
 #include "sections.h"
 #include "stats.h"
 #include "tables.h"
@@ -24,30 +26,74 @@ static void range(Buf *b, Stat s) {
         buf_printf(b, " %.4f to %.4f |", s.lo, s.hi);
 }
 
-/* At chance: the 95% Wilson interval of the test items of all seeds
- * pooled (items per seed) holds 0.5, the rate of guessing two classes. */
-static bool at_chance(Stat s, size_t items) {
-    double lo, hi, n = (double)items * (double)s.n;
-    wilson95(s.mean * n, n, &lo, &hi);
-    return lo <= 0.5 && 0.5 <= hi;
+/* Where a scheme stands on a task of two classes, its seeds as the units
+ * (the sentences of one seed's model are not independent draws): at
+ * chance when its seeds' mean is shown within VERDICT_MARGIN of 0.5 (the
+ * one-sample equivalence test), above chance when the t test puts it
+ * above 0.5, and solved when that mean is EXP_SOLVED or more; every test
+ * of the task's schemes one family (Benjamini-Hochberg). */
+typedef enum { AT_CHANCE, SOLVED_IT, BETWEEN, NOT_TOLD } Verdict;
+
+/* The verdicts of the S schemes of st on one task, into v. */
+static void chance_verdicts(const Stat *st, size_t S, Verdict *v) {
+    TestFamily f;
+    family_init(&f, CORRECT_BH);
+    size_t *at = calloc(S ? S : 1, sizeof *at);
+    for (size_t i = 0; at && i < S; i++) {
+        double mean, lo, hi;
+        double p = one_sample_t(st[i].v, st[i].n, 0.5, &mean, &lo, &hi);
+        at[i] = family_add(&f, p, one_sample_tost_p(st[i].v, st[i].n, 0.5, VERDICT_MARGIN));
+    }
+    family_adjust(&f);
+    for (size_t i = 0; i < S; i++) {
+        v[i] = NOT_TOLD;
+        if (!at || f.failed || isnan(st[i].mean) || at[i] >= f.n)
+            continue;
+        const FamilyTest *t = &f.t[at[i]];
+        if (t->tost_adj < VERDICT_ALPHA)
+            v[i] = AT_CHANCE;
+        else if (t->p_adj < VERDICT_ALPHA && st[i].mean > 0.5)
+            v[i] = st[i].mean >= EXP_SOLVED ? SOLVED_IT : BETWEEN;
+    }
+    free(at);
+    family_free(&f);
 }
 
-typedef enum { AT_CHANCE, SOLVED_IT, BETWEEN } Verdict;
-
-static Verdict verdict(Stat s, size_t items) {
-    return at_chance(s, items) ? AT_CHANCE : s.mean >= EXP_SOLVED ? SOLVED_IT : BETWEEN;
-}
-
-/* "a (0.50), b (0.51)" for the schemes whose verdict is v (st: one per
- * scheme of the grid). */
-static size_t list_of(Buf *b, const Stat *st, Verdict v, size_t items) {
+/* "a (0.50), b (0.51)" for the schemes whose verdict is want. */
+static size_t list_of(Buf *b, const Stat *st, const Verdict *v, Verdict want) {
     size_t k = 0;
     for (size_t i = 0; i < exp_scheme_count(); i++)
-        if (!isnan(st[i].mean) && verdict(st[i], items) == v)
+        if (!isnan(st[i].mean) && v[i] == want)
             buf_printf(b, "%s%s (%.2f)", k++ ? ", " : "", exp_scheme_at(i), st[i].mean);
     if (!k)
         buf_printf(b, "no scheme");
     return k;
+}
+
+/* How many distinct sentences the test split of task holds, for the
+ * first seed's data (0 when it cannot be made). */
+static size_t distinct_test_sentences(const char *task, size_t n_test) {
+    TextData tr, va, te;
+    Err e;
+    TaskOptions o = {.n_test = n_test, .seed = 1};
+    if (task_make(&tr, &va, &te, task, &o, &e))
+        return 0;
+    size_t distinct = 0;
+    for (size_t i = 0; i < te.n; i++) {
+        bool seen = false;
+        size_t len = te.start[i + 1] - te.start[i];
+        for (size_t j = 0; j < i && !seen; j++) {
+            if (te.start[j + 1] - te.start[j] != len)
+                continue;
+            seen = true;
+            for (size_t w = 0; w < len && seen; w++)
+                seen = strcmp(te.word[te.start[i] + w], te.word[te.start[j] + w]) == 0;
+        }
+        distinct += !seen;
+    }
+    size_t n = te.n;
+    textdata_free(&tr), textdata_free(&va), textdata_free(&te);
+    return n ? distinct : 0;
 }
 
 /* ---- 1. order ---- */
@@ -89,12 +135,17 @@ void exp_order_section(Buf *b, const ExpResults *r) {
 
 /* Symmetric ALiBi on direction, and the forms that break its mirror
  * (di: direction's Stat per scheme of the grid). */
-static void alibi_mirror(Buf *b, const Stat *di, size_t n_test) {
+static const char *chance_words(Verdict v) {
+    return v == AT_CHANCE ? "is at chance" : v == NOT_TOLD ? "is not told from chance"
+                                                           : "is above chance";
+}
+
+static void alibi_mirror(Buf *b, const Stat *di, const Verdict *v) {
     size_t S = exp_scheme_count(), a = exp_scheme_index("alibi");
-    bool alibi_chance = a < S && at_chance(di[a], n_test);
+    bool alibi_chance = a < S && v[a] == AT_CHANCE;
     if (a < S && !isnan(di[a].mean))
-        buf_printf(b, "Symmetric alibi %s on direction (%.2f): %s",
-                   alibi_chance ? "is at chance" : "is above chance", di[a].mean,
+        buf_printf(b, "Symmetric alibi %s on direction (%.2f): %s", chance_words(v[a]),
+                   di[a].mean,
                    alibi_chance
                        ? "a bias that is the same to the left and to the right gives a "
                          "sequence and its reverse the same sentence vector, and their labels "
@@ -103,8 +154,10 @@ static void alibi_mirror(Buf *b, const Stat *di, size_t n_test) {
                          "ofirpress/attention_with_linear_biases, to which the authors' README "
                          "sends encoder users) is this symmetric bias, -m|i-j|, and an encoder "
                          "without a mask meets it unless something breaks the mirror."
-                       : "this is not what a reflection-blind model can do, and calls for a "
-                         "closer look.");
+                       : v[a] == NOT_TOLD
+                           ? "the seeds cannot say whether it learned anything."
+                           : "this is not what a reflection-blind model can do, and calls for "
+                             "a closer look.");
     /* the forms that break it: slopes that differ by side, a [CLS] word */
     static const char *const FORM[2] = {"asymmetric alibi", "cls alibi"};
     static const char *const HOW[2] = {
@@ -116,12 +169,11 @@ static void alibi_mirror(Buf *b, const Stat *di, size_t n_test) {
         size_t as = exp_scheme_index(FORM[f]);
         if (as >= S || isnan(di[as].mean))
             continue;
-        bool as_chance = at_chance(di[as], n_test);
         buf_printf(b, " %s %s on direction (%.2f, seeds %.2f to %.2f)%s", HOW[f],
-                   as_chance ? "is at chance" : "is above chance", di[as].mean, di[as].lo,
-                   di[as].hi,
-                   as_chance ? ": this form did not give it direction here."
-                             : ": the mirror is broken, and the task is learnable.");
+                   chance_words(v[as]), di[as].mean, di[as].lo, di[as].hi,
+                   v[as] == AT_CHANCE  ? ": this form did not give it direction here."
+                   : v[as] == NOT_TOLD ? "."
+                                       : ": the mirror is broken, and the task is learnable.");
     }
 }
 
@@ -145,20 +197,37 @@ void exp_tasks_section(Buf *b, const ExpResults *r) {
     }
     const Stat *task[2] = {ag, di};
     const char *tname[2] = {"agent", "direction"};
+    Verdict *v = exp_table_alloc(b, 2 * S, sizeof *v);
+    if (!v) {
+        free(ag);
+        return;
+    }
     buf_printf(b, "\n");
     for (int t = 0; t < 2; t++) {
+        chance_verdicts(task[t], S, v + (size_t)t * S);
         buf_printf(b, "On %s, at chance: ", tname[t]);
-        list_of(b, task[t], AT_CHANCE, r->set.n_test);
+        list_of(b, task[t], v + (size_t)t * S, AT_CHANCE);
         buf_printf(b, "; 0.95 or more: ");
-        list_of(b, task[t], SOLVED_IT, r->set.n_test);
-        buf_printf(b, "; between: ");
-        list_of(b, task[t], BETWEEN, r->set.n_test);
+        list_of(b, task[t], v + (size_t)t * S, SOLVED_IT);
+        buf_printf(b, "; above chance, below 0.95: ");
+        list_of(b, task[t], v + (size_t)t * S, BETWEEN);
+        buf_printf(b, "; not told from chance: ");
+        list_of(b, task[t], v + (size_t)t * S, NOT_TOLD);
         buf_printf(b, ". ");
     }
-    alibi_mirror(b, di, r->set.n_test);
+    alibi_mirror(b, di, v + S);
     buf_printf(b, "\n\n");
     /* the rule, on the page that applies it */
-    buf_printf(b, "At chance means that the 95%% Wilson interval of the %zu x %zu test "
-               "sentences of all seeds, pooled, holds 0.5.\n\n", r->set.seeds, r->set.n_test);
+    buf_printf(b, "The seeds are the units: at chance means that the mean of a scheme's %zu "
+               "seeds is shown within %.2f of 0.5 (two one-sided t tests), above chance that "
+               "a t test puts it above 0.5; the tests of the schemes of one task are one "
+               "family (Benjamini-Hochberg). A seed's %zu test sentences are no independent "
+               "draws (they come from one model), and they repeat:", r->set.seeds,
+               VERDICT_MARGIN, r->set.n_test);
+    for (int t = 0; t < 2; t++)
+        buf_printf(b, "%s %s's test split of seed 1 holds %zu distinct sentences", t ? ";" : "",
+                   tname[t], distinct_test_sentences(tname[t], r->set.n_test));
+    buf_printf(b, ".\n\n");
+    free(v);
     free(ag);
 }

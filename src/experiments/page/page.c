@@ -10,6 +10,36 @@
 #include "../../core/fileio.h"
 #include "page.h"
 #include "sections.h"
+#include "stats.h"
+#include "tables.h"
+
+/* The rules every verdict of the page follows, stated once (verdict.h). */
+static void rules(Buf *b, const ExpSettings *s) {
+    buf_printf(b, "**How a verdict is reached.** The seeds are the units: %zu models a "
+               "configuration. Two configurations are compared by a two-sided Mann-Whitney U "
+               "test on their seeds (exact), for a difference, and by two one-sided U tests "
+               "on a shift of ±%.2f, for equivalence (Hauschke et al. 1990): a difference in "
+               "accuracy smaller than %.2f is taken to matter to nobody. Beside each: the "
+               "Hodges-Lehmann estimate of the difference with its distribution-free "
+               "interval (%.1f%% with %zu seeds against %zu), and Cliff's delta. Tests come "
+               "in families, named where they are made: the tests behind one claim of a "
+               "paper are corrected together by Holm's method, those behind a section's "
+               "rankings or case lists by Benjamini-Hochberg's, both tests of a pair in its "
+               "family; p is given raw, then corrected. A pair is ahead or behind when its "
+               "corrected U test gives less than %.2f, equivalent when its corrected "
+               "equivalence test does, and otherwise not told apart. A pair is compared only "
+               "where its numbers can tell: not when both means are %.2f or more (the "
+               "ceiling), nor when both are within %.2f of the no-position model's mean on "
+               "that task and lengths (the floor), nor, past the trained lengths, when either "
+               "did not learn those (%.2f or more on them). A claim that X beats Y agrees "
+               "when X is ahead on one task or more and behind on none; disagrees when X is "
+               "behind on more than it is ahead, or equivalent on every task tested; cannot "
+               "tell otherwise (a null result is never a verdict); and cannot be tested here "
+               "when no task passes the gate.\n\n",
+               s->seeds, VERDICT_MARGIN, VERDICT_MARGIN, 100.0 * hl_coverage(s->seeds, s->seeds),
+               s->seeds, s->seeds, VERDICT_ALPHA, VERDICT_CEILING, VERDICT_FLOOR_ABOVE,
+               EXP_LEARNED);
+}
 
 int exp_write(const ExpResults *r, const char *dir, Err *e) {
     if (r->failed)
@@ -37,13 +67,12 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
                "AdamW (lr 1e-3, warm-up 100 steps) in batches of %zu; the seeds 1 to %zu set "
                "the weights, the batch order and the data (each seed its own draw of the "
                "task). Each table gives the mean over seeds ± the sample standard deviation, "
-               "and the lowest and highest seed; a verdict follows a rule stated beside it "
-               "(at chance: a binomial interval; a real difference: a Mann-Whitney test with "
-               "its effect size). The CSV files behind the tables are in "
+               "and the lowest and highest seed. The CSV files behind the tables are in "
                "[results/](results/), and each table's closing sentence is written by the "
                "program from its numbers. [Page 4](04-relative.md) explains the schemes "
                "inside attention; [page 5](05-training.md) how to train one model.\n\n",
                s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->seeds);
+    rules(&b, s);
     exp_order_section(&b, r);
     exp_tasks_section(&b, r);
     exp_lengths_section(&b, r);

@@ -34,9 +34,53 @@ void exp_cell_range(Buf *b, Stat s) {
         buf_printf(b, " %.4f ± %.4f [%.3f, %.3f] |", s.mean, s.sd, s.lo, s.hi);
 }
 
-double exp_p(Stat a, Stat b) { return mann_whitney_p(a.v, a.n, b.v, b.n); }
+PairVerdict exp_gate(Stat a, Stat b, double floor, bool past_L, double learned_a,
+                     double learned_b) {
+    return verdict_gate(a.mean, b.mean, floor, VERDICT_CEILING, past_L,
+                        learned_a >= EXP_LEARNED, learned_b >= EXP_LEARNED);
+}
 
-void exp_test_text(Buf *b, Stat x, Stat y) {
-    double d = cliffs_delta(x.v, x.n, y.v, y.n);
-    buf_printf(b, "p = %.3f, Cliff's delta %+.2f (%s)", exp_p(x, y), d, cliffs_size(d));
+void exp_cmp(Cmp *c, Stat a, Stat b, PairVerdict gate, TestFamily *f) {
+    *c = (Cmp){.a = a, .b = b, .gate = gate, .v = gate, .p_adj = NAN, .tost_adj = NAN};
+    if (gate != V_TESTABLE)
+        return;
+    pair_test(&c->t, a.v, a.n, b.v, b.n, VERDICT_MARGIN);
+    c->at = family_add(f, c->t.p, c->t.tost);
+}
+
+void exp_cmp_decide(Cmp *c, const TestFamily *f) {
+    if (c->gate != V_TESTABLE)
+        return;
+    if (c->at < f->n && !f->failed)
+        c->p_adj = f->t[c->at].p_adj, c->tost_adj = f->t[c->at].tost_adj;
+    c->v = verdict_compare(c->t.shift, c->p_adj, c->tost_adj, VERDICT_ALPHA);
+}
+
+const char *exp_claim_text(ClaimVerdict v) {
+    switch (v) {
+    case CLAIM_AGREES:
+        return "this run agrees";
+    case CLAIM_DISAGREES:
+        return "this run disagrees";
+    case CLAIM_CANNOT_TELL:
+        return "this run cannot tell";
+    case CLAIM_UNTESTABLE:
+        break;
+    }
+    return "it cannot be tested here";
+}
+
+const char *exp_correction_name(const TestFamily *f) {
+    return f->how == CORRECT_HOLM ? "Holm" : "BH";
+}
+
+void exp_cmp_text(Buf *b, const Cmp *c, const TestFamily *f) {
+    buf_printf(b, "%.2f against %.2f", c->a.mean, c->b.mean);
+    if (c->gate != V_TESTABLE) {
+        buf_printf(b, ": %s", pair_verdict_words(c->gate));
+        return;
+    }
+    buf_printf(b, ", %+.2f [%+.2f, %+.2f], p = %.3f (%s %.3f), Cliff's delta %+.2f (%s): %s",
+               c->t.shift, c->t.lo, c->t.hi, c->t.p, exp_correction_name(f), c->p_adj,
+               c->t.delta, cliffs_size(c->t.delta), pair_verdict_words(c->v));
 }

@@ -8,9 +8,10 @@
 
 #include "../../core/buf.h"
 #include "results.h"
+#include "verdict.h"
 
-#define EXP_SOLVED 0.95 /* an accuracy this high solves a task */
-#define EXP_P_REAL 0.05 /* two sets of seeds differ when the U test gives less */
+#define EXP_SOLVED 0.95  /* an accuracy this high solves a task */
+#define EXP_LEARNED 0.90 /* a scheme learned the trained lengths at this or more */
 
 /* The three bands of every length table: trained (min_len..L), up to 2L,
  * up to 4L. */
@@ -24,10 +25,39 @@ void exp_band_header(Buf *b, const Band *bands, const char *first);
 void *exp_table_alloc(Buf *b, size_t n, size_t size);
 /* " mean ± SD [lowest, highest] |": a table cell, "n/a" when undefined. */
 void exp_cell_range(Buf *b, Stat s);
-/* Two-sided p of the U test between the seeds of a and b. */
-double exp_p(Stat a, Stat b);
-/* "p = 0.008, Cliff's delta 0.84 (large)" for a against b. */
-void exp_test_text(Buf *b, Stat x, Stat y);
+/* ---- a comparison of two sets of seeds, as the page states it ----
+ *
+ * The rules are verdict.h's: a pair passes the gate or is not tested; the
+ * tests of the pairs that pass go into their family (a claim's, corrected
+ * by Holm; a ranking's, by Benjamini-Hochberg); once the family is
+ * corrected, each pair is ahead, behind, equivalent or not told apart. */
+typedef struct {
+    Stat a, b;
+    PairTest t;
+    PairVerdict gate; /* V_TESTABLE, or why the pair is not compared */
+    size_t at;        /* its index in its family (when the gate let it through) */
+    double p_adj, tost_adj;
+    PairVerdict v;    /* the gate's verdict, or after exp_cmp_decide the comparison's */
+} Cmp;
+
+/* The gate for a and b: floor, the no-position model's mean on that task
+ * and band (NaN: no floor gate); past_L, a band past the trained lengths,
+ * where both must have learned those (learned_a and learned_b: their
+ * means there, EXP_LEARNED or more). */
+PairVerdict exp_gate(Stat a, Stat b, double floor, bool past_L, double learned_a,
+                     double learned_b);
+/* Tests a against b when gate is V_TESTABLE, adding them to f. */
+void exp_cmp(Cmp *c, Stat a, Stat b, PairVerdict gate, TestFamily *f);
+/* The comparison's verdict, once f is corrected (family_adjust). */
+void exp_cmp_decide(Cmp *c, const TestFamily *f);
+/* "0.70 against 0.54, +0.16 [+0.02, +0.30], p = 0.008 (Holm 0.040),
+ * Cliff's delta +0.84 (large): ahead", or for a pair the gate stopped
+ * "0.99 against 1.00: both at the ceiling". */
+void exp_cmp_text(Buf *b, const Cmp *c, const TestFamily *f);
+/* "this run agrees", ..., or "cannot be tested here". */
+const char *exp_claim_text(ClaimVerdict v);
+/* The correction's name in the text: "Holm" or "BH". */
+const char *exp_correction_name(const TestFamily *f);
 /* A Buf's bytes for "%.*s" (a Buf holds no terminating NUL). */
 #define TEXT(buf) (buf).failed ? 0 : (int)(buf).n, (buf).p ? (const char *)(buf).p : ""
 
