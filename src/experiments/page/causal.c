@@ -127,13 +127,15 @@ static void kazemnejad_says(Buf *b, const ExpResults *r, CausalStats st) {
         for (size_t j = 0; j < 2 * EXP_CAUSAL_TASKS; j++, i++) {
             if (c[i].gate != V_TESTABLE)
                 buf_printf(b, " %s |", pair_verdict_words(c[i].v));
-            else
-                buf_printf(b, " %+.2f [%+.2f, %+.2f], %.3f: %s |", c[i].t.shift, c[i].t.lo,
-                           c[i].t.hi, c[i].p_adj, pair_verdict_words(c[i].v));
+            else {
+                buf_printf(b, " %+.2f [%+.2f, %+.2f], ", c[i].t.shift, c[i].t.lo, c[i].t.hi);
+                exp_p_text(b, c[i].p_adj);
+                buf_printf(b, ": %s |", pair_verdict_words(c[i].v));
+            }
         }
         buf_printf(b, "\n");
     }
-    buf_printf(b, "\nOn this table %s (none ahead of a scheme in one pair or more and "
+    buf_printf(b, "\nOn this table, %s (none ahead of a scheme in one pair or more and "
                "behind in none would agree).\n\n", exp_claim_text(v));
     family_free(&f);
 }

@@ -142,10 +142,16 @@ static const char *chance_words(Verdict v) {
 
 static void alibi_mirror(Buf *b, const Stat *di, const Verdict *v) {
     size_t S = exp_scheme_count(), a = exp_scheme_index("alibi");
-    bool alibi_chance = a < S && v[a] == AT_CHANCE;
-    if (a < S && !isnan(di[a].mean))
-        buf_printf(b, "Symmetric alibi %s on direction (%.2f): %s", chance_words(v[a]),
-                   di[a].mean,
+    /* not above chance: shown at it, or below 0.5 and not told from it */
+    bool alibi_chance = a < S && (v[a] == AT_CHANCE || (v[a] == NOT_TOLD && di[a].mean <= 0.5));
+    bool spread = alibi_chance && v[a] == NOT_TOLD;
+    if (a < S && !isnan(di[a].mean)) {
+        buf_printf(b, "Symmetric alibi %s on direction (%.2f", spread ? "is not above chance"
+                   : chance_words(v[a]), di[a].mean);
+        if (spread)
+            buf_printf(b, "; its seeds spread too wide to show it within %.2f of 0.5",
+                       VERDICT_MARGIN);
+        buf_printf(b, "): %s",
                    alibi_chance
                        ? "a bias that is the same to the left and to the right gives a "
                          "sequence and its reverse the same sentence vector, and their labels "
@@ -158,6 +164,7 @@ static void alibi_mirror(Buf *b, const Stat *di, const Verdict *v) {
                            ? "the seeds cannot say whether it learned anything."
                            : "this is not what a reflection-blind model can do, and calls for "
                              "a closer look.");
+    }
     /* the forms that break it: slopes that differ by side, a [CLS] word */
     static const char *const FORM[2] = {"asymmetric alibi", "cls alibi"};
     static const char *const HOW[2] = {

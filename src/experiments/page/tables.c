@@ -74,13 +74,20 @@ const char *exp_correction_name(const TestFamily *f) {
     return f->how == CORRECT_HOLM ? "Holm" : "BH";
 }
 
+void exp_p_text(Buf *b, double p) {
+    buf_printf(b, p < 0.001 ? "%.1e" : "%.3f", p);
+}
+
 void exp_cmp_text(Buf *b, const Cmp *c, const TestFamily *f) {
     buf_printf(b, "%.2f against %.2f", c->a.mean, c->b.mean);
     if (c->gate != V_TESTABLE) {
         buf_printf(b, ": %s", pair_verdict_words(c->gate));
         return;
     }
-    buf_printf(b, ", %+.2f [%+.2f, %+.2f], p = %.3f (%s %.3f), Cliff's delta %+.2f (%s): %s",
-               c->t.shift, c->t.lo, c->t.hi, c->t.p, exp_correction_name(f), c->p_adj,
-               c->t.delta, cliffs_size(c->t.delta), pair_verdict_words(c->v));
+    buf_printf(b, ", %+.2f [%+.2f, %+.2f], p = ", c->t.shift, c->t.lo, c->t.hi);
+    exp_p_text(b, c->t.p);
+    buf_printf(b, " (%s ", exp_correction_name(f));
+    exp_p_text(b, c->p_adj);
+    buf_printf(b, "), Cliff's delta %+.2f (%s): %s", c->t.delta, cliffs_size(c->t.delta),
+               pair_verdict_words(c->v));
 }

@@ -54,6 +54,9 @@ void exp_cmp_decide(Cmp *c, const TestFamily *f);
  * Cliff's delta +0.84 (large): ahead", or for a pair the gate stopped
  * "0.99 against 1.00: both at the ceiling". */
 void exp_cmp_text(Buf *b, const Cmp *c, const TestFamily *f);
+/* p as the page prints it: three decimals, or two digits below 0.001
+ * ("1.1e-05"), where three decimals would say 0.000. */
+void exp_p_text(Buf *b, double p);
 /* "this run agrees", ..., or "cannot be tested here". */
 const char *exp_claim_text(ClaimVerdict v);
 /* The correction's name in the text: "Holm" or "BH". */

@@ -47,7 +47,7 @@ void exp_variants_section(Buf *b, const ExpResults *r) {
                                                                      : "cannot test it here";
     buf_printf(b, ". The two layouts are one set of channels in another order, with the same "
                "properties; the tensor2tensor discussion (PR #177) reported them training "
-               "alike, and this run %s%s.\n", says,
+               "alike, and this run %s%s.\n\n", says,
                layout == V_CEILING ? " (both at the ceiling: this task cannot tell two "
                                      "layouts apart, and a harder one would)"
                                    : "");
