@@ -24,18 +24,6 @@ static size_t causal_index(const char *name) {
     return EXP_CAUSAL_SCHEMES;
 }
 
-/* The verdicts of a claim's pairs, once its family is corrected, and the
- * claim's. */
-static ClaimVerdict decide(Cmp *c, size_t n, TestFamily *f) {
-    PairVerdict v[4 * EXP_CAUSAL_TASKS * EXP_CAUSAL_SCHEMES];
-    family_adjust(f);
-    for (size_t i = 0; i < n; i++) {
-        exp_cmp_decide(&c[i], f);
-        v[i] = c[i].v;
-    }
-    return verdict_claim(v, n);
-}
-
 /* Haviv et al.: the mask alone teaches position. None with the mask
  * against none without, on the trained lengths of each task. */
 static void haviv_says(Buf *b, CausalStats st) {
@@ -45,7 +33,7 @@ static void haviv_says(Buf *b, CausalStats st) {
     for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
         exp_cmp(&c[t], st[t][0][0], st[t][EXP_CAUSAL_SCHEMES][0],
                 exp_gate(st[t][0][0], st[t][EXP_CAUSAL_SCHEMES][0], NAN, false, 1.0, 1.0), &f);
-    ClaimVerdict v = decide(c, EXP_CAUSAL_TASKS, &f);
+    ClaimVerdict v = exp_claim_decide(c, EXP_CAUSAL_TASKS, &f);
     buf_printf(b, "Haviv et al. (2022) find that a causal model with no position learns "
                "position. Here: none with the mask against none without, on the trained "
                "lengths, one family (Holm) (");
@@ -75,7 +63,7 @@ static void press_says(Buf *b, const ExpResults *r, CausalStats st) {
                     exp_gate(st[t][al][k], st[t][si][k], CAUSAL_CHANCE, true, st[t][al][0].mean,
                              st[t][si][0].mean),
                     &f);
-    ClaimVerdict v = decide(c, n, &f);
+    ClaimVerdict v = exp_claim_decide(c, n, &f);
     buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
                "not, in causal language models (their Figure 1). In their regime, with the "
                "mask: alibi against the sinusoid past L, on each task and band, one family "
@@ -109,7 +97,7 @@ static void kazemnejad_says(Buf *b, const ExpResults *r, CausalStats st) {
                         exp_gate(st[t][0][k], st[t][s][k], CAUSAL_CHANCE, true,
                                  st[t][0][0].mean, st[t][s][0].mean),
                         &f);
-    ClaimVerdict v = decide(c, n, &f);
+    ClaimVerdict v = exp_claim_decide(c, n, &f);
     buf_printf(b, "Kazemnejad et al. (2023) find no position generalizing best to longer "
                "inputs, in decoders. Here, with the mask: none against each scheme past L, "
                "on each task and band, one family (Holm) of the %zu pairs below; a cell is "
@@ -199,11 +187,9 @@ void exp_probe_section(Buf *b, const ExpResults *r) {
     Cmp c;
     exp_cmp(&c, last[0], last[1], isnan(last[0].mean) || isnan(last[1].mean) ? V_NO_RUNS
                                                                              : V_TESTABLE, &f);
-    family_adjust(&f);
-    exp_cmp_decide(&c, &f);
+    ClaimVerdict cv = exp_claim_decide(&c, 1, &f);
     buf_printf(b, "\nAt the last layer, R^2 with the mask against without: ");
     exp_cmp_text(b, &c, &f);
-    ClaimVerdict cv = verdict_claim(&c.v, 1);
     family_free(&f);
     buf_printf(b, ". Haviv et al. (2022) probe causal language models without positional "
                "encodings and read the position back from their layers: %s. Without "

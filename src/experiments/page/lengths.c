@@ -114,16 +114,12 @@ static void claim_add(Claim *c, const char *task, Stat a, Stat s, double floor, 
 /* "(reverse 0.46 against 0.99: did not learn the trained lengths; sort
  * ...): this run agrees" */
 static ClaimVerdict claim_says(Buf *b, Claim *c) {
-    family_adjust(&c->f);
-    PairVerdict v[EXP_LENGTH_TASKS];
+    ClaimVerdict cv = exp_claim_decide(c->pair, c->n, &c->f);
     buf_printf(b, " (");
     for (size_t i = 0; i < c->n; i++) {
-        exp_cmp_decide(&c->pair[i], &c->f);
-        v[i] = c->pair[i].v;
         buf_printf(b, "%s%s ", i ? "; " : "", c->task[i]);
         exp_cmp_text(b, &c->pair[i], &c->f);
     }
-    ClaimVerdict cv = verdict_claim(v, c->n);
     buf_printf(b, "): %s.", exp_claim_text(cv));
     return cv;
 }

@@ -17,7 +17,6 @@ static void claim(Buf *b, const ExpResults *r, const char *who, const char *says
     Band bands[3];
     exp_bands(r, bands);
     Cmp c[EXP_LENGTH_TASKS];
-    PairVerdict v[EXP_LENGTH_TASKS];
     bool nothing[EXP_LENGTH_TASKS] = {false};
     TestFamily f;
     family_init(&f, CORRECT_HOLM);
@@ -33,12 +32,10 @@ static void claim(Buf *b, const ExpResults *r, const char *who, const char *says
             gate = V_CEILING, nothing[t] = true;
         exp_cmp(&c[t], x, y, gate, &f);
     }
-    family_adjust(&f);
+    ClaimVerdict cv = exp_claim_decide(c, EXP_LENGTH_TASKS, &f);
     buf_printf(b, "- %s: %s. On %zu..%zu, %s against %s (", who, says, bands[1].lo,
                bands[1].hi, a, bn);
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++) {
-        exp_cmp_decide(&c[t], &f);
-        v[t] = c[t].v;
         buf_printf(b, "%s%s ", t ? "; " : "", exp_length_tasks[t]);
         if (nothing[t])
             buf_printf(b, "%.2f against %.2f: nothing to extend, the unscaled model reads "
@@ -46,7 +43,6 @@ static void claim(Buf *b, const ExpResults *r, const char *who, const char *says
         else
             exp_cmp_text(b, &c[t], &f);
     }
-    ClaimVerdict cv = verdict_claim(v, EXP_LENGTH_TASKS);
     buf_printf(b, "): %s.\n", exp_claim_text(cv));
     family_free(&f);
 }

@@ -74,6 +74,20 @@ const char *exp_correction_name(const TestFamily *f) {
     return f->how == CORRECT_HOLM ? "Holm" : "BH";
 }
 
+ClaimVerdict exp_claim_decide(Cmp *c, size_t n, TestFamily *f) {
+    PairVerdict *v = malloc((n ? n : 1) * sizeof *v);
+    family_adjust(f);
+    for (size_t i = 0; i < n; i++) {
+        exp_cmp_decide(&c[i], f);
+        if (v)
+            v[i] = c[i].v;
+    }
+    /* without memory for the list, no pair counts: nothing is claimed */
+    ClaimVerdict cv = v ? verdict_claim(v, n) : CLAIM_CANNOT_TELL;
+    free(v);
+    return cv;
+}
+
 void exp_p_text(Buf *b, double p) {
     buf_printf(b, p < 0.001 ? "%.1e" : "%.3f", p);
 }

@@ -54,6 +54,10 @@ void exp_cmp_decide(Cmp *c, const TestFamily *f);
  * Cliff's delta +0.84 (large): ahead", or for a pair the gate stopped
  * "0.99 against 1.00: both at the ceiling". */
 void exp_cmp_text(Buf *b, const Cmp *c, const TestFamily *f);
+/* Corrects f, decides the n comparisons of c that fill it, and returns
+ * the verdict of the claim they test (the first of each pair against the
+ * second). */
+ClaimVerdict exp_claim_decide(Cmp *c, size_t n, TestFamily *f);
 /* p as the page prints it: three decimals, or two digits below 0.001
  * ("1.1e-05"), where three decimals would say 0.000. */
 void exp_p_text(Buf *b, double p);
