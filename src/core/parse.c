@@ -94,6 +94,11 @@ int parse_float(float *out, const char *opt, const char *text, float lo, float h
 }
 
 void real_text(char *buf, size_t cap, double x, bool single) {
+    /* no room, nothing to write; said outright, since GCC's sanitizer
+     * build (-O3 -fsanitize=address,undefined) cannot prove buf non-null
+     * and refuses the snprintf below (-Wformat-truncation) */
+    if (!buf || !cap)
+        return;
     /* %g's own 6 digits where they are enough (100, not 1e+02; 1e+06), more
      * where they are not: 9 always round-trip a float, 17 a double */
     for (int digits = 6; digits <= 17; digits++) {
