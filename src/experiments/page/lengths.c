@@ -150,8 +150,9 @@ static void alibi_says(Buf *b, const ExpResults *r, Claim *alibi) {
                "their regime, with the mask. A second reading, on the encoder: each form of "
                "ALiBi against the sinusoid on %zu..%zu, task by task, one family (Holm) per "
                "form.", L + 1, 2 * L);
-    static const char *const NAMED[3] = {"Symmetric alibi", "Asymmetric alibi, posenc's own "
-                                         "form", "Cls alibi, with BERT's [CLS] word"};
+    static const char *const NAMED[3] = {"Symmetric alibi",
+                                         "Asymmetric alibi, posenc's own form",
+                                         "Cls alibi, with BERT's [CLS] word"};
     for (int f = 0; f < 3; f++) {
         buf_printf(b, " %s", NAMED[f]);
         claim_says(b, &alibi[f]);
