@@ -71,7 +71,7 @@ static const char *const USAGE[] = {
     "                        use); each runs on the threads left free\n"
     "  --quick               tiny models and few steps: checks the pipeline, not\n"
     "                        the schemes\n"
-    "  --seeds N             seeds per configuration, 2..20 (default 5; 2 with\n"
+    "  --seeds N             seeds per configuration, 2..20 (default 10; 2 with\n"
     "                        --quick); each seed draws the weights, the batch order\n"
     "                        and the data; cells of the first seeds are kept\n"
     "  --list                print the cells' names, one per line, and stop\n"

@@ -138,6 +138,34 @@ typedef struct {
     size_t u0, nu, d0, nd;
 } Tile;
 
+/* Frequency k of R for a d_model C: its wavelength, and the sine and
+ * cosine of a turn by one position. */
+typedef struct {
+    double wavelength, s1, c1;
+} Freq;
+
+static Freq freq_make(size_t C, size_t k) {
+    double wavelength = pow(XL_BASE, (double)(2 * k) / (double)C), step = 1.0 / wavelength;
+    return (Freq){wavelength, sin(step), cos(step)};
+}
+
+/* The pow, sine and cosine of each frequency, made again in every head of
+ * every sentence, were 9% of a training step with it (perf, reverse):
+ * each thread keeps the last d_model's, up to XL_KEPT frequencies. */
+#define XL_KEPT 512
+static Freq freq_of(size_t C, size_t k) {
+    static _Thread_local Freq kept[XL_KEPT];
+    static _Thread_local size_t kept_C; /* 0: none kept yet */
+    if (k >= XL_KEPT)
+        return freq_make(C, k);
+    if (kept_C != C) {
+        for (size_t f = 0; f < (C + 1) / 2 && f < XL_KEPT; f++)
+            kept[f] = freq_make(C, f);
+        kept_C = C;
+    }
+    return kept[k];
+}
+
 /* rk[d*nu + t] = W_R's row d0+d of head h . R(D[u0+t]): the head's keys
  * of a tile of offsets. With G, also W_R's gradient from the keys'
  * gradient G (same layout): dW row d0+d += sum_t G[d*nu + t] R(D[u0+t]).
@@ -148,13 +176,13 @@ static void offset_keys(float *rk, const float *G, const Head *x, const float *D
     size_t C = x->C, n_sin = (C + 1) / 2, nu = tl->nu;
     memset(rk, 0, tl->nd * nu * sizeof *rk);
     for (size_t k = 0; k < n_sin; k++) {
-        double wavelength = pow(XL_BASE, (double)(2 * k) / (double)C);
+        Freq f = freq_of(C, k);
+        double wavelength = f.wavelength, s1 = f.s1, c1 = f.c1, s = 0.0, c = 1.0;
         bool has_cos = n_sin + k < C; /* an odd d_model's last sine has none */
         /* The next offset up is a turn by one step: angle addition, in
          * double, in place of a sin and a cos (most of the time of this
          * scheme otherwise); over a tile it drifts by some 1e-15, far
          * below float's rounding. */
-        double step = 1.0 / wavelength, s1 = sin(step), c1 = cos(step), s = 0.0, c = 1.0;
         float sn[TILE_OFFSETS], cs[TILE_OFFSETS];
         for (size_t t = 0; t < nu; t++) {
             const float *o = D + tl->u0 + t;
