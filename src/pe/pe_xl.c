@@ -50,6 +50,7 @@
 #define XL_BASE PE_DEFAULT_BASE /* their max_time, 10000 */
 #define TILE_OFFSETS 32
 #define TILE_CHANNELS 32
+#define TILE_FREQS 16
 
 /* Head h's parts of one layer's table (C+2,C), and of its gradient. */
 typedef struct {
@@ -138,6 +139,8 @@ typedef struct {
     size_t u0, nu, d0, nd;
 } Tile;
 
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
 /* Frequency k of R for a d_model C: its wavelength, and the sine and
  * cosine of a turn by one position. */
 typedef struct {
@@ -171,50 +174,83 @@ static Freq freq_of(size_t C, size_t k) {
  * gradient G (same layout): dW row d0+d += sum_t G[d*nu + t] R(D[u0+t]).
  * R is sinusoid_value's split sinusoid d_model wide (to float's rounding):
  * channel k the sine of frequency k, channel n_sin + k its cosine. */
+/* W_R's gradient at frequency k, columns k and n_sin + k, from the keys'
+ * gradient Gt (the tile's offsets by channels) and the sines and cosines
+ * of the tile's offsets at k. The sums run along the offsets, one per
+ * channel d, in a loop along the channels that the compiler vectorizes. */
+static void offset_grad(const Head *x, float Gt[][TILE_CHANNELS], const float *sn,
+                        const float *cs, size_t k, bool has_cos, const Tile *tl) {
+    size_t C = x->C, n_sin = (C + 1) / 2;
+    float gs[TILE_CHANNELS] = {0}, gc[TILE_CHANNELS] = {0};
+    for (size_t t = 0; t < tl->nu; t++)
+        for (size_t d = 0; d < tl->nd; d++)
+            gs[d] += Gt[t][d] * sn[t], gc[d] += Gt[t][d] * cs[t];
+    for (size_t d = 0; d < tl->nd; d++) {
+        size_t row = (tl->d0 + d) * C;
+        x->dW[row + k] += gs[d];
+        if (has_cos)
+            x->dW[row + n_sin + k] += gc[d];
+    }
+}
+
 static void offset_keys(float *rk, const float *G, const Head *x, const float *D,
                         const Tile *tl) {
     size_t C = x->C, n_sin = (C + 1) / 2, nu = tl->nu;
     memset(rk, 0, tl->nd * nu * sizeof *rk);
-    for (size_t k = 0; k < n_sin; k++) {
-        Freq f = freq_of(C, k);
-        double wavelength = f.wavelength, s1 = f.s1, c1 = f.c1, s = 0.0, c = 1.0;
-        bool has_cos = n_sin + k < C; /* an odd d_model's last sine has none */
+    float Gt[TILE_OFFSETS][TILE_CHANNELS]; /* G transposed: offsets by channels */
+    for (size_t d = 0; G && d < tl->nd; d++)
+        for (size_t t = 0; t < nu; t++)
+            Gt[t][d] = G[d * nu + t];
+    for (size_t k0 = 0; k0 < n_sin; k0 += TILE_FREQS) {
+        size_t nk = min_size(n_sin - k0, TILE_FREQS);
         /* The next offset up is a turn by one step: angle addition, in
-         * double, in place of a sin and a cos (most of the time of this
-         * scheme otherwise); over a tile it drifts by some 1e-15, far
-         * below float's rounding. */
-        float sn[TILE_OFFSETS], cs[TILE_OFFSETS];
+         * double, in place of a sin and a cos; over a tile it drifts by
+         * some 1e-15, far below float's rounding. A frequency's turns
+         * wait on each other, so a tile of frequencies turns together,
+         * a loop the compiler vectorizes. */
+        double s[TILE_FREQS], c[TILE_FREQS], s1[TILE_FREQS], c1[TILE_FREQS], wl[TILE_FREQS];
+        for (size_t f = 0; f < nk; f++) {
+            Freq q = freq_of(C, k0 + f);
+            wl[f] = q.wavelength, s1[f] = q.s1, c1[f] = q.c1;
+        }
+        float sn[TILE_FREQS][TILE_OFFSETS], cs[TILE_FREQS][TILE_OFFSETS];
         for (size_t t = 0; t < nu; t++) {
             const float *o = D + tl->u0 + t;
             if (t > 0 && o[0] == o[-1] + 1.0f) {
-                double turned = s * c1 + c * s1;
-                c = c * c1 - s * s1, s = turned;
+                for (size_t f = 0; f < nk; f++) {
+                    double turned = s[f] * c1[f] + c[f] * s1[f];
+                    c[f] = c[f] * c1[f] - s[f] * s1[f], s[f] = turned;
+                }
             } else {
-                s = sin((double)o[0] / wavelength), c = cos((double)o[0] / wavelength);
+                for (size_t f = 0; f < nk; f++)
+                    s[f] = sin((double)o[0] / wl[f]), c[f] = cos((double)o[0] / wl[f]);
             }
-            sn[t] = (float)s;
-            cs[t] = has_cos ? (float)c : 0.0f;
+            for (size_t f = 0; f < nk; f++)
+                sn[f][t] = (float)s[f], cs[f][t] = (float)c[f];
         }
-        for (size_t d = 0; d < tl->nd; d++) {
-            size_t row = (tl->d0 + d) * C;
-            float ws = x->W[row + k], wc = has_cos ? x->W[row + n_sin + k] : 0.0f;
-            float *r = rk + d * nu;
-            for (size_t t = 0; t < nu; t++)
-                r[t] += ws * sn[t] + wc * cs[t];
-            if (!G)
-                continue;
-            const float *g = G + d * nu;
-            float gs = 0.0f, gc = 0.0f;
-            for (size_t t = 0; t < nu; t++)
-                gs += g[t] * sn[t], gc += g[t] * cs[t];
-            x->dW[row + k] += gs;
-            if (has_cos)
-                x->dW[row + n_sin + k] += gc;
+        for (size_t f = 0; f < nk; f++) {
+            size_t k = k0 + f;
+            bool has_cos = n_sin + k < C; /* an odd d_model's last sine has none */
+            if (!has_cos)
+                memset(cs[f], 0, nu * sizeof cs[f][0]);
+            for (size_t d = 0; d < tl->nd; d++) {
+                size_t row = (tl->d0 + d) * C;
+                float ws = x->W[row + k], wc = has_cos ? x->W[row + n_sin + k] : 0.0f;
+                float *r = rk + d * nu;
+                for (size_t t = 0; t < nu; t++)
+                    r[t] += ws * sn[f][t] + wc * cs[f][t];
+            }
+            if (G)
+                offset_grad(x, Gt, sn[f], cs[f], k, has_cos, tl);
         }
     }
 }
 
-static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+/* y += a x, n floats; restrict lets the compiler vectorize it. */
+static void axpy(float *restrict y, const float *restrict x, float a, size_t n) {
+    for (size_t t = 0; t < n; t++)
+        y[t] += a * x[t];
+}
 
 static float dot(const float *a, const float *b, size_t n) {
     float s = 0.0f;
@@ -234,23 +270,23 @@ static void xl_score(const PeHead *hd) {
         for (size_t i = 0; i < T; i++)
             hd->scores[i * T + j] += c;
     }
-    /* (b) and (d) */
-    float rk[TILE_OFFSETS * TILE_CHANNELS], qv[TILE_CHANNELS];
+    /* (b) and (d): query i's term for every offset of the tile, qo[t],
+     * a loop along the offsets that the compiler vectorizes, then read
+     * at each key's offset. Each sum runs over d in order, as a sum per
+     * pair would. */
+    float rk[TILE_OFFSETS * TILE_CHANNELS], qo[TILE_OFFSETS];
     for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
         for (size_t d0 = 0; d0 < x.HS; d0 += TILE_CHANNELS) {
             Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(x.HS - d0, TILE_CHANNELS)};
             offset_keys(rk, NULL, &x, D, &tl);
             for (size_t i = 0; i < T; i++) {
+                memset(qo, 0, tl.nu * sizeof *qo);
                 for (size_t d = 0; d < tl.nd; d++)
-                    qv[d] = hd->q[i * ld + d0 + d] + x.v[d0 + d];
+                    axpy(qo, rk + d * tl.nu, hd->q[i * ld + d0 + d] + x.v[d0 + d], tl.nu);
                 for (size_t j = 0; j < T; j++) {
                     size_t t = (size_t)index[i * T + j] - u0; /* wraps past nu below u0 */
-                    if (t >= tl.nu)
-                        continue;
-                    float s = 0.0f;
-                    for (size_t d = 0; d < tl.nd; d++)
-                        s += qv[d] * rk[d * tl.nu + t];
-                    hd->scores[i * T + j] += hd->scale * s;
+                    if (t < tl.nu)
+                        hd->scores[i * T + j] += hd->scale * qo[t];
                 }
             }
         }
@@ -276,20 +312,26 @@ static void xl_score_backward(const PeHead *hd) {
         }
     }
     float rk[TILE_OFFSETS * TILE_CHANNELS], G[TILE_OFFSETS * TILE_CHANNELS], r[TILE_CHANNELS];
+    float gi[TILE_OFFSETS];
     for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
         for (size_t d0 = 0; d0 < x.HS; d0 += TILE_CHANNELS) {
             Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(x.HS - d0, TILE_CHANNELS)};
-            /* the keys' gradient first: W_R's comes with the keys */
+            /* the keys' gradient first: W_R's comes with the keys. gi[t]
+             * is query i's g summed over the keys at offset t: one key at
+             * most with a g (the sentence's positions are distinct; a
+             * padded key may repeat one, with g = 0), so G sums over the
+             * queries in order, as a sum per pair would. */
             memset(G, 0, tl.nd * tl.nu * sizeof *G);
-            for (size_t i = 0; x.dW && i < T; i++)
+            for (size_t i = 0; x.dW && i < T; i++) {
+                memset(gi, 0, tl.nu * sizeof *gi);
                 for (size_t j = 0; j < T; j++) {
                     size_t t = (size_t)index[i * T + j] - u0;
-                    float g = hd->scale * hd->dscores[i * T + j];
-                    if (t >= tl.nu || g == 0.0f)
-                        continue;
-                    for (size_t d = 0; d < tl.nd; d++)
-                        G[d * tl.nu + t] += g * (hd->q[i * ld + d0 + d] + x.v[d0 + d]);
+                    if (t < tl.nu)
+                        gi[t] += hd->scale * hd->dscores[i * T + j];
                 }
+                for (size_t d = 0; d < tl.nd; d++)
+                    axpy(G + d * tl.nu, gi, hd->q[i * ld + d0 + d] + x.v[d0 + d], tl.nu);
+            }
             offset_keys(rk, x.dW ? G : NULL, &x, D, &tl);
             for (size_t i = 0; i < T; i++) {
                 memset(r, 0, tl.nd * sizeof *r);
