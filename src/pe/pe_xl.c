@@ -142,38 +142,40 @@ typedef struct {
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
 /* Frequency k of R for a d_model C: its wavelength, and the sine and
- * cosine of a turn by one position. */
+ * cosine of a turn by 2^b positions, b < XL_BITS. */
+#define XL_BITS 12
 typedef struct {
-    double wavelength, s1, c1;
+    double wavelength, s[XL_BITS], c[XL_BITS];
 } Freq;
 
-static Freq freq_make(size_t C, size_t k) {
-    double wavelength = pow(XL_BASE, (double)(2 * k) / (double)C), step = 1.0 / wavelength;
-    return (Freq){wavelength, sin(step), cos(step)};
+static void freq_make(Freq *q, size_t C, size_t k) {
+    q->wavelength = pow(XL_BASE, (double)(2 * k) / (double)C);
+    for (size_t b = 0; b < XL_BITS; b++) {
+        double turn = (double)(1u << b) / q->wavelength;
+        q->s[b] = sin(turn), q->c[b] = cos(turn);
+    }
 }
 
-/* The pow, sine and cosine of each frequency, made again in every head of
- * every sentence, were 9% of a training step with it (perf, reverse):
- * each thread keeps the last d_model's, up to XL_KEPT frequencies. */
-#define XL_KEPT 512
-static Freq freq_of(size_t C, size_t k) {
+/* The pow, sines and cosines of each frequency, made again in every head
+ * of every sentence, were 9% of a training step with this scheme (perf,
+ * reverse): each thread keeps the last d_model's, up to XL_KEPT
+ * frequencies; a frequency past them is made in *spare. */
+#define XL_KEPT 256
+static const Freq *freq_of(size_t C, size_t k, Freq *spare) {
     static _Thread_local Freq kept[XL_KEPT];
     static _Thread_local size_t kept_C; /* 0: none kept yet */
-    if (k >= XL_KEPT)
-        return freq_make(C, k);
+    if (k >= XL_KEPT) {
+        freq_make(spare, C, k);
+        return spare;
+    }
     if (kept_C != C) {
         for (size_t f = 0; f < (C + 1) / 2 && f < XL_KEPT; f++)
-            kept[f] = freq_make(C, f);
+            freq_make(&kept[f], C, f);
         kept_C = C;
     }
-    return kept[k];
+    return &kept[k];
 }
 
-/* rk[d*nu + t] = W_R's row d0+d of head h . R(D[u0+t]): the head's keys
- * of a tile of offsets. With G, also W_R's gradient from the keys'
- * gradient G (same layout): dW row d0+d += sum_t G[d*nu + t] R(D[u0+t]).
- * R is sinusoid_value's split sinusoid d_model wide (to float's rounding):
- * channel k the sine of frequency k, channel n_sin + k its cosine. */
 /* W_R's gradient at frequency k, columns k and n_sin + k, from the keys'
  * gradient Gt (the tile's offsets by channels) and the sines and cosines
  * of the tile's offsets at k. The sums run along the offsets, one per
@@ -203,24 +205,32 @@ static void offset_keys(float *rk, const float *G, const Head *x, const float *D
             Gt[t][d] = G[d * nu + t];
     for (size_t k0 = 0; k0 < n_sin; k0 += TILE_FREQS) {
         size_t nk = min_size(n_sin - k0, TILE_FREQS);
-        /* The next offset up is a turn by one step: angle addition, in
-         * double, in place of a sin and a cos; over a tile it drifts by
-         * some 1e-15, far below float's rounding. A frequency's turns
-         * wait on each other, so a tile of frequencies turns together,
-         * a loop the compiler vectorizes. */
-        double s[TILE_FREQS], c[TILE_FREQS], s1[TILE_FREQS], c1[TILE_FREQS], wl[TILE_FREQS];
+        /* The next offset up, `gap` positions on, is a turn by the gap, a
+         * power of two at a time: angle addition, in double, in place of a
+         * sin and a cos (at random positions the offsets are rarely
+         * consecutive, and sincos was 46% of a step); over a tile it
+         * drifts by some 1e-14, far below float's rounding. A frequency's
+         * turns wait on each other, so a tile of frequencies turns
+         * together, a loop the compiler vectorizes. */
+        double s[TILE_FREQS], c[TILE_FREQS], sb[XL_BITS][TILE_FREQS], cb[XL_BITS][TILE_FREQS];
+        double wl[TILE_FREQS];
         for (size_t f = 0; f < nk; f++) {
-            Freq q = freq_of(C, k0 + f);
-            wl[f] = q.wavelength, s1[f] = q.s1, c1[f] = q.c1;
+            Freq spare;
+            const Freq *q = freq_of(C, k0 + f, &spare);
+            wl[f] = q->wavelength;
+            for (size_t b = 0; b < XL_BITS; b++)
+                sb[b][f] = q->s[b], cb[b][f] = q->c[b];
         }
         float sn[TILE_FREQS][TILE_OFFSETS], cs[TILE_FREQS][TILE_OFFSETS];
         for (size_t t = 0; t < nu; t++) {
             const float *o = D + tl->u0 + t;
-            if (t > 0 && o[0] == o[-1] + 1.0f) {
-                for (size_t f = 0; f < nk; f++) {
-                    double turned = s[f] * c1[f] + c[f] * s1[f];
-                    c[f] = c[f] * c1[f] - s[f] * s1[f], s[f] = turned;
-                }
+            float gap = t > 0 ? o[0] - o[-1] : 0.0f; /* offsets are whole numbers */
+            if (gap >= 1.0f && gap < (float)(1u << XL_BITS)) {
+                for (unsigned b = 0, g = (unsigned)gap; g; b++, g >>= 1)
+                    for (size_t f = 0; g & 1u && f < nk; f++) {
+                        double turned = s[f] * cb[b][f] + c[f] * sb[b][f];
+                        c[f] = c[f] * cb[b][f] - s[f] * sb[b][f], s[f] = turned;
+                    }
             } else {
                 for (size_t f = 0; f < nk; f++)
                     s[f] = sin((double)o[0] / wl[f]), c[f] = cos((double)o[0] / wl[f]);
