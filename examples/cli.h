@@ -198,7 +198,12 @@ void cli_check_stdout(void);
     "                        0..N-1 instead of 0..T-1 (Ruoss et al. 2023), so that\n"          \
     "                        positions past the training lengths are seen; N at least\n"       \
     "                        the longest training sentence (evaluation uses 0..T-1;\n"  \
-    "                        evaluate --random-positions N tests as Ruoss et al. do)\n"
+    "                        evaluate --random-positions N tests as Ruoss et al. do)\n"  \
+    "  --batches mixed|by-length  draw each sentence of a batch on its own (mixed\n"       \
+    "                        lengths, padded; the default), or a length uniformly\n"       \
+    "                        from the training lengths, then B sentences of it, with\n"    \
+    "                        one draw of --random-positions for the batch (Ruoss et\n"    \
+    "                        al.'s protocol)\n"
 
 /* Matches only the model options that shape a position code (every scheme
  * option, --d-model, --heads, --seed), for programs that draw or measure a

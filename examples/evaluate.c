@@ -34,7 +34,9 @@ static const char *const USAGE[] = {
     "                        report the mean over --draws D draws (default 10; D times\n"
     "                        the data's tokens at most 10000000, one pass over the\n"
     "                        largest split a task makes); without it a sentence of T\n"
-    "                        words sits at positions 0..T-1\n"
+    "                        words sits at positions 0..T-1. A model trained with\n"
+    "                        --batches by-length gets one draw per batch of one\n"
+    "                        length, as in its training\n"
     "  and the options a trained model may change, for this evaluation, without\n"
     "  training (yarn's L defaults to the longest training sentence):\n",
     CLI_TUNABLE_OPTIONS,
@@ -248,7 +250,9 @@ int main(int argc, char **argv) {
         cli_fail(&cli, &e);
     }
     /* the draws' generator: the same numbers on every run */
-    if (evaluate_dataset_at(&ck.model, &d, EVAL_BATCH, a.random_n, a.draws, 1, per, &total, &e))
+    bool shared = ck.has_train && ck.meta.batches == BATCHES_BY_LENGTH;
+    if (evaluate_dataset_at(&ck.model, &d, EVAL_BATCH, a.random_n, a.draws, shared, 1, per,
+                            &total, &e))
         cli_fail(&cli, &e);
     if (a.csv)
         print_csv(&d, per);

@@ -39,6 +39,7 @@ static const char *const USAGE[] = {
     "       experiments --list [--missing] [--cells DIR] [--quick] [--seeds N]\n"
     "       experiments --cell ID [--cells DIR|-] [--quick] [--seeds N]\n"
     "       experiments --store [--cells DIR] [--quick] [--seeds N] < RECORDS\n"
+    "       experiments --bench [any of the above]\n"
     "\n"
     "Runs the experiments of docs/results.md and writes DIR/results.md, its figures\n"
     "DIR/img/results/*.png and the CSV files behind every table, DIR/results/*.csv:\n"
@@ -49,6 +50,11 @@ static const char *const USAGE[] = {
     "  4. the same with and without --random-positions 4L for sinusoidal, learned\n"
     "     and rope;\n"
     "  5. interleaved vs split sinusoid, add vs concat, sqrt(d_model) scaling.\n"
+    "With --bench, the benchmark of docs/benchmark.md instead, a grid of its own:\n"
+    "Deletang et al.'s tasks on Ruoss et al.'s protocol (train on inputs of 1..N,\n"
+    "test every length N+1..M), every scheme and the randomized forms, into\n"
+    "DIR/benchmark.md, DIR/benchmark/*.csv and DIR/img/benchmark/*.png (cells\n"
+    "bench-TASK-SCHEME-sK, default folder build/cells-bench; `make benchmark`).\n"
     "\n"
     "Each training is a cell, e.g. lengths-reverse-rope-s2, whose result goes to its\n"
     "own file CELLS/ID.cell (checksummed, and checked field by field when read: a\n"
@@ -70,7 +76,9 @@ static const char *const USAGE[] = {
     "  --jobs N              cells at once, 1..256 (default: the CPUs this process may\n"
     "                        use); each runs on the threads left free\n"
     "  --quick               tiny models and few steps: checks the pipeline, not\n"
-    "                        the schemes\n"
+    "                        the schemes (the page in build/benchmark-quick with\n"
+    "                        --bench)\n"
+    "  --bench               the benchmark's grid and page (above)\n"
     "  --seeds N             seeds per configuration, 2..20 (default 10; 2 with\n"
     "                        --quick); each seed draws the weights, the batch order\n"
     "                        and the data; cells of the first seeds are kept\n"
@@ -96,7 +104,8 @@ typedef struct {
     ExpCell *cells;
     size_t n;
     const char *cells_dir, *out;
-    bool quick;
+    const char *page; /* "results", or "benchmark" with --bench: DIR/PAGE.md */
+    bool quick, bench;
     size_t seeds, jobs;
     /* the job: one cell (--cell ID), storing records (--store), listing
      * the cells (--list, --missing), or else the whole grid */
@@ -234,6 +243,8 @@ static pid_t spawn(const Grid *g, const char *exe, const ExpCell *cell) {
     argv[k++] = g->cells_dir;
     if (g->quick)
         argv[k++] = "--quick";
+    if (g->bench)
+        argv[k++] = "--bench";
     if (g->seeds)
         argv[k++] = "--seeds", argv[k++] = seeds;
     argv[k] = NULL;
@@ -401,21 +412,23 @@ static void write_page(Grid *g) {
     check_kernels(g, f);
     if (exp_results_init(&res, &g->set, &e))
         cli_fail(&g->cli, &e);
+    const char *p = g->page;
     for (size_t i = 0; i < g->n; i++) {
         exp_results_add_cell(&res, &g->cells[i], &f[i].res);
         exp_cell_file_free(&f[i]);
     }
     free(f);
     char staging[4096], path[4096 + 32];
-    if (publish_stage(g->out, "results", staging, sizeof staging, &e))
+    if (publish_stage(g->out, p, staging, sizeof staging, &e))
         cli_fail(&g->cli, &e);
-    snprintf(path, sizeof path, "%s/results", staging);
+    snprintf(path, sizeof path, "%s/%s", staging, p);
     make_dir(&g->cli, path);
     snprintf(path, sizeof path, "%s/img", staging);
     make_dir(&g->cli, path);
-    snprintf(path, sizeof path, "%s/img/results", staging);
+    snprintf(path, sizeof path, "%s/img/%s", staging, p);
     make_dir(&g->cli, path);
-    if (exp_write(&res, staging, &e) || publish_commit(g->out, staging, &e))
+    if ((g->bench ? exp_bench_write(&res, staging, &e) : exp_write(&res, staging, &e)) ||
+        publish_commit(g->out, staging, &e))
         cli_fail(&g->cli, &e);
     exp_results_free(&res);
 }
@@ -429,7 +442,7 @@ static void refuse_full_page(const Grid *g) {
     if (!g->quick)
         return;
     char path[4096];
-    snprintf(path, sizeof path, "%s/results.md", g->out);
+    snprintf(path, sizeof path, "%s/%s.md", g->out, g->page);
     const char *slash = strrchr(g->out, '/');
     bool docs = strcmp(slash ? slash + 1 : g->out, "docs") == 0;
     FILE *in = docs ? NULL : fopen(path, "rb");
@@ -442,7 +455,8 @@ static void refuse_full_page(const Grid *g) {
     if (docs || (in && !strstr(head, "**Quick settings**"))) {
         fprintf(stderr, "experiments: %s holds the full grid's page, and --quick writes tiny "
                 "models' numbers: give --quick another --out (its default is "
-                "build/experiments-quick), or run the full grid without --quick\n", g->out);
+                "build/%s-quick), or run the full grid without --quick\n", g->out,
+                g->bench ? "benchmark" : "experiments");
         exit(2);
     }
 }
@@ -455,6 +469,8 @@ static void parse(Grid *g, int argc, char **argv) {
         cli_help(&g->cli, USAGE);
         if (cli_flag(&g->cli, "--quick"))
             g->quick = true;
+        else if (cli_flag(&g->cli, "--bench"))
+            g->bench = true;
         else if (cli_opt(&g->cli, "--out"))
             g->out = g->cli.val;
         else if (cli_opt(&g->cli, "--cells"))
@@ -488,11 +504,18 @@ static void check(Grid *g) {
         cli_usage_error(&g->cli, "--missing goes with --list");
     if (g->cells_dir && strcmp(g->cells_dir, "-") == 0 && !g->cell)
         cli_usage_error(&g->cli, "--cells - (the record on stdout) goes with --cell ID");
+    static const char *const CELLS[2][2] = {{"build/cells", "build/cells-quick"},
+                                            {"build/cells-bench", "build/cells-bench-quick"}};
     if (!g->cells_dir)
-        g->cells_dir = g->quick ? "build/cells-quick" : "build/cells";
+        g->cells_dir = CELLS[g->bench][g->quick];
     if (!g->out)
-        g->out = g->quick ? "build/experiments-quick" : "docs";
-    exp_settings(&g->set, g->quick, g->seeds);
+        g->out = !g->quick ? "docs" : g->bench ? "build/benchmark-quick"
+                                               : "build/experiments-quick";
+    g->page = g->bench ? "benchmark" : "results";
+    if (g->bench)
+        exp_settings_bench(&g->set, g->quick, g->seeds);
+    else
+        exp_settings(&g->set, g->quick, g->seeds);
     Err e;
     if (exp_cells(&g->set, &g->cells, &g->n, &e))
         cli_fail(&g->cli, &e);
@@ -554,11 +577,11 @@ static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
         exit(2);
     }
     make_dirs(&g->cli, g->out);
-    snprintf(page, sizeof page, "%s/results.md", g->out);
+    snprintf(page, sizeof page, "%s/%s.md", g->out, g->page);
     snprintf(cells_name, sizeof cells_name, "%s/cells", g->cells_dir);
     if (output_lock(&page_lock, page, "--out", true, &e) ||
         (cells_writable && output_lock(&cells_lock, cells_name, "--cells", true, &e)) ||
-        publish_recover(g->out, "results", &e))
+        publish_recover(g->out, g->page, &e))
         cli_fail(&g->cli, &e);
     if (!g->jobs)
         g->jobs = cpus_usable();
@@ -571,8 +594,8 @@ static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
     int rc = run_grid(g, todo, n_todo, g->n - n_todo);
     if (!rc) {
         write_page(g);
-        fprintf(stderr, "experiments: wrote %s/results.md from %zu cells (%zu run now, in %.1f "
-                "minutes)\n", g->out, g->n, n_todo, (clock_seconds() - t0) / 60.0);
+        fprintf(stderr, "experiments: wrote %s/%s.md from %zu cells (%zu run now, in %.1f "
+                "minutes)\n", g->out, g->page, g->n, n_todo, (clock_seconds() - t0) / 60.0);
     }
     if (cells_lock.fd >= 0)
         output_unlock(&cells_lock);

@@ -39,6 +39,7 @@ Suite *suite_rules(void);
 Suite *suite_cells(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
+TCase *tcase_batches(void);
 
 /* The registry's schemes that keep holds for, in its order: how many,
  * and the n-th (n below that count). */

@@ -229,6 +229,7 @@ START_TEST(options_are_stored_by_name_and_read_back) {
         {"--max-train-len", "6"}, {"--train-examples", "90"}, {"--valid-examples", "30"},
         {"--test-examples", "40"}, {"--data-seed", "9"},   {"--steps", "12"},
         {"--batch", "5"},        {"--eval-every", "4"},   {"--random-positions", "9"},
+        {"--batches", "by-length"},
         {"--lr", "0.003"},       {"--warmup", "3"},       {"--schedule", "noam"},
         {"--weight-decay", "0.05"}, {"--clip", "0.5"},    {"--keep", "last"}};
     ck_assert_uint_eq(sizeof run_set / sizeof *run_set, TRAIN_OPT_COUNT - 2);
@@ -256,6 +257,7 @@ START_TEST(options_are_stored_by_name_and_read_back) {
                       was, now);
     }
     ck_assert_int_eq(ck.meta.keep, KEEP_LAST);
+    ck_assert_int_eq(ck.meta.batches, BATCHES_BY_LENGTH);
     checkpoint_free(&ck);
     session_free(&s);
     remove(path);

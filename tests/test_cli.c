@@ -372,7 +372,7 @@ static const char *valid_value(const char *prog, const char *opt) {
         {"--layout", "split"},      {"--norm", "pre"},      {"--act", "gelu"},
         {"--pool", "cls"},          {"--schedule", "noam"}, {"--keep", "last"},
         {"--rope-scaling", "ntk"},  {"--alibi-slopes", "asymmetric"},
-        {"--split", "test"},        {"--schemes", "none"},
+        {"--split", "test"},        {"--schemes", "none"},  {"--batches", "by-length"},
     };
     size_t r = range_of(prog, opt);
     if (r < N_RANGES)

@@ -319,8 +319,9 @@ START_TEST(random_test_positions_are_drawn_and_averaged) {
         run_steps(&s, 40, losses);
         EvalStats plain[10], at[10], again[10], total, total_at, total_again;
         ck_assert(evaluate_dataset(&s.model, &s.test, 16, plain, &total, &e) == 0);
-        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, 7, at, &total_at, &e) == 0);
-        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, 7, again, &total_again,
+        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, false, 7, at, &total_at,
+                                      &e) == 0);
+        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, false, 7, again, &total_again,
                                       &e) == 0);
         ck_assert_uint_eq(total_at.correct, total_again.correct);
         ck_assert(total_at.loss_sum == total_again.loss_sum);
@@ -593,6 +594,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, any_thread_count_trains_the_same_model);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_checkpoint_format());
+    suite_add_tcase(s, tcase_batches());
     tc = tcase_create("outcomes");
     tcase_add_test(tc, position_is_what_the_agent_task_needs);
     tcase_set_timeout(tc, 900);

@@ -57,5 +57,8 @@ void exp_series_add(ExpCellResult *res, const char *name, double value, double e
 /* EXP_SCALING's cell (cell_scaling.c) and EXP_PROBE's (cell_probe.c). */
 int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
 int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
+/* EXP_BENCH's cell (cell_bench.c): main, the accuracy per input length
+ * 1..M (entry 0 NaN), its value the mean over N+1..M. */
+int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
 
 #endif

@@ -94,6 +94,8 @@ int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res
         rc = exp_run_scaling(set, cell, res, e);
     else if (cell->kind == EXP_PROBE)
         rc = exp_run_probe(set, cell, res, e);
+    else if (cell->kind == EXP_BENCH)
+        rc = exp_run_bench(set, cell, res, e);
     else if (cell->kind == EXP_ORDER) {
         Config c = exp_cell_config(set, cell);
         double gap;

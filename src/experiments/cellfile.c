@@ -73,6 +73,10 @@ void exp_cell_shape(ExpCellShape *sh, const ExpSettings *set, const ExpCell *cel
         }
         return;
     }
+    case EXP_BENCH: /* per input length 1..M */
+        sh->n_per_len = sh->n_exact_len = set->bench_M + 1;
+        sh->first = 1, sh->last = set->bench_M;
+        return;
     default: /* tasks, variants: one accuracy */
         return;
     }

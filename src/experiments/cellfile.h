@@ -35,7 +35,7 @@ int exp_cell_format(Buf *b, const ExpSettings *set, const ExpCell *cell,
                     double seconds);
 
 typedef struct {
-    char id[96], kind[16], task[16], name[40], source[64], settings[512], kernels[64];
+    char id[96], kind[16], task[32], name[40], source[64], settings[512], kernels[64];
     size_t seed; /* 1-based, as in the id */
     double seconds;
     ExpCellResult res;

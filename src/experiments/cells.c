@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../text/tasks.h"
 #include "grid.h"
 
 const char *const exp_kind_names[EXP_KINDS] = {"order",   "tasks",       "lengths",
                                                "random",  "variants",    "random-test",
-                                               "scaling", "causal",      "probe"};
+                                               "scaling", "causal",      "probe",
+                                               "bench"};
 static const char *const tasks2[2] = {"agent", "direction"};
 static const char *const random_schemes[3] = {"sinusoidal", "learned", "rope"};
 
@@ -40,7 +42,30 @@ static void add(ExpCell *cells, size_t *n, ExpKind kind, const char *task, const
         snprintf(c->id, sizeof c->id, "%s-%s-%s-s%zu", exp_kind_names[kind], task, s, seed + 1);
 }
 
+/* The benchmark's grid: task by task, column by column, seed by seed;
+ * a cell costs its steps times its longest training tape. */
+static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
+    size_t k = set->seeds, n = 0;
+    ExpCell *c = xcalloc(EXP_BENCH_TASKS * EXP_BENCH_COLUMNS * k, sizeof *c,
+                         "the benchmark's cells", e);
+    if (!c)
+        return ERR_RUNTIME;
+    for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
+        const Task *task = task_find(exp_bench_tasks[t]);
+        double tape = (double)(set->bench_N + task->blanks(set->bench_N));
+        for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++)
+            for (size_t i = 0; i < k; i++)
+                add(c, &n, EXP_BENCH, exp_bench_tasks[t], exp_bench_columns[s], i, 0,
+                    (double)set->bench_steps * tape);
+    }
+    *out = c;
+    *n_out = n;
+    return 0;
+}
+
 int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
+    if (set->bench)
+        return bench_cells(set, out, n_out, e);
     size_t S = exp_scheme_count(), k = set->seeds;
     size_t total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + 3) * k +
                    EXP_VARIANTS * set->variant_seeds + EXP_LENGTH_TASKS * k +

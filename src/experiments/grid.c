@@ -9,6 +9,26 @@
 
 const char *const exp_length_tasks[EXP_LENGTH_TASKS] = {"reverse", "sort", "previous"};
 
+const char *const exp_bench_tasks[EXP_BENCH_TASKS] = {
+    "even_pairs",       "modular_arithmetic", "parity_check",
+    "cycle_navigation", "stack_manipulation", "reverse_string",
+    "duplicate_string", "missing_duplicate_string", "odds_first",
+    "binary_addition",  "bucket_sort"};
+
+/* Ruoss et al.'s columns (none, sin/cos, relative, RoPE, ALiBi, learned,
+ * each randomized form beside its plain one; their relative is
+ * Transformer-XL's, our xl), then our other schemes */
+const char *const exp_bench_columns[EXP_BENCH_COLUMNS] = {
+    "none",   "sinusoidal",   "random sinusoidal", "xl",      "random xl",
+    "rope",   "random rope",  "alibi",             "random alibi", "learned",
+    "random learned", "t5",   "shaw",              "fire",    "kerple"};
+
+const char *exp_bench_scheme(const char *column, bool *randomized) {
+    static const char RANDOM[] = "random ";
+    *randomized = strncmp(column, RANDOM, sizeof RANDOM - 1) == 0;
+    return *randomized ? column + sizeof RANDOM - 1 : column;
+}
+
 const char *const exp_scaling_names[EXP_SCALINGS] = {"none",   "linear-x2", "linear-x4",
                                                      "ntk-x2", "ntk-x4",    "yarn-x2",
                                                      "yarn-x4"};
@@ -106,7 +126,42 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
         s->seeds = seeds, s->variant_seeds = seeds > s->variant_seeds ? seeds : s->variant_seeds;
 }
 
+/* Ruoss et al. train on 1..40 and test to 500 (their example script: to
+ * 100, 10,000 steps of 128, width 64, 5 layers), drawing positions from
+ * 2048. Ours keeps their example's M/N = 2.5 at N = 10, on the results
+ * page's models: the differences are on docs/benchmark.md. */
+void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
+    memset(s, 0, sizeof *s);
+    s->bench = true, s->quick = quick;
+    s->batch = 32;
+    if (quick) {
+        s->d_model = 16, s->heads = 2, s->layers = 1, s->d_ff = 32;
+        s->seeds = 2;
+        s->bench_N = 4, s->bench_M = 8, s->bench_steps = 60;
+        s->bench_n_train = 500, s->bench_per_len = 16;
+        s->random_range = 64;
+    } else {
+        s->d_model = 32, s->heads = 4, s->layers = 2, s->d_ff = 128;
+        s->seeds = 10;
+        s->bench_N = 10, s->bench_M = 25, s->bench_steps = 2000;
+        s->bench_n_train = 20000, s->bench_per_len = 128;
+        /* the longest test tape (duplicate_string, 3M = 75) about 3.4 times
+         * over, as 2048 covers Ruoss et al.'s 500 four times */
+        s->random_range = 256;
+    }
+    if (seeds)
+        s->seeds = seeds;
+}
+
 void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
+    if (s->bench) {
+        snprintf(buf, cap, "bench quick=%d d_model=%zu heads=%zu layers=%zu d_ff=%zu "
+                 "batch=%zu N=%zu M=%zu steps=%zu n_train=%zu per_len=%zu random_range=%zu",
+                 s->quick, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->bench_N,
+                 s->bench_M, s->bench_steps, s->bench_n_train, s->bench_per_len,
+                 s->random_range);
+        return;
+    }
     snprintf(buf, cap, "quick=%d d_model=%zu heads=%zu layers=%zu d_ff=%zu batch=%zu "
              "task_steps=%zu length_steps=%zu min_len=%zu L=%zu n_test=%zu n_test_lengths=%zu "
              "tune_steps=%zu probe_layers=%zu random_range=%zu",

@@ -25,6 +25,12 @@ typedef struct {
     size_t random_range;   /* section 4's positions are drawn from 0..random_range-1 */
     size_t n_test;         /* test sentences of agent, direction and experiment 5 */
     size_t n_test_lengths; /* test sentences of experiments 3 and 4 */
+    /* The benchmark (experiments --bench, docs/benchmark.md): Delétang et
+     * al.'s tasks on Ruoss et al.'s protocol, a grid of its own. */
+    bool bench;
+    size_t bench_N, bench_M;  /* train on inputs of 1..N, test each length N+1..M */
+    size_t bench_steps, bench_n_train;
+    size_t bench_per_len;     /* test tapes per input length */
 } ExpSettings;
 
 /* The most seeds per configuration (--seeds). */
@@ -32,6 +38,8 @@ typedef struct {
 
 /* The settings of the full run, or of --quick; seeds 0 keeps the default. */
 void exp_settings(ExpSettings *s, bool quick, size_t seeds);
+/* The same for the benchmark's grid (experiments --bench). */
+void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds);
 
 /* The settings a cell's numbers depend on, as one line (the seed count is
  * not among them: a sixth seed reuses the first five). */
@@ -54,6 +62,7 @@ typedef enum {
     EXP_SCALING,
     EXP_CAUSAL,
     EXP_PROBE,
+    EXP_BENCH,
     EXP_KINDS
 } ExpKind;
 
@@ -87,6 +96,17 @@ size_t exp_scheme_index(const char *name);
 const PeScheme *exp_scheme_base(const char *name);
 void exp_scheme_form(Config *c, const char *name);
 
+/* The benchmark's tasks, in the order of Ruoss et al.'s Table 1 (by level
+ * of the Chomsky hierarchy), and its columns: every scheme plain, each
+ * randomized form ("random rope": --random-positions) beside its plain one,
+ * none first as the floor. exp_bench_scheme gives the scheme a column
+ * runs and whether it is randomized. */
+#define EXP_BENCH_TASKS 11
+extern const char *const exp_bench_tasks[EXP_BENCH_TASKS];
+#define EXP_BENCH_COLUMNS 15
+extern const char *const exp_bench_columns[EXP_BENCH_COLUMNS];
+const char *exp_bench_scheme(const char *column, bool *randomized);
+
 /* The tasks of experiments 3 and 4. */
 #define EXP_LENGTH_TASKS 3
 extern const char *const exp_length_tasks[EXP_LENGTH_TASKS];
@@ -101,7 +121,7 @@ void exp_variant_config(Config *c, size_t variant);
  * unit that runs on its own, writes its own file, and is never run twice. */
 typedef struct {
     ExpKind kind;
-    char task[16];
+    char task[32];
     char name[40];  /* the scheme, or experiment 5's variant */
     size_t seed;    /* 0-based */
     size_t variant; /* experiment 5: which (exp_variant_names) */

@@ -21,6 +21,9 @@ void session_free(Session *s) {
     free(s->lens);
     free(s->idx);
     free(s->pos);
+    free(s->by_len);
+    free(s->len_from);
+    free(s->lengths);
     session_zero(s);
 }
 
@@ -134,11 +137,16 @@ void session_draw_positions(size_t *p, Rng *rng, size_t n, size_t N) {
 }
 
 /* Sorted distinct positions for each sentence, drawn uniformly from
- * 0..N-1; padded slots keep their index. */
+ * 0..N-1; padded slots keep their index. With shared (a batch of one
+ * length), the first sentence's draw is every sentence's. */
 static void draw_positions(size_t *pos, Rng *rng, const size_t *lens, size_t B, size_t T,
-                           size_t N) {
+                           size_t N, bool shared) {
     for (size_t b = 0; b < B; b++) {
         size_t *p = pos + b * T;
+        if (shared && b > 0) {
+            memcpy(p, pos, T * sizeof *p);
+            continue;
+        }
         session_draw_positions(p, rng, lens[b], N);
         for (size_t t = lens[b]; t < T; t++)
             p[t] = t;
@@ -172,8 +180,38 @@ static int check_memory(Session *s, const Config *c, Err *e) {
     return 0;
 }
 
+/* --batches by-length: the training sentences grouped by length, in the
+ * split's order within a length (a counting sort). */
+static int group_by_length(Session *s, Err *e) {
+    const Dataset *d = &s->train;
+    size_t L = d->max_len;
+    s->by_len = xmalloc((d->n ? d->n : 1) * sizeof *s->by_len, "the batches by length", e);
+    s->len_from = xcalloc(L + 2, sizeof *s->len_from, "the batches by length", e);
+    s->lengths = xmalloc((L + 1) * sizeof *s->lengths, "the batches by length", e);
+    if (!s->by_len || !s->len_from || !s->lengths)
+        return ERR_RUNTIME;
+    for (size_t i = 0; i < d->n; i++)
+        s->len_from[d->start[i + 1] - d->start[i] + 1]++;
+    for (size_t t = 0; t <= L; t++) {
+        if (s->len_from[t + 1])
+            s->lengths[s->n_lengths++] = t;
+        s->len_from[t + 1] += s->len_from[t];
+    }
+    /* len_from[t] is where length t starts: fill with a cursor per length */
+    size_t *next = xmalloc((L + 1) * sizeof *next, "the batches by length", e);
+    if (!next)
+        return ERR_RUNTIME;
+    memcpy(next, s->len_from, (L + 1) * sizeof *next);
+    for (size_t i = 0; i < d->n; i++)
+        s->by_len[next[d->start[i + 1] - d->start[i]]++] = i;
+    free(next);
+    return 0;
+}
+
 /* Batch buffers, activations and the optimizer. */
 static int alloc_batches(Session *s, const OptConfig *opt, Err *e) {
+    if (s->meta.batches == BATCHES_BY_LENGTH && group_by_length(s, e))
+        return ERR_RUNTIME;
     size_t B = s->meta.batch, T = s->train.max_len;
     s->ids = xmalloc(B * T * sizeof *s->ids, "a batch", e);
     s->batch_labels = xmalloc(B * T * sizeof *s->batch_labels, "a batch", e);
@@ -420,17 +458,25 @@ int session_resume(Session *s, const char *path, size_t steps, double max_memory
 
 int session_step(Session *s, StepStats *st, Err *e) {
     size_t B = s->meta.batch, T = 0;
-    for (size_t b = 0; b < B; b++) {
-        /* drawn with replacement: the generator's state is the whole
-         * position in the data order, which is what a checkpoint saves */
-        s->idx[b] = rng_below(&s->meta.rng, s->train.n);
-        size_t len = s->train.start[s->idx[b] + 1] - s->train.start[s->idx[b]];
-        T = len > T ? len : T;
+    bool by_length = s->meta.batches == BATCHES_BY_LENGTH;
+    /* drawn with replacement: the generator's state is the whole position
+     * in the data order, which is what a checkpoint saves */
+    if (by_length) {
+        T = s->lengths[rng_below(&s->meta.rng, s->n_lengths)];
+        size_t from = s->len_from[T], n = s->len_from[T + 1] - from;
+        for (size_t b = 0; b < B; b++)
+            s->idx[b] = s->by_len[from + rng_below(&s->meta.rng, n)];
+    } else {
+        for (size_t b = 0; b < B; b++) {
+            s->idx[b] = rng_below(&s->meta.rng, s->train.n);
+            size_t len = s->train.start[s->idx[b] + 1] - s->train.start[s->idx[b]];
+            T = len > T ? len : T;
+        }
     }
     dataset_batch(&s->train, s->idx, B, T, s->ids, s->lens, s->batch_labels);
     size_t N = s->meta.random_positions;
     if (N)
-        draw_positions(s->pos, &s->meta.rng, s->lens, B, T, N);
+        draw_positions(s->pos, &s->meta.rng, s->lens, B, T, N, by_length);
     return train_step(&s->trainer, &s->model, &s->acts, s->ids, s->lens, N ? s->pos : NULL,
                       s->batch_labels, B, T, st, e);
 }
@@ -480,11 +526,12 @@ static size_t exact_matches(const Model *m, const Acts *a, const int *labels, si
 
 int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
                      EvalStats *total, Err *e) {
-    return evaluate_dataset_at(m, d, B, 0, 1, 0, per_len, total, e);
+    return evaluate_dataset_at(m, d, B, 0, 1, false, 0, per_len, total, e);
 }
 
 int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
-                        uint64_t seed, EvalStats *per_len, EvalStats *total, Err *e) {
+                        bool shared, uint64_t seed, EvalStats *per_len, EvalStats *total,
+                        Err *e) {
     memset(total, 0, sizeof *total);
     if (d->n == 0)
         return 0;
@@ -526,7 +573,7 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
                 StepStats s;
                 dataset_batch(d, idx + i, b, len, ids, lens, labels);
                 if (pos)
-                    draw_positions(pos, &rng, lens, b, len, N);
+                    draw_positions(pos, &rng, lens, b, len, N, shared);
                 rc = eval_batch_at(m, &a, ids, lens, pos, labels, b, len, &s, e);
                 st.labelled += s.labelled;
                 st.correct += s.correct;

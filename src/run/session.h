@@ -26,6 +26,10 @@ typedef struct {
     int *ids, *batch_labels; /* (B,T) and (B) or (B,T) */
     size_t *lens, *idx;      /* (B) */
     size_t *pos;             /* (B,T) random positions, with meta.random_positions */
+    /* --batches by-length: the training sentences of length t are
+     * by_len[len_from[t] .. len_from[t + 1] - 1]; lengths[0..n_lengths-1]
+     * are the lengths the split holds, one of which each step draws */
+    size_t *by_len, *len_from, *lengths, n_lengths;
     double memory;           /* bytes the run needs, as estimated before allocating */
 } Session;
 
@@ -125,11 +129,14 @@ int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_
  * sentence gets sorted distinct positions drawn uniformly from 0..N-1, as
  * in training with --random-positions N, draws times (a generator seeded
  * from seed), every draw scored; the counts add up over the draws, so an
- * accuracy is their mean (exact counts sentences once per draw).
- * Sentences longer than N are skipped as a learned table's are. N = 0 is
- * evaluate_dataset (positions 0..T-1, one pass). */
+ * accuracy is their mean (exact counts sentences once per draw). With
+ * shared, the sentences of a batch (all of one length) share one draw, as
+ * in training with --batches by-length. Sentences longer than N are
+ * skipped as a learned table's are. N = 0 is evaluate_dataset (positions
+ * 0..T-1, one pass). */
 int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
-                        uint64_t seed, EvalStats *per_len, EvalStats *total, Err *e);
+                        bool shared, uint64_t seed, EvalStats *per_len, EvalStats *total,
+                        Err *e);
 
 /* correct / labelled, or 0 with nothing labelled. */
 double eval_accuracy(const EvalStats *s);

@@ -15,7 +15,8 @@
  * value v named names[v]). */
 typedef enum { RUN_TASK, RUN_PATH, RUN_SIZE, RUN_U64, RUN_FLOAT, RUN_NAME } RunType;
 
-_Static_assert(sizeof(Schedule) == sizeof(int) && sizeof(KeepWhich) == sizeof(int),
+_Static_assert(sizeof(Schedule) == sizeof(int) && sizeof(KeepWhich) == sizeof(int) &&
+                   sizeof(BatchDraw) == sizeof(int),
                "the enums of a run are ints");
 
 /* One row per option, in the order of TRAIN_OPT_: its flag, its field (in
@@ -59,6 +60,8 @@ static const struct {
      {NULL, NULL}, false},
     {"--random-positions", false, offsetof(TrainMeta, random_positions), 0, RUN_SIZE, 1,
      MAX_DIM, {NULL, NULL}, true},
+    {"--batches", false, offsetof(TrainMeta, batches), 0, RUN_NAME, 0, 0, {"mixed", "by-length"},
+     true},
     {"--lr", true, offsetof(OptConfig, lr), 0, RUN_FLOAT, 1e-8, 10.0, {NULL, NULL}, false},
     {"--warmup", true, offsetof(OptConfig, warmup), 0, RUN_SIZE, 0, TRAIN_MAX_STEPS,
      {NULL, NULL}, false},
@@ -199,6 +202,11 @@ bool train_option_given(const TrainMeta *mt, const OptConfig *o, size_t opt) {
     const unsigned char *f = field((TrainMeta *)mt, (OptConfig *)o, opt);
     if (ROWS[opt].type == RUN_TASK || ROWS[opt].type == RUN_PATH)
         return f[0] != '\0';
+    if (ROWS[opt].type == RUN_NAME) {
+        int v;
+        memcpy(&v, f, sizeof v);
+        return v != 0;
+    }
     size_t s;
     memcpy(&s, f, sizeof s);
     return s != 0;

@@ -20,6 +20,14 @@
  * best validation accuracy, or the last step's. */
 typedef enum { KEEP_BEST = 0, KEEP_LAST = 1 } KeepWhich;
 
+/* How a training batch is drawn (train --batches): B sentences of the
+ * training split, each drawn on its own (mixed lengths, padded to the
+ * longest), or a length drawn uniformly from those of the split and then
+ * B sentences of that length, as Ruoss et al. (2023) and Deletang et al.
+ * (2023) train: no padding, and with --random-positions one draw of
+ * positions shared by the batch, as their code draws them. */
+typedef enum { BATCHES_MIXED = 0, BATCHES_BY_LENGTH = 1 } BatchDraw;
+
 /* What a training run was asked for (its data, batch, steps, evaluations
  * and kept model) and where its data order stands: with the model and the
  * optimizer, what a checkpoint needs to resume the run exactly where it
@@ -37,6 +45,7 @@ typedef struct {
     Rng rng;              /* the data-order generator as it stands after `step` steps */
     double seconds;       /* time spent training so far, resumed runs included */
     size_t random_positions; /* training positions drawn from 0..N-1, e.g. 64; 0 = off */
+    BatchDraw batches;    /* mixed (the default) or by length */
     size_t table_len;     /* rows asked of a learned table, 0 = as training needs; not
                            * saved (the model's shape holds the answer) */
     double max_memory;    /* bytes the run may use, e.g. 8e9; 0 = no limit; not saved (a
@@ -67,6 +76,7 @@ enum {
     TRAIN_OPT_BATCH,
     TRAIN_OPT_EVAL_EVERY,
     TRAIN_OPT_RANDOM_POSITIONS,
+    TRAIN_OPT_BATCHES,
     TRAIN_OPT_LR,
     TRAIN_OPT_WARMUP,
     TRAIN_OPT_SCHEDULE,
@@ -98,7 +108,8 @@ void train_option_text(const TrainMeta *mt, const OptConfig *o, size_t opt, char
                        size_t cap);
 /* Whether option opt holds a value to save: always, but for the options
  * whose 0 or "" means "not given" (a task's lengths, --random-positions,
- * the task or the files not used). */
+ * --batches mixed, the task or the files not used): a checkpoint of a run
+ * that leaves them is the one an older version wrote. */
 bool train_option_given(const TrainMeta *mt, const OptConfig *o, size_t opt);
 
 /* Checks a run's options together, as train's own checks do (a task or a

@@ -3,6 +3,7 @@
 #ifndef POSENC_TRIAL_H
 #define POSENC_TRIAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../core/err.h"
@@ -41,8 +42,9 @@ void trial_free(Trial *t);
 /* Tests m on test: accuracy and exact-match rate overall and per length
  * (per_len and exact_len allocated, test->max_len + 1 entries, NaN where
  * no sentence was scored); with N, at random positions from 0..N-1,
- * TRIAL_DRAWS draws from seed (evaluate_dataset_at). */
-int trial_test(const Model *m, const Dataset *test, size_t N, uint64_t seed, double *accuracy,
-               double *exact, double **per_len, double **exact_len, Err *e);
+ * TRIAL_DRAWS draws from seed (evaluate_dataset_at), one per batch with
+ * shared (a model trained with --batches by-length). */
+int trial_test(const Model *m, const Dataset *test, size_t N, bool shared, uint64_t seed,
+               double *accuracy, double *exact, double **per_len, double **exact_len, Err *e);
 
 #endif

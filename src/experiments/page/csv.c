@@ -9,7 +9,7 @@
 #include "../../core/fileio.h"
 #include "sections.h"
 
-static const char *const kind_file[EXP_KINDS] = {"order",   "tasks",       "lengths",
+static const char *const kind_file[EXP_BENCH] = {"order",   "tasks",       "lengths",
                                                  "random",  "variants",    "random_test",
                                                  "scaling", "causal",      "probe"};
 
@@ -21,7 +21,8 @@ static void number(Buf *b, double v, const char *end) {
 }
 
 int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
-    for (int k = 0; k < EXP_KINDS; k++) {
+    /* the benchmark's runs have a page of their own (bench_page.c) */
+    for (int k = 0; k < EXP_BENCH; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/results/%s.csv", dir, kind_file[k]);
         Buf b = {0};

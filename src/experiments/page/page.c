@@ -13,8 +13,7 @@
 #include "stats.h"
 #include "tables.h"
 
-/* The rules every verdict of the page follows, stated once (verdict.h). */
-static void rules(Buf *b, const ExpSettings *s) {
+void exp_rules(Buf *b, size_t seeds) {
     buf_printf(b, "**How a verdict is reached.** The seeds are the units: %zu models a "
                "configuration. Two configurations are compared by a two-sided Mann-Whitney U "
                "test on their seeds (exact), for a difference, and by two one-sided U tests "
@@ -37,8 +36,8 @@ static void rules(Buf *b, const ExpSettings *s) {
                "behind on more than it is ahead, or equivalent on every task tested; cannot "
                "tell otherwise (a null result is never a verdict); and cannot be tested here "
                "when no task passes the gate.\n\n",
-               s->seeds, VERDICT_MARGIN, VERDICT_MARGIN, 100.0 * hl_coverage(s->seeds, s->seeds),
-               s->seeds, s->seeds, VERDICT_ALPHA, VERDICT_CEILING, VERDICT_FLOOR_ABOVE,
+               seeds, VERDICT_MARGIN, VERDICT_MARGIN, 100.0 * hl_coverage(seeds, seeds),
+               seeds, seeds, VERDICT_ALPHA, VERDICT_CEILING, VERDICT_FLOOR_ABOVE,
                EXP_LEARNED);
 }
 
@@ -73,7 +72,7 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
                "program from its numbers. [Page 4](04-relative.md) explains the schemes "
                "inside attention; [page 5](05-training.md) how to train one model.\n\n",
                s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->seeds);
-    rules(&b, s);
+    exp_rules(&b, s->seeds);
     exp_order_section(&b, r);
     exp_tasks_section(&b, r);
     exp_lengths_section(&b, r);

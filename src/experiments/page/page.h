@@ -12,4 +12,9 @@
  * DIR/img/results. */
 int exp_write(const ExpResults *r, const char *dir, Err *e);
 
+/* The benchmark's page (experiments --bench): DIR/benchmark.md, the CSV
+ * files in DIR/benchmark and the figures in DIR/img/benchmark
+ * (bench_page.c). */
+int exp_bench_write(const ExpResults *r, const char *dir, Err *e);
+
 #endif

@@ -15,7 +15,7 @@
 /* One run's result, as the page reads it. */
 typedef struct {
     ExpKind kind;
-    char task[16];
+    char task[32];
     char name[40];   /* the scheme or variant */
     size_t seed;     /* 0-based */
     double value;      /* max_abs_diff for EXP_ORDER, else test accuracy */

@@ -13,6 +13,10 @@
 #define EXP_SOLVED 0.95  /* an accuracy this high solves a task */
 #define EXP_LEARNED 0.90 /* a scheme learned the trained lengths at this or more */
 
+/* The rules every verdict of a page follows, stated once (verdict.h):
+ * the paragraph both pages open their verdicts with. */
+void exp_rules(Buf *b, size_t seeds);
+
 /* The three bands of every length table: trained (min_len..L), up to 2L,
  * up to 4L. */
 void exp_bands(const ExpResults *r, Band *b);

@@ -1,0 +1,29 @@
+/* What the benchmark's page shares (bench_page.c, bench_claims.c): its
+ * bands, its statistics per task and column, its figures and claims. */
+#ifndef POSENC_EXP_BENCH_H
+#define POSENC_EXP_BENCH_H
+
+#include <stdbool.h>
+
+#include "../../core/buf.h"
+#include "results.h"
+
+/* The training lengths 1..N and the test lengths N+1..M. */
+Band exp_bench_trained(const ExpResults *r);
+Band exp_bench_tested(const ExpResults *r);
+/* A column's seeds on a task, by their mean accuracy (or exact-match
+ * rate) over band. */
+Stat exp_bench_stat(const ExpResults *r, const char *task, const char *column, Band band,
+                    bool exact);
+/* The level of exp_bench_tasks[t] in words: "regular", ... */
+const char *exp_bench_level(size_t t);
+
+/* DIR/img/benchmark/paper.png (none and Ruoss et al.'s encodings with
+ * their randomized forms) and others.png (the other schemes): accuracy by
+ * input length, the mean over seeds, a panel per task. */
+int exp_bench_figures(const ExpResults *r, const char *dir, Err *e);
+/* The page's last sections: the figures, and the paper's claims checked
+ * one by one under the results page's rules. */
+void exp_bench_claims(Buf *b, const ExpResults *r);
+
+#endif
