@@ -195,10 +195,13 @@ static void offset_grad(const Head *x, float Gt[][TILE_CHANNELS], const float *s
     }
 }
 
+/* The tile's keys W_R R(o) into rk (channels by offsets), and with G the
+ * gradient of W_R from the keys' (offset_grad); either may be NULL. */
 static void offset_keys(float *rk, const float *G, const Head *x, const float *D,
                         const Tile *tl) {
     size_t C = x->C, n_sin = (C + 1) / 2, nu = tl->nu;
-    memset(rk, 0, tl->nd * nu * sizeof *rk);
+    if (rk)
+        memset(rk, 0, tl->nd * nu * sizeof *rk);
     float Gt[TILE_OFFSETS][TILE_CHANNELS]; /* G transposed: offsets by channels */
     for (size_t d = 0; G && d < tl->nd; d++)
         for (size_t t = 0; t < nu; t++)
@@ -243,7 +246,7 @@ static void offset_keys(float *rk, const float *G, const Head *x, const float *D
             bool has_cos = n_sin + k < C; /* an odd d_model's last sine has none */
             if (!has_cos)
                 memset(cs[f], 0, nu * sizeof cs[f][0]);
-            for (size_t d = 0; d < tl->nd; d++) {
+            for (size_t d = 0; rk && d < tl->nd; d++) {
                 size_t row = (tl->d0 + d) * C;
                 float ws = x->W[row + k], wc = has_cos ? x->W[row + n_sin + k] : 0.0f;
                 float *r = rk + d * nu;
@@ -255,6 +258,66 @@ static void offset_keys(float *rk, const float *G, const Head *x, const float *D
         }
     }
 }
+
+/* A head's keys for every offset of a sentence, by tiles in the order the
+ * hooks walk them: tile (u0, d0) at u0 HS + d0 nu, as offset_keys fills
+ * it. The sentences of a batch share their offsets (0..T-1 for all, or
+ * one draw of random positions with --batches by-length) and a layer its
+ * W_R, so each thread keeps a head's last keys with what they were made
+ * from (W_R's rows, compared by value: a step changes them in place, and
+ * the offsets), and makes them again only when either differs: the same
+ * floats, once a batch instead of once a sentence (xl_score and its
+ * backward, the keys made inside them, were 64% of a benchmark cell's
+ * step at random positions, perf). Heads past XL_MEMO_HEADS share slots. */
+#define XL_MEMO_HEADS 16
+typedef struct {
+    const float *at; /* W_R's rows, where they were read */
+    float *w, *D, *keys;
+    size_t HS, C, n, cap_w, cap_D, cap_keys;
+} KeyMemo;
+
+static bool grow(float **p, size_t *cap, size_t need) {
+    if (need <= *cap)
+        return true;
+    float *q = realloc(*p, need * sizeof *q);
+    if (!q)
+        return false;
+    *p = q, *cap = need;
+    return true;
+}
+
+/* NULL when memory ran out: the caller makes each tile's keys itself. */
+static const float *keys_of(const Head *x, const float *D, size_t n, size_t h) {
+    static _Thread_local KeyMemo memo[XL_MEMO_HEADS];
+    KeyMemo *m = &memo[h % XL_MEMO_HEADS];
+    size_t HS = x->HS, C = x->C;
+    if (m->keys && m->at == x->W && m->HS == HS && m->C == C && m->n == n &&
+        memcmp(m->w, x->W, HS * C * sizeof *x->W) == 0 &&
+        memcmp(m->D, D, n * sizeof *D) == 0)
+        return m->keys;
+    if (!grow(&m->w, &m->cap_w, HS * C) || !grow(&m->D, &m->cap_D, n) ||
+        !grow(&m->keys, &m->cap_keys, n * HS)) {
+        m->n = 0;
+        return NULL;
+    }
+    m->at = x->W, m->HS = HS, m->C = C, m->n = n;
+    memcpy(m->w, x->W, HS * C * sizeof *x->W);
+    memcpy(m->D, D, n * sizeof *D);
+    for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
+        for (size_t d0 = 0; d0 < HS; d0 += TILE_CHANNELS) {
+            Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(HS - d0, TILE_CHANNELS)};
+            offset_keys(m->keys + u0 * HS + d0 * tl.nu, NULL, x, D, &tl);
+        }
+    return m->keys;
+}
+
+/* The pair loops: a query's term for every offset of a tile (qo, gi: a
+ * loop along the offsets that the compiler vectorizes) costs T x n per
+ * head, where n, the distinct offsets, is 2T - 1 at positions 0..T-1 but
+ * about T^2 at random ones (T^3: 30 times the pairs at T = 30, the most of
+ * a step). Past 4T offsets each pair sums its own term instead, the same
+ * terms in the same order: the same floats either way. */
+static bool pairwise(size_t n, size_t T) { return n > 4 * T; }
 
 /* y += a x, n floats; restrict lets the compiler vectorize it. */
 static void axpy(float *restrict y, const float *restrict x, float a, size_t n) {
@@ -284,19 +347,32 @@ static void xl_score(const PeHead *hd) {
      * a loop along the offsets that the compiler vectorizes, then read
      * at each key's offset. Each sum runs over d in order, as a sum per
      * pair would. */
-    float rk[TILE_OFFSETS * TILE_CHANNELS], qo[TILE_OFFSETS];
+    float own[TILE_OFFSETS * TILE_CHANNELS], qo[TILE_OFFSETS], a[TILE_CHANNELS];
+    bool by_pair = pairwise(n, T);
+    const float *keys = keys_of(&x, D, n, hd->h);
     for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
         for (size_t d0 = 0; d0 < x.HS; d0 += TILE_CHANNELS) {
             Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(x.HS - d0, TILE_CHANNELS)};
-            offset_keys(rk, NULL, &x, D, &tl);
+            const float *rk = keys ? keys + u0 * x.HS + d0 * tl.nu : own;
+            if (!keys)
+                offset_keys(own, NULL, &x, D, &tl);
             for (size_t i = 0; i < T; i++) {
-                memset(qo, 0, tl.nu * sizeof *qo);
                 for (size_t d = 0; d < tl.nd; d++)
-                    axpy(qo, rk + d * tl.nu, hd->q[i * ld + d0 + d] + x.v[d0 + d], tl.nu);
+                    a[d] = hd->q[i * ld + d0 + d] + x.v[d0 + d];
+                if (!by_pair) {
+                    memset(qo, 0, tl.nu * sizeof *qo);
+                    for (size_t d = 0; d < tl.nd; d++)
+                        axpy(qo, rk + d * tl.nu, a[d], tl.nu);
+                }
                 for (size_t j = 0; j < T; j++) {
                     size_t t = (size_t)index[i * T + j] - u0; /* wraps past nu below u0 */
-                    if (t < tl.nu)
-                        hd->scores[i * T + j] += hd->scale * qo[t];
+                    if (t >= tl.nu)
+                        continue;
+                    float o = 0.0f;
+                    if (by_pair) /* qo[t]'s sum, the same terms in the same order */
+                        for (size_t d = 0; d < tl.nd; d++)
+                            o += a[d] * rk[d * tl.nu + t];
+                    hd->scores[i * T + j] += hd->scale * (by_pair ? o : qo[t]);
                 }
             }
         }
@@ -321,8 +397,10 @@ static void xl_score_backward(const PeHead *hd) {
                 x.du[d] += g * hd->k[j * ld + d];
         }
     }
-    float rk[TILE_OFFSETS * TILE_CHANNELS], G[TILE_OFFSETS * TILE_CHANNELS], r[TILE_CHANNELS];
+    float own[TILE_OFFSETS * TILE_CHANNELS], G[TILE_OFFSETS * TILE_CHANNELS], r[TILE_CHANNELS];
     float gi[TILE_OFFSETS];
+    bool by_pair = pairwise(n, T);
+    const float *keys = keys_of(&x, D, n, hd->h);
     for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
         for (size_t d0 = 0; d0 < x.HS; d0 += TILE_CHANNELS) {
             Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(x.HS - d0, TILE_CHANNELS)};
@@ -332,17 +410,38 @@ static void xl_score_backward(const PeHead *hd) {
              * padded key may repeat one, with g = 0), so G sums over the
              * queries in order, as a sum per pair would. */
             memset(G, 0, tl.nd * tl.nu * sizeof *G);
+            memset(gi, 0, tl.nu * sizeof *gi);
             for (size_t i = 0; x.dW && i < T; i++) {
-                memset(gi, 0, tl.nu * sizeof *gi);
+                const float *qi = hd->q + i * ld + d0, *vi = x.v + d0;
                 for (size_t j = 0; j < T; j++) {
                     size_t t = (size_t)index[i * T + j] - u0;
                     if (t < tl.nu)
                         gi[t] += hd->scale * hd->dscores[i * T + j];
                 }
-                for (size_t d = 0; d < tl.nd; d++)
-                    axpy(G + d * tl.nu, gi, hd->q[i * ld + d0 + d] + x.v[d0 + d], tl.nu);
+                if (!by_pair) {
+                    for (size_t d = 0; d < tl.nd; d++)
+                        axpy(G + d * tl.nu, gi, qi[d] + vi[d], tl.nu);
+                    memset(gi, 0, tl.nu * sizeof *gi);
+                    continue;
+                }
+                /* only the offsets of query i's keys: the others would add
+                 * 0 (a duplicate, a padded key's, is added once and zeroed) */
+                for (size_t j = 0; j < T; j++) {
+                    size_t t = (size_t)index[i * T + j] - u0;
+                    if (t >= tl.nu)
+                        continue;
+                    for (size_t d = 0; d < tl.nd; d++)
+                        G[d * tl.nu + t] += gi[t] * (qi[d] + vi[d]);
+                    gi[t] = 0.0f;
+                }
             }
-            offset_keys(rk, x.dW ? G : NULL, &x, D, &tl);
+            /* the keys' sums do not depend on G's: made with it or
+             * apart, the same floats */
+            const float *rk = keys ? keys + u0 * x.HS + d0 * tl.nu : own;
+            if (!keys)
+                offset_keys(own, x.dW ? G : NULL, &x, D, &tl);
+            else if (x.dW)
+                offset_keys(NULL, G, &x, D, &tl);
             for (size_t i = 0; i < T; i++) {
                 memset(r, 0, tl.nd * sizeof *r);
                 for (size_t j = 0; j < T; j++) {
