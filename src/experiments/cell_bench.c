@@ -72,13 +72,10 @@ int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
             return rc;
         mt.table_len = task_longest(task_find(cell->task), &r);
     }
-    OptConfig opt;
-    opt_default(&opt);
     Session s;
-    int rc = session_create(&s, &mt, &c, &opt, e);
+    int rc = exp_train_new(&s, &mt, &c, e);
     if (rc)
         return rc;
-    rc = exp_train_all(&s, e);
     double *acc = calloc(M + 1, sizeof *acc), *exact = calloc(M + 1, sizeof *exact);
     if (!rc && (!acc || !exact))
         rc = err_set(e, ERR_RUNTIME, "out of memory");

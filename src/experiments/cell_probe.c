@@ -16,15 +16,12 @@ int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
     TrainMeta mt;
     exp_train_meta(&mt, set, cell, true);
     mt.task_opt.max_len = set->L;
-    OptConfig opt;
-    opt_default(&opt);
     Session s;
-    int rc = session_create(&s, &mt, &c, &opt, e);
+    int rc = exp_train_new(&s, &mt, &c, e);
     if (rc)
         return rc;
     ProbeResult pr;
-    if (!(rc = exp_train_all(&s, e)))
-        rc = probe_position(&pr, &s.model, &s.valid, &s.test, 1e-3, e);
+    rc = probe_position(&pr, &s.model, &s.valid, &s.test, 1e-3, e);
     double *r2 = rc ? NULL : xcalloc(pr.n_rows, sizeof *r2, "the probe's results", e);
     if (!rc && !r2)
         rc = ERR_RUNTIME;

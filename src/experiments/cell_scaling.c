@@ -42,13 +42,12 @@ int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpCellResult *
     Config c = exp_cell_config(set, cell);
     TrainMeta mt;
     exp_train_meta(&mt, set, cell, true);
-    OptConfig opt;
-    opt_default(&opt);
     Session s;
-    int rc = session_create(&s, &mt, &c, &opt, e);
+    int rc = exp_train_new(&s, &mt, &c, e);
     if (rc)
         return rc;
-    rc = exp_train_all(&s, e);
+    OptConfig opt;
+    opt_default(&opt);
     const Config trained = s.model.cfg;
     /* as trained (the cell's main result), then each scaling at inference:
      * no weight changes */

@@ -60,6 +60,15 @@ int exp_train_all(Session *s, Err *e) {
     return rc;
 }
 
+int exp_train_new(Session *s, const TrainMeta *mt, const Config *c, Err *e) {
+    OptConfig opt;
+    opt_default(&opt);
+    int rc = session_create(s, mt, c, &opt, e);
+    if (!rc && (rc = exp_train_all(s, e)))
+        session_free(s);
+    return rc;
+}
+
 void exp_series_add(ExpCellResult *res, const char *name, double value, double exact,
                     double *per_len, size_t n_per_len, double *exact_len, size_t n_exact_len) {
     ExpSeries *x = &res->series[res->n_series++];

@@ -31,7 +31,7 @@ const char *exp_bench_level(size_t t) {
 
 /* The CSV files: every run per length, and every run's scores. */
 static int write_csv(const ExpResults *r, const char *dir, Err *e) {
-    Band in = exp_bench_trained(r), out = exp_bench_tested(r);
+    Band in = exp_bench_trained(r);
     Buf runs = {0}, scores = {0};
     buf_printf(&runs, "task,level,scheme,seed,length,accuracy,exact_match\n");
     buf_printf(&scores, "task,level,scheme,seed,train_accuracy,test_accuracy,"
@@ -46,7 +46,6 @@ static int write_csv(const ExpResults *r, const char *dir, Err *e) {
                        run->seed + 1, len, run->per_len[len], run->exact_len[len]);
         buf_printf(&scores, "%s,%s,%s,%zu,%.6f,%.6f,%.6f\n", run->task, level, run->name,
                    run->seed + 1, exp_band_value(run, &in), run->value, run->exact);
-        (void)out;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/benchmark/lengths.csv", dir);
@@ -85,7 +84,9 @@ static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, boo
             if (!isnan(v) && v > top)
                 top = v;
         }
-        buf_printf(b, "| %s | %s |", exp_bench_level(t), exp_bench_tasks[t]);
+        /* the level once, on its first task */
+        bool first = t == 0 || strcmp(exp_bench_level(t), exp_bench_level(t - 1)) != 0;
+        buf_printf(b, "| %s | %s |", first ? exp_bench_level(t) : "", exp_bench_tasks[t]);
         for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++) {
             double v = best ? st[s].hi : st[s].mean;
             const char *bold = fabs(100.0 * v - 100.0 * top) < 0.05 ? "**" : "";
