@@ -12,6 +12,7 @@
  * averaged over the test lengths N+1..M, its exact the share of tapes
  * with every blank right, averaged the same way. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +63,13 @@ int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
     mt.task_opt = (TaskOptions){.min_len = 1, .max_len = N, .n_train = set->bench_n_train,
                                 .n_valid = 1, .n_test = 1, .seed = 1 + cell->seed};
     snprintf(mt.task, sizeof mt.task, "%s", cell->task);
-    /* a learned table gets a row for every position a test tape reaches
-     * (those past the training tapes stay as initialized), as the
+    /* a table of positions (learned's: a scheme whose positions end
+     * where its table does) gets a row for every position a test tape
+     * reaches, those past the training tapes left as initialized, as the
      * reference's table has rows up to its longest test */
-    if (!randomized && strcmp(scheme, "learned") == 0) {
+    PePlan plan;
+    if (!randomized && pe_plan(&plan, &c.pe, c.d_model, c.n_heads, N, e) == 0 &&
+        plan.max_positions != SIZE_MAX) {
         TaskOptions o = {.min_len = 1, .max_len = M}, r;
         int rc = task_options_resolve(&r, &o, cell->task, e);
         if (rc)
