@@ -15,7 +15,9 @@ Band exp_bench_tested(const ExpResults *r);
  * rate) over band. */
 Stat exp_bench_stat(const ExpResults *r, const char *task, const char *column, Band band,
                     bool exact);
-/* The level of exp_bench_tasks[t] in words: "regular", ... */
+/* A TaskLevel in words ("regular", "deterministic context-free", ...),
+ * and the level of exp_bench_tasks[t]. */
+const char *exp_bench_level_name(size_t level);
 const char *exp_bench_level(size_t t);
 
 /* DIR/img/benchmark/paper.png (none and Ruoss et al.'s encodings with

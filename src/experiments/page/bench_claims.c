@@ -194,7 +194,7 @@ static void solved_claims(Buf *b, const ExpResults *r) {
                "beside it:", out.lo, out.hi);
     for (size_t lv = 1; lv < 4; lv++)
         if (level_n[lv])
-            buf_printf(b, " %s %.3f (none %.3f)%s", task_level_name((TaskLevel)lv),
+            buf_printf(b, " %s %.3f (none %.3f)%s", exp_bench_level_name(lv),
                        level_best[lv] / (double)level_n[lv], level_none[lv] / (double)level_n[lv],
                        lv < 3 ? ";" : ".");
     buf_printf(b, " Delétang et al. relate which tasks a network generalizes on to their "

@@ -23,10 +23,14 @@ Stat exp_bench_stat(const ExpResults *r, const char *task, const char *column, B
     return exp_stat(r, EXP_BENCH, task, column, exact ? exp_band_exact : exp_band_value, &band);
 }
 
-const char *exp_bench_level(size_t t) {
+const char *exp_bench_level_name(size_t level) {
     static const char *const NAMES[] = {"toy", "regular", "deterministic context-free",
                                         "context-sensitive"};
-    return NAMES[task_find(exp_bench_tasks[t])->level];
+    return level < sizeof NAMES / sizeof *NAMES ? NAMES[level] : "?";
+}
+
+const char *exp_bench_level(size_t t) {
+    return exp_bench_level_name(task_find(exp_bench_tasks[t])->level);
 }
 
 /* The CSV files: every run per length, and every run's scores. */
