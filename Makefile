@@ -52,7 +52,8 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) \
 	$(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard web/*.c)))
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test check sanitize fuzz bench clean help deps experiments web webtest gridtest FORCE
+.PHONY: all demo test check sanitize fuzz bench clean help deps experiments benchmark web webtest \
+	gridtest FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
@@ -123,6 +124,27 @@ ifneq ($(HOSTS),)
 		$(REMOTE_DIR) $(EXP_SET)
 endif
 	$(BUILD)/experiments $(EXP_ARGS)
+
+# The benchmark of docs/benchmark.md (not make bench, the speed test
+# above): Deletang et al.'s tasks on Ruoss et al.'s protocol, every scheme
+# and the randomized forms, a grid of cells of its own (experiments --bench,
+# docs/experiments.md) run as the experiments' are, with the same QUICK=1,
+# JOBS=N, SEEDS=N and HOSTS=FILE. QUICK=1 runs it on tiny settings into
+# build/benchmark-quick/ (what CI runs); the full run rewrites
+# docs/benchmark.md, docs/benchmark/ and docs/img/benchmark/. Its cells keep
+# to their own folders, build/cells-bench(-quick), and the hosts are given
+# --bench with the other settings, so that they list, run and store the
+# benchmark's cells.
+BENCH_CELLS = $(if $(QUICK),$(BUILD)/cells-bench-quick,$(BUILD)/cells-bench)
+BENCH_SET   = --bench $(EXP_SET)
+BENCH_ARGS  = $(BENCH_SET) --cells $(BENCH_CELLS) $(if $(JOBS),--jobs $(JOBS)) \
+	--out $(if $(QUICK),$(BUILD)/benchmark-quick,docs)
+benchmark: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## Deletang et al.'s tasks, every scheme: docs/benchmark.md as cells (QUICK=1, JOBS=N, HOSTS=FILE)
+ifneq ($(HOSTS),)
+	scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(BENCH_CELLS) \
+		$(REMOTE_DIR) $(BENCH_SET)
+endif
+	$(BUILD)/experiments $(BENCH_ARGS)
 
 # GNU parallel, for HOSTS= (and sshd for make gridtest's remote host).
 build/grid-deps.ok: scripts/deps.sh

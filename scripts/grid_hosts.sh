@@ -1,10 +1,14 @@
 #!/bin/bash
-# make experiments HOSTS=FILE: the grid's missing cells on the machines of
-# FILE (GNU parallel's --sshloginfile format: "N/login", ":" for this
-# machine), each record stored here as soon as it comes back
-# (docs/experiments.md).
+# make experiments HOSTS=FILE (and make benchmark HOSTS=FILE): the grid's
+# missing cells on the machines of FILE (GNU parallel's --sshloginfile
+# format: "N/login", ":" for this machine), each record stored here as soon
+# as it comes back (docs/experiments.md).
 #
-#   scripts/grid_hosts.sh HOSTS EXE CELLS REMOTE_DIR [--quick] [--seeds N]
+#   scripts/grid_hosts.sh HOSTS EXE CELLS REMOTE_DIR [--bench] [--quick] [--seeds N]
+#
+# The options after REMOTE_DIR name the grid and its settings: they go to
+# every call of EXE, here (--list, --store) and on the hosts (--cell), so
+# that all of them name the same cells (--bench: the benchmark's grid).
 #
 # Every machine is tried first, all at once, with ssh's ConnectTimeout
 # (GRID_CONNECT_TIMEOUT seconds, default 10) and BatchMode (no password
@@ -17,7 +21,7 @@
 # for bad usage.
 set -u -o pipefail
 if [ $# -lt 4 ]; then
-    echo "usage: scripts/grid_hosts.sh HOSTS EXE CELLS REMOTE_DIR [--quick] [--seeds N]" >&2
+    echo "usage: scripts/grid_hosts.sh HOSTS EXE CELLS REMOTE_DIR [--bench] [--quick] [--seeds N]" >&2
     exit 2
 fi
 hosts=$1 exe=$2 cells=$3 remote=$4
@@ -98,7 +102,9 @@ msg="experiments: hosts: stored $((todo - left)) of $todo cells; $left left to r
 [ "$store_rc" -ne 0 ] && msg="$msg; some records were refused (above)"
 echo "$msg" >&2
 if [ "$left" -gt 0 ]; then
-    echo "experiments: run the same command again once the hosts answer, or make experiments without HOSTS to run the $left here" >&2
+    target=experiments
+    case " $* " in *" --bench "*) target=benchmark ;; esac
+    echo "experiments: run the same command again once the hosts answer, or make $target without HOSTS to run the $left here" >&2
     exit 1
 fi
 exit 0

@@ -37,6 +37,9 @@ Suite *suite_threads(void);
 Suite *suite_stats(void);
 Suite *suite_rules(void);
 Suite *suite_cells(void);
+/* parts of suite_cells: the benchmark's grid, and its program (test_bench.c) */
+TCase *tcase_bench(void);
+TCase *tcase_bench_program(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);

@@ -546,6 +546,7 @@ Suite *suite_cells(void) {
     tcase_add_test(tc, a_folder_holds_one_grid);
     tcase_add_test(tc, fuzz_inputs_read_cleanly);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, tcase_bench());
     /* each runs the quick grid, a few seconds on a quiet machine: room for
      * one whose cores are busy with other work */
     TCase *prog = tcase_create("program");
@@ -556,5 +557,6 @@ Suite *suite_cells(void) {
     tcase_add_test(prog, quick_grid_keeps_off_the_full_grid);
     tcase_add_test(prog, store_keeps_each_record_as_it_arrives);
     suite_add_tcase(s, prog);
+    suite_add_tcase(s, tcase_bench_program());
     return s;
 }

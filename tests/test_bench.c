@@ -1,0 +1,371 @@
+/* The benchmark's grid (experiments --bench, docs/benchmark.md): its cells
+ * name the tasks and schemes that exist, one each per task, column and
+ * seed; a cell scores what its header says (the mean over the test
+ * lengths); its file reads back; and the quick grid, run by the program,
+ * writes the page, both CSVs and both figures, the same bytes twice.
+ * Part of the cells suite (tests/test_cells.c). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../src/experiments/cellfile.h"
+#include "../src/text/tasks.h"
+#include "suites.h"
+
+static ExpSettings bench_settings(bool quick, size_t seeds) {
+    ExpSettings set;
+    exp_settings_bench(&set, quick, seeds);
+    return set;
+}
+
+static int by_id(const void *a, const void *b) {
+    return strcmp(((const ExpCell *)a)->id, ((const ExpCell *)b)->id);
+}
+
+/* The id a bench cell should have: "bench-TASK-COLUMN-sK", the column's
+ * spaces as dashes ("random xl" -> "random-xl"). */
+static void want_id(char *buf, size_t cap, size_t t, size_t s, size_t seed) {
+    char col[64];
+    snprintf(col, sizeof col, "%s", exp_bench_columns[s]);
+    for (char *p = col; *p; p++)
+        if (*p == ' ')
+            *p = '-';
+    snprintf(buf, cap, "bench-%s-%s-s%zu", exp_bench_tasks[t], col, seed + 1);
+}
+
+/* Every task, column and seed once, in that order, with ids that name
+ * them and that no two cells share; quick, full and --seeds 3. */
+START_TEST(cells_are_tasks_by_columns_by_seeds) {
+    const struct {
+        bool quick;
+        size_t seeds, want_seeds;
+    } CASES[] = {{true, 0, 2}, {false, 0, 10}, {true, 3, 3}, {false, 3, 3}};
+    for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++) {
+        ExpSettings set = bench_settings(CASES[k].quick, CASES[k].seeds);
+        ck_assert(set.bench);
+        ck_assert_uint_eq(set.seeds, CASES[k].want_seeds);
+        ExpCell *cells;
+        size_t n;
+        Err e;
+        ck_assert_msg(exp_cells(&set, &cells, &n, &e) == 0, "%s", e.msg);
+        ck_assert_uint_eq(n, (size_t)EXP_BENCH_TASKS * EXP_BENCH_COLUMNS * set.seeds);
+        size_t i = 0;
+        for (size_t t = 0; t < EXP_BENCH_TASKS; t++)
+            for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++)
+                for (size_t seed = 0; seed < set.seeds; seed++, i++) {
+                    const ExpCell *c = &cells[i];
+                    char id[96];
+                    want_id(id, sizeof id, t, s, seed);
+                    ck_assert_str_eq(c->id, id);
+                    ck_assert_int_eq(c->kind, EXP_BENCH);
+                    ck_assert_str_eq(c->task, exp_bench_tasks[t]);
+                    ck_assert_str_eq(c->name, exp_bench_columns[s]);
+                    ck_assert_uint_eq(c->seed, seed);
+                    ck_assert_msg(c->cost > 0, "%s costs %g", c->id, c->cost);
+                    ck_assert_ptr_eq(exp_cell_find(cells, n, id), c);
+                }
+        qsort(cells, n, sizeof *cells, by_id);
+        for (i = 1; i < n; i++)
+            ck_assert_msg(strcmp(cells[i - 1].id, cells[i].id) != 0, "two cells are %s",
+                          cells[i].id);
+        free(cells);
+    }
+    ExpSettings set = bench_settings(true, 0);
+    ExpCell *cells;
+    size_t n;
+    Err e;
+    ck_assert_int_eq(exp_cells(&set, &cells, &n, &e), 0);
+    const ExpCell *c = exp_cell_find(cells, n, "bench-even_pairs-random-xl-s1");
+    ck_assert_ptr_nonnull(c);
+    ck_assert(strcmp(c->task, "even_pairs") == 0 && strcmp(c->name, "random xl") == 0 &&
+              c->seed == 0);
+    ck_assert_ptr_null(exp_cell_find(cells, n, "bench-even_pairs-random-xl-s3"));
+    free(cells);
+}
+END_TEST
+
+/* The tasks are the registry's tape tasks, by level as Table 1's rows;
+ * the columns' schemes are the registry's, none first, each randomized
+ * form right after its plain one, and randomized exactly the paper's
+ * five (sin/cos, relative, RoPE, ALiBi, learned). */
+START_TEST(tasks_and_columns_exist) {
+    for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
+        const Task *task = task_find(exp_bench_tasks[t]);
+        ck_assert_msg(task != NULL, "no task %s", exp_bench_tasks[t]);
+        ck_assert_msg(task->level != TASK_TOY && task->blanks != NULL,
+                      "%s is no tape task of the hierarchy", task->name);
+        if (t > 0)
+            ck_assert_msg(task_find(exp_bench_tasks[t - 1])->level <= task->level,
+                          "%s comes before a task of a lower level", exp_bench_tasks[t - 1]);
+        for (size_t u = 0; u < t; u++)
+            ck_assert_str_ne(exp_bench_tasks[u], exp_bench_tasks[t]);
+    }
+    ck_assert_str_eq(exp_bench_columns[0], "none");
+    static const char *const RANDOMIZED[] = {"sinusoidal", "xl", "rope", "alibi", "learned"};
+    size_t randomized_seen = 0;
+    for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++) {
+        bool randomized;
+        const char *scheme = exp_bench_scheme(exp_bench_columns[s], &randomized);
+        ck_assert_msg(pe_find(scheme) != NULL, "column %s: no scheme %s", exp_bench_columns[s],
+                      scheme);
+        ck_assert(randomized == (strncmp(exp_bench_columns[s], "random ", 7) == 0));
+        bool paper = false;
+        for (size_t k = 0; k < sizeof RANDOMIZED / sizeof *RANDOMIZED; k++)
+            paper |= strcmp(scheme, RANDOMIZED[k]) == 0;
+        if (randomized) {
+            randomized_seen++;
+            ck_assert_msg(paper, "%s is randomized, and the paper does not", scheme);
+            ck_assert_msg(s > 0 && strcmp(exp_bench_columns[s - 1], scheme) == 0,
+                          "%s does not stand beside %s", exp_bench_columns[s], scheme);
+        } else if (paper) {
+            ck_assert_msg(s + 1 < EXP_BENCH_COLUMNS &&
+                              strncmp(exp_bench_columns[s + 1], "random ", 7) == 0 &&
+                              strcmp(exp_bench_columns[s + 1] + 7, scheme) == 0,
+                          "%s has no randomized form beside it", scheme);
+        }
+        for (size_t u = 0; u < s; u++)
+            ck_assert_str_ne(exp_bench_columns[u], exp_bench_columns[s]);
+    }
+    ck_assert_uint_eq(randomized_seen, sizeof RANDOMIZED / sizeof *RANDOMIZED);
+}
+END_TEST
+
+/* The benchmark's settings key is its own: a cell or a cells folder of
+ * the results grid is never taken for one of the benchmark's (nor quick
+ * for full); the seed count is not in it. */
+START_TEST(settings_key_is_the_benchmarks_own) {
+    ExpSettings bq = bench_settings(true, 0), bf = bench_settings(false, 0), rq, rf;
+    exp_settings(&rq, true, 0);
+    exp_settings(&rf, false, 0);
+    const ExpSettings *all[4] = {&bq, &bf, &rq, &rf};
+    char key[4][512];
+    for (int i = 0; i < 4; i++)
+        exp_settings_key(key[i], sizeof key[i], all[i]);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < i; j++)
+            ck_assert_msg(strcmp(key[i], key[j]) != 0, "two grids share the key %s", key[i]);
+    ExpSettings b3 = bench_settings(true, 3);
+    char k3[512];
+    exp_settings_key(k3, sizeof k3, &b3);
+    ck_assert_str_eq(k3, key[0]);
+    /* a folder of the results' quick grid refuses the benchmark's */
+    char *dir = scratch();
+    Err e;
+    ck_assert_int_eq(exp_cells_dir_check(dir, &rq, true, &e), 0);
+    ck_assert_int_eq(exp_cells_dir_check(dir, &bq, true, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "another grid"), "%s", e.msg);
+    remove_dir(dir);
+}
+END_TEST
+
+/* One quick cell run as the grid runs it: accuracy and exact match per
+ * input length 1..M (0: no input, NaN), the value and exact their means
+ * over the test lengths N+1..M; the record reads back, done, with the
+ * same numbers, and is refused under the full grid's settings. rope and
+ * random rope on even_pairs (one blank: exact match is the accuracy), and
+ * learned on duplicate_string (the longest tapes, 3M: its table covers
+ * every test length). */
+START_TEST(a_cell_scores_the_test_lengths) {
+    static const char *const IDS[] = {"bench-even_pairs-rope-s1",
+                                      "bench-even_pairs-random-rope-s2",
+                                      "bench-duplicate_string-learned-s1"};
+    ExpSettings set = bench_settings(true, 0), full = bench_settings(false, 0);
+    size_t N = set.bench_N, M = set.bench_M;
+    ck_assert(N >= 1 && M > N);
+    ExpCell *cells;
+    size_t n;
+    Err e;
+    ck_assert_int_eq(exp_cells(&set, &cells, &n, &e), 0);
+    for (size_t k = 0; k < sizeof IDS / sizeof *IDS; k++) {
+        const ExpCell *c = exp_cell_find(cells, n, IDS[k]);
+        ck_assert_ptr_nonnull(c);
+        ExpCellResult res;
+        ck_assert_msg(exp_cell_run(&set, c, &res, &e) == 0, "%s: %s", c->id, e.msg);
+        ck_assert_uint_eq(res.n_series, 1);
+        ck_assert_str_eq(res.series[0].name, "main");
+        ck_assert_uint_eq(res.n_per_len, M + 1);
+        ck_assert_uint_eq(res.n_exact_len, M + 1);
+        const ExpSeries *x = &res.series[0];
+        ck_assert(isnan(x->per_len[0]) && isnan(x->exact_len[0]));
+        double sum = 0.0, sum_exact = 0.0;
+        for (size_t len = 1; len <= M; len++) {
+            double a = x->per_len[len], m = x->exact_len[len];
+            ck_assert_msg(a >= 0.0 && a <= 1.0 && m >= 0.0 && m <= 1.0,
+                          "%s, length %zu: accuracy %g, exact %g", c->id, len, a, m);
+            if (strcmp(c->task, "even_pairs") == 0)
+                ck_assert_msg(a == m, "%s, length %zu: one blank, yet accuracy %g and exact %g",
+                              c->id, len, a, m);
+            if (len > N)
+                sum += a, sum_exact += m;
+        }
+        double mean = sum / (double)(M - N), mean_exact = sum_exact / (double)(M - N);
+        ck_assert_msg(fabs(x->value - mean) < 1e-12, "%s: value %.17g, the mean over %zu..%zu "
+                      "is %.17g", c->id, x->value, N + 1, M, mean);
+        ck_assert_msg(fabs(x->exact - mean_exact) < 1e-12, "%s: exact %.17g, the mean %.17g",
+                      c->id, x->exact, mean_exact);
+        /* the record, written, read and checked */
+        Buf b = {0};
+        ck_assert_int_eq(exp_cell_format(&b, &set, c, &res, "src", "Haswell", 0.5), 0);
+        ExpCellFile f;
+        size_t used;
+        bool old;
+        ck_assert_msg(exp_cell_parse((const char *)b.p, b.n, &used, &f, &old, &e) == 0, "%s",
+                      e.msg);
+        ck_assert_uint_eq(used, b.n);
+        ck_assert_msg(exp_cell_check(&f, &set, c, "src", &e) == CELL_DONE, "%s: %s", c->id,
+                      e.msg);
+        ck_assert_str_eq(f.kind, "bench");
+        ck_assert(f.res.series[0].value == x->value && f.res.series[0].exact == x->exact);
+        for (size_t len = 1; len <= M; len++)
+            ck_assert(f.res.series[0].per_len[len] == x->per_len[len] &&
+                      f.res.series[0].exact_len[len] == x->exact_len[len]);
+        ck_assert_int_eq(exp_cell_check(&f, &full, c, "src", &e), CELL_OTHER_SETTINGS);
+        exp_cell_file_free(&f);
+        buf_free(&b);
+        exp_cell_result_free(&res);
+    }
+    free(cells);
+}
+END_TEST
+
+TCase *tcase_bench(void) {
+    TCase *tc = tcase_create("bench");
+    tcase_add_test(tc, cells_are_tasks_by_columns_by_seeds);
+    tcase_add_test(tc, tasks_and_columns_exist);
+    tcase_add_test(tc, settings_key_is_the_benchmarks_own);
+    tcase_add_test(tc, a_cell_scores_the_test_lengths);
+    return tc;
+}
+
+/* ---- the program ---- */
+
+static size_t count_lines(const char *text) {
+    size_t n = 0;
+    for (const char *p = text; *p; p++)
+        n += *p == '\n';
+    return n;
+}
+
+static bool is_png(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char head[8];
+    bool ok = fread(head, 1, 8, f) == 8 && memcmp(head, "\x89PNG\r\n\x1a\n", 8) == 0;
+    fclose(f);
+    return ok;
+}
+
+/* Runs the quick benchmark with args; fails the test unless it exits 0. */
+static void run_bench(const char *args) {
+    Run r = run("experiments", args);
+    ck_assert_msg(r.status == 0, "experiments %s: exit %d: %s", args, r.status, r.err);
+    run_free(&r);
+}
+
+/* The pipeline of `make benchmark QUICK=1`: the page with a row per task
+ * in each table and every column, the CSVs with a row per run and length
+ * and per run, both figures; run again on its cells, the same page; run
+ * afresh into other folders with one cell at a time, the same page and
+ * CSVs byte for byte. */
+START_TEST(quick_benchmark_writes_its_page) {
+    /* the threads as `make benchmark` has them, one per cell of two: the
+     * tests' OMP_NUM_THREADS=2 in each cell beside another busy program
+     * made a quick cell take 3 s instead of 0.03 (libgomp's waiting
+     * threads spin, and a count given is never cut to the load,
+     * src/model/par.h) */
+    unsetenv("OMP_NUM_THREADS");
+    unsetenv("OPENBLAS_NUM_THREADS");
+    char *tmp = scratch(), dir[64], args[512], path[256];
+    snprintf(dir, sizeof dir, "%s", tmp);
+    snprintf(args, sizeof args, "--bench --quick --jobs 2 --cells %s/cells --out %s/out", dir,
+             dir);
+    run_bench(args);
+    ExpSettings set = bench_settings(true, 0);
+    snprintf(path, sizeof path, "%s/out/benchmark.md", dir);
+    char *page = slurp(path);
+    ck_assert_msg(strstr(page, "**Quick settings**"), "the quick page does not say so");
+    ck_assert_msg(strstr(page, "nan") == NULL, "benchmark.md has nan: %.80s", strstr(page, "nan"));
+    for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++) {
+        char col[64];
+        snprintf(col, sizeof col, " %s |", exp_bench_columns[s]);
+        ck_assert_msg(strstr(page, col), "no column %s", exp_bench_columns[s]);
+    }
+    for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
+        char row[64];
+        snprintf(row, sizeof row, "| %s |", exp_bench_tasks[t]);
+        size_t rows = 0;
+        for (const char *p = page; (p = strstr(p, row)); p++)
+            rows++;
+        /* Table 1, the mean, exact match, the training lengths */
+        ck_assert_msg(rows >= 4, "%s has %zu rows", exp_bench_tasks[t], rows);
+    }
+    size_t runs = (size_t)EXP_BENCH_TASKS * EXP_BENCH_COLUMNS * set.seeds;
+    const struct {
+        const char *file, *header;
+        size_t rows;
+    } CSV[] = {{"lengths.csv", "task,level,scheme,seed,length,accuracy,exact_match\n",
+                runs * set.bench_M},
+               {"scores.csv", "task,level,scheme,seed,train_accuracy,test_accuracy,"
+                "test_exact_match\n", runs}};
+    char *csv[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/out/benchmark/%s", dir, CSV[i].file);
+        csv[i] = slurp(path);
+        ck_assert_msg(strncmp(csv[i], CSV[i].header, strlen(CSV[i].header)) == 0,
+                      "%s begins %.80s", CSV[i].file, csv[i]);
+        ck_assert_msg(count_lines(csv[i]) == 1 + CSV[i].rows, "%s has %zu lines, not %zu",
+                      CSV[i].file, count_lines(csv[i]), 1 + CSV[i].rows);
+    }
+    static const char *const PNG[] = {"paper.png", "others.png"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/out/img/benchmark/%s", dir, PNG[i]);
+        ck_assert_msg(is_png(path), "%s is no PNG", path);
+    }
+    /* again on the same cells: every cell skipped, the same page */
+    char skipped[64];
+    snprintf(skipped, sizeof skipped, "%zu done, skipped; 0 to run", runs);
+    Run r = run("experiments", args);
+    ck_assert_msg(r.status == 0 && strstr(r.err, skipped), "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/out/benchmark.md", dir);
+    char *again = slurp(path);
+    ck_assert_msg(strcmp(page, again) == 0, "a second run changed benchmark.md");
+    free(again);
+    /* afresh, one cell at a time: the cells' numbers do not depend on
+     * --jobs (nor on threads, tests/test_threads.c). One thread: --jobs 1
+     * alone gives a cell every CPU as a fixed count, as slow as above on a
+     * busy machine */
+    setenv("OMP_NUM_THREADS", "1", 1);
+    snprintf(args, sizeof args, "--bench --quick --jobs 1 --cells %s/cells1 --out %s/out1", dir,
+             dir);
+    run_bench(args);
+    snprintf(path, sizeof path, "%s/out1/benchmark.md", dir);
+    again = slurp(path);
+    ck_assert_msg(strcmp(page, again) == 0, "cells run afresh changed benchmark.md");
+    free(again);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/out1/benchmark/%s", dir, CSV[i].file);
+        again = slurp(path);
+        ck_assert_msg(strcmp(csv[i], again) == 0, "cells run afresh changed %s", CSV[i].file);
+        free(again);
+        free(csv[i]);
+    }
+    free(page);
+    remove_dir(dir);
+}
+END_TEST
+
+TCase *tcase_bench_program(void) {
+    TCase *tc = tcase_create("bench program");
+    /* the quick grid twice, about 10 s each on a quiet machine: room for a
+     * busy one */
+    tcase_set_timeout(tc, 600);
+    tcase_set_tags(tc, "slow");
+    tcase_add_test(tc, quick_benchmark_writes_its_page);
+    return tc;
+}
