@@ -70,7 +70,9 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
                "and the lowest and highest seed. The CSV files behind the tables are in "
                "[results/](results/), and each table's closing sentence is written by the "
                "program from its numbers. [Page 4](04-relative.md) explains the schemes "
-               "inside attention; [page 5](05-training.md) how to train one model.\n\n",
+               "inside attention; [page 5](05-training.md) how to train one model. "
+               "[benchmark.md](benchmark.md) runs every scheme on the benchmark the papers "
+               "use, Delétang et al.'s algorithmic tasks on Ruoss et al.'s protocol.\n\n",
                s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->seeds);
     exp_rules(&b, s->seeds);
     exp_order_section(&b, r);
