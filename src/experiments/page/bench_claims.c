@@ -185,9 +185,9 @@ static void solved_claims(Buf *b, const ExpResults *r) {
         level_best[lv] += bo.mean, level_none[lv] += none.mean, level_n[lv]++;
     }
     buf_printf(b, "\nNo scheme learns the training lengths of %zu task%s%s%.*s; %zu of the %zu "
-               "tasks are solved past them by some scheme.\n\n",
+               "tasks %s solved past them by some scheme.\n\n",
                unlearned, unlearned == 1 ? "" : "s", unlearned ? ": " : "", TEXT(not_learned),
-               solved, (size_t)EXP_BENCH_TASKS);
+               solved, (size_t)EXP_BENCH_TASKS, solved == 1 ? "is" : "are");
     buf_free(&not_learned);
     buf_printf(b, "**3. Where the level limits every encoding.** The best scheme's mean "
                "accuracy on %zu..%zu, averaged over the tasks of each level, with none's "
