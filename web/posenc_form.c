@@ -113,6 +113,9 @@ static const Field FIELDS[] = {
     {NULL, "training", F_RUN, .run = TRAIN_OPT_RANDOM_POSITIONS, .initial = "", .def = "off",
      .help = "give each training sentence sorted positions drawn from 0..N-1 (Ruoss et al. "
      "2023), so that positions past the training lengths are seen"},
+    {NULL, "training", F_RUN, .run = TRAIN_OPT_BATCHES, .initial = "", .help = "each sentence "
+     "of a batch drawn on its own (mixed lengths), or one length a batch, drawn uniformly, "
+     "with one draw of random positions (Ruoss et al.'s batches)"},
     {NULL, "training", F_RUN, .run = TRAIN_OPT_KEEP, .initial = "", .help = "the model kept: "
      "the best validation accuracy's, or the last step's"},
 };
