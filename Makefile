@@ -163,16 +163,17 @@ gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed
 
 # The sources the experiments were built from: a cell made by other
 # sources is run again, and a record from a machine built at another
-# commit refused. The hash of src/ and examples/ at HEAD, of their
-# uncommitted changes and of their new files, less the files that only
-# write the page from the cells (PAGE_ONLY, by folder: the page writer in
-# src/experiments/page/ and the pictures' src/plot/; a change to the page's
-# prose or figures runs no cell again); without git, a constant.
+# commit refused. The hash of the names and contents of the files of src/
+# and examples/ as they are in the working tree (tracked or new, not
+# ignored), less the files that only write the page from the cells
+# (PAGE_ONLY, by folder: the page writer in src/experiments/page/ and the
+# pictures' src/plot/; a change to the page's prose or figures runs no cell
+# again). The same sources give the same id committed or not, so cells made
+# before a commit stay done after it; without git, a constant.
 PAGE_ONLY = src/experiments/page/ src/plot/
-SOURCE_ID = $(shell { git ls-tree -r HEAD src examples | grep -v -F $(PAGE_ONLY:%=-e %); \
-	git diff HEAD -- src examples $(PAGE_ONLY:%=:!%); \
-	git ls-files -o --exclude-standard -z -- src examples $(PAGE_ONLY:%=:!%) \
-	| xargs -0 -r cat; } 2>/dev/null | sha1sum | cut -c1-12)
+SOURCE_ID = $(shell git ls-files -co --exclude-standard -z -- src examples \
+	$(PAGE_ONLY:%=:!%) 2>/dev/null | LC_ALL=C sort -z | xargs -0 -r sha1sum 2>/dev/null \
+	| sha1sum | cut -c1-12)
 $(BUILD)/source_id.h: FORCE
 	@mkdir -p $(@D)
 	@echo '#define POSENC_SOURCE_ID "$(SOURCE_ID)"' > $@.tmp

@@ -80,8 +80,9 @@ static const char *const USAGE[] = {
     "                        --bench)\n"
     "  --bench               the benchmark's grid and page (above)\n"
     "  --seeds N             seeds per configuration, 2..20 (default 10; 2 with\n"
-    "                        --quick); each seed draws the weights, the batch order\n"
-    "                        and the data; cells of the first seeds are kept\n"
+    "                        --quick; with --bench, t5, shaw, fire and kerple get\n"
+    "                        at most 5); each seed draws the weights, the batch\n"
+    "                        order and the data; cells of the first seeds are kept\n"
     "  --list                print the cells' names, one per line, and stop\n"
     "  --missing             with --list: only the cells not done yet\n"
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
@@ -226,6 +227,11 @@ static void cell_threads(size_t jobs) {
     if (getenv("OMP_NUM_THREADS"))
         return;
     size_t cpus = cpus_usable(), per = cpus / jobs;
+    /* one cell at a time: the library's own team, which follows the load
+     * (a count set here would be taken as the user's, and kept however
+     * busy the machine: waiting threads spin) */
+    if (per >= cpus)
+        return;
     char n[32];
     snprintf(n, sizeof n, "%zu", per ? per : 1);
     setenv("OMP_NUM_THREADS", n, 1);

@@ -38,25 +38,37 @@ static void want_id(char *buf, size_t cap, size_t t, size_t s, size_t seed) {
 }
 
 /* Every task, column and seed once, in that order, with ids that name
- * them and that no two cells share; quick, full and --seeds 3. */
+ * them and that no two cells share; quick, full and --seeds 3 and 8. The
+ * full grid gives Ruoss et al.'s columns ten seeds, ours (t5, shaw, fire,
+ * kerple) five, or fewer with fewer --seeds: 1430 cells. */
 START_TEST(cells_are_tasks_by_columns_by_seeds) {
     const struct {
         bool quick;
-        size_t seeds, want_seeds;
-    } CASES[] = {{true, 0, 2}, {false, 0, 10}, {true, 3, 3}, {false, 3, 3}};
+        size_t seeds, want_seeds, want_extra;
+    } CASES[] = {{true, 0, 2, 2}, {false, 0, 10, 5}, {true, 3, 3, 3}, {false, 3, 3, 3},
+                 {false, 8, 8, 5}};
+    ck_assert_str_eq(exp_bench_columns[EXP_BENCH_PAPER - 1], "random learned");
+    ck_assert_str_eq(exp_bench_columns[EXP_BENCH_PAPER], "t5");
     for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++) {
         ExpSettings set = bench_settings(CASES[k].quick, CASES[k].seeds);
         ck_assert(set.bench);
         ck_assert_uint_eq(set.seeds, CASES[k].want_seeds);
+        ck_assert_uint_eq(set.bench_extra_seeds, CASES[k].want_extra);
         ExpCell *cells;
         size_t n;
         Err e;
         ck_assert_msg(exp_cells(&set, &cells, &n, &e) == 0, "%s", e.msg);
-        ck_assert_uint_eq(n, (size_t)EXP_BENCH_TASKS * EXP_BENCH_COLUMNS * set.seeds);
+        ck_assert_uint_eq(n, (size_t)EXP_BENCH_TASKS *
+                                 (EXP_BENCH_PAPER * set.seeds +
+                                  (EXP_BENCH_COLUMNS - EXP_BENCH_PAPER) * set.bench_extra_seeds));
+        if (!CASES[k].quick && !CASES[k].seeds)
+            ck_assert_uint_eq(n, 1430);
         size_t i = 0;
         for (size_t t = 0; t < EXP_BENCH_TASKS; t++)
             for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++)
-                for (size_t seed = 0; seed < set.seeds; seed++, i++) {
+                for (size_t seed = 0; seed < (s < EXP_BENCH_PAPER ? set.seeds
+                                                                    : set.bench_extra_seeds);
+                     seed++, i++) {
                     const ExpCell *c = &cells[i];
                     char id[96];
                     want_id(id, sizeof id, t, s, seed);
@@ -157,7 +169,8 @@ START_TEST(settings_key_is_the_benchmarks_own) {
     Err e;
     ck_assert_int_eq(exp_cells_dir_check(dir, &rq, true, &e), 0);
     ck_assert_int_eq(exp_cells_dir_check(dir, &bq, true, &e), ERR_INPUT);
-    ck_assert_msg(strstr(e.msg, "another grid"), "%s", e.msg);
+    ck_assert_msg(strstr(e.msg, "another grid") && strstr(e.msg, "the quick grid") &&
+                      strstr(e.msg, "the benchmark's quick grid"), "%s", e.msg);
     remove_dir(dir);
 }
 END_TEST

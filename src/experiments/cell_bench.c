@@ -5,10 +5,10 @@
  * Training: inputs of 1..N words, each batch of one length drawn
  * uniformly (--batches by-length), with the randomized forms' positions
  * drawn once per batch from 0..range-1. Test: for each input length
- * 1..M, bench_per_len fresh tapes of that length in batches of 64, the
- * randomized forms at positions drawn once per batch as in training (the
- * reference scores 512 per length in batches of 64, its noise drawn per
- * batch). The cell's value is the per-token accuracy on the blanks
+ * 1..M, bench_per_len fresh tapes of that length in batches of
+ * bench_test_batch, the randomized forms at positions drawn once per
+ * batch as in training (the reference scores 512 per length in batches of
+ * 64, its noise drawn per batch). The cell's value is the per-token accuracy on the blanks
  * averaged over the test lengths N+1..M, its exact the share of tapes
  * with every blank right, averaged the same way. */
 #include <math.h>
@@ -22,8 +22,8 @@
 
 /* Test tapes of one input length n, scored; the data's seed is the cell's
  * and the length's, apart from the training data's. */
-static int test_length(Session *s, const char *task, size_t n, size_t count, uint64_t seed,
-                       size_t range, double *acc, double *exact, Err *e) {
+static int test_length(Session *s, const char *task, size_t n, size_t count, size_t batch,
+                       uint64_t seed, size_t range, double *acc, double *exact, Err *e) {
     TaskOptions o = {.min_len = n, .max_len = n, .n_train = 1, .n_valid = 1, .n_test = count,
                      .seed = seed * 1000003u + n}, r;
     TextData txt[3];
@@ -38,7 +38,7 @@ static int test_length(Session *s, const char *task, size_t n, size_t count, uin
         rc = data_encode(&d, &txt[2], &s->vocab, &s->labels, false, &unknown, e);
     EvalStats total;
     if (!rc)
-        rc = evaluate_dataset_at(&s->model, &d, 64, range, 1, true, seed ^ (uint64_t)n, NULL,
+        rc = evaluate_dataset_at(&s->model, &d, batch, range, 1, true, seed ^ (uint64_t)n, NULL,
                                  &total, e);
     if (!rc) {
         *acc = eval_accuracy_all(&total);
@@ -87,8 +87,8 @@ int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
     if (!rc)
         acc[0] = exact[0] = NAN; /* no input of no words */
     for (size_t n = 1; n <= M && !rc; n++) {
-        rc = test_length(&s, cell->task, n, set->bench_per_len, 1 + cell->seed, range, &acc[n],
-                         &exact[n], e);
+        rc = test_length(&s, cell->task, n, set->bench_per_len, set->bench_test_batch,
+                         1 + cell->seed, range, &acc[n], &exact[n], e);
         if (!rc && n > N)
             sum += acc[n], sum_exact += exact[n];
     }

@@ -461,7 +461,10 @@ ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCel
 #define GRID_MAGIC "posenc grid 1\nsettings "
 
 static const char *grid_name(const char *key) {
-    return strncmp(key, "quick=1", 7) == 0 ? "the quick grid" : "the full grid";
+    bool bench = strncmp(key, "bench ", 6) == 0;
+    bool quick = strncmp(key + (bench ? 6 : 0), "quick=1", 7) == 0;
+    return bench ? (quick ? "the benchmark's quick grid" : "the benchmark's full grid")
+                 : quick ? "the quick grid" : "the full grid";
 }
 
 /* "d_model=32, here 16; heads=4, here 2; ..." for the first few settings

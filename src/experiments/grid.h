@@ -31,6 +31,8 @@ typedef struct {
     size_t bench_N, bench_M;  /* train on inputs of 1..N, test each length N+1..M */
     size_t bench_steps, bench_n_train;
     size_t bench_per_len;     /* test tapes per input length */
+    size_t bench_test_batch;  /* ... scored in batches of this many (one draw each) */
+    size_t bench_extra_seeds; /* the seeds of the columns past Ruoss et al.'s */
 } ExpSettings;
 
 /* The most seeds per configuration (--seeds). */
@@ -106,6 +108,11 @@ extern const char *const exp_bench_tasks[EXP_BENCH_TASKS];
 #define EXP_BENCH_COLUMNS 15
 extern const char *const exp_bench_columns[EXP_BENCH_COLUMNS];
 const char *exp_bench_scheme(const char *column, bool *randomized);
+/* The first EXP_BENCH_PAPER columns are Ruoss et al.'s, each of the
+ * settings' seeds; the others (ours) enter no test of a claim and have
+ * bench_extra_seeds. */
+#define EXP_BENCH_PAPER 11
+size_t exp_bench_seeds(const ExpSettings *set, size_t column);
 
 /* The tasks of experiments 3 and 4. */
 #define EXP_LENGTH_TASKS 3

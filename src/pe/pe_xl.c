@@ -39,26 +39,15 @@
  * distinct offsets (2T - 1 of them at positions 0..T-1, more at random
  * positions) are found once, by prepare; the score hook turns each into
  * head h's key W_R R(o) once, by tiles of offsets and head channels on the
- * stack, not once per pair. Offsets are floats in the scratch, exact below
- * 2^24 as ALiBi's positions. */
+ * stack, not once per pair (pe_xl_keys.c, with the memo that makes them
+ * once a batch and the pair loops at random positions). Offsets are floats
+ * in the scratch, exact below 2^24 as ALiBi's positions. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pe.h"
-
-#define XL_BASE PE_DEFAULT_BASE /* their max_time, 10000 */
-#define TILE_OFFSETS 32
-#define TILE_CHANNELS 32
-#define TILE_FREQS 16
-
-/* Head h's parts of one layer's table (C+2,C), and of its gradient. */
-typedef struct {
-    const float *W;       /* (HS,C) rows h*HS.. of W_R */
-    const float *u, *v;   /* (HS) */
-    float *dW, *du, *dv;  /* their gradients, or NULL */
-    size_t C, HS;
-} Head;
+#include "pe_xl_keys.h"
 
 static Head head_of(const PeHead *hd) {
     size_t HS = hd->HS, C = HS * hd->NH, W = hd->h * HS * C, u = C * C + hd->h * HS;
@@ -134,183 +123,6 @@ static void xl_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T
         }
 }
 
-/* Offsets u0..u0+nu-1 of the sentence's list, head channels d0..d0+nd-1. */
-typedef struct {
-    size_t u0, nu, d0, nd;
-} Tile;
-
-static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
-
-/* Frequency k of R for a d_model C: its wavelength, and the sine and
- * cosine of a turn by 2^b positions, b < XL_BITS. */
-#define XL_BITS 12
-typedef struct {
-    double wavelength, s[XL_BITS], c[XL_BITS];
-} Freq;
-
-static void freq_make(Freq *q, size_t C, size_t k) {
-    q->wavelength = pow(XL_BASE, (double)(2 * k) / (double)C);
-    for (size_t b = 0; b < XL_BITS; b++) {
-        double turn = (double)(1u << b) / q->wavelength;
-        q->s[b] = sin(turn), q->c[b] = cos(turn);
-    }
-}
-
-/* The pow, sines and cosines of each frequency, made again in every head
- * of every sentence, were 9% of a training step with this scheme (perf,
- * reverse): each thread keeps the last d_model's, up to XL_KEPT
- * frequencies; a frequency past them is made in *spare. */
-#define XL_KEPT 256
-static const Freq *freq_of(size_t C, size_t k, Freq *spare) {
-    static _Thread_local Freq kept[XL_KEPT];
-    static _Thread_local size_t kept_C; /* 0: none kept yet */
-    if (k >= XL_KEPT) {
-        freq_make(spare, C, k);
-        return spare;
-    }
-    if (kept_C != C) {
-        for (size_t f = 0; f < (C + 1) / 2 && f < XL_KEPT; f++)
-            freq_make(&kept[f], C, f);
-        kept_C = C;
-    }
-    return &kept[k];
-}
-
-/* W_R's gradient at frequency k, columns k and n_sin + k, from the keys'
- * gradient Gt (the tile's offsets by channels) and the sines and cosines
- * of the tile's offsets at k. The sums run along the offsets, one per
- * channel d, in a loop along the channels that the compiler vectorizes. */
-static void offset_grad(const Head *x, float Gt[][TILE_CHANNELS], const float *sn,
-                        const float *cs, size_t k, bool has_cos, const Tile *tl) {
-    size_t C = x->C, n_sin = (C + 1) / 2;
-    float gs[TILE_CHANNELS] = {0}, gc[TILE_CHANNELS] = {0};
-    for (size_t t = 0; t < tl->nu; t++)
-        for (size_t d = 0; d < tl->nd; d++)
-            gs[d] += Gt[t][d] * sn[t], gc[d] += Gt[t][d] * cs[t];
-    for (size_t d = 0; d < tl->nd; d++) {
-        size_t row = (tl->d0 + d) * C;
-        x->dW[row + k] += gs[d];
-        if (has_cos)
-            x->dW[row + n_sin + k] += gc[d];
-    }
-}
-
-/* The tile's keys W_R R(o) into rk (channels by offsets), and with G the
- * gradient of W_R from the keys' (offset_grad); either may be NULL. */
-static void offset_keys(float *rk, const float *G, const Head *x, const float *D,
-                        const Tile *tl) {
-    size_t C = x->C, n_sin = (C + 1) / 2, nu = tl->nu;
-    if (rk)
-        memset(rk, 0, tl->nd * nu * sizeof *rk);
-    float Gt[TILE_OFFSETS][TILE_CHANNELS]; /* G transposed: offsets by channels */
-    for (size_t d = 0; G && d < tl->nd; d++)
-        for (size_t t = 0; t < nu; t++)
-            Gt[t][d] = G[d * nu + t];
-    for (size_t k0 = 0; k0 < n_sin; k0 += TILE_FREQS) {
-        size_t nk = min_size(n_sin - k0, TILE_FREQS);
-        /* The next offset up, `gap` positions on, is a turn by the gap, a
-         * power of two at a time: angle addition, in double, in place of a
-         * sin and a cos (at random positions the offsets are rarely
-         * consecutive, and sincos was 46% of a step); over a tile it
-         * drifts by some 1e-14, far below float's rounding. A frequency's
-         * turns wait on each other, so a tile of frequencies turns
-         * together, a loop the compiler vectorizes. */
-        double s[TILE_FREQS], c[TILE_FREQS], sb[XL_BITS][TILE_FREQS], cb[XL_BITS][TILE_FREQS];
-        double wl[TILE_FREQS];
-        for (size_t f = 0; f < nk; f++) {
-            Freq spare;
-            const Freq *q = freq_of(C, k0 + f, &spare);
-            wl[f] = q->wavelength;
-            for (size_t b = 0; b < XL_BITS; b++)
-                sb[b][f] = q->s[b], cb[b][f] = q->c[b];
-        }
-        float sn[TILE_FREQS][TILE_OFFSETS], cs[TILE_FREQS][TILE_OFFSETS];
-        for (size_t t = 0; t < nu; t++) {
-            const float *o = D + tl->u0 + t;
-            float gap = t > 0 ? o[0] - o[-1] : 0.0f; /* offsets are whole numbers */
-            if (gap >= 1.0f && gap < (float)(1u << XL_BITS)) {
-                for (unsigned b = 0, g = (unsigned)gap; g; b++, g >>= 1)
-                    for (size_t f = 0; g & 1u && f < nk; f++) {
-                        double turned = s[f] * cb[b][f] + c[f] * sb[b][f];
-                        c[f] = c[f] * cb[b][f] - s[f] * sb[b][f], s[f] = turned;
-                    }
-            } else {
-                for (size_t f = 0; f < nk; f++)
-                    s[f] = sin((double)o[0] / wl[f]), c[f] = cos((double)o[0] / wl[f]);
-            }
-            for (size_t f = 0; f < nk; f++)
-                sn[f][t] = (float)s[f], cs[f][t] = (float)c[f];
-        }
-        for (size_t f = 0; f < nk; f++) {
-            size_t k = k0 + f;
-            bool has_cos = n_sin + k < C; /* an odd d_model's last sine has none */
-            if (!has_cos)
-                memset(cs[f], 0, nu * sizeof cs[f][0]);
-            for (size_t d = 0; rk && d < tl->nd; d++) {
-                size_t row = (tl->d0 + d) * C;
-                float ws = x->W[row + k], wc = has_cos ? x->W[row + n_sin + k] : 0.0f;
-                float *r = rk + d * nu;
-                for (size_t t = 0; t < nu; t++)
-                    r[t] += ws * sn[f][t] + wc * cs[f][t];
-            }
-            if (G)
-                offset_grad(x, Gt, sn[f], cs[f], k, has_cos, tl);
-        }
-    }
-}
-
-/* A head's keys for every offset of a sentence, by tiles in the order the
- * hooks walk them: tile (u0, d0) at u0 HS + d0 nu, as offset_keys fills
- * it. The sentences of a batch share their offsets (0..T-1 for all, or
- * one draw of random positions with --batches by-length) and a layer its
- * W_R, so each thread keeps a head's last keys with what they were made
- * from (W_R's rows, compared by value: a step changes them in place, and
- * the offsets), and makes them again only when either differs: the same
- * floats, once a batch instead of once a sentence (xl_score and its
- * backward, the keys made inside them, were 64% of a benchmark cell's
- * step at random positions, perf). Heads past XL_MEMO_HEADS share slots. */
-#define XL_MEMO_HEADS 16
-typedef struct {
-    const float *at; /* W_R's rows, where they were read */
-    float *w, *D, *keys;
-    size_t HS, C, n, cap_w, cap_D, cap_keys;
-} KeyMemo;
-
-static bool grow(float **p, size_t *cap, size_t need) {
-    if (need <= *cap)
-        return true;
-    float *q = realloc(*p, need * sizeof *q);
-    if (!q)
-        return false;
-    *p = q, *cap = need;
-    return true;
-}
-
-/* NULL when memory ran out: the caller makes each tile's keys itself. */
-static const float *keys_of(const Head *x, const float *D, size_t n, size_t h) {
-    static _Thread_local KeyMemo memo[XL_MEMO_HEADS];
-    KeyMemo *m = &memo[h % XL_MEMO_HEADS];
-    size_t HS = x->HS, C = x->C;
-    if (m->keys && m->at == x->W && m->HS == HS && m->C == C && m->n == n &&
-        memcmp(m->w, x->W, HS * C * sizeof *x->W) == 0 &&
-        memcmp(m->D, D, n * sizeof *D) == 0)
-        return m->keys;
-    if (!grow(&m->w, &m->cap_w, HS * C) || !grow(&m->D, &m->cap_D, n) ||
-        !grow(&m->keys, &m->cap_keys, n * HS)) {
-        m->n = 0;
-        return NULL;
-    }
-    m->at = x->W, m->HS = HS, m->C = C, m->n = n;
-    memcpy(m->w, x->W, HS * C * sizeof *x->W);
-    memcpy(m->D, D, n * sizeof *D);
-    for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
-        for (size_t d0 = 0; d0 < HS; d0 += TILE_CHANNELS) {
-            Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(HS - d0, TILE_CHANNELS)};
-            offset_keys(m->keys + u0 * HS + d0 * tl.nu, NULL, x, D, &tl);
-        }
-    return m->keys;
-}
-
 /* The pair loops: a query's term for every offset of a tile (qo, gi: a
  * loop along the offsets that the compiler vectorizes) costs T x n per
  * head, where n, the distinct offsets, is 2T - 1 at positions 0..T-1 but
@@ -349,13 +161,17 @@ static void xl_score(const PeHead *hd) {
      * pair would. */
     float own[TILE_OFFSETS * TILE_CHANNELS], qo[TILE_OFFSETS], a[TILE_CHANNELS];
     bool by_pair = pairwise(n, T);
-    const float *keys = keys_of(&x, D, n, hd->h);
+    const KeyMemo *memo = xl_keys_of(&x, D, n, hd->h);
+    if (by_pair && memo) {
+        xl_pair_score(hd, &x, memo, index);
+        return;
+    }
     for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
         for (size_t d0 = 0; d0 < x.HS; d0 += TILE_CHANNELS) {
             Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(x.HS - d0, TILE_CHANNELS)};
-            const float *rk = keys ? keys + u0 * x.HS + d0 * tl.nu : own;
-            if (!keys)
-                offset_keys(own, NULL, &x, D, &tl);
+            const float *rk = memo ? memo->keys + u0 * x.HS + d0 * tl.nu : own;
+            if (!memo)
+                xl_offset_keys(own, NULL, &x, D, &tl);
             for (size_t i = 0; i < T; i++) {
                 for (size_t d = 0; d < tl.nd; d++)
                     a[d] = hd->q[i * ld + d0 + d] + x.v[d0 + d];
@@ -400,7 +216,9 @@ static void xl_score_backward(const PeHead *hd) {
     float own[TILE_OFFSETS * TILE_CHANNELS], G[TILE_OFFSETS * TILE_CHANNELS], r[TILE_CHANNELS];
     float gi[TILE_OFFSETS];
     bool by_pair = pairwise(n, T);
-    const float *keys = keys_of(&x, D, n, hd->h);
+    const KeyMemo *memo = xl_keys_of(&x, D, n, hd->h);
+    if (by_pair && memo && xl_pair_backward(hd, &x, memo, index))
+        return;
     for (size_t u0 = 0; u0 < n; u0 += TILE_OFFSETS)
         for (size_t d0 = 0; d0 < x.HS; d0 += TILE_CHANNELS) {
             Tile tl = {u0, min_size(n - u0, TILE_OFFSETS), d0, min_size(x.HS - d0, TILE_CHANNELS)};
@@ -437,11 +255,11 @@ static void xl_score_backward(const PeHead *hd) {
             }
             /* the keys' sums do not depend on G's: made with it or
              * apart, the same floats */
-            const float *rk = keys ? keys + u0 * x.HS + d0 * tl.nu : own;
-            if (!keys)
-                offset_keys(own, x.dW ? G : NULL, &x, D, &tl);
+            const float *rk = memo ? memo->keys + u0 * x.HS + d0 * tl.nu : own;
+            if (!memo)
+                xl_offset_keys(own, x.dW ? G : NULL, &x, D, &tl);
             else if (x.dW)
-                offset_keys(NULL, G, &x, D, &tl);
+                xl_memo_grad(&x, G, memo, &tl);
             for (size_t i = 0; i < T; i++) {
                 memset(r, 0, tl.nd * sizeof *r);
                 for (size_t j = 0; j < T; j++) {
