@@ -117,18 +117,20 @@ static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, boo
 }
 
 /* "10 seeds", or "10 seeds (5 for t5, shaw, fire and kerple)" when the
- * columns past Ruoss et al.'s have fewer. */
-static const char *seeds_phrase(const ExpSettings *s) {
+ * columns past Ruoss et al.'s have fewer; "10 seeds; 5 for ..." where it
+ * stands inside parentheses already (inside). */
+static const char *seeds_phrase(const ExpSettings *s, bool inside) {
     static char text[160];
     size_t n = (size_t)snprintf(text, sizeof text, "%zu seeds", s->seeds);
     if (s->bench_extra_seeds == s->seeds)
         return text;
-    n += (size_t)snprintf(text + n, sizeof text - n, " (%zu for", s->bench_extra_seeds);
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s%zu for", inside ? "; " : " (",
+                          s->bench_extra_seeds);
     for (size_t c = EXP_BENCH_PAPER; c < EXP_BENCH_COLUMNS && n < sizeof text; c++)
         n += (size_t)snprintf(text + n, sizeof text - n, "%s %s",
                               c == EXP_BENCH_PAPER ? "" : c + 1 == EXP_BENCH_COLUMNS ? " and" : ",",
                               exp_bench_columns[c]);
-    if (n < sizeof text)
+    if (n < sizeof text && !inside)
         snprintf(text + n, sizeof text - n, ")");
     return text;
 }
@@ -167,7 +169,7 @@ static void protocol(Buf *b, const ExpResults *r) {
                N, M, (double)M / (double)N, s->random_range - 1, s->layers,
                s->layers == 1 ? "" : "s", s->d_model,
                s->heads, s->d_ff, s->batch, s->bench_steps, s->bench_per_len,
-               s->bench_test_batch, seeds_phrase(s));
+               s->bench_test_batch, seeds_phrase(s, false));
     buf_printf(b, "Their columns are ours: none, sin/cos (`sinusoidal`), relative "
                "(Transformer-XL's, our `xl`), RoPE, ALiBi and learned, each randomized form "
                "beside its plain one (`random X` is `X` with `--random-positions %zu "
@@ -213,17 +215,17 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
                "[results.md](results.md) tests the literature's claims on the project's own "
                "toy tasks, whose verdict rules this page follows. The CSV files behind every "
                "table are in [benchmark/](benchmark/).\n\n",
-               (size_t)EXP_BENCH_TASKS, seeds_phrase(s));
+               (size_t)EXP_BENCH_TASKS, seeds_phrase(s, false));
     protocol(&b, r);
     buf_printf(&b, "## Table 1, as Ruoss et al. make it\n\nThe per-token accuracy (%%) on the "
-               "blanks, averaged over the test lengths %zu..%zu, of the best of %s "
-               "(their Table 1 takes the best model over seeds and learning rates); the best "
-               "of each row in bold.\n\n", out.lo, out.hi, seeds_phrase(s));
+               "blanks, averaged over the test lengths %zu..%zu, of the best seed (of %s; "
+               "their Table 1 takes the best model over seeds and learning rates); the best "
+               "of each row in bold.\n\n", out.lo, out.hi, seeds_phrase(s, true));
     scores_table(&b, r, out, false, true);
     buf_printf(&b, "## The cautious reading: the mean over seeds\n\nThe same accuracy as the "
                "mean over the %s ± their standard deviation: what a new seed can "
                "expect, where the best seed says what the scheme can reach.\n\n",
-               seeds_phrase(s));
+               seeds_phrase(s, false));
     scores_table(&b, r, out, false, false);
     buf_printf(&b, "Exact match (%%), the share of test tapes with every blank right, mean "
                "over seeds, on %zu..%zu:\n\n", out.lo, out.hi);
