@@ -134,12 +134,14 @@ endif
 # docs/benchmark.md, docs/benchmark/ and docs/img/benchmark/. Its cells keep
 # to their own folders, build/cells-bench(-quick), and the hosts are given
 # --bench with the other settings, so that they list, run and store the
-# benchmark's cells.
+# benchmark's cells. ALL=1 adds the registry's other schemes
+# (--all-schemes), their cells beside the standard run's, the page into
+# build/benchmark-all/.
 BENCH_CELLS = $(if $(QUICK),$(BUILD)/cells-bench-quick,$(BUILD)/cells-bench)
-BENCH_SET   = --bench $(EXP_SET)
+BENCH_SET   = --bench $(EXP_SET) $(if $(ALL),--all-schemes)
 BENCH_ARGS  = $(BENCH_SET) --cells $(BENCH_CELLS) $(if $(JOBS),--jobs $(JOBS)) \
-	--out $(if $(QUICK),$(BUILD)/benchmark-quick,docs)
-benchmark: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## Deletang et al.'s tasks, every scheme: docs/benchmark.md as cells (QUICK=1, JOBS=N, HOSTS=FILE)
+	--out $(if $(QUICK),$(BUILD)/benchmark-quick,$(if $(ALL),$(BUILD)/benchmark-all,docs))
+benchmark: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## Deletang et al.'s tasks, every scheme: docs/benchmark.md as cells (QUICK=1, JOBS=N, HOSTS=FILE, ALL=1)
 ifneq ($(HOSTS),)
 	scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(BENCH_CELLS) \
 		$(REMOTE_DIR) $(BENCH_SET)

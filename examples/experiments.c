@@ -39,7 +39,7 @@ static const char *const USAGE[] = {
     "       experiments --list [--missing] [--cells DIR] [--quick] [--seeds N]\n"
     "       experiments --cell ID [--cells DIR|-] [--quick] [--seeds N]\n"
     "       experiments --store [--cells DIR] [--quick] [--seeds N] < RECORDS\n"
-    "       experiments --bench [any of the above]\n"
+    "       experiments --bench [--all-schemes] [any of the above]\n"
     "\n"
     "Runs the experiments of docs/results.md and writes DIR/results.md, its figures\n"
     "DIR/img/results/*.png and the CSV files behind every table, DIR/results/*.csv:\n"
@@ -65,7 +65,7 @@ static const char *const USAGE[] = {
     "on threads. `make experiments` runs the whole grid into docs/ (JOBS=N, HOSTS=FILE\n"
     "for other machines: docs/experiments.md); `make experiments QUICK=1` the same\n"
     "pipeline on tiny settings into build/experiments-quick/.\n"
-    "\n"
+    "\n",
     "Options:\n"
     "  --out DIR             where to write the page (default docs, or\n"
     "                        build/experiments-quick with --quick; created if\n"
@@ -79,6 +79,10 @@ static const char *const USAGE[] = {
     "                        the schemes (the page in build/benchmark-quick with\n"
     "                        --bench)\n"
     "  --bench               the benchmark's grid and page (above)\n"
+    "  --all-schemes         with --bench: the registry's other schemes too\n"
+    "                        (integer, normalized, sine, sincos), each as t5 is;\n"
+    "                        the page in build/benchmark-all by default, the cells\n"
+    "                        beside the standard run's\n"
     "  --seeds N             seeds per configuration, 2..20 (default 10; 2 with\n"
     "                        --quick; with --bench, t5, shaw, fire and kerple get\n"
     "                        at most 5); each seed draws the weights, the batch\n"
@@ -106,7 +110,7 @@ typedef struct {
     size_t n;
     const char *cells_dir, *out;
     const char *page; /* "results", or "benchmark" with --bench: DIR/PAGE.md */
-    bool quick, bench;
+    bool quick, bench, all_schemes;
     size_t seeds, jobs;
     /* the job: one cell (--cell ID), storing records (--store), listing
      * the cells (--list, --missing), or else the whole grid */
@@ -251,6 +255,8 @@ static pid_t spawn(const Grid *g, const char *exe, const ExpCell *cell) {
         argv[k++] = "--quick";
     if (g->bench)
         argv[k++] = "--bench";
+    if (g->all_schemes)
+        argv[k++] = "--all-schemes";
     if (g->seeds)
         argv[k++] = "--seeds", argv[k++] = seeds;
     argv[k] = NULL;
@@ -477,6 +483,8 @@ static void parse(Grid *g, int argc, char **argv) {
             g->quick = true;
         else if (cli_flag(&g->cli, "--bench"))
             g->bench = true;
+        else if (cli_flag(&g->cli, "--all-schemes"))
+            g->all_schemes = true;
         else if (cli_opt(&g->cli, "--out"))
             g->out = g->cli.val;
         else if (cli_opt(&g->cli, "--cells"))
@@ -508,6 +516,8 @@ static void check(Grid *g) {
                         "one");
     if (g->missing && !g->list)
         cli_usage_error(&g->cli, "--missing goes with --list");
+    if (g->all_schemes && !g->bench)
+        cli_usage_error(&g->cli, "--all-schemes goes with --bench");
     if (g->cells_dir && strcmp(g->cells_dir, "-") == 0 && !g->cell)
         cli_usage_error(&g->cli, "--cells - (the record on stdout) goes with --cell ID");
     static const char *const CELLS[2][2] = {{"build/cells", "build/cells-quick"},
@@ -515,12 +525,15 @@ static void check(Grid *g) {
     if (!g->cells_dir)
         g->cells_dir = CELLS[g->bench][g->quick];
     if (!g->out)
-        g->out = !g->quick ? "docs" : g->bench ? "build/benchmark-quick"
-                                               : "build/experiments-quick";
+        g->out = g->quick         ? (g->bench ? "build/benchmark-quick" : "build/experiments-quick")
+                 : g->all_schemes ? "build/benchmark-all"
+                                  : "docs";
     g->page = g->bench ? "benchmark" : "results";
-    if (g->bench)
+    if (g->bench) {
         exp_settings_bench(&g->set, g->quick, g->seeds);
-    else
+        if (g->all_schemes)
+            g->set.bench_columns = EXP_BENCH_ALL;
+    } else
         exp_settings(&g->set, g->quick, g->seeds);
     Err e;
     if (exp_cells(&g->set, &g->cells, &g->n, &e))

@@ -63,6 +63,23 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
                                   (EXP_BENCH_COLUMNS - EXP_BENCH_PAPER) * set.bench_extra_seeds));
         if (!CASES[k].quick && !CASES[k].seeds)
             ck_assert_uint_eq(n, 1430);
+        /* --all-schemes: the same cells first, then the registry's other
+         * schemes, each with the columns' past the paper's seeds */
+        ExpSettings all = set;
+        all.bench_columns = EXP_BENCH_ALL;
+        ExpCell *more;
+        size_t n_all;
+        ck_assert_msg(exp_cells(&all, &more, &n_all, &e) == 0, "%s", e.msg);
+        ck_assert_uint_eq(n_all, n + (size_t)EXP_BENCH_TASKS *
+                                         (EXP_BENCH_ALL - EXP_BENCH_COLUMNS) *
+                                         set.bench_extra_seeds);
+        for (size_t j = 0; j < n; j++)
+            ck_assert_ptr_nonnull(exp_cell_find(more, n_all, cells[j].id));
+        char id[96];
+        want_id(id, sizeof id, 0, EXP_BENCH_ALL - 1, set.bench_extra_seeds - 1);
+        ck_assert_ptr_nonnull(exp_cell_find(more, n_all, id));
+        ck_assert_ptr_null(exp_cell_find(cells, n, id));
+        free(more);
         size_t i = 0;
         for (size_t t = 0; t < EXP_BENCH_TASKS; t++)
             for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++)
@@ -103,7 +120,8 @@ END_TEST
 /* The tasks are the registry's tape tasks, by level as Table 1's rows;
  * the columns' schemes are the registry's, none first, each randomized
  * form right after its plain one, and randomized exactly the paper's
- * five (sin/cos, relative, RoPE, ALiBi, learned). */
+ * five (sin/cos, relative, RoPE, ALiBi, learned); with --all-schemes
+ * every scheme of the registry has its plain column. */
 START_TEST(tasks_and_columns_exist) {
     for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
         const Task *task = task_find(exp_bench_tasks[t]);
@@ -119,7 +137,13 @@ START_TEST(tasks_and_columns_exist) {
     ck_assert_str_eq(exp_bench_columns[0], "none");
     static const char *const RANDOMIZED[] = {"sinusoidal", "xl", "rope", "alibi", "learned"};
     size_t randomized_seen = 0;
-    for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++) {
+    for (size_t i = 0; i < pe_count(); i++) {
+        size_t s = 0;
+        while (s < EXP_BENCH_ALL && strcmp(exp_bench_columns[s], pe_at(i)->name) != 0)
+            s++;
+        ck_assert_msg(s < EXP_BENCH_ALL, "%s has no column", pe_at(i)->name);
+    }
+    for (size_t s = 0; s < EXP_BENCH_ALL; s++) {
         bool randomized;
         const char *scheme = exp_bench_scheme(exp_bench_columns[s], &randomized);
         ck_assert_msg(pe_find(scheme) != NULL, "column %s: no scheme %s", exp_bench_columns[s],
@@ -134,7 +158,7 @@ START_TEST(tasks_and_columns_exist) {
             ck_assert_msg(s > 0 && strcmp(exp_bench_columns[s - 1], scheme) == 0,
                           "%s does not stand beside %s", exp_bench_columns[s], scheme);
         } else if (paper) {
-            ck_assert_msg(s + 1 < EXP_BENCH_COLUMNS &&
+            ck_assert_msg(s + 1 < EXP_BENCH_ALL &&
                               strncmp(exp_bench_columns[s + 1], "random ", 7) == 0 &&
                               strcmp(exp_bench_columns[s + 1] + 7, scheme) == 0,
                           "%s has no randomized form beside it", scheme);
@@ -350,9 +374,8 @@ START_TEST(quick_benchmark_writes_its_page) {
     ck_assert_msg(strcmp(page, again) == 0, "a second run changed benchmark.md");
     free(again);
     /* afresh, one cell at a time: the cells' numbers do not depend on
-     * --jobs (nor on threads, tests/test_threads.c). One thread: --jobs 1
-     * alone gives a cell every CPU as a fixed count, as slow as above on a
-     * busy machine */
+     * --jobs (nor on threads, tests/test_threads.c). One thread, as each
+     * cell of --jobs 2 has */
     setenv("OMP_NUM_THREADS", "1", 1);
     snprintf(args, sizeof args, "--bench --quick --jobs 1 --cells %s/cells1 --out %s/out1", dir,
              dir);
@@ -368,6 +391,24 @@ START_TEST(quick_benchmark_writes_its_page) {
         free(again);
         free(csv[i]);
     }
+    /* --all-schemes on the first run's cells: only the registry's other
+     * schemes run, and the page has their columns beside the others */
+    snprintf(args, sizeof args, "--bench --quick --all-schemes --jobs 2 --cells %s/cells --out "
+             "%s/all", dir, dir);
+    size_t more = (size_t)EXP_BENCH_TASKS * (EXP_BENCH_ALL - EXP_BENCH_COLUMNS) *
+                  set.bench_extra_seeds;
+    snprintf(skipped, sizeof skipped, "%zu done, skipped; %zu to run", runs, more);
+    r = run("experiments", args);
+    ck_assert_msg(r.status == 0 && strstr(r.err, skipped), "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/all/benchmark.md", dir);
+    again = slurp(path);
+    for (size_t s = 0; s < EXP_BENCH_ALL; s++) {
+        char col[64];
+        snprintf(col, sizeof col, " %s |", exp_bench_columns[s]);
+        ck_assert_msg(strstr(again, col), "--all-schemes: no column %s", exp_bench_columns[s]);
+    }
+    free(again);
     free(page);
     remove_dir(dir);
 }

@@ -46,14 +46,14 @@ static void add(ExpCell *cells, size_t *n, ExpKind kind, const char *task, const
  * a cell costs its steps times its longest training tape. */
 static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
     size_t n = 0;
-    ExpCell *c = xcalloc(EXP_BENCH_TASKS * EXP_BENCH_COLUMNS * set->seeds, sizeof *c,
+    ExpCell *c = xcalloc(EXP_BENCH_TASKS * set->bench_columns * set->seeds, sizeof *c,
                          "the benchmark's cells", e);
     if (!c)
         return ERR_RUNTIME;
     for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
         const Task *task = task_find(exp_bench_tasks[t]);
         double tape = (double)(set->bench_N + task->blanks(set->bench_N));
-        for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++)
+        for (size_t s = 0; s < set->bench_columns; s++)
             for (size_t i = 0; i < exp_bench_seeds(set, s); i++)
                 add(c, &n, EXP_BENCH, exp_bench_tasks[t], exp_bench_columns[s], i, 0,
                     (double)set->bench_steps * tape);

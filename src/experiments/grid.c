@@ -17,11 +17,13 @@ const char *const exp_bench_tasks[EXP_BENCH_TASKS] = {
 
 /* Ruoss et al.'s columns (none, sin/cos, relative, RoPE, ALiBi, learned,
  * each randomized form beside its plain one; their relative is
- * Transformer-XL's, our xl), then our other schemes */
-const char *const exp_bench_columns[EXP_BENCH_COLUMNS] = {
+ * Transformer-XL's, our xl), then our other schemes of the standard run,
+ * then the rest of the registry (--all-schemes) */
+const char *const exp_bench_columns[EXP_BENCH_ALL] = {
     "none",   "sinusoidal",   "random sinusoidal", "xl",      "random xl",
     "rope",   "random rope",  "alibi",             "random alibi", "learned",
-    "random learned", "t5",   "shaw",              "fire",    "kerple"};
+    "random learned", "t5",   "shaw",              "fire",    "kerple",
+    "integer", "normalized",  "sine",              "sincos"};
 
 size_t exp_bench_seeds(const ExpSettings *set, size_t column) {
     return column < EXP_BENCH_PAPER ? set->seeds : set->bench_extra_seeds;
@@ -137,6 +139,7 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
 void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
     memset(s, 0, sizeof *s);
     s->bench = true, s->quick = quick;
+    s->bench_columns = EXP_BENCH_COLUMNS;
     s->batch = 32;
     if (quick) {
         s->d_model = 16, s->heads = 2, s->layers = 1, s->d_ff = 32;

@@ -33,6 +33,7 @@ typedef struct {
     size_t bench_per_len;     /* test tapes per input length */
     size_t bench_test_batch;  /* ... scored in batches of this many (one draw each) */
     size_t bench_extra_seeds; /* the seeds of the columns past Ruoss et al.'s */
+    size_t bench_columns;     /* the first of exp_bench_columns it runs */
 } ExpSettings;
 
 /* The most seeds per configuration (--seeds). */
@@ -106,11 +107,15 @@ void exp_scheme_form(Config *c, const char *name);
 #define EXP_BENCH_TASKS 11
 extern const char *const exp_bench_tasks[EXP_BENCH_TASKS];
 #define EXP_BENCH_COLUMNS 15
-extern const char *const exp_bench_columns[EXP_BENCH_COLUMNS];
+/* ... and with --all-schemes, the registry's other schemes after them:
+ * every scheme plain */
+#define EXP_BENCH_ALL 19
+extern const char *const exp_bench_columns[EXP_BENCH_ALL];
 const char *exp_bench_scheme(const char *column, bool *randomized);
 /* The first EXP_BENCH_PAPER columns are Ruoss et al.'s, each of the
  * settings' seeds; the others (ours) enter no test of a claim and have
- * bench_extra_seeds. */
+ * bench_extra_seeds. The standard run's columns are the first
+ * EXP_BENCH_COLUMNS (bench_columns), --all-schemes's all EXP_BENCH_ALL. */
 #define EXP_BENCH_PAPER 11
 size_t exp_bench_seeds(const ExpSettings *set, size_t column);
 

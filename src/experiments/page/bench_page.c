@@ -64,12 +64,12 @@ static int write_csv(const ExpResults *r, const char *dir, Err *e) {
 }
 
 /* The header of a table with a column per scheme. */
-static void columns_header(Buf *b, const char *first) {
+static void columns_header(Buf *b, const ExpResults *r, const char *first) {
     buf_printf(b, "| level | %s |", first);
-    for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++)
+    for (size_t s = 0; s < r->set.bench_columns; s++)
         buf_printf(b, " %s |", exp_bench_columns[s]);
     buf_printf(b, "\n| --- | --- |");
-    for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++)
+    for (size_t s = 0; s < r->set.bench_columns; s++)
         buf_printf(b, " ---: |");
     buf_printf(b, "\n");
 }
@@ -78,11 +78,11 @@ static void columns_header(Buf *b, const char *first) {
  * et al. gives), or the mean over seeds ± their SD, in percent as the
  * paper prints; the best of each row in bold. */
 static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, bool best) {
-    columns_header(b, "task");
+    columns_header(b, r, "task");
     for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
-        Stat st[EXP_BENCH_COLUMNS];
+        Stat st[EXP_BENCH_ALL];
         double top = -1.0;
-        for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++) {
+        for (size_t s = 0; s < r->set.bench_columns; s++) {
             st[s] = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_columns[s], band, exact);
             double v = best ? st[s].hi : st[s].mean;
             if (!isnan(v) && v > top)
@@ -91,7 +91,7 @@ static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, boo
         /* the level once, on its first task */
         bool first = t == 0 || strcmp(exp_bench_level(t), exp_bench_level(t - 1)) != 0;
         buf_printf(b, "| %s | %s |", first ? exp_bench_level(t) : "", exp_bench_tasks[t]);
-        for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++) {
+        for (size_t s = 0; s < r->set.bench_columns; s++) {
             double v = best ? st[s].hi : st[s].mean;
             const char *bold = fabs(100.0 * v - 100.0 * top) < 0.05 ? "**" : "";
             if (isnan(v))
@@ -105,7 +105,7 @@ static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, boo
     }
     /* the average over tasks, the row Ruoss et al.'s claim is about */
     buf_printf(b, "| | **average** |");
-    for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++) {
+    for (size_t s = 0; s < r->set.bench_columns; s++) {
         double sum = 0.0;
         for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
             Stat st = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_columns[s], band, exact);
@@ -116,22 +116,28 @@ static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, boo
     buf_printf(b, "\n\n");
 }
 
+/* The columns past Ruoss et al.'s, "t5, shaw, fire and kerple". */
+static const char *ours(const ExpSettings *s) {
+    static char text[160];
+    size_t n = 0;
+    text[0] = '\0';
+    for (size_t c = EXP_BENCH_PAPER; c < s->bench_columns && n < sizeof text; c++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s%s",
+                              c == EXP_BENCH_PAPER ? "" : c + 1 == s->bench_columns ? " and " : ", ",
+                              exp_bench_columns[c]);
+    return text;
+}
+
 /* "10 seeds", or "10 seeds (5 for t5, shaw, fire and kerple)" when the
  * columns past Ruoss et al.'s have fewer; "10 seeds; 5 for ..." where it
  * stands inside parentheses already (inside). */
 static const char *seeds_phrase(const ExpSettings *s, bool inside) {
-    static char text[160];
-    size_t n = (size_t)snprintf(text, sizeof text, "%zu seeds", s->seeds);
+    static char text[256];
     if (s->bench_extra_seeds == s->seeds)
-        return text;
-    n += (size_t)snprintf(text + n, sizeof text - n, "%s%zu for", inside ? "; " : " (",
-                          s->bench_extra_seeds);
-    for (size_t c = EXP_BENCH_PAPER; c < EXP_BENCH_COLUMNS && n < sizeof text; c++)
-        n += (size_t)snprintf(text + n, sizeof text - n, "%s %s",
-                              c == EXP_BENCH_PAPER ? "" : c + 1 == EXP_BENCH_COLUMNS ? " and" : ",",
-                              exp_bench_columns[c]);
-    if (n < sizeof text && !inside)
-        snprintf(text + n, sizeof text - n, ")");
+        snprintf(text, sizeof text, "%zu seeds", s->seeds);
+    else
+        snprintf(text, sizeof text, "%zu seeds%s%zu for %s%s", s->seeds, inside ? "; " : " (",
+                 s->bench_extra_seeds, ours(s), inside ? "" : ")");
     return text;
 }
 
@@ -173,17 +179,17 @@ static void protocol(Buf *b, const ExpResults *r) {
     buf_printf(b, "Their columns are ours: none, sin/cos (`sinusoidal`), relative "
                "(Transformer-XL's, our `xl`), RoPE, ALiBi and learned, each randomized form "
                "beside its plain one (`random X` is `X` with `--random-positions %zu "
-               "--batches by-length`); ours adds t5, shaw, fire and kerple plain. A learned "
+               "--batches by-length`); ours adds %s plain. A learned "
                "table has a row for every position a test tape reaches (those past the "
                "training tapes stay as initialized), as their table has rows to its longest "
                "test. The grid is %zu tasks x (%zu columns x %zu seeds + %zu x %zu) = %zu "
                "cells: ten seeds where a claim's corrected tests need them, fewer where no "
                "test reads them, to keep the standard run within an hour on two cores; "
                "[experiments.md](experiments.md) says how to run it, on more machines too.\n\n",
-               s->random_range, (size_t)EXP_BENCH_TASKS, (size_t)EXP_BENCH_PAPER, s->seeds,
-               (size_t)(EXP_BENCH_COLUMNS - EXP_BENCH_PAPER), s->bench_extra_seeds,
+               s->random_range, ours(s), (size_t)EXP_BENCH_TASKS, (size_t)EXP_BENCH_PAPER,
+               s->seeds, s->bench_columns - EXP_BENCH_PAPER, s->bench_extra_seeds,
                (size_t)EXP_BENCH_TASKS * (EXP_BENCH_PAPER * s->seeds +
-                                          (EXP_BENCH_COLUMNS - EXP_BENCH_PAPER) *
+                                          (s->bench_columns - EXP_BENCH_PAPER) *
                                               s->bench_extra_seeds));
 }
 
