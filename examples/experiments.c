@@ -409,7 +409,9 @@ static void check_kernels(const Grid *g, const ExpCellFile *f) {
 }
 
 /* The page from every cell's file: each series of a cell is a run of the
- * page's (a scaling cell's main series is rope as trained, "none"). */
+ * page's (a scaling cell's main series is rope as trained, "none"), in
+ * the order of the page's list, where a cell another holds reads its
+ * holder's file. */
 static void write_page(Grid *g) {
     Err e;
     ExpResults res;
@@ -425,10 +427,18 @@ static void write_page(Grid *g) {
     if (exp_results_init(&res, &g->set, &e))
         cli_fail(&g->cli, &e);
     const char *p = g->page;
-    for (size_t i = 0; i < g->n; i++) {
-        exp_results_add_cell(&res, &g->cells[i], &f[i].res);
-        exp_cell_file_free(&f[i]);
+    ExpCell *page;
+    size_t n_page;
+    if (exp_page_cells(&g->set, &page, &n_page, &e))
+        cli_fail(&g->cli, &e);
+    for (size_t i = 0; i < n_page; i++) {
+        const ExpCell *c = &page[i];
+        const ExpCell *from = exp_cell_find(g->cells, g->n, c->held_by[0] ? c->held_by : c->id);
+        exp_results_add_cell(&res, c, &f[from - g->cells].res);
     }
+    free(page);
+    for (size_t i = 0; i < g->n; i++)
+        exp_cell_file_free(&f[i]);
     free(f);
     char staging[4096], path[4096 + 32];
     if (publish_stage(g->out, p, staging, sizeof staging, &e))

@@ -40,6 +40,8 @@ Suite *suite_cells(void);
 /* parts of suite_cells: the benchmark's grid, and its program (test_bench.c) */
 TCase *tcase_bench(void);
 TCase *tcase_bench_program(void);
+/* part of suite_cells: the cells another cell holds (test_held.c) */
+TCase *tcase_held(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);

@@ -136,7 +136,7 @@ START_TEST(page_has_a_row_per_scheme) {
     ExpCell *cells;
     size_t n;
     Err e;
-    ck_assert_int_eq(exp_cells(&set, &cells, &n, &e), 0);
+    ck_assert_int_eq(exp_page_cells(&set, &cells, &n, &e), 0);
     ExpResults r;
     ck_assert_int_eq(exp_results_init(&r, &set, &e), 0);
     for (size_t i = 0; i < n; i++) {
@@ -224,7 +224,7 @@ START_TEST(implausible_records_are_damaged) {
         {"lengths-reverse-rope-s1", number_where_untested},
         {"lengths-reverse-learned-s1", number_past_table},
         {"random-reverse-rope-s1", no_at_series},
-        {"scaling-reverse-rope-s1", renamed_series},
+        {"lengths-reverse-rope-s1", renamed_series},
         {"probe-previous-none-s1", per_len_0},
         {"probe-previous-none-s1", probe_r2_above_1},
     };
@@ -547,6 +547,7 @@ Suite *suite_cells(void) {
     tcase_add_test(tc, fuzz_inputs_read_cleanly);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_bench());
+    suite_add_tcase(s, tcase_held());
     /* each runs the quick grid, a few seconds on a quiet machine: room for
      * one whose cores are busy with other work */
     TCase *prog = tcase_create("program");

@@ -57,7 +57,8 @@ int exp_train_new(Session *s, const TrainMeta *mt, const Config *c, Err *e);
 void exp_series_add(ExpCellResult *res, const char *name, double value, double exact,
                     double *per_len, size_t n_per_len, double *exact_len, size_t n_exact_len);
 
-/* EXP_SCALING's cell (cell_scaling.c) and EXP_PROBE's (cell_probe.c). */
+/* The length run of rope with section 6's scalings (cell_scaling.c), and
+ * EXP_PROBE's cell (cell_probe.c). */
 int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
 int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
 /* EXP_BENCH's cell (cell_bench.c): main, the accuracy per input length

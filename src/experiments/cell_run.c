@@ -90,7 +90,7 @@ static int run_trial(const ExpSettings *set, const ExpCell *cell, ExpCellResult 
 int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
     memset(res, 0, sizeof *res);
     int rc;
-    if (cell->kind == EXP_SCALING)
+    if (cell->kind == EXP_SCALING || exp_cell_holds_scaling(cell))
         rc = exp_run_scaling(set, cell, res, e);
     else if (cell->kind == EXP_PROBE)
         rc = exp_run_probe(set, cell, res, e);

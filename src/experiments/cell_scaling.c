@@ -1,4 +1,6 @@
-/* Section 6's cell: a rope model trained on lengths up to L, then tested
+/* Section 6's runs, which the length runs of rope hold (section 3's
+ * lengths-TASK-rope-sK trains that model; exp_cell_holds_scaling): a
+ * rope model trained on lengths up to L, then tested
  * to 4L under each of rope's scalings as it is (Hugging Face's
  * inference-time scaling) and after a short fine-tuning at 2L under that
  * scaling (Chen et al. 2023 fine-tune; so does YaRN). */

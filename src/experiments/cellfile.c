@@ -62,7 +62,7 @@ void exp_cell_shape(ExpCellShape *sh, const ExpSettings *set, const ExpCell *cel
             sh->last = plan.max_positions - cls;
         if (cell->kind == EXP_RANDOM)
             add_name(sh, "at");
-        if (cell->kind == EXP_SCALING) {
+        if (cell->kind == EXP_SCALING || exp_cell_holds_scaling(cell)) {
             for (size_t v = 1; v < EXP_SCALINGS; v++)
                 add_name(sh, exp_scaling_names[v]);
             for (size_t v = 0; v < EXP_SCALINGS; v++) {

@@ -63,9 +63,33 @@ static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err
     return 0;
 }
 
-int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
-    if (set->bench)
-        return bench_cells(set, out, n_out, e);
+bool exp_cell_holds_scaling(const ExpCell *cell) {
+    return cell->kind == EXP_LENGTHS && strcmp(cell->name, "rope") == 0;
+}
+
+static bool length_task(const char *task) {
+    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
+        if (strcmp(task, exp_length_tasks[t]) == 0)
+            return true;
+    return false;
+}
+
+/* Adds cell c (the last one added) to the page's list as held by the
+ * cell of kind, task and name of the same seed; to the list of cells that
+ * run, not at all. */
+static void held(ExpCell *cells, size_t *n, bool page, ExpKind kind, const char *task,
+                 const char *name) {
+    ExpCell *c = &cells[*n - 1];
+    if (!page) {
+        (*n)--;
+        return;
+    }
+    snprintf(c->held_by, sizeof c->held_by, "%s-%s-%s-s%zu", exp_kind_names[kind], task, name,
+             c->seed + 1);
+}
+
+/* The results grid's cells; with page, also those another cell holds. */
+static int grid_cells(const ExpSettings *set, bool page, ExpCell **out, size_t *n_out, Err *e) {
     size_t S = exp_scheme_count(), k = set->seeds;
     size_t total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + 3) * k +
                    EXP_VARIANTS * set->variant_seeds + EXP_LENGTH_TASKS * k +
@@ -77,6 +101,9 @@ int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
     /* the cost of a cell, for the time left: its training steps (the
      * length runs also evaluate four times the lengths) */
     double order = 1.0, task = (double)set->task_steps, len = 1.3 * (double)set->length_steps;
+    /* rope's length runs hold section 6: one training at L, then 7
+     * evaluations and 7 fine-tunings */
+    double scaling = len + (double)EXP_SCALINGS * 1.3 * (double)set->tune_steps;
     for (size_t s = 0; s < S; s++)
         for (size_t i = 0; i < k; i++)
             add(c, &n, EXP_ORDER, "order", exp_scheme_at(s), i, 0, order);
@@ -89,22 +116,27 @@ int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
             for (size_t s = 0; s < (rnd ? 3 : S); s++)
                 for (size_t i = 0; i < k; i++)
                     add(c, &n, rnd ? EXP_RANDOM : EXP_LENGTHS, exp_length_tasks[t],
-                        rnd ? random_schemes[s] : exp_scheme_at(s), i, 0, len);
+                        rnd ? random_schemes[s] : exp_scheme_at(s), i, 0,
+                        !rnd && strcmp(exp_scheme_at(s), "rope") == 0 ? scaling : len);
     for (size_t v = 0; v < EXP_VARIANTS; v++)
         for (size_t i = 0; i < set->variant_seeds; i++)
             add(c, &n, EXP_VARIANT, "reverse", exp_variant_names[v], i, v, len);
-    /* one training at L, then 7 evaluations and 7 fine-tunings */
-    double scaling = len + (double)EXP_SCALINGS * 1.3 * (double)set->tune_steps;
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
-        for (size_t i = 0; i < k; i++)
+        for (size_t i = 0; i < k; i++) {
             add(c, &n, EXP_SCALING, exp_length_tasks[t], "rope", i, 0, scaling);
-    /* and none without the mask, variant 1: what the mask alone gives */
+            held(c, &n, page, EXP_LENGTHS, exp_length_tasks[t], "rope");
+        }
+    /* and none without the mask, variant 1: what the mask alone gives (on
+     * a length task, the length run of none) */
     for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
         for (size_t s = 0; s <= EXP_CAUSAL_SCHEMES; s++)
-            for (size_t i = 0; i < k; i++)
+            for (size_t i = 0; i < k; i++) {
                 add(c, &n, EXP_CAUSAL, exp_causal_tasks[t],
                     s < EXP_CAUSAL_SCHEMES ? exp_causal_schemes[s] : EXP_NO_MASK, i,
                     s == EXP_CAUSAL_SCHEMES, len);
+                if (s == EXP_CAUSAL_SCHEMES && length_task(exp_causal_tasks[t]))
+                    held(c, &n, page, EXP_LENGTHS, exp_causal_tasks[t], "none");
+            }
     for (size_t p = 0; p < EXP_PROBES; p++)
         for (size_t i = 0; i < k; i++)
             add(c, &n, EXP_PROBE, "previous", exp_probe_names[p], i, p,
@@ -112,6 +144,14 @@ int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
     *out = c;
     *n_out = n;
     return 0;
+}
+
+int exp_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
+    return set->bench ? bench_cells(set, out, n_out, e) : grid_cells(set, false, out, n_out, e);
+}
+
+int exp_page_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
+    return set->bench ? bench_cells(set, out, n_out, e) : grid_cells(set, true, out, n_out, e);
 }
 
 const ExpCell *exp_cell_find(const ExpCell *cells, size_t n, const char *id) {

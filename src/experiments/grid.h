@@ -51,10 +51,12 @@ void exp_settings_key(char *buf, size_t cap, const ExpSettings *set);
 /* EXP_RANDOM_TEST has no cells of its own: it is the EXP_RANDOM runs
  * evaluated with random positions at test too (Ruoss et al.'s protocol).
  * EXP_SCALING: a rope model trained on L, then under each of rope's
- * scalings, with and without fine-tuning at 2L (one cell, its extras);
+ * scalings, with and without fine-tuning at 2L (the extras of the length
+ * run of rope, which trains that model: exp_cell_holds_scaling);
  * EXP_CAUSAL: the length runs with the causal mask, on the tasks a causal
- * reader can do; EXP_PROBE: the linear probe of position, layer by layer,
- * of models with no position, with and without the mask. */
+ * reader can do (its control without the mask is the length run of none,
+ * on a length task); EXP_PROBE: the linear probe of position, layer by
+ * layer, of models with no position, with and without the mask. */
 typedef enum {
     EXP_ORDER,
     EXP_TASKS,
@@ -139,10 +141,22 @@ typedef struct {
     size_t variant; /* experiment 5: which (exp_variant_names) */
     char id[96];    /* its name and file name, e.g. "lengths-reverse-rope-s2" */
     double cost;    /* a weight for the time left: about its training steps */
+    /* Of the page's list only: the cell whose training this one is too
+     * (its id), whose file holds the results; "" for a cell of its own. */
+    char held_by[96];
 } ExpCell;
 
-/* Every cell of the grid for set, in the page's order (allocated). */
+/* Every cell of the grid for set, in the page's order (allocated): each
+ * training once. */
 int exp_cells(const ExpSettings *set, ExpCell **cells, size_t *n, Err *e);
+/* The page's list: the cells of exp_cells and, in their places, the ones
+ * another cell holds (held_by): section 6's scaling-TASK-rope-sK, held by
+ * lengths-TASK-rope-sK, and section 7's control without the mask on a
+ * length task, held by lengths-TASK-none-sK. */
+int exp_page_cells(const ExpSettings *set, ExpCell **cells, size_t *n, Err *e);
 const ExpCell *exp_cell_find(const ExpCell *cells, size_t n, const char *id);
+/* Whether the cell also runs section 6's scalings of its model (the
+ * length runs of rope): its file has their series beside "main". */
+bool exp_cell_holds_scaling(const ExpCell *cell);
 
 #endif

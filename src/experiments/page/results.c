@@ -68,6 +68,10 @@ void exp_results_add_cell(ExpResults *r, const ExpCell *c, const ExpCellResult *
         const ExpSeries *x = &res->series[k];
         ExpKind kind = c->kind;
         const char *name = x->name;
+        /* a length run's own series is its main one; rope's others are
+         * section 6's, which its scaling cell of the page's list reads */
+        if (kind == EXP_LENGTHS && strcmp(x->name, "main") != 0)
+            continue;
         if (strcmp(x->name, "main") == 0)
             name = c->kind == EXP_SCALING ? exp_scaling_names[0] : c->name;
         else if (strcmp(x->name, "at") == 0)

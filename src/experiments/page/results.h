@@ -43,7 +43,9 @@ void exp_record(ExpResults *r, ExpKind kind, const char *task, const char *name,
 /* A cell's result as runs of the page's, a run per series: "main" is the
  * cell's own (a scaling cell's is rope as trained, the scaling "none"),
  * "at" EXP_RANDOM's tested at random positions too (EXP_RANDOM_TEST),
- * and any other is the run of that name (rope's scalings). */
+ * and any other is the run of that name (rope's scalings). A cell of the
+ * page's list that another holds (held_by) reads its holder's result; a
+ * length run keeps its "main" only. */
 void exp_results_add_cell(ExpResults *r, const ExpCell *c, const ExpCellResult *res);
 
 /* Mean, sample standard deviation and range over seeds; all NaN when a
