@@ -42,7 +42,7 @@ typedef struct {
 } ExpCellFile;
 
 /* The longest record: a longer one is damaged (the full grid's longest,
- * a scaling cell, has about 12 KB). */
+ * a length run of rope with its scalings, has about 12 KB). */
 #define EXP_CELL_MAX ((size_t)1 << 20)
 
 /* The magic line of the current format, and its start for every version. */

@@ -74,9 +74,9 @@ static bool length_task(const char *task) {
     return false;
 }
 
-/* Adds cell c (the last one added) to the page's list as held by the
- * cell of kind, task and name of the same seed; to the list of cells that
- * run, not at all. */
+/* The cell just added is held by the cell of kind, task and name of the
+ * same seed: in the page's list it names its holder, and from the list of
+ * cells that run it is taken off again. */
 static void held(ExpCell *cells, size_t *n, bool page, ExpKind kind, const char *task,
                  const char *name) {
     ExpCell *c = &cells[*n - 1];
