@@ -52,7 +52,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) \
 	$(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard web/*.c)))
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test check sanitize fuzz bench clean help deps experiments benchmark web webtest \
+.PHONY: all demo test check sanitize fuzz bench products clean help deps experiments benchmark web webtest \
 	gridtest FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
@@ -99,6 +99,22 @@ build/bench-deps.ok: scripts/deps.sh
 
 bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS sgemm and PyTorch
 	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench | tee $(BUILD)/bench.txt
+
+# A cell's matrix products, counted (bench/sgemm_count.c, loaded before
+# OpenBLAS): calls, GFLOP and seconds of the small ones (attention's
+# per-head products) and of the others, on one thread as the grid runs a
+# cell. CELL names the cell (experiments --list shows them).
+CELL ?= lengths-reverse-none-s1
+$(BUILD)/sgemm_count.so: bench/sgemm_count.c $(CONFIG)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
+
+products: $(BUILD)/sgemm_count.so $(BUILD)/experiments ## count one cell's matrix products (CELL=ID; bench/README.md)
+	@out=$$(env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+		LD_PRELOAD=$(CURDIR)/$(BUILD)/sgemm_count.so \
+		$(BUILD)/experiments --cell $(CELL) --cells - 2>&1 >/dev/null) || \
+		{ echo "$$out"; exit 1; }; echo "$$out"; \
+	case "$$out" in *"sgemm_count large"*) ;; \
+		*) echo "no counts: $(BUILD)/sgemm_count.so was not loaded"; exit 1;; esac
 
 demo: $(LIB) $(PROG_BIN) ## build every program, then run build/demo_order on its default sentences
 	@$(BUILD)/demo_order
