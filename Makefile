@@ -110,7 +110,7 @@ $(BUILD)/sgemm_count.so: bench/sgemm_count.c $(CONFIG)
 
 products: $(BUILD)/sgemm_count.so $(BUILD)/experiments ## count one cell's matrix products (CELL=ID; bench/README.md)
 	@out=$$(env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-		LD_PRELOAD=$(CURDIR)/$(BUILD)/sgemm_count.so \
+		LD_PRELOAD=$(abspath $(BUILD))/sgemm_count.so \
 		$(BUILD)/experiments --cell $(CELL) --cells - 2>&1 >/dev/null) || \
 		{ echo "$$out"; exit 1; }; echo "$$out"; \
 	case "$$out" in *"sgemm_count large"*) ;; \
