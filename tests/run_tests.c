@@ -97,6 +97,7 @@ static const struct {
     {"stats", suite_stats},
     {"rules", suite_rules},
     {"cells", suite_cells},
+    {"guards", suite_guards},
     {"programs", suite_programs},
     {"docs", suite_docs},
 };

@@ -42,6 +42,15 @@ TCase *tcase_bench(void);
 TCase *tcase_bench_program(void);
 /* part of suite_cells: the cells another cell holds (test_held.c) */
 TCase *tcase_held(void);
+/* Edge cases round four (issue 36), suite_guards: the grid's folders,
+ * records and publishing (test_guard_grid.c), train's resumes and logs
+ * (test_guard_train.c), the programs' messages (test_guard_messages.c),
+ * the formats as docs/formats.md states them (test_guard_formats.c). */
+Suite *suite_guards(void);
+TCase *tcase_guard_grid(void);
+TCase *tcase_guard_train(void);
+TCase *tcase_guard_messages(void);
+TCase *tcase_guard_formats(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);
