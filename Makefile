@@ -152,11 +152,12 @@ endif
 # --bench with the other settings, so that they list, run and store the
 # benchmark's cells. ALL=1 adds the registry's other schemes
 # (--all-schemes), their cells beside the standard run's, the page into
-# build/benchmark-all/.
+# build/benchmark-all/ (with QUICK=1, build/benchmark-all-quick/: a page
+# is never written over another grid's, src/experiments/grid.h).
 BENCH_CELLS = $(if $(QUICK),$(BUILD)/cells-bench-quick,$(BUILD)/cells-bench)
 BENCH_SET   = --bench $(EXP_SET) $(if $(ALL),--all-schemes)
 BENCH_ARGS  = $(BENCH_SET) --cells $(BENCH_CELLS) $(if $(JOBS),--jobs $(JOBS)) \
-	--out $(if $(QUICK),$(BUILD)/benchmark-quick,$(if $(ALL),$(BUILD)/benchmark-all,docs))
+	--out $(if $(QUICK),$(BUILD)/benchmark$(if $(ALL),-all)-quick,$(if $(ALL),$(BUILD)/benchmark-all,docs))
 benchmark: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## Deletang et al.'s tasks, every scheme: docs/benchmark.md as cells (QUICK=1, JOBS=N, HOSTS=FILE, ALL=1)
 ifneq ($(HOSTS),)
 	scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(BENCH_CELLS) \
@@ -180,20 +181,25 @@ gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed
 	tests/grid_test.sh $(BUILD)
 
 # The sources the experiments were built from: a cell made by other
-# sources is run again, and a record from a machine built at another
-# commit refused. The hash of the names and contents of the files of src/
-# and examples/ as they are in the working tree (tracked or new, not
-# ignored), less the files that only write the page from the cells
-# (PAGE_ONLY, by folder: the page writer in src/experiments/page/ and the
-# pictures' src/plot/; a change to the page's prose or figures runs no cell
-# again). The same sources give the same id committed or not, so cells made
-# before a commit stay done after it; without git, a constant.
+# sources is run again, and a record from a machine built from other
+# sources refused. The hash of the names and contents of the C files of
+# src/ and examples/ as they are on disk (committed or not, in a git work
+# tree or an unpacked archive alike), less the files that only write the
+# page from the cells (PAGE_ONLY, by folder: the page writer in
+# src/experiments/page/ and the pictures' src/plot/; a change to the page's
+# prose or figures runs no cell again). The same sources give the same id
+# committed or not, so cells made before a commit stay done after it. No C
+# file found means no id: the build stops (an empty hash would be one
+# constant for every source, and old cells would count as done).
 PAGE_ONLY = src/experiments/page/ src/plot/
-SOURCE_ID = $(shell git ls-files -co --exclude-standard -z -- src examples \
-	$(PAGE_ONLY:%=:!%) 2>/dev/null | LC_ALL=C sort -z | xargs -0 -r sha1sum 2>/dev/null \
-	| sha1sum | cut -c1-12)
+SOURCE_ID = $(shell find src examples -type f -name '*.[ch]' \
+	$(PAGE_ONLY:%=! -path '%*') -print0 2>/dev/null | LC_ALL=C sort -z \
+	| xargs -0 -r sha1sum 2>/dev/null | sha1sum | cut -c1-12)
 $(BUILD)/source_id.h: FORCE
 	@mkdir -p $(@D)
+	@if [ -z "$$(find src examples -type f -name '*.[ch]' 2>/dev/null | head -n 1)" ]; then \
+		echo "make: no C files under src/ and examples/: cannot name the sources" \
+			"(run make from the project's top folder)" >&2; exit 1; fi
 	@echo '#define POSENC_SOURCE_ID "$(SOURCE_ID)"' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(BUILD)/obj/examples/experiments.o: $(BUILD)/source_id.h

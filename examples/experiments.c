@@ -27,9 +27,10 @@
 #include "../src/run/outputs.h"
 #include "cli.h"
 
-/* The sources this binary was built from (the Makefile's hash of src/ and
- * examples/ at HEAD and of their uncommitted changes): a cell made by
- * other sources is run again, and one from another machine refused. */
+/* The sources this binary was built from (the Makefile's hash of the C
+ * files of src/ and examples/ as they are on disk): a cell made by other
+ * sources is run again, and one from another machine refused. A build
+ * without it refuses to run (main). */
 #ifndef POSENC_SOURCE_ID
 #define POSENC_SOURCE_ID "unknown"
 #endif
@@ -140,13 +141,34 @@ static void make_dirs(const Cli *cli, const char *path) {
     make_dir(cli, buf);
 }
 
+static bool writable(const char *dir) { return access(dir, W_OK) == 0; }
+
+/* The options that name this grid, as --list wants them: " --bench
+ * --quick --seeds 4" */
+static void grid_options(char *buf, size_t cap, const Grid *g) {
+    snprintf(buf, cap, "%s%s%s", g->bench ? " --bench" : "", g->all_schemes ? " --all-schemes"
+             : "", g->quick ? " --quick" : "");
+    if (g->seeds)
+        snprintf(buf + strlen(buf), cap - strlen(buf), " --seeds %zu", g->seeds);
+}
+
 /* ---- one cell, here ---- */
 
 static int run_cell(Grid *g, const char *id) {
     const ExpCell *cell = exp_cell_find(g->cells, g->n, id);
-    if (!cell)
-        cli_usage_error(&g->cli, "no cell is named '%s'; `experiments --list%s` names them",
-                        id, g->quick ? " --quick" : "");
+    if (!cell) {
+        char list[160];
+        grid_options(list, sizeof list, g);
+        cli_usage_error(&g->cli, "no cell of this grid is named '%s'; `experiments --list%s` "
+                        "names them", id, list);
+    }
+    /* the folder is checked before the work, not after it */
+    if (strcmp(g->cells_dir, "-") != 0 && !writable(g->cells_dir)) {
+        fprintf(stderr, "experiments: cannot write the cell into %s: %s; make it writable, "
+                "or give another --cells folder (or --cells - for the record on stdout)\n",
+                g->cells_dir, strerror(errno));
+        exit(2);
+    }
     Err e;
     ExpCellResult res;
     double t0 = clock_seconds();
@@ -174,6 +196,12 @@ static int run_cell(Grid *g, const char *id) {
 /* Each record is stored as soon as its last line arrives: a run stopped
  * midway keeps every record that came whole. */
 static int store(Grid *g) {
+    if (!writable(g->cells_dir)) {
+        fprintf(stderr, "experiments: --store: cannot write into %s: %s; make it writable, or "
+                "give another --cells folder (no record was read)\n", g->cells_dir,
+                strerror(errno));
+        return 2;
+    }
     Err e;
     ExpRecordReader r = {0};
     size_t stored = 0, refused = 0, failed = 0, cap = 0;
@@ -455,32 +483,42 @@ static void write_page(Grid *g) {
     exp_results_free(&res);
 }
 
-static bool writable(const char *dir) { return access(dir, W_OK) == 0; }
-
-/* The quick grid checks the pipeline; its numbers say nothing, so it never
- * writes over a page of the full grid (the quick page says so in its
- * first lines, src/experiments/page/page.c) nor into docs/. */
-static void refuse_full_page(const Grid *g) {
-    if (!g->quick)
-        return;
-    char path[4096];
+/* A page is written only where there is none, or over one its own grid
+ * made: the first `make ...` command in a page's head names the grid that
+ * made it (the page writers say so in their first paragraphs). So the
+ * quick grid never writes over a full grid's page, nor every scheme's page
+ * over the standard one, nor any run over a file of someone else's; and
+ * the quick grid, whose numbers say nothing, never writes into docs/. */
+static void refuse_other_page(const Grid *g) {
+    char path[4096], ours[64];
     snprintf(path, sizeof path, "%s/%s.md", g->out, g->page);
+    exp_grid_make(ours, sizeof ours, &g->set);
     const char *slash = strrchr(g->out, '/');
-    bool docs = strcmp(slash ? slash + 1 : g->out, "docs") == 0;
-    FILE *in = docs ? NULL : fopen(path, "rb");
-    char head[4096] = "";
-    if (in) {
-        size_t n = fread(head, 1, sizeof head - 1, in);
-        head[n] = '\0';
-        fclose(in);
-    }
-    if (docs || (in && !strstr(head, "**Quick settings**"))) {
-        fprintf(stderr, "experiments: %s holds the full grid's page, and --quick writes tiny "
-                "models' numbers: give --quick another --out (its default is "
-                "build/%s-quick), or run the full grid without --quick\n", g->out,
-                g->bench ? "benchmark" : "experiments");
+    if (g->quick && strcmp(slash ? slash + 1 : g->out, "docs") == 0) {
+        fprintf(stderr, "experiments: --quick writes tiny models' numbers, never into docs/: "
+                "give it another --out (its default is %s)\n", exp_grid_out(&g->set));
         exit(2);
     }
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return; /* no page yet (a folder in the way is publishing's to refuse) */
+    char head[4096];
+    size_t n = fread(head, 1, sizeof head - 1, in);
+    head[n] = '\0';
+    fclose(in);
+    const char *from = strstr(head, "`make ");
+    size_t len = from ? strcspn(from + 1, "`\n") : 0;
+    if (from && len == strlen(ours) && strncmp(from + 1, ours, len) == 0)
+        return;
+    if (from)
+        fprintf(stderr, "experiments: %s was made by `%.*s`, and this run is `%s`: one page, "
+                "one grid; give this run another --out (its default is %s)\n", path,
+                (int)len, from + 1, ours, exp_grid_out(&g->set));
+    else
+        fprintf(stderr, "experiments: %s is not a page this program wrote (it names no `make "
+                "...` command in its first lines): give this run another --out, or move that "
+                "file away\n", path);
+    exit(2);
 }
 
 /* ---- parse, check, run ---- */
@@ -530,14 +568,6 @@ static void check(Grid *g) {
         cli_usage_error(&g->cli, "--all-schemes goes with --bench");
     if (g->cells_dir && strcmp(g->cells_dir, "-") == 0 && !g->cell)
         cli_usage_error(&g->cli, "--cells - (the record on stdout) goes with --cell ID");
-    static const char *const CELLS[2][2] = {{"build/cells", "build/cells-quick"},
-                                            {"build/cells-bench", "build/cells-bench-quick"}};
-    if (!g->cells_dir)
-        g->cells_dir = CELLS[g->bench][g->quick];
-    if (!g->out)
-        g->out = g->quick         ? (g->bench ? "build/benchmark-quick" : "build/experiments-quick")
-                 : g->all_schemes ? "build/benchmark-all"
-                                  : "docs";
     g->page = g->bench ? "benchmark" : "results";
     if (g->bench) {
         exp_settings_bench(&g->set, g->quick, g->seeds);
@@ -545,11 +575,15 @@ static void check(Grid *g) {
             g->set.bench_columns = EXP_BENCH_ALL;
     } else
         exp_settings(&g->set, g->quick, g->seeds);
+    if (!g->cells_dir)
+        g->cells_dir = exp_grid_cells(&g->set);
+    if (!g->out)
+        g->out = exp_grid_out(&g->set);
     Err e;
     if (exp_cells(&g->set, &g->cells, &g->n, &e))
         cli_fail(&g->cli, &e);
     if (whole_grid(g))
-        refuse_full_page(g);
+        refuse_other_page(g);
     if (strcmp(g->cells_dir, "-") != 0) {
         /* a folder holds one grid's cells (--list only reads) */
         if (!g->list)
@@ -635,6 +669,13 @@ static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
 int main(int argc, char **argv) {
     Grid g = {0};
     parse(&g, argc, argv);
+    /* a cell names the sources that made it; without a name, cells of
+     * other sources would count as done */
+    if (strcmp(POSENC_SOURCE_ID, "unknown") == 0) {
+        fprintf(stderr, "experiments: this build does not know its sources (it was built "
+                "without the Makefile's source id): build it with make\n");
+        return 2;
+    }
     check(&g);
     if (g.cell || g.do_store) {
         int rc = g.cell ? run_cell(&g, g.cell) : store(&g);

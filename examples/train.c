@@ -120,17 +120,18 @@ static int report(Session *s, Progress *p, Kept *k, bool *saved, FILE *log,
     fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s, %d thread%s  %4.0fs "
             "left\n", step, s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t,
             threads, threads == 1 ? "" : "s", left);
-    if (log && (fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g,%zu\n", step, loss, acc, vcsv,
-                        s->meta.seconds, (double)lr, k->step) < 0 || fflush(log) != 0))
-        return err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", logpath,
-                       strerror(errno));
     p->loss_sum = 0.0;
     p->since = p->correct = p->labelled = 0;
+    /* saved before the log names it: a row's kept_step is a model on disk */
     if (out && changed) {
         if ((rc = session_save(s, out, e)))
             return rc;
         *saved = true;
     }
+    if (log && (fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g,%zu\n", step, loss, acc, vcsv,
+                        s->meta.seconds, (double)lr, k->step) < 0 || fflush(log) != 0))
+        return err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", logpath,
+                       strerror(errno));
     return 0;
 }
 

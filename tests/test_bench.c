@@ -408,7 +408,15 @@ START_TEST(quick_benchmark_writes_its_page) {
         snprintf(col, sizeof col, " %s |", exp_bench_columns[s]);
         ck_assert_msg(strstr(again, col), "--all-schemes: no column %s", exp_bench_columns[s]);
     }
+    /* the page names the command that made it, and no other grid's page
+     * is written over */
+    ck_assert_msg(strstr(again, "comes from `make benchmark QUICK=1 ALL=1` (`build/experiments "
+                         "--bench --quick --all-schemes --out build/benchmark-all-quick`)"),
+                  "the all-schemes page names another command");
     free(again);
+    snprintf(args, sizeof args, "--bench --quick --all-schemes --cells %s/cells --out %s/out1",
+             dir, dir);
+    expect_exit("experiments", args, 2, "was made by `make benchmark QUICK=1`");
     free(page);
     remove_dir(dir);
 }

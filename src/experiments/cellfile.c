@@ -4,8 +4,9 @@
  * checkpoint is, field by field: what it claims to be, what made it, and
  * every number against what the settings say its kind holds. A file that
  * fails is damaged: its cell counts as not done and runs again. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -295,7 +296,22 @@ int exp_cell_parse(const char *text, size_t n, size_t *used, ExpCellFile *f, boo
     *old = false;
     size_t magic = strlen(EXP_CELL_MAGIC), any = strlen(EXP_CELL_MAGIC_ANY);
     if (n < magic + 1 || memcmp(text, EXP_CELL_MAGIC "\n", magic + 1) != 0) {
-        *old = n > any && memcmp(text, EXP_CELL_MAGIC_ANY, any) == 0;
+        /* "posenc cell V\n": its version, when the line is whole */
+        unsigned v = 0;
+        size_t k = any;
+        while (k < n && k < any + 4 && text[k] >= '0' && text[k] <= '9')
+            v = v * 10 + (unsigned)(text[k++] - '0');
+        bool versioned = n > any && memcmp(text, EXP_CELL_MAGIC_ANY, any) == 0 && k > any;
+        unsigned ours = (unsigned)atoi(EXP_CELL_MAGIC + any);
+        if (versioned && k + 1 < n && text[k] == '\r' && text[k + 1] == '\n')
+            return err_set(e, ERR_INPUT, "its lines end in CRLF (a carriage return before each "
+                           "newline: a copy that converted line ends?); copy cell files "
+                           "unchanged, byte for byte");
+        *old = versioned && k < n && text[k] == '\n' && v < ours;
+        if (versioned && k < n && text[k] == '\n' && v > ours)
+            return err_set(e, ERR_INPUT, "a record of a newer format ('%.*s'; this build reads "
+                           "'%s'): build every machine at the same commit", (int)k, text,
+                           EXP_CELL_MAGIC);
         return err_set(e, ERR_INPUT, *old ? "a record of an older format (this build reads "
                                             "'%s'), made by older sources"
                                           : "not a cell record (no '%s' line)", EXP_CELL_MAGIC);
@@ -493,36 +509,121 @@ static void key_diff(char *buf, size_t cap, const char *theirs, const char *ours
     }
 }
 
+/* The settings line of the cell file at path ("" when it has none: not a
+ * cell of this format, or unreadable; such a file is damage the run names
+ * when it meets the cell, not evidence of whose folder this is). */
+static void cell_settings(const char *path, char *key, size_t cap) {
+    char *text = NULL;
+    size_t n = 0;
+    Err why;
+    key[0] = '\0';
+    /* the settings line comes within the record's first lines */
+    if (read_regular(path, 4096, &text, &n, &why) == 0 &&
+        n > strlen(EXP_CELL_MAGIC) && memcmp(text, EXP_CELL_MAGIC "\n", strlen(EXP_CELL_MAGIC) + 1) == 0) {
+        char *at = memmem(text, n, "\nsettings ", 10);
+        char *nl = at ? memchr(at + 10, '\n', n - (size_t)(at + 10 - text)) : NULL;
+        if (nl && (size_t)(nl - at - 10) < cap)
+            snprintf(key, cap, "%.*s", (int)(nl - at - 10), at + 10);
+    }
+    free(text);
+}
+
+/* What the folder's cell files say of its grid: how many were made with
+ * settings key, how many with others (the first such key into other). */
+typedef struct {
+    size_t ours, theirs;
+    char other[512];
+} Census;
+
+static void census(const char *dir, const char *key, Census *c) {
+    memset(c, 0, sizeof *c);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *ent; (ent = readdir(d));) {
+        size_t len = strlen(ent->d_name);
+        if (len < 6 || strcmp(ent->d_name + len - 5, ".cell") != 0)
+            continue;
+        char path[4096 + 256], theirs[512];
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        cell_settings(path, theirs, sizeof theirs);
+        if (!theirs[0])
+            continue;
+        if (strcmp(theirs, key) == 0)
+            c->ours++;
+        else if (c->theirs++ == 0)
+            snprintf(c->other, sizeof c->other, "%s", theirs);
+    }
+    closedir(d);
+}
+
+/* The folder's cells, as its grid.settings should name them: "its 330
+ * cells are the quick grid's" */
+static void describe(char *buf, size_t cap, const Census *c, const char *key) {
+    if (c->theirs)
+        snprintf(buf, cap, "it holds %zu cell%s made by %s (%s)", c->theirs,
+                 c->theirs == 1 ? "" : "s", grid_name(c->other), c->other);
+    else if (c->ours)
+        snprintf(buf, cap, "its %zu cell%s made by %s, as this run", c->ours,
+                 c->ours == 1 ? " was" : "s were", grid_name(key));
+    else
+        snprintf(buf, cap, "it holds no cells");
+}
+
+/* A cells folder is claimed only after reading what is in it: the cells'
+ * own settings lines are the evidence, grid.settings the folder's label.
+ * A label that is missing, damaged or contradicted by the cells is never
+ * taken for "another grid" (whose advice would be to delete good cells),
+ * and a folder whose cells are another grid's is never claimed. */
 int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err *e) {
-    char path[4096], key[512], want[600];
+    char path[4096], key[512], want[600], cells[700];
     snprintf(path, sizeof path, "%s/" GRID_FILE, dir);
     exp_settings_key(key, sizeof key, set);
     snprintf(want, sizeof want, GRID_MAGIC "%s\n", key);
+    Census c;
+    census(dir, key, &c);
+    describe(cells, sizeof cells, &c, key);
     char *text = NULL;
     size_t n = 0;
     Err why;
     int err = read_regular(path, 4096, &text, &n, &why);
-    if (err == ENOENT)
+    if (err == ENOENT) {
+        if (c.theirs)
+            return err_set(e, ERR_INPUT, "%s has no " GRID_FILE " and %s, and this run is %s: "
+                           "it is another grid's folder; give this run another --cells "
+                           "folder", dir, cells, grid_name(key));
         return claim ? write_file_atomic(path, want, strlen(want), e) : 0;
+    }
     int rc = 0;
     size_t magic = strlen(GRID_MAGIC);
-    if (err)
-        rc = err_set(e, ERR_INPUT, "%s cannot be read (%s); remove it, or give another "
-                     "--cells folder", path, why.msg);
-    else if (n == strlen(want) && memcmp(text, want, n) == 0)
-        rc = 0;
-    else if (n > magic && memcmp(text, GRID_MAGIC, magic) == 0 && text[n - 1] == '\n' &&
-             !memchr(text, '\0', n)) {
+    bool formed = !err && n > magic && memcmp(text, GRID_MAGIC, magic) == 0 &&
+                  text[n - 1] == '\n' && !memchr(text, '\0', n);
+    bool same = !err && n == strlen(want) && memcmp(text, want, n) == 0;
+    if (formed)
         text[n - 1] = '\0';
+    if (err)
+        rc = err_set(e, ERR_INPUT, "%s cannot be read (%s), and %s; remove it (rm %s; not the "
+                     "cells), or give another --cells folder", path, why.msg, cells, path);
+    else if (same && !c.theirs)
+        rc = 0;
+    else if (formed && strcmp(text + magic, key) == 0)
+        rc = err_set(e, ERR_INPUT, "%s names this run's grid, %s, but %s: cells were copied "
+                     "in from another folder; move them out, or give another --cells folder",
+                     path, grid_name(key), cells);
+    else if (formed && !(c.ours && !c.theirs)) {
         char diff[256];
         key_diff(diff, sizeof diff, text + magic, key);
         rc = err_set(e, ERR_INPUT, "%s holds the cells of another grid: %s (%s), and this run is "
-                     "%s; give this run another --cells folder, or remove that one (rm -r %s) "
-                     "to run this grid there", dir, grid_name(text + magic), diff,
-                     grid_name(key), dir);
+                     "%s (%s); give this run another --cells folder%s%s", dir,
+                     grid_name(text + magic), diff, grid_name(key), cells,
+                     c.ours + c.theirs ? "" : ", or remove that one to run this grid there: rm -r ",
+                     c.ours + c.theirs ? "" : dir);
     } else
-        rc = err_set(e, ERR_INPUT, "%s is not a cells folder's settings file (no '%.13s' "
-                     "line); remove it, or give another --cells folder", path, GRID_MAGIC);
+        rc = err_set(e, ERR_INPUT, "%s is %s, and %s: the file is damaged or was edited; "
+                     "remove it (rm %s; not the cells) and run again, and the folder is "
+                     "claimed from its cells", path,
+                     formed ? "the settings of another grid" : "not a cells folder's settings "
+                     "file (no '" "posenc grid 1" "' line)", cells, path);
     free(text);
     return rc;
 }

@@ -89,7 +89,9 @@ int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err
 /* ---- records from other machines (records.c) ---- */
 
 /* Records arriving as lines (what --store reads): exp_record_line takes
- * one line (with its newline, if any) and returns EXP_RECORD_DONE when a
+ * one line (with its newline, if any; a CRLF line end is read as LF, and
+ * the checksum then judges the record; a record cut mid-line and the next
+ * glued on are told apart at the next one's magic) and returns EXP_RECORD_DONE when a
  * record is complete (at its "end" line) in r->text, EXP_RECORD_BAD when
  * what came is no record or was cut short (e says why; lines that begin
  * no record are dropped up to the next magic line), EXP_RECORD_WAIT while
@@ -98,6 +100,7 @@ int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err
 enum { EXP_RECORD_BAD = -1, EXP_RECORD_WAIT = 0, EXP_RECORD_DONE = 1 };
 typedef struct {
     Buf text;      /* the record so far */
+    Buf line;      /* a line with its carriage return taken out (CRLF line ends) */
     bool done;     /* text holds a complete record: the next line starts anew */
     bool skipping; /* after a line that begins no record: until the next magic line */
 } ExpRecordReader;
@@ -109,7 +112,8 @@ void exp_record_reader_free(ExpRecordReader *r);
 /* Checks a whole record (len bytes of text) as a cell file of this grid
  * made by source, and writes it as DIR/ID.cell; id gets the cell it names
  * ("?" if none). ERR_INPUT with the reason when it is refused: damaged,
- * no cell of this grid, made by other sources or settings. */
+ * no cell of this grid, made by other sources or settings; ERR_RUNTIME
+ * when the record is sound but could not be written. */
 int exp_cell_store(const char *dir, const ExpSettings *set, const ExpCell *cells, size_t n,
                    const char *source, const char *text, size_t len, char *id, size_t cap,
                    Err *e);

@@ -132,6 +132,35 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
         s->seeds = seeds, s->variant_seeds = seeds > s->variant_seeds ? seeds : s->variant_seeds;
 }
 
+static bool all_schemes(const ExpSettings *s) {
+    return s->bench && s->bench_columns > EXP_BENCH_COLUMNS;
+}
+
+const char *exp_grid_cells(const ExpSettings *s) {
+    static const char *const CELLS[2][2] = {{"build/cells", "build/cells-quick"},
+                                            {"build/cells-bench", "build/cells-bench-quick"}};
+    return CELLS[s->bench][s->quick]; /* every scheme's cells beside the standard run's */
+}
+
+const char *exp_grid_out(const ExpSettings *s) {
+    if (!s->bench)
+        return s->quick ? "build/experiments-quick" : "docs";
+    if (all_schemes(s))
+        return s->quick ? "build/benchmark-all-quick" : "build/benchmark-all";
+    return s->quick ? "build/benchmark-quick" : "docs";
+}
+
+void exp_grid_make(char *buf, size_t cap, const ExpSettings *s) {
+    snprintf(buf, cap, "make %s%s%s", s->bench ? "benchmark" : "experiments",
+             s->quick ? " QUICK=1" : "", all_schemes(s) ? " ALL=1" : "");
+}
+
+void exp_grid_run(char *buf, size_t cap, const ExpSettings *s) {
+    snprintf(buf, cap, "build/experiments%s%s%s --out %s", s->bench ? " --bench" : "",
+             s->quick ? " --quick" : "", all_schemes(s) ? " --all-schemes" : "",
+             exp_grid_out(s));
+}
+
 /* Ruoss et al. train on 1..40 and test to 500 (their example script: to
  * 100, 10,000 steps of 128, width 64, 5 layers), drawing positions from
  * 2048. Ours keeps their example's M/N = 2.5 at N = 10, on the results

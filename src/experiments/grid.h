@@ -97,6 +97,19 @@ size_t exp_scheme_count(void);
 const char *exp_scheme_at(size_t i);
 /* The i of exp_scheme_at(i) == name; exp_scheme_count() when none is. */
 size_t exp_scheme_index(const char *name);
+/* A grid's own places and its command, one source for the program and
+ * its page: the default cells folder (build/cells-bench-quick), the
+ * default folder of its page (docs for the full grids; build/benchmark-
+ * all-quick for the benchmark's quick grid with every scheme), the make
+ * command that makes the page ("make benchmark QUICK=1 ALL=1": the page
+ * names it, and a run refuses to write over a page another names) and
+ * what that command runs ("build/experiments --bench --quick
+ * --all-schemes --out build/benchmark-all-quick"). */
+const char *exp_grid_cells(const ExpSettings *s);
+const char *exp_grid_out(const ExpSettings *s);
+void exp_grid_make(char *buf, size_t cap, const ExpSettings *s);
+void exp_grid_run(char *buf, size_t cap, const ExpSettings *s);
+
 /* The scheme a name of exp_scheme_at runs: "alibi" for "asymmetric alibi". */
 const PeScheme *exp_scheme_base(const char *name);
 void exp_scheme_form(Config *c, const char *name);

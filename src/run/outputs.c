@@ -276,7 +276,59 @@ static int walk(const char *from, const char *to, const char *rel, bool move, Er
     return rc;
 }
 
+/* Whether every file under from/rel can be moved to to/rel without harm,
+ * before anything moves: each destination is missing, or of the same kind
+ * (a folder for a folder, a regular file for a file), and none is a
+ * symbolic link (the user named to, not the links inside it: a link there
+ * would send the set into some other folder). ERR_INPUT naming the first
+ * path in the way. */
+static int check_moves(const char *from, const char *to, const char *rel, Err *e) {
+    char src[4096];
+    if (!join(src, sizeof src, from, rel))
+        return err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
+    DIR *d = opendir(src);
+    if (!d)
+        return err_set(e, ERR_RUNTIME, "cannot read the folder %s: %s", src, strerror(errno));
+    int rc = 0;
+    for (struct dirent *ent; !rc && (ent = readdir(d));) {
+        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0 ||
+            (!rel[0] && strcmp(ent->d_name, COMPLETE) == 0))
+            continue;
+        char sub[4096], path[4096], dst[4096];
+        struct stat st, at;
+        if (!join(sub, sizeof sub, rel, ent->d_name) || !join(path, sizeof path, from, sub) ||
+            !join(dst, sizeof dst, to, sub))
+            rc = err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
+        else if (lstat(path, &st) != 0)
+            rc = err_set(e, ERR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
+        else if (lstat(dst, &at) != 0) {
+            if (errno != ENOENT)
+                rc = err_set(e, ERR_INPUT, "cannot look at %s: %s", dst, strerror(errno));
+        } else if (S_ISLNK(at.st_mode))
+            rc = err_set(e, ERR_INPUT, "%s is a symbolic link: the page's files are not written "
+                         "through links inside the folder they go to; remove the link, or give "
+                         "the folder it points to as --out", dst);
+        else if (S_ISDIR(st.st_mode) != S_ISDIR(at.st_mode) ||
+                 (!S_ISDIR(st.st_mode) && !S_ISREG(at.st_mode)))
+            rc = err_set(e, ERR_INPUT, "%s is in the way (%s, where %s belongs); move it away "
+                         "and run again: nothing was replaced", dst,
+                         S_ISDIR(at.st_mode) ? "a folder" : S_ISREG(at.st_mode) ? "a file"
+                                                                               : "not a file",
+                         S_ISDIR(st.st_mode) ? "a folder" : "a file");
+        if (!rc && S_ISDIR(st.st_mode))
+            rc = check_moves(from, to, sub, e);
+    }
+    closedir(d);
+    return rc;
+}
+
 static int finish(const char *dir, const char *staging, bool complete, Err *e) {
+    /* a set goes into place whole or not at all */
+    if (complete) {
+        int rc = check_moves(staging, dir, "", e);
+        if (rc)
+            return rc;
+    }
     int rc = walk(staging, dir, "", complete, e);
     char mark[4096 + 16];
     snprintf(mark, sizeof mark, "%s/" COMPLETE, staging);
@@ -316,8 +368,17 @@ int publish_stage(const char *dir, const char *name, char *staging, size_t cap, 
 }
 
 int publish_commit(const char *dir, const char *staging, Err *e) {
+    /* checked before the set is marked complete: a set that cannot go
+     * into place is dropped (it is written again from its sources), never
+     * left marked for every later run to fail on */
+    int rc = check_moves(staging, dir, "", e);
+    if (rc) {
+        Err ignored;
+        finish(dir, staging, false, &ignored);
+        return rc;
+    }
     char mark[4096 + 16];
     snprintf(mark, sizeof mark, "%s/" COMPLETE, staging);
-    int rc = write_file_atomic(mark, "", 0, e);
+    rc = write_file_atomic(mark, "", 0, e);
     return rc ? rc : finish(dir, staging, true, e);
 }

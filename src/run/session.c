@@ -27,8 +27,25 @@ void session_free(Session *s) {
     session_zero(s);
 }
 
-/* The three splits as text: a task's, or the files' (no test split). */
-static int load_text(TextData txt[3], const TrainMeta *mt, Err *e) {
+/* A run names its files by path, and keeps their contents' hash: a new
+ * run takes it (*hash 0), a resumed one must find the same bytes (the
+ * same path from another folder, or an edited file, is other data). */
+static int same_contents(uint64_t *hash, const TextData *d, const char *opt, Err *e) {
+    if (!*hash) {
+        *hash = d->hash;
+        return 0;
+    }
+    if (*hash == d->hash)
+        return 0;
+    return err_set(e, ERR_INPUT, "%s %s is not the file this run trained on: its contents "
+                   "differ from those it was started with (a path given from another folder "
+                   "names another file); resume from the folder the run was started in, or "
+                   "restore the file", opt, d->name ? d->name : "?");
+}
+
+/* The three splits as text: a task's, or the files' (no test split). The
+ * files' hashes go into mt, or are checked against it. */
+static int load_text(TextData txt[3], TrainMeta *mt, Err *e) {
     int rc;
     if (mt->task[0]) {
         TaskOptions o;
@@ -38,11 +55,13 @@ static int load_text(TextData txt[3], const TrainMeta *mt, Err *e) {
     }
     if (!mt->data[0])
         return err_set(e, ERR_INPUT, "give a task (--task) or a data file (--data)");
-    if ((rc = data_read(&txt[0], mt->data, e)))
+    if ((rc = data_read(&txt[0], mt->data, e)) ||
+        (rc = same_contents(&mt->data_hash, &txt[0], "--data", e)))
         return rc;
     textdata_init(&txt[1], txt[0].kind);
     textdata_init(&txt[2], txt[0].kind);
-    if (mt->valid[0] && (rc = data_read(&txt[1], mt->valid, e)))
+    if (mt->valid[0] && ((rc = data_read(&txt[1], mt->valid, e)) ||
+                         (rc = same_contents(&mt->valid_hash, &txt[1], "--valid", e))))
         return rc;
     if (txt[1].n && txt[1].kind != txt[0].kind)
         return err_set(e, ERR_INPUT, "%s has %s labels but %s has %s labels; give files of "
@@ -254,10 +273,45 @@ static int check_run(Session *s, const Config *c, const char *resumed, Err *e) {
     return rc ? rc : check_memory(s, c, e);
 }
 
+/* A causal model reads no word after the one it labels: a task whose
+ * labels need later words is refused, on the command line (resumed NULL)
+ * and in a checkpoint alike. */
+static int check_causal(const TrainMeta *mt, const Config *c, const char *resumed, Err *e) {
+    if (!c->causal || !task_needs_future(mt->task))
+        return 0;
+    if (resumed)
+        return err_set(e, ERR_INPUT, "%s is a causal model trained on %s, whose labels need "
+                       "words that come later, which a causal reader never sees: the file "
+                       "was damaged or forged; train from scratch", resumed, mt->task);
+    return err_set(e, ERR_INPUT, "--causal: %s labels a word with words that may come after "
+                   "it, which a causal reader never sees; train agent, direction, previous, "
+                   "contains or first, or drop --causal", mt->task);
+}
+
 /* The rows a learned table of from has, or 0 (no model to start from, or
  * a scheme without a table read by position). */
 static size_t table_rows(const Model *from) {
     return from && from->pe.max_positions != SIZE_MAX ? from->pe.max_positions : 0;
+}
+
+/* A learned table of rows rows asked for need: the advice names the
+ * option that asks (--random-positions, a task's --max-train-len, or a
+ * data file, which has no option for it). */
+static int grow_refused(const TrainMeta *mt, size_t rows, size_t need, Err *e) {
+    char advice[160];
+    if (mt->random_positions)
+        snprintf(advice, sizeof advice, "give --random-positions %zu or less", rows);
+    else if (mt->task[0])
+        snprintf(advice, sizeof advice, "train on sentences of at most %zu words "
+                 "(--max-train-len %zu)", rows, rows);
+    else
+        snprintf(advice, sizeof advice, "train on a data file whose sentences have at most "
+                 "%zu words", rows);
+    return err_set(e, ERR_INPUT, "the model to start from has a learned table of %zu rows "
+                   "(positions 0..%zu), and a table cannot grow: this run needs positions "
+                   "0..%zu (%s); %s, or train a new model", rows, rows - 1, need - 1,
+                   mt->random_positions ? "--random-positions" : "its longest training "
+                   "sentence", advice);
 }
 
 /* session_create, fine-tuning from (when not NULL): its learned table
@@ -268,11 +322,9 @@ static int create(Session *s, const TrainMeta *meta, const Config *cfg, const Op
     s->meta = *meta;
     if (s->meta.batch == 0)
         return err_set(e, ERR_INPUT, "the batch must hold at least one sentence");
-    if (cfg->causal && task_needs_future(s->meta.task))
-        return err_set(e, ERR_INPUT, "--causal: %s labels a word with words that may come after "
-                       "it, which a causal reader never sees; train agent, direction, previous, "
-                       "contains or first, or drop --causal", s->meta.task);
-    int rc = load_data(s, cfg->pool, e);
+    int rc = check_causal(&s->meta, cfg, NULL, e);
+    if (!rc)
+        rc = load_data(s, cfg->pool, e);
     if (!rc) {
         Config c = *cfg;
         c.vocab_size = s->vocab.n;
@@ -289,12 +341,7 @@ static int create(Session *s, const TrainMeta *meta, const Config *cfg, const Op
             c.max_len = s->meta.table_len;
         size_t rows = table_rows(from);
         if (!rc && rows && c.max_len > rows)
-            rc = err_set(e, ERR_INPUT, "the model to start from has a learned table of %zu rows "
-                         "(positions 0..%zu), and a table cannot grow: this run needs positions "
-                         "0..%zu (%s); train on sentences of at most %zu "
-                         "words (--max-train-len %zu), or train a new model", rows, rows - 1,
-                         c.max_len - 1, s->meta.random_positions ? "--random-positions" :
-                         "its longest training sentence", rows, rows);
+            rc = grow_refused(&s->meta, rows, c.max_len, e);
         else if (rows)
             c.max_len = rows;
         /* yarn's ramp counts turns over the length the model learns */
@@ -441,6 +488,20 @@ int session_resume(Session *s, const char *path, size_t steps, double max_memory
             rc = err_set(e, ERR_INPUT, "the training data no longer matches %s: class %zu is "
                          "'%s', not '%s' (labels in order of first appearance); was the data "
                          "file changed?", path, i, s->labels.names[i], ck.labels.names[i]);
+    /* what a fresh run derives from its data and options, a checkpoint
+     * states: both must agree */
+    const Config *c = &ck.model.cfg;
+    if (!rc && c->per_token != (s->train.kind == LABELS_TOKEN))
+        rc = err_set(e, ERR_INPUT, "%s says its model labels %s, and its training data "
+                     "labels %s: the file was damaged or forged; train from scratch", path,
+                     c->per_token ? "every word" : "the sentence",
+                     s->train.kind == LABELS_TOKEN ? "every word" : "the sentence");
+    if (!rc && (c->n_classes != s->labels.n || c->vocab_size != s->vocab.n))
+        rc = err_set(e, ERR_INPUT, "%s says its model has %zu words and %zu classes, and its "
+                     "data gives %zu and %zu: the file was damaged or forged; train from "
+                     "scratch", path, c->vocab_size, c->n_classes, s->vocab.n, s->labels.n);
+    if (!rc)
+        rc = check_causal(&s->meta, c, path, e);
     if (!rc)
         rc = check_run(s, &ck.model.cfg, path, e);
     if (!rc) {

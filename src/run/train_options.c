@@ -71,6 +71,9 @@ static const struct {
      {NULL, NULL}, false},
     {"--clip", true, offsetof(OptConfig, clip), 0, RUN_FLOAT, 0.0, 1e6, {NULL, NULL}, false},
     {"--keep", false, offsetof(TrainMeta, keep), 0, RUN_NAME, 0, 0, {"best", "last"}, false},
+    {"--data-hash", false, offsetof(TrainMeta, data_hash), 0, RUN_U64, 0, 0, {NULL, NULL}, true},
+    {"--valid-hash", false, offsetof(TrainMeta, valid_hash), 0, RUN_U64, 0, 0, {NULL, NULL},
+     true},
 };
 
 void train_meta_default(TrainMeta *mt) {
@@ -231,11 +234,14 @@ int train_meta_check(const TrainMeta *mt, size_t step, Err *e) {
                        step, mt->steps);
     if (mt->task[0]) {
         TaskOptions t;
-        if (mt->data[0] || mt->valid[0])
+        if (mt->data[0] || mt->valid[0] || mt->data_hash || mt->valid_hash)
             return err_set(e, ERR_INPUT, "it names both a task and a data file");
         return task_options_resolve(&t, &mt->task_opt, mt->task, e);
     }
     if (!mt->data[0])
         return err_set(e, ERR_INPUT, "it names neither a task nor a data file");
+    if (mt->valid_hash && !mt->valid[0])
+        return err_set(e, ERR_INPUT, "it has the contents' hash of a validation file it does "
+                       "not name");
     return 0;
 }

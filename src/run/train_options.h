@@ -50,6 +50,8 @@ typedef struct {
                            * saved (the model's shape holds the answer) */
     double max_memory;    /* bytes the run may use, e.g. 8e9; 0 = no limit; not saved (a
                            * property of the machine, given again on --resume) */
+    uint64_t data_hash;   /* FNV-1a of the --data file's bytes as trained on; 0 = a task */
+    uint64_t valid_hash;  /* the same of the --valid file; 0 = none */
 } TrainMeta;
 
 /* The limits of train's options. */
@@ -83,6 +85,11 @@ enum {
     TRAIN_OPT_WEIGHT_DECAY,
     TRAIN_OPT_CLIP,
     TRAIN_OPT_KEEP,
+    /* no command line sets these: the contents of the files a run trained
+     * on, which a resumed run checks its files against (a path names a
+     * file; the same path from another folder names another) */
+    TRAIN_OPT_DATA_HASH,
+    TRAIN_OPT_VALID_HASH,
     TRAIN_OPT_COUNT
 };
 

@@ -396,6 +396,8 @@ int data_read(TextData *out, const char *path, Err *e) {
     fclose(f);
     if (!rc)
         rc = data_parse(out, buf, n, path, e);
+    if (!rc)
+        out->hash = buf_fnv1a(buf, n);
     free(buf);
     return rc;
 }

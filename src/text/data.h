@@ -45,6 +45,7 @@ typedef struct {
     size_t *line;   /* (n) the line of each example in its file; NULL when generated */
     char *name;     /* the file, for messages; NULL when generated */
     size_t cap_line;
+    uint64_t hash;  /* FNV-1a of the file's bytes (data_read); 0 when generated */
 } TextData;
 
 /* The classes a model predicts: label string <-> class id, in order of

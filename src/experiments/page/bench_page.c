@@ -205,12 +205,14 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     Band in = exp_bench_trained(r), out = exp_bench_tested(r);
     Buf b = {0};
     buf_printf(&b, "# The benchmark: Delétang et al.'s tasks on Ruoss et al.'s protocol\n\n");
+    char make[64], run[160];
+    exp_grid_make(make, sizeof make, s);
+    exp_grid_run(run, sizeof run, s);
     if (s->quick)
-        buf_printf(&b, "**Quick settings** (`make benchmark QUICK=1`): tiny models trained "
+        buf_printf(&b, "**Quick settings** (`%s`): tiny models trained "
                    "for a few steps, to check the pipeline. These numbers say nothing about "
-                   "the schemes; the real page is docs/benchmark.md.\n\n");
-    buf_printf(&b, "Every number on this page comes from `make benchmark` (`build/experiments "
-               "--bench --out docs`): %zu of the algorithmic tasks of Delétang et al. (ICLR "
+                   "the schemes; the real page is docs/benchmark.md.\n\n", make);
+    buf_printf(&b, "Every number on this page comes from `%s` (`%s`): %zu of the algorithmic tasks of Delétang et al. (ICLR "
                "2023, \"Neural Networks and the Chomsky Hierarchy\"), on which Ruoss et al. "
                "(ACL 2023, \"Randomized Positional Encodings Boost Length Generalization of "
                "Transformers\") compared positional encodings on an encoder, with every "
@@ -221,7 +223,7 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
                "[results.md](results.md) tests the literature's claims on the project's own "
                "toy tasks, whose verdict rules this page follows. The CSV files behind every "
                "table are in [benchmark/](benchmark/).\n\n",
-               (size_t)EXP_BENCH_TASKS, seeds_phrase(s, false));
+               make, run, (size_t)EXP_BENCH_TASKS, seeds_phrase(s, false));
     protocol(&b, r);
     buf_printf(&b, "## Table 1, as Ruoss et al. make it\n\nThe per-token accuracy (%%) on the "
                "blanks, averaged over the test lengths %zu..%zu, of the best seed (of %s; "

@@ -55,12 +55,15 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
     const ExpSettings *s = &r->set;
     Buf b = {0};
     buf_printf(&b, "# Results: what each scheme buys\n\n");
+    char make[64], run[160];
+    exp_grid_make(make, sizeof make, s);
+    exp_grid_run(run, sizeof run, s);
     if (s->quick)
-        buf_printf(&b, "**Quick settings** (`make experiments QUICK=1`): tiny models trained "
+        buf_printf(&b, "**Quick settings** (`%s`): tiny models trained "
                    "for a few steps, to check the pipeline. These numbers say nothing about "
-                   "the schemes; the real page is docs/results.md.\n\n");
-    buf_printf(&b, "Every number on this page comes from `make experiments` "
-               "(`build/experiments --out docs`), which runs each training as a cell of its "
+                   "the schemes; the real page is docs/results.md.\n\n", make);
+    buf_printf(&b, "Every number on this page comes from `%s` "
+               "(`%s`), which runs each training as a cell of its "
                "own, several at once or on other machines ([experiments.md](experiments.md)), "
                "and writes this page from the cells' files. The models have "
                "d_model %zu, %zu heads, %zu layers, d_ff %zu, post-norm and ReLU, trained with "
@@ -73,7 +76,7 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
                "inside attention; [page 5](05-training.md) how to train one model. "
                "[benchmark.md](benchmark.md) runs every scheme on the benchmark the papers "
                "use, Delétang et al.'s algorithmic tasks on Ruoss et al.'s protocol.\n\n",
-               s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->seeds);
+               make, run, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->seeds);
     exp_rules(&b, s->seeds);
     exp_order_section(&b, r);
     exp_tasks_section(&b, r);
