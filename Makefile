@@ -30,6 +30,13 @@ else ifneq ($(filter-out clean help web,$(MAKECMDGOALS)),)
 include $(CONFIG)
 endif
 
+# Builds run in parallel, a job per CPU (make's own -j when given one);
+# the programs and tests they build then run alone. $(call built,TARGETS)
+# in a recipe builds TARGETS so, through a sub-make, before the rest of it.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+PAR    = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+built  = @$(MAKE) --no-print-directory $(PAR) TARGETS='$(1)' built-targets
+
 # stb's headers come from <stb/...> in the system include path (no -I to
 # them): as system headers their own warnings do not trip -Werror.
 CPPFLAGS := $(filter-out -I/usr/include/stb,$(DEP_CFLAGS))
@@ -53,7 +60,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) \
 TEST_BIN := $(BUILD)/run_tests
 
 .PHONY: all demo test check sanitize fuzz bench products clean help deps experiments benchmark web webtest \
-	gridtest FORCE
+	gridtest built-targets FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
 
@@ -62,7 +69,12 @@ TEST_BIN := $(BUILD)/run_tests
 PROG_LIBS := $(BLAS_LIBS) $(SLEEF_LIBS) $(STB_LIBS) -lm
 TEST_LIBS := $(PROG_LIBS) $(CHECK_LIBS)
 
-all: $(LIB) $(PROG_BIN) ## build the library and every program into build/
+all: FORCE ## build the library and every program into build/
+	$(call built,$(LIB) $(PROG_BIN))
+
+# (the recipe keeps make from saying "is up to date" of each target)
+built-targets: $(TARGETS)
+	@:
 
 $(CONFIG): scripts/deps.sh
 	@mkdir -p $(@D)
@@ -116,7 +128,8 @@ products: $(BUILD)/sgemm_count.so $(BUILD)/experiments ## count one cell's matri
 	case "$$out" in *"sgemm_count large"*) ;; \
 		*) echo "no counts: $(BUILD)/sgemm_count.so was not loaded"; exit 1;; esac
 
-demo: $(LIB) $(PROG_BIN) ## build every program, then run build/demo_order on its default sentences
+demo: FORCE ## build every program, then run build/demo_order on its default sentences
+	$(call built,$(LIB) $(PROG_BIN))
 	@$(BUILD)/demo_order
 
 # The experiments of docs/results.md, as cells (docs/experiments.md), with
@@ -224,36 +237,60 @@ BLAS_ENV := env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 # ones. .ci/run runs both.
 TEST_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) POSENC_TEST_LOG=$(BUILD)/test.log \
 	CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
-test: $(TEST_BIN) $(PROG_BIN) ## build and run the Check suites but the slow checks (2 minutes)
+test: FORCE ## build and run the Check suites but the slow checks (2 minutes)
+	$(call built,$(TEST_BIN) $(PROG_BIN))
 	$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow $(TEST_BIN))
 
-check: $(TEST_BIN) $(PROG_BIN) ## the slow checks: every command of the docs, the long trainings
-	$(TEST_RUN:$(TEST_BIN)=CK_INCLUDE_TAGS=slow $(TEST_BIN))
+# The slow checks in CHECK_RUNNERS runners at once (default: the CPUs),
+# each with a share of the docs' pages (POSENC_SHARD=K/N; the first runs
+# the other slow suites too), each its own log, build/check-K.log.
+CHECK_RUNNERS ?= $(NPROC)
+CHECK_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) \
+	CK_INCLUDE_TAGS=slow $(CHECK_ONLY)
+check: FORCE ## the slow checks: every command of the docs, the long trainings
+	$(call built,$(TEST_BIN) $(PROG_BIN))
+	@n=$(CHECK_RUNNERS); pids=; k=0; while [ $$k -lt $$n ]; do \
+		POSENC_SHARD=$$k/$$n POSENC_TEST_LOG=$(BUILD)/check-$$k.log $(CHECK_RUN) $(TEST_BIN) & \
+		pids="$$pids $$!"; k=$$((k + 1)); done; \
+	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 TEST_TIMEOUT ?= 60
 
+# The sanitizers where they find bugs: every unit suite (the cell and
+# checkpoint readers among them), and the docs' commands of SAN_PAGES, a
+# sample that runs every program and its error paths (the other pages
+# train models, which the unit suites' trainings already cover); make check
+# runs every page once, unsanitized.
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-sanitize: $(CONFIG) ## the whole test suite under AddressSanitizer + UBSan
-	$(MAKE) BUILD=build/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
-		TEST_TIMEOUT=600 test check
+SAN_PAGES := README.md docs/01-order-blind.md docs/02-naive-positions.md docs/formats.md \
+	docs/reference.md docs/pictures.md
+sanitize: $(CONFIG) ## the unit suites and a sample of the docs' commands under AddressSanitizer + UBSan
+	$(MAKE) --no-print-directory BUILD=build/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
+		TEST_TIMEOUT=600 test
+	$(MAKE) --no-print-directory BUILD=build/san EXTRA_CFLAGS="$(SAN)" EXTRA_LDFLAGS="$(SAN)" \
+		TEST_TIMEOUT=600 CHECK_RUNNERS=1 \
+		CHECK_ONLY='CK_RUN_SUITE=docs POSENC_DOCS_PAGES="$(SAN_PAGES)"' check
 
 # Fuzzing with clang's libFuzzer: each tests/fuzz/fuzz_NAME.c defines
-# LLVMFuzzerTestOneInput and becomes build/fuzz/fuzz_NAME, compiled by clang
-# from the library's sources (not the gcc archive, so that every function
-# carries the coverage instrumentation the fuzzer steers by). `make fuzz`
-# runs each for FUZZ_SECONDS from a corpus seeded with data/*.txt and the
-# files in tests/fuzz/seeds/fuzz_NAME/ and tests/fuzz/regressions/fuzz_NAME/,
-# with the dictionary tests/fuzz/fuzz_NAME.dict if there is one; a crash
-# stops make and leaves its input in build/fuzz/artifacts/.
+# LLVMFuzzerTestOneInput and becomes build/fuzz/fuzz_NAME, linked by clang
+# with the library's sources compiled once by clang into build/fuzz/obj/
+# (not the gcc archive: every function carries the coverage
+# instrumentation the fuzzer steers by, -fsanitize=fuzzer-no-link).
+# `make fuzz` runs each for FUZZ_SECONDS, a job per CPU, from a corpus
+# seeded with data/*.txt and the files in tests/fuzz/seeds/fuzz_NAME/ and
+# tests/fuzz/regressions/fuzz_NAME/, with the dictionary
+# tests/fuzz/fuzz_NAME.dict if there is one; a crash stops make and leaves
+# its input in build/fuzz/artifacts/.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_OBJ     := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 # FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION lets the checkpoint loader skip
 # its checksum, which a fuzzer cannot forge, to reach the checks behind it.
-FUZZ_CFLAGS  := -std=c11 -O1 -g $(WARN) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -fno-omit-frame-pointer \
+FUZZ_FLAGS   := -std=c11 -O1 -g $(WARN) -fno-sanitize-recover=all -fno-omit-frame-pointer \
 		-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+FUZZ_SAN     := address,undefined
 # -max_len above DATA_MAX_LINE, so the fuzzer reaches the over-long line
 FUZZ_OPTIONS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
@@ -263,26 +300,37 @@ build/fuzz/.deps: scripts/deps.sh
 	scripts/deps.sh fuzz
 	@touch $@
 
-# (fuzz_cli.c includes examples/cli.c, hence its prerequisites)
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(LIB_HDR) examples/cli.c examples/cli.h \
-		$(CONFIG) build/fuzz/.deps
+build/fuzz/obj/%.o: %.c $(CONFIG) build/fuzz/.deps
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $< $(LIB_SRC) -o $@ \
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP \
+		-c $< -o $@
+
+# (fuzz_cli.c includes examples/cli.c, hence its prerequisites)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ) examples/cli.c examples/cli.h
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) $< $(FUZZ_OBJ) -o $@ \
 		$(PROG_LIBS)
 
-fuzz: $(FUZZ_BIN) ## run each libFuzzer target FUZZ_SECONDS (default 60) s
-	@set -e; for bin in $(FUZZ_BIN); do \
-		name=$${bin##*/}; corpus=build/fuzz/corpus/$$name; \
-		mkdir -p $$corpus build/fuzz/artifacts; \
-		cp data/*.txt $$corpus/; \
-		for dir in tests/fuzz/seeds/$$name tests/fuzz/regressions/$$name; do \
-			if [ -d $$dir ]; then find $$dir -type f -exec cp {} $$corpus/ \; ; fi; \
-		done; \
-		dict=; [ -f tests/fuzz/$$name.dict ] && dict=-dict=tests/fuzz/$$name.dict; \
-		echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
-		nice $$bin $(FUZZ_OPTIONS) $$dict -max_total_time=$(FUZZ_SECONDS) \
-			-artifact_prefix=build/fuzz/artifacts/$$name- $$corpus; \
-	done
+# One target's run (build/fuzz/fuzz_NAME.run, never a file): make fuzz runs
+# them a job per CPU.
+build/fuzz/%.run: build/fuzz/%
+	@name=$*; corpus=build/fuzz/corpus/$$name; \
+	mkdir -p $$corpus build/fuzz/artifacts; \
+	cp data/*.txt $$corpus/; \
+	for dir in tests/fuzz/seeds/$$name tests/fuzz/regressions/$$name; do \
+		if [ -d $$dir ]; then find $$dir -type f -exec cp {} $$corpus/ \; ; fi; \
+	done; \
+	dict=; [ -f tests/fuzz/$$name.dict ] && dict=-dict=tests/fuzz/$$name.dict; \
+	echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
+	nice build/fuzz/$$name $(FUZZ_OPTIONS) $$dict -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=build/fuzz/artifacts/$$name- $$corpus \
+		> build/fuzz/$$name.log 2>&1 || { tail -40 build/fuzz/$$name.log; exit 1; }; \
+	tail -n 3 build/fuzz/$$name.log | sed "s/^/  $$name: /"
+
+fuzz: FORCE ## run each libFuzzer target FUZZ_SECONDS (default 60) s, a job per CPU
+	$(call built,$(FUZZ_BIN))
+	$(call built,$(FUZZ_BIN:%=%.run))
+
+-include $(shell find build/fuzz/obj -name '*.d' 2>/dev/null)
 
 # The web page (web/README.md): the library and web/posenc_web.c and
 # posenc_train.c built to WebAssembly by Debian's Emscripten into build/web/,

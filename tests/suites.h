@@ -55,6 +55,11 @@ TCase *tcase_guard_formats(void);
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);
 
+/* POSENC_SHARD="K/N" (make check's runners): true and this runner's K of N
+ * when it is set and well formed. Runner 0 runs every suite, the others
+ * only their share of the docs' pages (test_docs.c). */
+bool shard_of(size_t *k, size_t *n);
+
 /* The registry's schemes that keep holds for, in its order: how many,
  * and the n-th (n below that count). */
 size_t scheme_count(bool (*keep)(const PeScheme *s));

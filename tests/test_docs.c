@@ -231,9 +231,27 @@ static void run_and_compare(const char *page, size_t lineno, const char *cmd, ch
     free(out);
 }
 
+/* Whether this runner takes page i: POSENC_DOCS_PAGES (the pages by path,
+ * separated by spaces: `make sanitize` runs a sample) and POSENC_SHARD
+ * ("K/N": page i when i % N == K, so that N runners share the pages
+ * between them, as `make check` runs them). */
+static bool page_wanted(size_t i) {
+    const char *only = getenv("POSENC_DOCS_PAGES");
+    if (only && *only) {
+        bool listed = false;
+        size_t len = strlen(pages[i]);
+        for (const char *p = only; *p && !listed; p += strcspn(p, " "), p += strspn(p, " "))
+            listed = strcspn(p, " ") == len && strncmp(p, pages[i], len) == 0;
+        if (!listed)
+            return false;
+    }
+    size_t k, n;
+    return !shard_of(&k, &n) || i % n == k;
+}
+
 START_TEST(docs_commands_print_what_the_pages_show) {
     find_pages();
-    if ((size_t)_i >= n_pages)
+    if ((size_t)_i >= n_pages || !page_wanted((size_t)_i))
         return;
     const char *page = pages[_i];
     FILE *f = fopen(page, "r");
