@@ -305,10 +305,14 @@ build/fuzz/obj/%.o: %.c $(CONFIG) build/fuzz/.deps
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP \
 		-c $< -o $@
 
+build/fuzz/libposenc.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
 # (fuzz_cli.c includes examples/cli.c, hence its prerequisites)
-build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ) examples/cli.c examples/cli.h
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) $< $(FUZZ_OBJ) -o $@ \
-		$(PROG_LIBS)
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c build/fuzz/libposenc.a examples/cli.c examples/cli.h
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) $< \
+		build/fuzz/libposenc.a -o $@ $(PROG_LIBS)
 
 # One target's run (build/fuzz/fuzz_NAME.run, never a file): make fuzz runs
 # them a job per CPU.

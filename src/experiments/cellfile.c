@@ -302,7 +302,7 @@ int exp_cell_parse(const char *text, size_t n, size_t *used, ExpCellFile *f, boo
         while (k < n && k < any + 4 && text[k] >= '0' && text[k] <= '9')
             v = v * 10 + (unsigned)(text[k++] - '0');
         bool versioned = n > any && memcmp(text, EXP_CELL_MAGIC_ANY, any) == 0 && k > any;
-        unsigned ours = (unsigned)atoi(EXP_CELL_MAGIC + any);
+        unsigned ours = (unsigned)atoi(&EXP_CELL_MAGIC[any]);
         if (versioned && k + 1 < n && text[k] == '\r' && text[k + 1] == '\n')
             return err_set(e, ERR_INPUT, "its lines end in CRLF (a carriage return before each "
                            "newline: a copy that converted line ends?); copy cell files "

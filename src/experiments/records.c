@@ -24,7 +24,7 @@ static int bad(Err *e, const char *fmt, ...) {
 /* The id a record names on its second line, however damaged the rest,
  * so that a refusal says which cell is still missing ("?" if none). */
 static void record_id(char *id, size_t cap, const char *text, size_t len) {
-    const char *nl = memchr(text, '\n', len);
+    const char *nl = len ? memchr(text, '\n', len) : NULL; /* an empty Buf has no text */
     if (!nl || (size_t)(text + len - nl) < 5 || memcmp(nl + 1, "id ", 3) != 0)
         return;
     const char *p = nl + 4;
