@@ -4,10 +4,12 @@
 # command to run and stops).
 #
 #   scripts/deps.sh        OpenBLAS (Debian's OpenMP build), Check, stb and SLEEF,
-#                          found with pkg-config, and DejaVu Sans for the
-#                          pictures' text (fonts-dejavu-core); prints Makefile
-#                          lines with their flags (the Makefile keeps them as
-#                          build/config.mk)
+#                          found with pkg-config, DejaVu Sans for the
+#                          pictures' text (fonts-dejavu-core), and python3 (a
+#                          test runs tests/reference/read_formats.py, which
+#                          needs nothing but its standard library); prints
+#                          Makefile lines with their flags (the Makefile keeps
+#                          them as build/config.mk)
 #   scripts/deps.sh fuzz   clang with libFuzzer (for make fuzz)
 #   scripts/deps.sh web    Emscripten (for make web only)
 #   scripts/deps.sh webtest  Chromium and python3 (for make webtest only)
@@ -135,6 +137,8 @@ command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
 # the pictures' font (src/plot/canvas.c reads it at this path)
 font=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 [ -f "$font" ] || missing="$missing fonts-dejavu-core"
+# the tests' reader of docs/formats.md (tests/test_guard_formats.c)
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 for pair in $need; do
     if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "${pair%%:*}"; then
         missing="$missing ${pair#*:}"
@@ -155,6 +159,10 @@ if [ -n "$missing" ]; then
     done
     if [ ! -f "$font" ]; then
         echo "deps: $font is still missing after installing fonts-dejavu-core" >&2
+        exit 1
+    fi
+    if ! command -v python3 >/dev/null 2>&1; then
+        echo "deps: python3 is still missing after installing python3" >&2
         exit 1
     fi
 fi

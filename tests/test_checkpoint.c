@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/core/buf.h"
 #include "../src/pe/pe.h"
 #include "../src/run/checkpoint.h"
 #include "../src/run/session.h"
@@ -49,9 +50,9 @@ static unsigned char *checkpoint_bytes(const char *pe, void (*edit)(Config *), s
 
 /* A valid checksum over edited bytes, as a forger would write it. */
 static void fix_checksum(unsigned char *b, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = POSENC_FNV_BASIS;
     for (size_t i = 0; i + 8 < n; i++)
-        h = (h ^ b[i]) * 1099511628211ULL;
+        h = (h ^ b[i]) * POSENC_FNV_PRIME;
     for (int i = 0; i < 8; i++)
         b[n - 8 + i] = (unsigned char)(h >> (8 * i));
 }

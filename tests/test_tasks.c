@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/core/buf.h"
 #include "../src/text/tasks.h"
 #include "suites.h"
 
@@ -403,17 +404,17 @@ START_TEST(agent_splits) {
 }
 END_TEST
 
-/* FNV-1a (64-bit) of the three splits, one line per example: words, tab,
- * labels. */
+/* FNV-1a's loop (64-bit, from the checksum's basis) over the three
+ * splits, one line per example: words, tab, labels. */
 static uint64_t splits_hash(const TextData s[3]) {
-    uint64_t h = 1469598103934665603u;
+    uint64_t h = POSENC_FNV_BASIS;
     for (int k = 0; k < 3; k++)
         for (size_t i = 0; i < s[k].n; i++)
             for (int lab = 0; lab < 2; lab++) {
                 char *x = example_joined(&s[k], i, lab);
                 for (const char *c = x; *c; c++)
-                    h = (h ^ (unsigned char)*c) * 1099511628211u;
-                h = (h ^ (unsigned char)(lab ? '\n' : '\t')) * 1099511628211u;
+                    h = (h ^ (unsigned char)*c) * POSENC_FNV_PRIME;
+                h = (h ^ (unsigned char)(lab ? '\n' : '\t')) * POSENC_FNV_PRIME;
                 free(x);
             }
     return h;

@@ -10,6 +10,7 @@
 #include <omp.h>
 #endif
 
+#include "../src/core/buf.h"
 #include "../src/core/rng.h"
 #include "../src/run/checkpoint.h"
 #include "../src/run/session.h"
@@ -137,9 +138,9 @@ static unsigned char *file_bytes(const char *path, size_t *n) {
 }
 
 static uint64_t fnv(const unsigned char *p, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = POSENC_FNV_BASIS;
     for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ULL;
+        h = (h ^ p[i]) * POSENC_FNV_PRIME;
     return h;
 }
 

@@ -76,8 +76,8 @@ void buf_free(Buf *b) {
 
 uint64_t buf_fnv1a(const void *p, size_t n) {
     const unsigned char *b = p;
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = POSENC_FNV_BASIS;
     for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211ULL;
+        h = (h ^ b[i]) * POSENC_FNV_PRIME;
     return h;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/buf.h"
+
 int words_split(Words *out, const char *text, Err *e) {
     memset(out, 0, sizeof *out);
     size_t len = strlen(text);
@@ -55,12 +57,11 @@ int words_prepend(Words *w, const char *word, Err *e) {
     return rc;
 }
 
-static uint64_t hash_word(const char *s) {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
+/* The checksum's function (buf_fnv1a) over the word's bytes: it places
+ * words in the lookup table, and picks a fresh model's row of a hashed
+ * word (vocab_hash_id), so the outputs the docs show for untrained models
+ * depend on it staying the same. */
+static uint64_t hash_word(const char *s) { return buf_fnv1a(s, strlen(s)); }
 
 static size_t find_slot(const Vocab *v, const char *word) {
     size_t mask = v->n_slots - 1;
