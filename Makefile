@@ -243,9 +243,12 @@ test: FORCE ## build and run the Check suites but the slow checks (2 minutes)
 
 # The slow checks in CHECK_RUNNERS runners at once (default: the CPUs),
 # each with a share of the docs' pages (POSENC_SHARD=K/N; the first runs
-# the other slow suites too), each its own log, build/check-K.log.
+# the other slow suites too), each its own log, build/check-K.log. Several
+# runners run a thread each (no number depends on it): two threads each
+# would wait for each other spinning on a machine they share.
 CHECK_RUNNERS ?= $(NPROC)
-CHECK_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) \
+CHECK_RUN = $(BLAS_ENV) $(if $(filter-out 1,$(CHECK_RUNNERS)),OMP_NUM_THREADS=1 \
+	OPENBLAS_NUM_THREADS=1) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) \
 	CK_INCLUDE_TAGS=slow $(CHECK_ONLY)
 check: FORCE ## the slow checks: every command of the docs, the long trainings
 	$(call built,$(TEST_BIN) $(PROG_BIN))

@@ -496,7 +496,7 @@ static void refuse_other_page(const Grid *g) {
     const char *slash = strrchr(g->out, '/');
     if (g->quick && strcmp(slash ? slash + 1 : g->out, "docs") == 0) {
         fprintf(stderr, "experiments: --quick writes tiny models' numbers, never into docs/: "
-                "give it another --out (its default is %s)\n", exp_grid_out(&g->set));
+                "give --quick another --out (its default is %s)\n", exp_grid_out(&g->set));
         exit(2);
     }
     FILE *in = fopen(path, "rb");

@@ -206,7 +206,8 @@ static void run_and_compare(const char *page, size_t lineno, const char *cmd, ch
      * must neither inherit make check's choice of tests nor truncate its
      * log (this runs in the forked test, so the runner keeps them) */
     static const char *const RUNNER_ONLY[] = {"POSENC_TEST_LOG", "CK_INCLUDE_TAGS",
-                                              "CK_EXCLUDE_TAGS", "CK_RUN_SUITE", "CK_RUN_CASE"};
+                                              "CK_EXCLUDE_TAGS", "CK_RUN_SUITE", "CK_RUN_CASE",
+                                              "POSENC_SHARD", "POSENC_DOCS_PAGES"};
     for (size_t k = 0; k < sizeof RUNNER_ONLY / sizeof *RUNNER_ONLY; k++)
         unsetenv(RUNNER_ONLY[k]);
     FILE *p = popen(real, "r");

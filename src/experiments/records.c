@@ -110,7 +110,7 @@ int exp_record_end(ExpRecordReader *r, Err *e) {
     char id[96] = "?";
     record_id(id, sizeof id, (const char *)r->text.p, r->text.n);
     r->text.n = 0;
-    return err_set(e, ERR_INPUT, "the input ended inside the record of %s (its writer "
+    return err_set(e, ERR_INPUT, "the input ended inside a record, that of %s (its writer "
                    "stopped): that cell is still missing", id);
 }
 

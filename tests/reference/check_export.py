@@ -39,7 +39,9 @@ def main(d):
         y = enc(x).numpy()
     want = np.load(os.path.join(d, "output.npy"))
     diff = float(np.abs(y - want).max())
-    pooled = float(np.abs(want.mean(axis=1) - np.load(os.path.join(d, "pooled.npy"))).max())
+    # what the head reads: the mean over the words, or [CLS]'s row (the first)
+    read = want[:, 0, :] if cfg.get("pool") == "cls" else want.mean(axis=1)
+    pooled = float(np.abs(read - np.load(os.path.join(d, "pooled.npy"))).max())
     print(f"{d}: {len(state)} tensors loaded into nn.TransformerEncoder; "
           f"max |torch - C| hidden {diff:.2e}, pooled {pooled:.2e}")
     return 0 if diff <= 1e-4 and pooled <= 1e-5 else 1
