@@ -135,7 +135,7 @@ static FILE *open_csv(const Cli *cli, const Args *a, bool at) {
     FILE *csv = fopen(a->out, "w");
     if (!csv) {
         Err e;
-        err_set(&e, ERR_INPUT, "cannot write %s; check the directory or give --out", a->out);
+        err_open(&e, errno, "--out", a->out, 1);
         cli_fail(cli, &e);
     }
     if (fprintf(csv, "scheme,combine,seed,test_accuracy,%sseconds\n",

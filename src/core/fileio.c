@@ -160,6 +160,7 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e) {
 
 int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e) {
     size_t cap = 1 << 16, got = 0;
+    int err = 0;
     char *b = xmalloc(cap, "a file being read", e);
     if (!b)
         return ERR_RUNTIME;
@@ -173,14 +174,18 @@ int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, 
             }
             b = more;
         }
+        errno = 0; /* what the failed read sets, not an older call's */
         size_t k = fread(b + got, 1, cap - got, f);
         got += k;
-        if (k == 0)
+        if (k == 0) {
+            err = errno;
             break;
+        }
     }
     if (ferror(f)) {
         free(b);
-        return err_set(e, ERR_INPUT, "cannot read %s; is it a directory or unreadable?", path);
+        return err_set(e, ERR_INPUT, "cannot read %s: %s; give a readable file", path,
+                       strerror(err ? err : EIO));
     }
     *buf = b;
     *n = got;

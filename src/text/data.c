@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 static const char *kind_word(LabelKind k) { return k == LABELS_TOKEN ? "token" : "sentence"; }
@@ -386,7 +387,7 @@ int data_read(TextData *out, const char *path, Err *e) {
     textdata_init(out, LABELS_SENTENCE);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return err_set(e, ERR_INPUT, "cannot open the data file %s; check the path", path);
+        return err_open(e, errno, "the data file", path, 0);
     char *buf = NULL;
     size_t n = 0;
     int rc = read_stream(f, path, (size_t)DATA_MAX_FILE + 1, &buf, &n, e);
