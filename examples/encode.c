@@ -141,8 +141,11 @@ static void prepare(const Cli *cli, Args *a, Input *in) {
             cli_fail(cli, &e);
         sentence = in->text;
     }
+    /* the rule of a data file's words, after the [CLS] the model puts first */
     if (words_split(&in->w, sentence, &e))
         cli_fail(cli, &e);
+    if (data_check_words(&in->w, config_lead_tokens(mc), "the sentence", &e))
+        cli_error(cli, &e);
     in->T = in->w.n;
     char words[96], what[160];
     snprintf(what, sizeof what, "the model and the activations of a sentence of %s",

@@ -152,24 +152,40 @@ static size_t utf8_char(const unsigned char *s) {
     return n;
 }
 
-/* Whether s can stand as one word or label of a data file. */
-static int check_token(const char *s, const char *what, Err *e) {
+/* Whether s can stand as one word or label of a data file; of is where it
+ * stands ("" in a file, " of the sentence" on a command line), and fix
+ * what makes it UTF-8 there. */
+static int check_token(const char *s, const char *what, const char *of, const char *fix,
+                       Err *e) {
     size_t len = strlen(s);
     if (len == 0)
         return err_set(e, ERR_INPUT, "a %s is empty; give it at least one character", what);
     if (len > VOCAB_MAX_WORD)
-        return err_set(e, ERR_INPUT, "the %s '%.32s...' has %zu bytes, more than %d; shorten it",
-                       what, s, len, VOCAB_MAX_WORD);
+        return err_set(e, ERR_INPUT, "the %s '%.32s...'%s has %zu bytes, more than %d; shorten "
+                       "it", what, s, of, len, VOCAB_MAX_WORD);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         if (isspace(*p))
             return err_set(e, ERR_INPUT, "the %s '%s' contains whitespace; words and labels "
                            "are split on whitespace", what, s);
         size_t k = utf8_char(p);
         if (!k)
-            return err_set(e, ERR_INPUT, "the %s '%s' is not valid UTF-8 (at its byte %zu); "
-                           "save the file as UTF-8", what, s,
-                           (size_t)(p - (const unsigned char *)s) + 1);
+            return err_set(e, ERR_INPUT, "the %s '%s'%s is not valid UTF-8 (at its byte %zu); "
+                           "%s", what, s, of, (size_t)(p - (const unsigned char *)s) + 1, fix);
         p += k;
+    }
+    return 0;
+}
+
+int data_check_words(const Words *w, size_t lead, const char *what, Err *e) {
+    if (w->n <= lead)
+        return err_set(e, ERR_INPUT, "%s is empty: give at least one word", what);
+    char of[80], fix[96];
+    snprintf(of, sizeof of, " of %s", what);
+    snprintf(fix, sizeof fix, "give %s as UTF-8 text", what);
+    for (size_t i = 0; i < w->n; i++) {
+        int rc = check_token(w->w[i], "word", of, fix, e);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -183,13 +199,13 @@ int textdata_add(TextData *d, const char *const *words, size_t n, const char *co
      * space before a first word that starts with '#' */
     size_t line = n + nl - 1;
     for (size_t i = 0; i < n; i++) {
-        int rc = check_token(words[i], "word", e);
+        int rc = check_token(words[i], "word", "", "save the file as UTF-8", e);
         if (rc)
             return rc;
         line += strlen(words[i]);
     }
     for (size_t i = 0; i < nl; i++) {
-        int rc = check_token(labels[i], "label", e);
+        int rc = check_token(labels[i], "label", "", "save the file as UTF-8", e);
         if (rc)
             return rc;
         line += strlen(labels[i]);
