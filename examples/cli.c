@@ -429,11 +429,23 @@ bool cli_scheme_option(Cli *cli, Config *c) {
     return false;
 }
 
-static OutputLock out_lock = {.fd = -1}, log_lock = {.fd = -1};
+/* The outputs this process holds (train's two, make_data's folder, ...) */
+static OutputLock held[4];
+static size_t n_held;
 
 static void release_locks(void) {
-    output_unlock(&out_lock);
-    output_unlock(&log_lock);
+    while (n_held)
+        output_unlock(&held[--n_held]);
+}
+
+int cli_hold_output(const char *path, const char *opt, bool sidecar, Err *e) {
+    if (n_held == sizeof held / sizeof *held)
+        return err_set(e, ERR_RUNTIME, "more than %zu outputs to lock", n_held);
+    if (n_held == 0)
+        atexit(release_locks);
+    int rc = output_lock(&held[n_held], path, opt, sidecar, e);
+    n_held += rc == 0;
+    return rc;
 }
 
 void cli_check_files(const Cli *cli, const FileArg *files, size_t n) {
@@ -465,12 +477,10 @@ int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
         rc = output_check(log, "--log", false, e);
     if (!rc)
         rc = outputs_distinct(files, sizeof files / sizeof *files, e);
-    if (!rc && (out || log))
-        atexit(release_locks);
     if (!rc && out)
-        rc = output_lock(&out_lock, out, "--out", true, e);
+        rc = cli_hold_output(out, "--out", true, e);
     if (!rc && log)
-        rc = output_lock(&log_lock, log, "--log", false, e);
+        rc = cli_hold_output(log, "--log", false, e);
     return rc;
 }
 

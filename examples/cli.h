@@ -163,6 +163,14 @@ bool cli_run_option(Cli *cli, TrainMeta *mt, OptConfig *o, size_t opt);
 int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
                       const char *resume, const char *init, Err *e);
 
+/* One writer per output: locks path (output_lock: through PATH.lock with
+ * sidecar, for a file replaced by a rename or a folder; else the file
+ * itself, written in place) for the rest of the process, so that a second
+ * run writing it is refused with the first's pid. Call it after the
+ * checks and before the work, so that the second run is refused at its
+ * start, not after it has done its work. */
+int cli_hold_output(const char *path, const char *opt, bool sidecar, Err *e);
+
 /* The rule that no output is an input or another output, for a program's
  * files (outputs_distinct): a usage error naming both otherwise. */
 void cli_check_files(const Cli *cli, const FileArg *files, size_t n);

@@ -132,9 +132,13 @@ static void check(Cli *cli, Args *a) {
  * written (a full disk) is reported before any training rather than
  * after all of it. */
 static FILE *open_csv(const Cli *cli, const Args *a, bool at) {
+    Err e;
+    /* one run per file, refused before its training: two would interleave
+     * their rows in it */
+    if (cli_hold_output(a->out, "--out", false, &e))
+        cli_error(cli, &e);
     FILE *csv = fopen(a->out, "w");
     if (!csv) {
-        Err e;
         err_open(&e, errno, "--out", a->out, 1);
         cli_fail(cli, &e);
     }

@@ -2,9 +2,14 @@
  * reproduces one defect as a user meets it and is named after what it
  * guards. See test_guards.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../src/run/npy.h"
 #include "suites.h"
@@ -20,8 +25,7 @@ START_TEST(cannot_open_says_why) {
                 "/etc/passwd/d.txt: Not a directory");
     expect_exit("train", "--data /tmp --steps 1", 2, "cannot read /tmp: Is a directory");
     expect_exit("compare_pe", "--schemes none --steps 1 --out /nonexistent/r.csv", 2,
-                "cannot write --out /nonexistent/r.csv: No such file or directory; check that "
-                "its folder exists");
+                "cannot write --out /nonexistent/r.csv: No such file or directory");
     float *x, one = 1.0f;
     size_t shape[4], nd;
     Err e;
@@ -78,10 +82,165 @@ START_TEST(sentence_words_follow_the_data_files_rule) {
 }
 END_TEST
 
+/* Holds an advisory lock on path (created if missing), as another run
+ * writing that output would; the descriptor, to close. */
+static int hold_lock(const char *path) {
+    int fd = open(path, O_RDWR | O_CREAT, 0666);
+    ck_assert_int_ge(fd, 0);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+    return fd;
+}
+
+/* The CPU seconds process pid has used so far (/proc/PID/stat). */
+static double cpu_seconds(pid_t pid) {
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1.0;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *p = strrchr(text, ')'); /* the name may hold spaces */
+    unsigned long utime = 0, stime = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                     &stime) != 2)
+        return -1.0;
+    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* 10: two make_data on one --out at once: the first generated without the
+ * lock, the second ran whole meanwhile, then the first replaced its files
+ * (both said they wrote them). Now the folder is locked before the work:
+ * a second run while the first generates is refused, and the first's
+ * files stand. The same rule for every program's output, each refused
+ * before its work while another run holds the output. */
+START_TEST(one_writer_per_output_locked_before_the_work) {
+    char *dir = scratch(), out[256], path[300], args[512];
+    snprintf(out, sizeof out, "%s/d", dir);
+    const char *bin = getenv("POSENC_BIN");
+    char prog[256];
+    snprintf(prog, sizeof prog, "%s/make_data", bin ? bin : "build");
+    pid_t first = fork();
+    ck_assert_int_ge(first, 0);
+    if (first == 0) { /* a long generation: 3 million words */
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(3);
+        execl(prog, prog, "--task", "sort", "--out", out, "--train-examples", "30000",
+              "--max-len", "100", "--max-train-len", "100", "--seed", "1", (char *)NULL);
+        _exit(3);
+    }
+    /* the first is generating once it has used a tenth of a second of CPU
+     * (its start takes less); it holds the folder from then on */
+    double used;
+    while ((used = cpu_seconds(first)) >= 0.0 && used < 0.1)
+        nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+    snprintf(args, sizeof args, "--task sort --out %s --seed 2", out);
+    expect_exit("make_data", args, 2, "is in use by another run");
+    int st;
+    ck_assert_int_eq(waitpid(first, &st, 0), first);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first make_data: status %d", st);
+    snprintf(path, sizeof path, "%s/train.txt", out);
+    char *text = slurp(path);
+    ck_assert_msg(strstr(text, "--seed 1\n") != NULL, "train.txt is not the first run's");
+    free(text);
+
+    /* every other output, held by "another run": refused before the work,
+     * which would have replaced or emptied it */
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    write_text(path, "another run's rows\n");
+    int fd = hold_lock(path);
+    snprintf(args, sizeof args, "--schemes none --steps 1 --seeds 1 --out %s", path);
+    expect_exit("compare_pe", args, 2, "is in use by another run");
+    close(fd);
+    text = slurp(path);
+    ck_assert_str_eq(text, "another run's rows\n");
+    free(text);
+    const char *held[][3] = {
+        {"pe_plot", "--kind heatmap --out %s/p.png", "%s/p.png.lock"},
+        {"encode", "--npy %s/npy 'a b'", "%s/npy.lock"},
+    };
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++) {
+        char lock[300];
+        snprintf(lock, sizeof lock, held[i][2], dir);
+        fd = hold_lock(lock);
+        snprintf(args, sizeof args, held[i][1], dir);
+        expect_exit(held[i][0], args, 2, "is in use by another run");
+        close(fd);
+        unlink(lock);
+    }
+    snprintf(path, sizeof path, "%s/p.png", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "pe_plot drew while another run held its --out");
+    snprintf(path, sizeof path, "%s/npy", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "encode exported while another run held --npy");
+    remove_dir(dir);
+}
+END_TEST
+
+/* 12g: a symbolic link to a folder given as make_data's --out was "not a
+ * folder"; it is the folder. Anything else is named for what it is (a
+ * file, a FIFO, a link to a file or to nothing), and encode's --npy, the
+ * other folder a program writes, follows the same rule. */
+START_TEST(out_folder_through_a_symlink_is_a_folder) {
+    char *dir = scratch(), p[8][300], args[700];
+    const char *names[] = {"real", "link", "dangling", "file", "filelink", "fifo", "real2",
+                           "link2"};
+    for (int i = 0; i < 8; i++)
+        snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
+    ck_assert_int_eq(mkdir(p[0], 0777), 0);
+    ck_assert_int_eq(symlink(p[0], p[1]), 0);
+    ck_assert_int_eq(symlink("nowhere", p[2]), 0);
+    write_text(p[3], "x\n");
+    ck_assert_int_eq(symlink(p[3], p[4]), 0);
+    ck_assert_int_eq(mkfifo(p[5], 0666), 0);
+    ck_assert_int_eq(mkdir(p[6], 0777), 0);
+    ck_assert_int_eq(symlink(p[6], p[7]), 0);
+    snprintf(args, sizeof args, "--task agent --out %s", p[1]);
+    Run r = run("make_data", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    char path[400];
+    snprintf(path, sizeof path, "%s/train.txt", p[0]);
+    ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    struct {
+        int i;
+        const char *want;
+    } bad[] = {
+        {2, "dangling is a symbolic link to nowhere, which does not exist; make that folder "
+            "first, or give another --out"},
+        {3, "file is a regular file, not a folder"},
+        {4, "filelink is a symbolic link to %s/file, a regular file, not a folder"},
+        {5, "fifo is a FIFO, not a folder"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        char want[400];
+        snprintf(want, sizeof want, bad[k].want, dir);
+        snprintf(args, sizeof args, "--task agent --out %s", p[bad[k].i]);
+        expect_exit("make_data", args, 2, want);
+        snprintf(args, sizeof args, "--npy %s 'a b'", p[bad[k].i]);
+        want[strcspn(want, ";")] = '\0'; /* the advice names encode's option */
+        expect_exit("encode", args, 2, want);
+    }
+    /* encode replaces the folder the link names, and the link stays */
+    snprintf(args, sizeof args, "--d-model 8 --heads 2 --npy %s/ 'a b'", p[7]);
+    r = run("encode", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(path, sizeof path, "%s/config.json", p[6]);
+    ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+    struct stat st;
+    ck_assert(lstat(p[7], &st) == 0 && S_ISLNK(st.st_mode));
+    remove_dir(dir);
+}
+END_TEST
+
 TCase *tcase_guard_messages(void) {
     TCase *tc = tcase_create("messages");
     tcase_add_test(tc, cannot_open_says_why);
     tcase_add_test(tc, empty_sentence_is_called_empty);
     tcase_add_test(tc, sentence_words_follow_the_data_files_rule);
+    tcase_add_test(tc, one_writer_per_output_locked_before_the_work);
+    tcase_add_test(tc, out_folder_through_a_symlink_is_a_folder);
     return tc;
 }
