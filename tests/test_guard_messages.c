@@ -3,6 +3,7 @@
  * guards. See test_guards.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +236,64 @@ START_TEST(out_folder_through_a_symlink_is_a_folder) {
 }
 END_TEST
 
+/* Runs cmd through the shell; returns its exit status, stderr in *err
+ * (free it). */
+static int shell_err(const char *cmd, char **err) {
+    char *errpath = temp_file(), saved[64], full[4096];
+    snprintf(saved, sizeof saved, "%s", errpath);
+    snprintf(full, sizeof full, "{ %s\n} >/dev/null 2>%s", cmd, saved);
+    int st = system(full);
+    *err = slurp(saved);
+    unlink(saved);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* 12b, 12c: make experiments HOSTS=FILE with a hosts file written on
+ * Windows showed "host '1/:\r'" and left this machine out; an empty file
+ * ran nothing and said to try again; a folder broke the script's read.
+ * The file is checked before any machine is tried: CRLF line ends are
+ * taken off, and a folder, an empty file or comments alone are refused,
+ * exit 2, saying what a hosts file holds. No ssh is needed: ':' is this
+ * machine, and the stand-in for build/experiments has no cell to run. */
+START_TEST(grid_hosts_file_is_checked_before_any_machine) {
+    char *dir = scratch(), exe[256], hosts[256], cmd[1024], *err;
+    snprintf(exe, sizeof exe, "%s/experiments", dir);
+    write_text(exe, "#!/bin/sh\nexit 0\n");
+    ck_assert_int_eq(chmod(exe, 0755), 0);
+    snprintf(hosts, sizeof hosts, "%s/hosts", dir);
+    struct {
+        const char *text, *want;
+        int code;
+    } cases[] = {
+        {"", "names no machine (it is empty, or comments alone); give one machine a line", 2},
+        {"# the lab\n\n   \n", "names no machine", 2},
+        {"# written on Windows\r\n1/:\r\n", "stored 0 of 0 cells; 0 left to run", 0},
+        {":  \n", "stored 0 of 0 cells", 0},
+    };
+    /* the refusals come before the script looks for GNU parallel; the
+     * files it takes need it (scripts/deps.sh grid) */
+    bool parallel = system("command -v parallel >/dev/null") == 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (cases[i].code == 0 && !parallel)
+            continue;
+        write_text(hosts, cases[i].text);
+        snprintf(cmd, sizeof cmd, "scripts/grid_hosts.sh %s %s %s/cells /tmp", hosts, exe, dir);
+        int code = shell_err(cmd, &err);
+        ck_assert_msg(code == cases[i].code && strstr(err, cases[i].want),
+                      "hosts file %zu: exit %d, want %d and '%s': %s", i, code, cases[i].code,
+                      cases[i].want, err);
+        ck_assert_msg(!strchr(err, '\r') && !strstr(err, "left out"), "%s", err);
+        free(err);
+    }
+    snprintf(cmd, sizeof cmd, "scripts/grid_hosts.sh %s %s %s/cells /tmp", dir, exe, dir);
+    ck_assert_int_eq(shell_err(cmd, &err), 2);
+    ck_assert_msg(strstr(err, "the hosts file ") && strstr(err, " is a folder; give a file of "),
+                  "%s", err);
+    free(err);
+    remove_dir(dir);
+}
+END_TEST
+
 TCase *tcase_guard_messages(void) {
     TCase *tc = tcase_create("messages");
     tcase_add_test(tc, cannot_open_says_why);
@@ -242,5 +301,6 @@ TCase *tcase_guard_messages(void) {
     tcase_add_test(tc, sentence_words_follow_the_data_files_rule);
     tcase_add_test(tc, one_writer_per_output_locked_before_the_work);
     tcase_add_test(tc, out_folder_through_a_symlink_is_a_folder);
+    tcase_add_test(tc, grid_hosts_file_is_checked_before_any_machine);
     return tc;
 }
