@@ -44,6 +44,9 @@ LIB      := $(BUILD)/libposenc.a
 CLI_OBJ  := $(BUILD)/obj/examples/cli.o
 PROGRAMS := $(filter-out cli,$(basename $(notdir $(wildcard examples/*.c))))
 PROG_BIN := $(PROGRAMS:%=$(BUILD)/%)
+# cli.c knows the programs' names, so that "train --out" in another
+# program's help is told from that program's own options (src/core/options.h)
+$(CLI_OBJ): CPPFLAGS += -DCLI_PROGRAMS='"$(PROGRAMS)"'
 
 TEST_SRC := $(sort $(wildcard tests/*.c))
 # The page's C files too, built natively: the tests call its entry points

@@ -51,7 +51,7 @@ bool cli_opt(Cli *cli, const char *name);
  * with NULL) and exits 0. A piece that is one of the markers below stands
  * for text the registries write: */
 void cli_help(Cli *cli, const char *const *usage);
-/* the schemes, each with its one line ("Schemes (--pe): ..."); every
+/* the schemes, each with its one line ("Schemes, each in one line: ..."); every
  * scheme option, with its help; the options a trained model may change
  * (PeOption.tunable); the built-in tasks, by level. */
 extern const char CLI_SCHEMES[], CLI_SCHEME_OPTIONS[], CLI_TUNABLE_OPTIONS[], CLI_TASKS[];
@@ -101,6 +101,12 @@ double cli_double(const Cli *cli, const char *opt, const char *s, double lo, dou
 /* cli_double for an option kept in a float, between float bounds taken as
  * the decimals they read as (MAX_DROPOUT 0.95f is 0.95): both accepted. */
 float cli_float(const Cli *cli, const char *opt, const char *s, float lo, float hi);
+
+/* The messages below name only options of the program (src/core/options.h):
+ * the library's messages are written for every program that calls it, so
+ * a "--name" this program does not take loses its dashes when printed
+ * (evaluate: "choose another pe", not train's --pe); a library message
+ * that suggests an option asks options_if or options_list first. */
 
 /* Prints "prog: msg" and a pointer to --help, and exits 2. */
 _Noreturn void cli_usage_error(const Cli *cli, const char *fmt, ...)

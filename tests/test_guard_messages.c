@@ -2,6 +2,8 @@
  * reproduces one defect as a user meets it and is named after what it
  * guards. See test_guards.c. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -348,6 +350,164 @@ START_TEST(time_estimates_come_from_the_work) {
 }
 END_TEST
 
+/* The programs' names (the C files of examples/ but cli.c), as " a b c ". */
+static void program_names(char *buf, size_t cap) {
+    DIR *d = opendir("examples");
+    ck_assert_ptr_nonnull(d);
+    snprintf(buf, cap, " ");
+    for (struct dirent *ent; (ent = readdir(d));) {
+        size_t k = strlen(ent->d_name);
+        if (k > 2 && strcmp(ent->d_name + k - 2, ".c") == 0 && strcmp(ent->d_name, "cli.c") != 0)
+            snprintf(buf + strlen(buf), cap - strlen(buf), "%.*s ", (int)(k - 2), ent->d_name);
+    }
+    closedir(d);
+}
+
+/* The "--name"s of text that stand as options (at the start, after a blank
+ * or a bracket: not quoted, not inside a word) and are not another
+ * program's ("train --out", "build/train --out": the name of one of
+ * programs other than self before it), each as " --name " into out. */
+static void options_named(const char *text, const char *programs, const char *self, char *out,
+                          size_t cap) {
+    snprintf(out, cap, " ");
+    for (const char *p = text; *p; p++) {
+        if (p[0] != '-' || p[1] != '-' || !isalpha((unsigned char)p[2]) ||
+            (p > text && !isspace((unsigned char)p[-1]) && p[-1] != '('))
+            continue;
+        size_t k = 2;
+        while (isalnum((unsigned char)p[k]) || p[k] == '-')
+            k++;
+        const char *end = p, *w;
+        while (end > text && isspace((unsigned char)end[-1]))
+            end--;
+        for (w = end; w > text && (isalnum((unsigned char)w[-1]) || w[-1] == '_');)
+            w--;
+        char word[64] = "", me[64], name[80];
+        if (end < p && end - w > 0 && end - w < 60)
+            snprintf(word, sizeof word, " %.*s ", (int)(end - w), w);
+        snprintf(me, sizeof me, " %s ", self);
+        bool other = word[0] && strstr(programs, word) && strcmp(word, me) != 0;
+        snprintf(name, sizeof name, " %.*s ", (int)k, p);
+        if (!other && !strstr(out, name) && strlen(out) + k + 2 < cap)
+            strcat(out, name + 1);
+        p += k - 1;
+    }
+}
+
+/* 12j: evaluate suggested --pe and --max-train-len, options of train's:
+ * the hints of the library are written for every program that calls it.
+ * A message now names only options of the program that prints it (or
+ * another program's, named with it): each program is run with inputs that
+ * draw its hints, and every option its messages name is one its --help
+ * gives it. */
+START_TEST(hints_name_only_options_of_their_program) {
+    char *dir = scratch(), args[1024], programs[512];
+    program_names(programs, sizeof programs);
+    const char *schemes[] = {"none", "learned", "rope"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "--task agent --d-model 8 --heads 2 --d-ff 16 --layers 1 "
+                 "--steps 2 --eval-every 2 --pe %s --out %s/%s.bin", schemes[i], dir,
+                 schemes[i]);
+        Run r = run("train", args);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        run_free(&r);
+    }
+    write_text("/tmp/posenc_hint_data.txt", "labels: sentence\nA\tx y\nB\ty x\n");
+    static const char *const cases[][2] = {
+        {"evaluate", "--model @/none.bin --task agent --random-positions 20"},
+        {"evaluate", "--model @/none.bin --task sort --min-len 8 --max-len 6"},
+        {"evaluate", "--model @/none.bin --task agent --rope-factor 2"},
+        {"evaluate", "--model @/rope.bin --task agent --rope-original-len 3"},
+        {"evaluate", "--model @/rope.bin --task agent --rope-scaling yarn"},
+        {"evaluate", "--model @/learned.bin --task agent --random-positions 3000"},
+        {"evaluate", "--model @/none.bin --task agent --draws 3"},
+        {"evaluate", "--model @/none.bin --data /tmp/posenc_hint_data.txt --split valid"},
+        {"evaluate", "--model @/none.bin --task agent --batchess 3"},
+        {"evaluate", "--model @/nothing.bin --task agent"},
+        {"evaluate", "--model @/none.bin"},
+        {"encode", "--pe rope --heads 3 'a b'"},
+        {"encode", "--pe learned --table-len 2 'a b c'"},
+        {"encode", "--pe alibi --alibi-slopes asymmetric --heads 1 'a b'"},
+        {"encode", "--pe rope --combine concat 'a b'"},
+        {"encode", "--combine concat --d-model 4 --heads 1 --pe-dim 4 'a b'"},
+        {"encode", "--model @/learned.bin --d-model 8 'a b'"},
+        {"encode", "--model @/learned.bin 'a b c d e f g'"},
+        {"encode", "--pool cls --causal 'a b'"},
+        {"encode", "--rope-factor 2 'a b'"},
+        {"encode", "--max-memory 1 --d-model 4096 'a b'"},
+        {"demo_order", "--pe learned --table-len 2 'a b c'"},
+        {"demo_order", "--model @/learned.bin 'a b c d e f g'"},
+        {"demo_order", "--pe rope --heads 3"},
+        {"demo_order", "'a b' 'a c'"},
+        {"demo_order", "--rope-factor 2"},
+        {"pe_plot", "--kind decay --pe sinusoidal --out @/x.png"},
+        {"pe_plot", "--kind attention --layer 5 --out @/x.png"},
+        {"pe_plot", "--kind wavelengths --heads 3 --out @/x.png"},
+        {"pe_plot", "--kind dots --position 999 --out @/x.png"},
+        {"pe_plot", "--kind attention --model @/learned.bin --sentence 'a b c d e f g' "
+                    "--out @/x.png"},
+        {"pe_plot", "--kind attention --pe learned --table-len 2 --out @/x.png"},
+        {"pe_plot", "--kind heatmap --pe none --out @/x.png"},
+        {"pe_plot", "--kind curves --out @/x.png"},
+        {"pe_report", "--pe rope --heads 3"},
+        {"pe_report", "--pe none --shift 2"},
+        {"pe_report", "--positions 2048 --d-model 1000"},
+        {"pe_report", "--pe rope --rope-scaling yarn"},
+        {"pe_report", "--relative 3 --pe none"},
+        {"pe_report", "--wavelengths --heads 3"},
+        {"pe_report", "--combine concat --d-model 4 --heads 1 --pe-dim 4"},
+        {"pe_report", "--pe learned --pe-init-std 0"},
+        {"probe", "--task sort --min-len 8 --max-len 6 @/none.bin"},
+        {"probe", "--plot x.jpg @/none.bin"},
+        {"probe", "--data /tmp/posenc_hint_data.txt --max-len 5 @/none.bin"},
+        {"probe", "--task agent --examples 0 @/none.bin"},
+        {"compare_pe", "--schemes none --random-positions 40 --out @/c.csv"},
+        {"compare_pe", "--schemes rope --heads 3 --out @/c.csv"},
+        {"compare_pe", "--schemes rope --schedule noam --warmup 0 --out @/c.csv"},
+        {"compare_pe", "--schemes none,learned --pe-dim 4 --out @/c.csv"},
+        {"compare_pe", "--schemes none --task sort --min-len 8 --max-len 6 --out @/c.csv"},
+        {"compare_pe", "--pe rope --out @/c.csv"},
+    };
+    char help_opts[8192], err_opts[2048];
+    const char *help_prog = "";
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *prog = cases[i][0];
+        if (strcmp(prog, help_prog) != 0) { /* the options its help gives it */
+            Run h = run(prog, "--help");
+            options_named(h.out, programs, prog, help_opts, sizeof help_opts);
+            run_free(&h);
+            help_prog = prog;
+        }
+        /* @ is the scratch folder */
+        size_t len = 0;
+        for (const char *a = cases[i][1]; *a && len + 80 < sizeof args; a++)
+            len += (size_t)(*a == '@' ? snprintf(args + len, sizeof args - len, "%s", dir)
+                                      : snprintf(args + len, sizeof args - len, "%c", *a));
+        Run r = run(prog, args);
+        ck_assert_msg(r.status != 0, "%s %s ran: no hint drawn", prog, args);
+        options_named(r.err, programs, prog, err_opts, sizeof err_opts);
+        for (char *o = strtok(err_opts, " "); o; o = strtok(NULL, " ")) {
+            char name[80];
+            snprintf(name, sizeof name, " %s ", o);
+            ck_assert_msg(strstr(help_opts, name), "%s %s names %s, which is not %s's: %s", prog,
+                          args, o, prog, r.err);
+        }
+        run_free(&r);
+    }
+    /* and where the library can, it says the better thing */
+    snprintf(args, sizeof args, "--model %s/none.bin --task sort --min-len 8 --max-len 6", dir);
+    expect_exit("evaluate", args, 2, "; change --min-len or --max-len");
+    expect_exit("make_data", "--task sort --min-len 8 --max-len 6 --out /tmp/never", 2,
+                "; change --min-len, --max-train-len or --max-len");
+    snprintf(args, sizeof args, "--model %s/none.bin --task agent --batchess 3", dir);
+    Run r = run("evaluate", args);
+    ck_assert_msg(!strstr(r.err, "did you mean"), "%s", r.err); /* not train's --batches */
+    run_free(&r);
+    unlink("/tmp/posenc_hint_data.txt");
+    remove_dir(dir);
+}
+END_TEST
+
 TCase *tcase_guard_messages(void) {
     TCase *tc = tcase_create("messages");
     tcase_add_test(tc, cannot_open_says_why);
@@ -358,5 +518,6 @@ TCase *tcase_guard_messages(void) {
     tcase_add_test(tc, grid_hosts_file_is_checked_before_any_machine);
     tcase_add_test(tc, products_counts_a_benchmark_cell);
     tcase_add_test(tc, time_estimates_come_from_the_work);
+    tcase_add_test(tc, hints_name_only_options_of_their_program);
     return tc;
 }
