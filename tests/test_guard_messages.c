@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -119,29 +121,69 @@ static double cpu_seconds(pid_t pid) {
  * a second run while the first generates is refused, and the first's
  * files stand. The same rule for every program's output, each refused
  * before its work while another run holds the output. */
-START_TEST(one_writer_per_output_locked_before_the_work) {
-    char *dir = scratch(), out[256], path[300], args[512];
-    snprintf(out, sizeof out, "%s/d", dir);
+/* Starts make_data on out with seed (stdout to /dev/null); its pid. */
+static pid_t start_make_data(const char *out, const char *seed) {
     const char *bin = getenv("POSENC_BIN");
     char prog[256];
     snprintf(prog, sizeof prog, "%s/make_data", bin ? bin : "build");
-    pid_t first = fork();
-    ck_assert_int_ge(first, 0);
-    if (first == 0) { /* a long generation: 3 million words */
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) { /* a long generation: a million and a half words */
         if (!freopen("/dev/null", "w", stdout))
             _exit(3);
         execl(prog, prog, "--task", "sort", "--out", out, "--train-examples", "30000",
-              "--max-len", "100", "--max-train-len", "100", "--seed", "1", (char *)NULL);
+              "--max-len", "100", "--max-train-len", "100", "--seed", seed, (char *)NULL);
         _exit(3);
     }
-    /* the first is generating once it has used a tenth of a second of CPU
-     * (its start takes less); it holds the folder from then on */
+    return pid;
+}
+
+/* The pid that holds a write lock on path, or 0. */
+static pid_t lock_holder(const char *path) {
+    int fd = open(path, O_RDWR);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fd < 0)
+        return 0;
+    int rc = fcntl(fd, F_GETLK, &fl);
+    close(fd);
+    return rc == 0 && fl.l_type != F_UNLCK ? fl.l_pid : 0;
+}
+
+START_TEST(one_writer_per_output_locked_before_the_work) {
+    char *dir = scratch(), out[256], path[300], lock[300], args[512];
+    snprintf(out, sizeof out, "%s/d", dir);
+    snprintf(lock, sizeof lock, "%s/.make_data.lock", out);
+    /* the whole run's CPU time, here and now (the sanitizers' builds are
+     * slower, alike in every part) */
+    snprintf(path, sizeof path, "%s/alone", dir);
+    struct rusage ru[2];
+    int st;
+    ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru[0]), 0);
+    pid_t alone = start_make_data(path, "1");
+    ck_assert_int_eq(waitpid(alone, &st, 0), alone);
+    ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru[1]), 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "make_data alone: status %d", st);
+    double whole = 0.0;
+    for (int i = 0; i < 2; i++)
+        whole += (i ? 1.0 : -1.0) *
+                 ((double)(ru[i].ru_utime.tv_sec + ru[i].ru_stime.tv_sec) +
+                  1e-6 * (double)(ru[i].ru_utime.tv_usec + ru[i].ru_stime.tv_usec));
+    /* a fifth of the way through its CPU time the first run is generating:
+     * it must hold the folder then (it claims it before a hundredth of a
+     * second; the old order claimed it after generating, two fifths or more
+     * in), and a second run is refused; stopped there, the first cannot
+     * finish before the second asks */
+    pid_t first = start_make_data(out, "1");
     double used;
-    while ((used = cpu_seconds(first)) >= 0.0 && used < 0.1)
-        nanosleep(&(struct timespec){.tv_nsec = 2000000}, NULL);
+    while ((used = cpu_seconds(first)) >= 0.0 && used < whole / 5)
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    ck_assert_int_eq(kill(first, SIGSTOP), 0);
+    pid_t holder = lock_holder(lock);
+    ck_assert_msg(holder == first, "a fifth of the way (%.2f of %.2f s of CPU) the first "
+                  "make_data does not hold --out (the holder: %ld)", used, whole, (long)holder);
     snprintf(args, sizeof args, "--task sort --out %s --seed 2", out);
     expect_exit("make_data", args, 2, "is in use by another run");
-    int st;
+    ck_assert_int_eq(kill(first, SIGCONT), 0);
     ck_assert_int_eq(waitpid(first, &st, 0), first);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first make_data: status %d", st);
     snprintf(path, sizeof path, "%s/train.txt", out);
