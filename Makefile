@@ -51,6 +51,9 @@ LIB      := $(BUILD)/libposenc.a
 CLI_OBJ  := $(BUILD)/obj/examples/cli.o
 PROGRAMS := $(filter-out cli,$(basename $(notdir $(wildcard examples/*.c))))
 PROG_BIN := $(PROGRAMS:%=$(BUILD)/%)
+# cli.c knows the programs' names, so that "train --out" in another
+# program's help is told from that program's own options (src/core/options.h)
+$(CLI_OBJ): CPPFLAGS += -DCLI_PROGRAMS='"$(PROGRAMS)"'
 
 TEST_SRC := $(sort $(wildcard tests/*.c))
 # The page's C files too, built natively: the tests call its entry points
@@ -115,15 +118,20 @@ bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS s
 # A cell's matrix products, counted (bench/sgemm_count.c, loaded before
 # OpenBLAS): calls, GFLOP and seconds of the small ones (attention's
 # per-head products) and of the others, on one thread as the grid runs a
-# cell. CELL names the cell (experiments --list shows them).
+# cell. CELL names the cell (experiments --list shows them); a cell of the
+# benchmark's grid (bench-..., experiments --bench --list) runs as that
+# grid's, with --bench, and --all-schemes for the schemes only that one has.
 CELL ?= lengths-reverse-none-s1
 $(BUILD)/sgemm_count.so: bench/sgemm_count.c $(CONFIG)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
 
 products: $(BUILD)/sgemm_count.so $(BUILD)/experiments ## count one cell's matrix products (CELL=ID; bench/README.md)
-	@out=$$(env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+	@grid=; case '$(CELL)' in bench-*) grid=--bench; \
+		$(BUILD)/experiments --bench --list | grep -qx -- '$(CELL)' || \
+		grid='--bench --all-schemes';; esac; \
+	out=$$(env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 		LD_PRELOAD=$(abspath $(BUILD))/sgemm_count.so \
-		$(BUILD)/experiments --cell $(CELL) --cells - 2>&1 >/dev/null) || \
+		$(BUILD)/experiments $$grid --cell $(CELL) --cells - 2>&1 >/dev/null) || \
 		{ echo "$$out"; exit 1; }; echo "$$out"; \
 	case "$$out" in *"sgemm_count large"*) ;; \
 		*) echo "no counts: $(BUILD)/sgemm_count.so was not loaded"; exit 1;; esac

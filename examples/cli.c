@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "../src/core/buf.h"
+#include "../src/core/options.h"
 #include "../src/core/parse.h"
 #include "../src/model/kernels.h"
 #include "../src/model/par.h"
@@ -34,6 +35,12 @@ static FILE *msg_out(void) {
 #endif
 
 static const char *prog_name = "posenc";
+
+/* The names of the programs (the Makefile's), so that a help text's
+ * "train --out" is told from the program's own options. */
+#ifndef CLI_PROGRAMS
+#define CLI_PROGRAMS ""
+#endif
 /* errno of a write to stdout that failed before the end (a text longer
  * than stdio's buffer goes out at once, and fails there, not at fclose) */
 static int stdout_errno;
@@ -117,18 +124,24 @@ bool cli_opt(Cli *cli, const char *name) {
     return true;
 }
 
+/* Every message names only options of this program (options_tidy): the
+ * library's are written for every program that calls it. */
 void cli_usage_error(const Cli *cli, const char *fmt, ...) {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(msg_out(), "%s: ", cli->prog);
-    vfprintf(msg_out(), fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(msg_out(), "\nTry '%s --help'.\n", cli->prog);
+    options_tidy(msg);
+    fprintf(msg_out(), "%s: %s\nTry '%s --help'.\n", cli->prog, msg, cli->prog);
     CLI_EXIT(2);
 }
 
 void cli_fail(const Cli *cli, const Err *e) {
-    fprintf(msg_out(), "%s: %s\n", cli->prog, e->msg);
+    char msg[sizeof e->msg];
+    memcpy(msg, e->msg, sizeof msg);
+    options_tidy(msg);
+    fprintf(msg_out(), "%s: %s\n", cli->prog, msg);
     CLI_EXIT(e->code ? e->code : 1);
 }
 
@@ -185,7 +198,7 @@ static void option_entry(Buf *b, const PeOption *o) {
 static void usage_text(Buf *b, const char *const *usage) {
     for (; *usage; usage++) {
         if (*usage == CLI_SCHEMES) {
-            buf_printf(b, "Schemes (--pe), each in one line:\n");
+            buf_printf(b, "Schemes, each in one line:\n");
             for (size_t i = 0; i < pe_count(); i++)
                 entry(b, pe_at(i)->name, pe_at(i)->about);
         } else if (*usage == CLI_SCHEME_OPTIONS || *usage == CLI_TUNABLE_OPTIONS) {
@@ -211,6 +224,14 @@ static void usage_text(Buf *b, const char *const *usage) {
 }
 
 void cli_help(Cli *cli, const char *const *usage) {
+    if (cli->usage != usage) { /* the options the messages may name */
+        Buf b = {0};
+        usage_text(&b, usage);
+        buf_put(&b, "", 1);
+        if (!b.failed)
+            options_register((const char *)b.p, CLI_PROGRAMS, cli->prog);
+        buf_free(&b);
+    }
     cli->usage = usage;
     const char *a = cli->argv[cli->i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -429,11 +450,23 @@ bool cli_scheme_option(Cli *cli, Config *c) {
     return false;
 }
 
-static OutputLock out_lock = {.fd = -1}, log_lock = {.fd = -1};
+/* The outputs this process holds (train's two, make_data's folder, ...) */
+static OutputLock held[4];
+static size_t n_held;
 
 static void release_locks(void) {
-    output_unlock(&out_lock);
-    output_unlock(&log_lock);
+    while (n_held)
+        output_unlock(&held[--n_held]);
+}
+
+int cli_hold_output(const char *path, const char *opt, bool sidecar, Err *e) {
+    if (n_held == sizeof held / sizeof *held)
+        return err_set(e, ERR_RUNTIME, "more than %zu outputs to lock", n_held);
+    if (n_held == 0)
+        atexit(release_locks);
+    int rc = output_lock(&held[n_held], path, opt, sidecar, e);
+    n_held += rc == 0;
+    return rc;
 }
 
 void cli_check_files(const Cli *cli, const FileArg *files, size_t n) {
@@ -465,65 +498,21 @@ int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
         rc = output_check(log, "--log", false, e);
     if (!rc)
         rc = outputs_distinct(files, sizeof files / sizeof *files, e);
-    if (!rc && (out || log))
-        atexit(release_locks);
     if (!rc && out)
-        rc = output_lock(&out_lock, out, "--out", true, e);
+        rc = cli_hold_output(out, "--out", true, e);
     if (!rc && log)
-        rc = output_lock(&log_lock, log, "--log", false, e);
+        rc = cli_hold_output(log, "--log", false, e);
     return rc;
-}
-
-/* Edits (insert, delete, substitute) between a and b, both short. */
-static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb) {
-    size_t row[64];
-    if (na >= 64 || nb >= 64)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[nb];
 }
 
 void cli_unknown(const Cli *cli, const char *arg) {
     if (arg[0] != '-' || arg[1] != '-')
         cli_usage_error(cli, "unknown option or stray argument '%s'", arg);
-    /* the options are the "--name" words of the help text itself, so the
-     * suggestions can never name an option the program lacks */
-    size_t n = strcspn(arg, "="), best = SIZE_MAX;
-    char found[64] = "";
-    Buf text = {0};
-    if (cli->usage)
-        usage_text(&text, cli->usage);
-    buf_put(&text, "", 1);
-    const char *u = text.failed ? "" : (const char *)text.p;
-    for (const char *p = strstr(u, "--"); p; p = strstr(p + 2, "--")) {
-        size_t k = 2;
-        while (isalnum((unsigned char)p[k]) || p[k] == '-')
-            k++;
-        if (k < 4 || k >= sizeof found)
-            continue;
-        size_t d = edit_distance(arg, n, p, k);
-        if (d < best) {
-            best = d;
-            snprintf(found, sizeof found, "%.*s", (int)k, p);
-        }
-    }
-    buf_free(&text);
-    /* a close match only: two edits, or a third of a long name */
-    if (found[0] && best > 0 && (best <= 2 || best * 3 <= n))
+    /* the "--name" words of the help text itself (cli_help registered it),
+     * so the suggestions can never name an option the program lacks */
+    size_t n = strcspn(arg, "=");
+    char found[64];
+    if (options_closest(arg, n, found, sizeof found))
         cli_usage_error(cli, "unknown option '%.*s'; did you mean '%s'?", (int)n, arg, found);
     cli_usage_error(cli, "unknown option '%s'", arg);
 }

@@ -51,7 +51,7 @@ bool cli_opt(Cli *cli, const char *name);
  * with NULL) and exits 0. A piece that is one of the markers below stands
  * for text the registries write: */
 void cli_help(Cli *cli, const char *const *usage);
-/* the schemes, each with its one line ("Schemes (--pe): ..."); every
+/* the schemes, each with its one line ("Schemes, each in one line: ..."); every
  * scheme option, with its help; the options a trained model may change
  * (PeOption.tunable); the built-in tasks, by level. */
 extern const char CLI_SCHEMES[], CLI_SCHEME_OPTIONS[], CLI_TUNABLE_OPTIONS[], CLI_TASKS[];
@@ -101,6 +101,12 @@ double cli_double(const Cli *cli, const char *opt, const char *s, double lo, dou
 /* cli_double for an option kept in a float, between float bounds taken as
  * the decimals they read as (MAX_DROPOUT 0.95f is 0.95): both accepted. */
 float cli_float(const Cli *cli, const char *opt, const char *s, float lo, float hi);
+
+/* The messages below name only options of the program (src/core/options.h):
+ * the library's messages are written for every program that calls it, so
+ * a "--name" this program does not take loses its dashes when printed
+ * (evaluate: "choose another pe", not train's --pe); a library message
+ * that suggests an option asks options_if or options_list first. */
 
 /* Prints "prog: msg" and a pointer to --help, and exits 2. */
 _Noreturn void cli_usage_error(const Cli *cli, const char *fmt, ...)
@@ -162,6 +168,14 @@ bool cli_run_option(Cli *cli, TrainMeta *mt, OptConfig *o, size_t opt);
  * may be NULL. */
 int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
                       const char *resume, const char *init, Err *e);
+
+/* One writer per output: locks path (output_lock: through PATH.lock with
+ * sidecar, for a file replaced by a rename or a folder; else the file
+ * itself, written in place) for the rest of the process, so that a second
+ * run writing it is refused with the first's pid. Call it after the
+ * checks and before the work, so that the second run is refused at its
+ * start, not after it has done its work. */
+int cli_hold_output(const char *path, const char *opt, bool sidecar, Err *e);
 
 /* The rule that no output is an input or another output, for a program's
  * files (outputs_distinct): a usage error naming both otherwise. */

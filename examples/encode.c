@@ -126,12 +126,19 @@ static void make_model(const Cli *cli, Args *a, Input *in, const char *what) {
 static void prepare(const Cli *cli, Args *a, Input *in) {
     Err e;
     memset(in, 0, sizeof *in);
-    if (a->npy && export_check(a->npy, &e))
+    char target[4096] = "", lock[4096 + 8] = "";
+    if (a->npy && (export_check(a->npy, &e) || export_target(a->npy, target, sizeof target, &e)))
         cli_fail(cli, &e);
+    if (a->npy)
+        snprintf(lock, sizeof lock, "%s.lock", target);
     /* the export replaces its directory whole: not with the model in it */
     const FileArg files[] = {{a->npy, "--npy", FILE_DIRECTORY, NULL},
+                             {lock, "--npy's lock file", FILE_OUTPUT, NULL},
                              {a->model, "--model", FILE_INPUT, NULL}};
-    cli_check_files(cli, files, 2);
+    cli_check_files(cli, files, 3);
+    /* one export into a folder at a time, refused before the work */
+    if (a->npy && cli_hold_output(target, "--npy", true, &e))
+        cli_error(cli, &e);
     if (a->model && checkpoint_load(&in->ck, a->model, &e))
         cli_fail(cli, &e);
     const Config *mc = a->model ? &in->ck.model.cfg : &a->cfg;
@@ -141,8 +148,11 @@ static void prepare(const Cli *cli, Args *a, Input *in) {
             cli_fail(cli, &e);
         sentence = in->text;
     }
+    /* the rule of a data file's words, after the [CLS] the model puts first */
     if (words_split(&in->w, sentence, &e))
         cli_fail(cli, &e);
+    if (data_check_words(&in->w, config_lead_tokens(mc), "the sentence", &e))
+        cli_error(cli, &e);
     in->T = in->w.n;
     char words[96], what[160];
     snprintf(what, sizeof what, "the model and the activations of a sentence of %s",

@@ -37,8 +37,8 @@ static const char *const USAGE[] = {
     "  --train-examples N    examples in train (default: the task's, 8000)\n"
     "  --valid-examples N    examples in valid (default: the task's, 500)\n"
     "  --test-examples N     examples in test (default: the task's, 1000)\n"
-    "  --seed S              the data's seed (default 1; --data-seed S, as train\n"
-    "                        spells it, is the same)\n"
+    "  --seed S, --data-seed S  the data's seed (default 1; train spells it\n"
+    "                        --data-seed)\n"
     "  --list                print every task: name, level, default input lengths,\n"
     "                        the longest sequence they make, and what it asks\n"
     "  --help                show this help\n"
@@ -76,22 +76,28 @@ static void path_in(const Cli *cli, char *buf, size_t cap, const char *dir, cons
         cli_usage_error(cli, "--out %s is too long a path", dir);
 }
 
-/* Makes dir if it is missing, and refuses a train, valid or test file
- * there that make_data did not write (its first line says so). */
-static void check_out(const Cli *cli, const char *dir) {
-    struct stat st;
-    if (lstat(dir, &st) != 0) {
-        if (mkdir(dir, 0777) != 0)
-            cli_usage_error(cli, "cannot create --out %s: %s; check that its parent exists "
-                            "and is writable", dir, strerror(errno));
-        return;
-    }
-    if (!S_ISDIR(st.st_mode))
-        cli_usage_error(cli, "--out %s exists and is not a folder; give a folder", dir);
+/* Makes dir if it is missing (a symbolic link to a folder is that
+ * folder), refuses a train, valid or test file there that make_data did
+ * not write (its first line says so), and locks it: one make_data per
+ * folder, refused at its start rather than replacing the other's files
+ * once both have generated theirs. */
+static void claim_out(const Cli *cli, const char *dir) {
+    bool exists;
+    Err e;
+    if (path_folder(dir, "--out", &exists, &e))
+        cli_error(cli, &e);
+    if (!exists && mkdir(dir, 0777) != 0)
+        cli_usage_error(cli, "cannot create --out %s: %s; check that its parent exists "
+                        "and is writable", dir, strerror(errno));
+    char lock[4096];
+    path_in(cli, lock, sizeof lock, dir, ".make_data");
+    if (cli_hold_output(lock, "--out", true, &e))
+        cli_error(cli, &e);
     for (int k = 0; k < 3; k++) {
         char path[4096], name[16], first[sizeof MARK] = "";
         snprintf(name, sizeof name, "%s.txt", SPLIT[k]);
         path_in(cli, path, sizeof path, dir, name);
+        struct stat st;
         if (lstat(path, &st) != 0)
             continue;
         FILE *f = S_ISREG(st.st_mode) ? fopen(path, "r") : NULL;
@@ -118,17 +124,13 @@ static void header(Buf *b, const Task *t, const TaskOptions *r, int k) {
                t->blanks ? " and its tape" : "");
 }
 
-/* The three splits into folder out, all or none: written into a staging
- * folder beside it, which then takes its place (out locked meanwhile). */
+/* The three splits into folder out (claimed), all or none: written into
+ * a staging folder in it, whose files then take their places. */
 static void write_splits(const Cli *cli, const char *out, const Task *t, const TaskOptions *r,
                          const TextData *s) {
-    check_out(cli, out);
-    char lock[4096], staging[4096];
-    path_in(cli, lock, sizeof lock, out, ".make_data");
-    OutputLock held;
+    char staging[4096];
     Err e;
-    if (output_lock(&held, lock, "--out", true, &e) ||
-        publish_stage(out, "make_data", staging, sizeof staging, &e))
+    if (publish_stage(out, "make_data", staging, sizeof staging, &e))
         cli_error(cli, &e);
     int rc = 0;
     for (int k = 0; !rc && k < 3; k++) {
@@ -146,7 +148,6 @@ static void write_splits(const Cli *cli, const char *out, const Task *t, const T
         rc = publish_commit(out, staging, &e);
     else
         publish_recover(out, "make_data", &(Err){0}); /* unmarked: removed */
-    output_unlock(&held);
     if (rc)
         cli_error(cli, &e);
 }
@@ -189,6 +190,7 @@ int main(int argc, char **argv) {
     Err e;
     if (task_options_resolve(&r, &o, task, &e))
         cli_error(&cli, &e);
+    claim_out(&cli, out);
     TextData s[3];
     if (task_make(&s[0], &s[1], &s[2], task, &r, &e))
         cli_error(&cli, &e);

@@ -267,11 +267,14 @@ static void check(Cli *cli, Args *a) {
     if (n_out < 5 || strcmp(a->out + n_out - 4, ".png") != 0)
         cli_usage_error(cli, "--out '%s' must name a .png file", a->out);
     /* the picture must not replace the model or a log it is drawn from */
-    FileArg files[MAX_ITEMS + 2] = {{a->out, "--out", FILE_OUTPUT, NULL},
+    char lock[4096 + 8];
+    snprintf(lock, sizeof lock, "%s.lock", a->out);
+    FileArg files[MAX_ITEMS + 3] = {{a->out, "--out", FILE_OUTPUT, NULL},
+                                    {lock, "--out's lock file", FILE_OUTPUT, NULL},
                                     {a->model, "--model", FILE_INPUT, NULL}};
     for (size_t i = 0; i < a->n_logs; i++)
-        files[2 + i] = (FileArg){a->logs[i], "the log", FILE_INPUT, NULL};
-    cli_check_files(cli, files, 2 + a->n_logs);
+        files[3 + i] = (FileArg){a->logs[i], "the log", FILE_INPUT, NULL};
+    cli_check_files(cli, files, 3 + a->n_logs);
     if (a->model_opt && kind != K_ATTENTION)
         cli_usage_error(cli, "%s shapes a model: it applies to --kind attention only",
                         a->model_opt);
@@ -367,6 +370,9 @@ int main(int argc, char **argv) {
     check(&cli, &a);
     settle(&cli, &a);
     Err e;
+    /* one writer per picture, refused before the drawing */
+    if (output_check(a.out, "--out", true, &e) || cli_hold_output(a.out, "--out", true, &e))
+        cli_error(&cli, &e);
     Canvas cv = {0, 0, NULL};
     int rc = draw(&cli, &a, &cv, &e);
     if (!rc)

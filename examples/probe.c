@@ -18,8 +18,8 @@ static const char *const USAGE[] = {
     "position, fitted on the validation sentences of the task and scored on its\n"
     "test sentences, which neither the model nor the probe has seen. Layers are\n"
     "counted as a row goes through them: 0 is the encoder's input (embedding and\n"
-    "position code), l the output of l layers (of the layer pe_plot calls\n"
-    "--layer l-1), L the encoder's output.\n"
+    "position code), l the output of l layers (of the layer that pe_plot\n"
+    "--layer l-1 draws), L the encoder's output.\n"
     "Prints, per model and layer, the share of test words whose position the\n"
     "probe gets right (the largest output of a map to one-hot positions) and\n"
     "the R^2 of the position read as a number.\n"
@@ -254,11 +254,15 @@ static void check(Cli *cli, const Args *a) {
     if (a->n == 0)
         cli_usage_error(cli, "give one or more models saved by train --out");
     /* the picture must not replace a model or the data it reads */
-    FileArg files[MAX_MODELS + 2] = {{a->plot_path, "--plot", FILE_OUTPUT, NULL},
+    char lock[4096 + 8] = "";
+    if (a->plot_path)
+        snprintf(lock, sizeof lock, "%s.lock", a->plot_path);
+    FileArg files[MAX_MODELS + 3] = {{a->plot_path, "--plot", FILE_OUTPUT, NULL},
+                                     {lock, "--plot's lock file", FILE_OUTPUT, NULL},
                                      {a->data, "--data", FILE_INPUT, NULL}};
     for (size_t i = 0; i < a->n; i++)
-        files[2 + i] = (FileArg){a->p[i].path, "the model", FILE_INPUT, NULL};
-    cli_check_files(cli, files, 2 + a->n);
+        files[3 + i] = (FileArg){a->p[i].path, "the model", FILE_INPUT, NULL};
+    cli_check_files(cli, files, 3 + a->n);
     if (a->task && a->data)
         cli_usage_error(cli, "give --task or --data, not both");
     static const char *const task_only[] = {"--examples", "--min-len", "--max-len", NULL};
@@ -266,6 +270,12 @@ static void check(Cli *cli, const Args *a) {
         cli_refuse_given(cli, task_only, "with --data, whose sentences are the file's");
     if (!a->task && !a->data)
         same_task(cli, a->p, a->n);
+    /* one writer per picture, and one that cannot be written refused
+     * before the models are probed */
+    Err e;
+    if (a->plot_path && (output_check(a->plot_path, "--plot", true, &e) ||
+                         cli_hold_output(a->plot_path, "--plot", true, &e)))
+        cli_error(cli, &e);
 }
 
 static void print_csv(const Probed *p, size_t n) {

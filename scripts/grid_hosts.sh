@@ -26,7 +26,23 @@ if [ $# -lt 4 ]; then
 fi
 hosts=$1 exe=$2 cells=$3 remote=$4
 shift 4
-[ -r "$hosts" ] || { echo "experiments: cannot read the hosts file $hosts" >&2; exit 2; }
+# The file's machines, checked before any is tried: a folder, an empty
+# file and one of comments alone are refused; CRLF line ends (a file
+# written on Windows) and blanks at a line's end are taken off, so that
+# "1/:\r" is this machine, not a host named ":\r".
+format="one machine a line, N/login or login (':' for this machine), as GNU parallel's --sshloginfile takes"
+[ -d "$hosts" ] &&
+    { echo "experiments: the hosts file $hosts is a folder; give a file of $format" >&2; exit 2; }
+[ -r "$hosts" ] || { echo "experiments: cannot read the hosts file $hosts; check the path" >&2; exit 2; }
+machines=()
+while IFS= read -r line || [ -n "$line" ]; do
+    line=${line%$'\r'}
+    line=${line%"${line##*[![:blank:]]}"}
+    case $line in '' | '#'*) continue ;; esac
+    machines+=("$line")
+done < "$hosts" || { echo "experiments: cannot read the hosts file $hosts" >&2; exit 2; }
+[ ${#machines[@]} -gt 0 ] ||
+    { echo "experiments: the hosts file $hosts names no machine (it is empty, or comments alone); give $format" >&2; exit 2; }
 command -v parallel >/dev/null ||
     { echo "experiments: GNU parallel is missing: scripts/deps.sh grid installs it" >&2; exit 2; }
 opts="-o ConnectTimeout=${GRID_CONNECT_TIMEOUT:-10} -o BatchMode=yes -o ServerAliveInterval=15 -o ServerAliveCountMax=4"
@@ -44,8 +60,7 @@ ssh_of() {
 
 # try every machine at once
 n=0
-while IFS= read -r line || [ -n "$line" ]; do
-    case $line in '' | '#'*) continue ;; esac
+for line in "${machines[@]}"; do
     n=$((n + 1))
     slots= login=$line
     case $line in [0-9]*/*) slots=${line%%/*}/ login=${line#*/} ;; esac
@@ -64,7 +79,7 @@ while IFS= read -r line || [ -n "$line" ]; do
             echo "it has no $exe in $remote: build this project there at this commit (or set REMOTE_DIR)" > "$tmp/failed.$n"
         fi
     ) &
-done < "$hosts"
+done
 wait
 : > "$tmp/hosts"
 failed=0

@@ -45,7 +45,7 @@ START_TEST(resume_refuses_a_meaningless_state) {
     expect_exit("train", args, 2, "--eval-every wants a whole number from 1 to 100000000, not "
                 "'0'");
     snprintf(args, sizeof args, "--model %s --task agent", path);
-    expect_exit("evaluate", args, 2, "--eval-every wants a whole number");
+    expect_exit("evaluate", args, 2, "eval-every wants a whole number");
     s.meta.eval_every = 10;
     s.meta.batch = 0;
     ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);

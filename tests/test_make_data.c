@@ -111,7 +111,7 @@ START_TEST(refuses_what_it_did_not_write) {
     ck_assert_str_eq(text, "labels: sentence\nyes\tmy own data\n");
     free(text);
     snprintf(args, sizeof args, "--task parity_check --out %s", path);
-    expect_exit("make_data", args, 2, "is not a folder");
+    expect_exit("make_data", args, 2, "is a regular file, not a folder");
     snprintf(args, sizeof args, "--task parity_check --out %s/no/such", dir);
     expect_exit("make_data", args, 2, "check that its parent exists");
     remove_dir(dir);

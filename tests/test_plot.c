@@ -429,7 +429,7 @@ START_TEST(pe_plot_bad_options_write_nothing) {
     /* a directory where the file should go: refused, and no temporary left */
     ck_assert_int_eq(mkdir(out, 0700), 0);
     snprintf(args, sizeof args, "--kind naive --out %s", out);
-    expect_exit("pe_plot", args, 2, "cannot write");
+    expect_exit("pe_plot", args, 2, "is a directory, which saving would replace");
     ck_assert_uint_eq(count_entries(dir), 1);
     rm_dir(dir);
     Run r = run("pe_plot", "--help");

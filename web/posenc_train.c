@@ -322,6 +322,9 @@ EXPORT int pw_model_attention(const char *sentence) {
     size_t n = md.words.n, limit = model_max_positions(m);
     if (n <= lead)
         return err_set(e, ERR_INPUT, "type a sentence: the box is empty");
+    /* the words of a data file's rule, as on the command line */
+    if ((rc = data_check_words(&md.words, lead, "the sentence", e)))
+        return rc;
     if (n > ORDER_MAX_WORDS || (limit && n > limit))
         return err_set(e, ERR_INPUT, "the sentence has %zu words; this model reads at most %zu",
                        n - lead, (limit && limit < ORDER_MAX_WORDS ? limit

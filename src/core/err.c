@@ -1,8 +1,10 @@
 #include "err.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int err_set(Err *e, int code, const char *fmt, ...) {
     if (e) {
@@ -13,6 +15,33 @@ int err_set(Err *e, int code, const char *fmt, ...) {
         e->code = code;
     }
     return code;
+}
+
+int err_open(Err *e, int errnum, const char *what, const char *path, int writing) {
+    const char *advice, *sep = what && what[0] ? " " : "";
+    int code = ERR_INPUT;
+    switch (errnum) {
+    case ENOENT:
+    case ENOTDIR:
+    case ENAMETOOLONG:
+    case ELOOP:
+        advice = writing ? "check that its folder exists" : "check the path";
+        break;
+    case EACCES:
+    case EPERM:
+    case EROFS:
+        advice = writing ? "choose a folder you may write to" : "check its permissions";
+        break;
+    case EISDIR:
+        advice = "give a file, not a folder";
+        break;
+    default:
+        /* out of descriptors or memory, an I/O error: not the path's fault */
+        advice = "try again, or check the disk and the process's limits (ulimit -n)";
+        code = ERR_RUNTIME;
+    }
+    return err_set(e, code, "cannot %s %s%s%s: %s; %s", writing ? "write" : "open",
+                   what ? what : "", sep, path, strerror(errnum), advice);
 }
 
 void err_clear(Err *e) {

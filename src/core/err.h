@@ -26,6 +26,14 @@ typedef struct {
 /* Records the error in e (which may be NULL) and returns code. */
 int err_set(Err *e, int code, const char *fmt, ...) POSENC_PRINTF(3, 4);
 
+/* A file that could not be opened: "cannot open WHAT PATH: REASON; ADVICE"
+ * (what: "the data file"; writing: opened to write, "cannot write"), the
+ * reason from errnum (errno of the failed fopen or open) and the advice
+ * from the reason, so that a permission, a missing folder and a full table
+ * of files are told apart. ERR_INPUT when the path is at fault (missing,
+ * not permitted, a directory, too long), ERR_RUNTIME otherwise. */
+int err_open(Err *e, int errnum, const char *what, const char *path, int writing);
+
 /* Clears e to "no error". */
 void err_clear(Err *e);
 

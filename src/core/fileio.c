@@ -160,6 +160,7 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e) {
 
 int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e) {
     size_t cap = 1 << 16, got = 0;
+    int err = 0;
     char *b = xmalloc(cap, "a file being read", e);
     if (!b)
         return ERR_RUNTIME;
@@ -173,16 +174,60 @@ int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, 
             }
             b = more;
         }
+        errno = 0; /* what the failed read sets, not an older call's */
         size_t k = fread(b + got, 1, cap - got, f);
         got += k;
-        if (k == 0)
+        if (k == 0) {
+            err = errno;
             break;
+        }
     }
     if (ferror(f)) {
         free(b);
-        return err_set(e, ERR_INPUT, "cannot read %s; is it a directory or unreadable?", path);
+        return err_set(e, ERR_INPUT, "cannot read %s: %s; give a readable file", path,
+                       strerror(err ? err : EIO));
     }
     *buf = b;
     *n = got;
     return 0;
+}
+
+/* What a stat's mode says a thing is, in a message. */
+static const char *kind(mode_t m) {
+    return S_ISREG(m) ? "a regular file" : S_ISDIR(m) ? "a folder"
+         : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "something other than a folder";
+}
+
+int path_folder(const char *path, const char *opt, bool *exists, Err *e) {
+    struct stat lst, st;
+    *exists = false;
+    if (lstat(path, &lst) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        return err_set(e, ERR_INPUT, "cannot look at %s %s: %s; check the path", opt, path,
+                       strerror(errno));
+    }
+    *exists = true;
+    bool link = S_ISLNK(lst.st_mode);
+    int found = stat(path, &st) == 0 ? 0 : errno;
+    if (!found && S_ISDIR(st.st_mode))
+        return 0;
+    if (!link)
+        return err_set(e, ERR_INPUT, "%s %s is %s, not a folder; give a folder, or a new name",
+                       opt, path, kind(lst.st_mode));
+    char target[4096];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n < 0)
+        snprintf(target, sizeof target, "a path it does not say (%s)", strerror(errno));
+    else
+        target[n] = '\0';
+    if (found == ENOENT)
+        return err_set(e, ERR_INPUT, "%s %s is a symbolic link to %s, which does not exist; "
+                       "make that folder first, or give another %s", opt, path, target, opt);
+    if (found)
+        return err_set(e, ERR_INPUT, "%s %s is a symbolic link to %s, which cannot be reached "
+                       "(%s); give another %s", opt, path, target, strerror(found), opt);
+    return err_set(e, ERR_INPUT, "%s %s is a symbolic link to %s, %s, not a folder; give a "
+                   "folder, or a new name", opt, path, target, kind(st.st_mode));
 }

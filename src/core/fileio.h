@@ -2,6 +2,7 @@
 #ifndef POSENC_FILEIO_H
 #define POSENC_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -26,5 +27,13 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e);
  * past tells a file at the limit from a larger one. ERR_INPUT when f
  * cannot be read (a directory), ERR_RUNTIME when memory runs out. */
 int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e);
+
+/* Whether path names a folder, following symbolic links: a link the user
+ * names to a folder is that folder. 0 with *exists set when it is one,
+ * or with *exists clear when nothing is there (not even a link); else
+ * ERR_INPUT, "OPT PATH is a regular file, not a folder; ..." naming what is
+ * there instead: a file, a FIFO, a device, a symbolic link to one of them
+ * or to nothing (with its target), or a path that cannot be looked at. */
+int path_folder(const char *path, const char *opt, bool *exists, Err *e);
 
 #endif

@@ -83,6 +83,8 @@ int fig_attention(Canvas *out, Box *cells, const Model *m, const Vocab *v, const
     size_t n = 0, lead = config_lead_tokens(&m->cfg); /* w counts a [CLS]; messages do not */
     Acts a = {0};
     char words[96];
+    if (w.n > lead && (rc = data_check_words(&w, lead, "the sentence", e)))
+        goto done;
     if (w.n <= lead || w.n > MAX_TOKENS) {
         rc = err_set(e, ERR_INPUT, "the sentence has %zu words: draw 1 to %zu", w.n - lead,
                      MAX_TOKENS - lead);

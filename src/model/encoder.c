@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "../core/options.h"
 #include "attention.h"
 
 /* Adds or concatenates the position code into x0 for sentences b0..b0+B-1
@@ -193,9 +194,10 @@ static int check_batch(const Model *m, const Acts *a, const int *ids, const size
         if (!pos && lens[b] > limit)
             return err_set(e, ERR_INPUT,
                            "sentence %zu has %zu tokens but the %s table has rows for "
-                           "positions 0..%zu only; shorten it, or build the model with "
-                           "--table-len %zu or more",
-                           b + 1, lens[b], m->pe.scheme->name, limit - 1, lens[b]);
+                           "positions 0..%zu only; shorten it%s", b + 1, lens[b],
+                           m->pe.scheme->name, limit - 1,
+                           options_if("--table-len", ", or build the model with a longer "
+                                      "table (--table-len)"));
         for (size_t t = 0; pos && t < lens[b]; t++)
             if (pos[b * T + t] >= limit)
                 return err_set(e, ERR_INPUT, "token %zu of sentence %zu is at position %zu but "

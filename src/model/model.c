@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/options.h"
 #include "../core/rng.h"
 #include "par.h"
 
@@ -24,10 +25,13 @@ void config_default(Config *c, size_t vocab_size, const char *pe_name) {
     pe_config_default(&c->pe, pe_name);
 }
 
+/* The advice names the option only to a program that takes it (evaluate
+ * reads the shape from a model: options.h). */
 static int check_dim(const char *what, const char *option, size_t v, Err *e) {
+    bool say = option[0] != '-' || options_has(option);
     if (v == 0 || v > MAX_DIM)
-        return err_set(e, ERR_INPUT, "%s must be between 1 and %d, not %zu; set %s", what,
-                       MAX_DIM, v, option);
+        return err_set(e, ERR_INPUT, "%s must be between 1 and %d, not %zu%s%s", what, MAX_DIM,
+                       v, say ? "; set " : "", say ? option : "");
     return 0;
 }
 
@@ -40,12 +44,16 @@ int config_check(const Config *c, Err *e) {
         (rc = check_dim("max_len", "--table-len", c->max_len, e)))
         return rc;
     if (c->n_layers < 1 || c->n_layers > MAX_LAYERS)
-        return err_set(e, ERR_INPUT, "the number of layers must be between 1 and %d, not %zu; "
-                       "set --layers", MAX_LAYERS, c->n_layers);
-    if (c->d_model % c->n_heads != 0)
+        return err_set(e, ERR_INPUT, "the number of layers must be between 1 and %d, not %zu%s",
+                       MAX_LAYERS, c->n_layers, options_if("--layers", "; set --layers"));
+    if (c->d_model % c->n_heads != 0) {
+        char advice[96] = "";
+        if (options_has("--heads"))
+            snprintf(advice, sizeof advice, "; choose --heads among the divisors of %zu",
+                     c->d_model);
         return err_set(e, ERR_INPUT, "%zu heads do not divide d_model %zu: each head takes "
-                       "d_model/heads channels; choose --heads among the divisors of %zu",
-                       c->n_heads, c->d_model, c->d_model);
+                       "d_model/heads channels%s", c->n_heads, c->d_model, advice);
+    }
     if (c->norm != NORM_POST && c->norm != NORM_PRE)
         return err_set(e, ERR_INPUT, "norm must be post or pre");
     if (c->act != ACT_RELU && c->act != ACT_GELU)
@@ -64,8 +72,8 @@ int config_check(const Config *c, Err *e) {
     if (c->causal && conflict)
         return err_set(e, ERR_INPUT, "%s", conflict);
     if (!(c->dropout >= 0.0f && c->dropout <= MAX_DROPOUT))
-        return err_set(e, ERR_INPUT, "dropout %g must be from 0 to %g; set --dropout",
-                       (double)c->dropout, (double)MAX_DROPOUT);
+        return err_set(e, ERR_INPUT, "dropout %g must be from 0 to %g%s", (double)c->dropout,
+                       (double)MAX_DROPOUT, options_if("--dropout", "; set --dropout"));
     if (c->n_classes > MAX_DIM)
         return err_set(e, ERR_INPUT, "%zu classes is too many (at most %d)", c->n_classes,
                        MAX_DIM);

@@ -4,8 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/options.h"
 #include "../core/rng.h"
 #include "par.h"
+
+/* What to do about a diverged run, to a program whose runs take a learning
+ * rate (the experiments' cells have theirs fixed: options.h). */
+#define DIVERGED_ADVICE options_if("--lr", "; lower --lr or use --warmup")
 
 /* The gradient's norm sums the parameters in fixed chunks of CHUNK
  * elements (the unit of work of a thread, and of the partial sums),
@@ -26,8 +31,8 @@ void opt_default(OptConfig *o) {
 
 int opt_check(const OptConfig *o, Err *e) {
     if (!(o->lr > 0.0f && o->lr <= 10.0f))
-        return err_set(e, ERR_INPUT, "the learning rate must be in (0, 10], not %g; set --lr",
-                       (double)o->lr);
+        return err_set(e, ERR_INPUT, "the learning rate must be in (0, 10], not %g%s",
+                       (double)o->lr, options_if("--lr", "; set --lr"));
     if (!(o->beta1 >= 0.0f && o->beta1 < 1.0f && o->beta2 >= 0.0f && o->beta2 < 1.0f))
         return err_set(e, ERR_INPUT, "Adam's betas must be in [0, 1)");
     if (!(o->eps > 0.0f) || !(o->weight_decay >= 0.0f) || !(o->clip >= 0.0f))
@@ -35,7 +40,8 @@ int opt_check(const OptConfig *o, Err *e) {
     if (o->schedule != SCHEDULE_CONSTANT && o->schedule != SCHEDULE_NOAM)
         return err_set(e, ERR_INPUT, "the schedule is constant or noam");
     if (o->schedule == SCHEDULE_NOAM && o->warmup == 0)
-        return err_set(e, ERR_INPUT, "the noam schedule needs --warmup of at least 1 step");
+        return err_set(e, ERR_INPUT, "the noam schedule needs a warm-up of at least 1 step%s",
+                       options_if("--warmup", " (--warmup)"));
     return 0;
 }
 
@@ -189,12 +195,12 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
     if (rc)
         return rc;
     if (!isfinite(st->loss))
-        return err_set(e, ERR_RUNTIME, "the loss is %g at step %zu: training diverged; lower "
-                       "--lr or use --warmup", (double)st->loss, next);
+        return err_set(e, ERR_RUNTIME, "the loss is %g at step %zu: training diverged%s",
+                       (double)st->loss, next, DIVERGED_ADVICE);
     st->grad_norm = (float)sqrt(grad_norm2(t, t->part));
     if (!isfinite(st->grad_norm))
         return err_set(e, ERR_RUNTIME, "the gradient is not finite at step %zu: training "
-                       "diverged; lower --lr or use --warmup", next);
+                       "diverged%s", next, DIVERGED_ADVICE);
     float scale = 1.0f;
     if (t->opt.clip > 0.0f && st->grad_norm > t->opt.clip)
         scale = t->opt.clip / st->grad_norm;

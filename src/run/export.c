@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "export.h"
 
 #include <dirent.h>
@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/fileio.h"
 #include "npy.h"
 
 static const char *const TOP_FILES[] = {"input_ids.npy", "input.npy", "output.npy", "pooled.npy",
@@ -44,16 +45,39 @@ static void remove_tree(const char *dir, int depth) {
     rmdir(dir);
 }
 
-/* An existing dir may be replaced only if it is empty or holds nothing
- * but an export's names (config.json among them). */
+int export_target(const char *dir, char *target, size_t cap, Err *e) {
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--; /* "out/" and "out" are one directory; the temporary goes beside it */
+    if (n == 0 || n + 32 > cap)
+        return err_set(e, ERR_INPUT, "--npy wants a directory name, not '%s'", dir);
+    snprintf(target, cap, "%.*s", (int)n, dir);
+    bool exists;
+    struct stat st;
+    int rc = path_folder(target, "--npy", &exists, e);
+    if (rc || !exists || lstat(target, &st) != 0 || !S_ISLNK(st.st_mode))
+        return rc;
+    /* a link to a folder: the folder is replaced, beside itself, and the
+     * link keeps pointing at it */
+    char *real = realpath(target, NULL);
+    if (!real)
+        rc = err_set(e, ERR_INPUT, "cannot follow --npy %s to its folder: %s", target,
+                     strerror(errno));
+    else if (strlen(real) + 32 > cap)
+        rc = err_set(e, ERR_INPUT, "--npy %s leads to too long a path, %s", target, real);
+    else
+        snprintf(target, cap, "%s", real);
+    free(real);
+    return rc;
+}
+
+/* An existing dir (a target, links followed) may be replaced only if it is
+ * empty or holds nothing but an export's names (config.json among them). */
 static int check_target(const char *dir, bool *exists, Err *e) {
     struct stat st;
     *exists = lstat(dir, &st) == 0;
     if (!*exists)
         return 0;
-    if (!S_ISDIR(st.st_mode))
-        return err_set(e, ERR_INPUT, "--npy %s exists and is not a directory; give a new "
-                       "directory", dir);
     DIR *d = opendir(dir);
     if (!d)
         return err_set(e, ERR_INPUT, "cannot read the directory %s: %s", dir, strerror(errno));
@@ -206,24 +230,20 @@ static int write_all(const char *tmp, const Model *m, const Vocab *v, const int 
 
 int export_check(const char *dir, Err *e) {
     bool exists;
-    return check_target(dir, &exists, e);
+    char target[4096];
+    return export_target(dir, target, sizeof target, e) || check_target(target, &exists, e)
+               ? ERR_INPUT : 0;
 }
 
 int export_npy(const char *dir, const Model *m, const Vocab *v, const int *ids, size_t T,
                const Acts *a, Err *e) {
-    size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/')
-        n--; /* "out/" and "out" are one directory; the temporary goes beside it */
-    if (n == 0 || n > 4000)
-        return err_set(e, ERR_INPUT, "--npy wants a directory name, not '%s'", dir);
     char target[4096], tmp[4096 + 32], old[4096 + 32];
-    snprintf(target, sizeof target, "%.*s", (int)n, dir);
+    bool exists;
+    int rc = export_target(dir, target, sizeof target, e);
+    if (rc || (rc = check_target(target, &exists, e)))
+        return rc;
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", target, (long)getpid());
     snprintf(old, sizeof old, "%s.%ld.old", target, (long)getpid());
-    bool exists;
-    int rc = check_target(target, &exists, e);
-    if (rc)
-        return rc;
     if (mkdir(tmp, 0777) != 0)
         return err_set(e, ERR_INPUT, "cannot create the directory %s: %s; check that the "
                        "parent of %s exists and is writable", tmp, strerror(errno), target);

@@ -17,6 +17,13 @@
  * file of an earlier model. An existing dir must be empty or an earlier
  * export (only the names above): anything else is refused (ERR_INPUT)
  * rather than mixed into or deleted. */
+/* The folder an export to dir replaces, into target (cap bytes): dir
+ * without trailing slashes, and a symbolic link to a folder followed (the
+ * folder is replaced, and the link keeps pointing at it). ERR_INPUT when
+ * dir names something else than a folder (a file, a link to nothing),
+ * saying what. A program locks it before the work (encode's --npy). */
+int export_target(const char *dir, char *target, size_t cap, Err *e);
+
 /* The check export_npy makes of dir first, for a program to make before
  * any work: ERR_INPUT if dir exists and is neither empty nor an export. */
 int export_check(const char *dir, Err *e);

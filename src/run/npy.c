@@ -27,8 +27,7 @@ static int write_npy(const char *path, const char *descr, const void *x, size_t 
     size_t pad = (64 - total % 64) % 64;
     FILE *f = fopen(path, "wb");
     if (!f)
-        return err_set(e, ERR_INPUT, "cannot write %s; check that the directory exists and is "
-                       "writable", path);
+        return err_open(e, errno, "", path, 1);
     unsigned short hlen = (unsigned short)(n + pad + 1);
     unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
                               (unsigned char)(hlen >> 8)};
@@ -56,7 +55,7 @@ int npy_read_f32(const char *path, float **x, size_t *shape, size_t *ndim, Err *
     *ndim = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return err_set(e, ERR_INPUT, "cannot open %s", path);
+        return err_open(e, errno, "", path, 0);
     unsigned char head[10];
     char dict[1024];
     int rc = 0;

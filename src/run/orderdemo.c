@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../model/encoder.h"
+#include "../text/data.h"
 
 void order_config_default(Config *c) {
     config_default(c, 0, "none");
@@ -41,7 +42,11 @@ int order_pair_init(OrderPair *p, const char *s1, const char *s2, Err *e) {
         rc = err_set(e, ERR_INPUT, "SENTENCE has %zu words; the demo takes at most %d", p->a.n,
                      ORDER_MAX_WORDS);
     if (!rc)
+        rc = data_check_words(&p->a, 0, "SENTENCE", e);
+    if (!rc)
         rc = s2 ? words_split(&p->b, s2, e) : split_reversed(&p->b, &p->a, strlen(s1), e);
+    if (!rc && s2 && p->b.n) /* empty: align says so, as a reordering's failure */
+        rc = data_check_words(&p->b, 0, "PERMUTED", e);
     if (!rc && !(p->perm = xcalloc(p->a.n, sizeof *p->perm, "the alignment", e)))
         rc = ERR_RUNTIME;
     if (!rc && align_permutation(p->perm, &p->a, &p->b, e)) {

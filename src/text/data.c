@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 static const char *kind_word(LabelKind k) { return k == LABELS_TOKEN ? "token" : "sentence"; }
@@ -124,55 +125,6 @@ int textdata_prepend(TextData *d, const char *word, Err *e) {
     return 0;
 }
 
-/* The length of the UTF-8 character at s, or 0 if it is malformed.
- * Overlong forms, surrogates and code points past U+10FFFF count as
- * malformed, as in RFC 3629; a NUL inside a sequence stops it. */
-static size_t utf8_char(const unsigned char *s) {
-    unsigned c = s[0], cp, min;
-    size_t n;
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xE0) == 0xC0) {
-        n = 2, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
-/* Whether s can stand as one word or label of a data file. */
-static int check_token(const char *s, const char *what, Err *e) {
-    size_t len = strlen(s);
-    if (len == 0)
-        return err_set(e, ERR_INPUT, "a %s is empty; give it at least one character", what);
-    if (len > VOCAB_MAX_WORD)
-        return err_set(e, ERR_INPUT, "the %s '%.32s...' has %zu bytes, more than %d; shorten it",
-                       what, s, len, VOCAB_MAX_WORD);
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        if (isspace(*p))
-            return err_set(e, ERR_INPUT, "the %s '%s' contains whitespace; words and labels "
-                           "are split on whitespace", what, s);
-        size_t k = utf8_char(p);
-        if (!k)
-            return err_set(e, ERR_INPUT, "the %s '%s' is not valid UTF-8 (at its byte %zu); "
-                           "save the file as UTF-8", what, s,
-                           (size_t)(p - (const unsigned char *)s) + 1);
-        p += k;
-    }
-    return 0;
-}
-
 int textdata_add(TextData *d, const char *const *words, size_t n, const char *const *labels,
                  Err *e) {
     if (n == 0)
@@ -182,13 +134,13 @@ int textdata_add(TextData *d, const char *const *words, size_t n, const char *co
      * space before a first word that starts with '#' */
     size_t line = n + nl - 1;
     for (size_t i = 0; i < n; i++) {
-        int rc = check_token(words[i], "word", e);
+        int rc = data_check_token(words[i], "word", "", "save the file as UTF-8", e);
         if (rc)
             return rc;
         line += strlen(words[i]);
     }
     for (size_t i = 0; i < nl; i++) {
-        int rc = check_token(labels[i], "label", e);
+        int rc = data_check_token(labels[i], "label", "", "save the file as UTF-8", e);
         if (rc)
             return rc;
         line += strlen(labels[i]);
@@ -386,7 +338,7 @@ int data_read(TextData *out, const char *path, Err *e) {
     textdata_init(out, LABELS_SENTENCE);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return err_set(e, ERR_INPUT, "cannot open the data file %s; check the path", path);
+        return err_open(e, errno, "the data file", path, 0);
     char *buf = NULL;
     size_t n = 0;
     int rc = read_stream(f, path, (size_t)DATA_MAX_FILE + 1, &buf, &n, e);

@@ -74,6 +74,20 @@ void textdata_free(TextData *d);
 int textdata_add(TextData *d, const char *const *words, size_t n, const char *const *labels,
                  Err *e);
 
+/* Whether s can stand as one word or label (what: "word", "label"):
+ * valid UTF-8 of 1..VOCAB_MAX_WORD bytes without whitespace; otherwise
+ * ERR_INPUT saying where it stands (of: "" in a file, " of the sentence")
+ * and how to fix its encoding there (fix: "save the file as UTF-8"). */
+int data_check_token(const char *s, const char *what, const char *of, const char *fix,
+                     Err *e);
+
+/* The same rule for the words of a sentence a person types (encode's,
+ * demo_order's, pe_plot's, the page's), after the lead words a model puts
+ * first ([CLS]): at least one word, and each valid UTF-8 of
+ * 1..VOCAB_MAX_WORD bytes, as in a data file; otherwise ERR_INPUT naming
+ * what ("the sentence", "SENTENCE"). */
+int data_check_words(const Words *w, size_t lead, const char *what, Err *e);
+
 /* "[CLS] text", allocated (free it): a sentence as a model that pools by
  * [CLS] reads it. */
 char *data_with_cls(const char *text, Err *e);

@@ -8,6 +8,8 @@
 
 #include "tasks.h"
 
+#include "../core/options.h"
+
 extern const Task task_agent, task_direction, task_reverse, task_sort, task_previous,
     task_contains, task_first;
 extern const Task task_even_pairs, task_parity_check, task_cycle_navigation,
@@ -127,10 +129,15 @@ int task_options_resolve(TaskOptions *out, const TaskOptions *in, const char *ta
                        "%d: give --max-len %zu or less", out->max_len, task,
                        tape_len(t, out->max_len > TASK_MAX_LEN ? TASK_MAX_LEN : out->max_len),
                        TASK_MAX_LEN, longest_input(t));
+    /* evaluate and probe take no --max-train-len: the hint names the
+     * options of the program that prints it (options.h) */
+    static const char *const lengths[] = {"--min-len", "--max-train-len", "--max-len", NULL};
+    char change[64];
     if (out->min_len > out->max_train_len || out->max_train_len > out->max_len)
         return err_set(e, ERR_INPUT, "the lengths must satisfy min_len <= max_train_len <= "
-                       "max_len, not %zu, %zu, %zu; change --min-len, --max-train-len or "
-                       "--max-len", out->min_len, out->max_train_len, out->max_len);
+                       "max_len, not %zu, %zu, %zu; change %s", out->min_len,
+                       out->max_train_len, out->max_len,
+                       *options_list(change, sizeof change, lengths) ? change : "them");
     const size_t n[3] = {out->n_train, out->n_valid, out->n_test};
     size_t longest = task_longest(t, out);
     for (int i = 0; i < 3; i++)

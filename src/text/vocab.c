@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "../core/buf.h"
@@ -201,7 +202,7 @@ int vocab_load(Vocab *v, const char *path, Err *e) {
     FILE *f = fopen(path, "r");
     if (!f) {
         vocab_free(v);
-        return err_set(e, ERR_INPUT, "cannot open the vocabulary file %s; check the path", path);
+        return err_open(e, errno, "the vocabulary file", path, 0);
     }
     char line[VOCAB_MAX_WORD + 2];
     size_t lineno = 0;
@@ -241,8 +242,7 @@ int vocab_load(Vocab *v, const char *path, Err *e) {
 int vocab_save(const Vocab *v, const char *path, Err *e) {
     FILE *f = fopen(path, "w");
     if (!f)
-        return err_set(e, ERR_RUNTIME, "cannot write %s; check the directory exists and is "
-                       "writable", path);
+        return err_open(e, errno, "", path, 1);
     for (size_t i = 0; i < v->n; i++)
         fprintf(f, "%s\n", v->words[i]);
     if (fclose(f) != 0)
