@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #include "checkpoint.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -423,8 +424,7 @@ int checkpoint_load(Checkpoint *ck, const char *path, Err *e) {
     memset(ck, 0, sizeof *ck);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return err_set(e, ERR_INPUT, "cannot open the model %s; check the path (build/train "
-                       "--out writes one)", path);
+        return err_open(e, errno, "the model", path, 0);
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);
@@ -467,13 +467,16 @@ int checkpoint_load(Checkpoint *ck, const char *path, Err *e) {
             }
             buf = b;
         }
+        errno = 0;
         size_t k = fread(buf + n, 1, cap - n, f);
         n += k;
         if (k == 0)
             break;
     }
+    int why = errno;
     if (!rc && ferror(f))
-        rc = err_set(e, ERR_INPUT, "cannot read %s; is it a model file?", path);
+        rc = err_set(e, ERR_INPUT, "cannot read %s: %s; is it a model file?", path,
+                     why ? strerror(why) : "a read error");
     else if (!rc)
         rc = checkpoint_parse(ck, buf, n, path, e);
     fclose(f);

@@ -1,5 +1,7 @@
 #include "session.h"
 
+#include "../core/options.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,7 +108,8 @@ int session_check_options(const TrainMeta *mt, const Config *c, size_t longest, 
         return 0;
     if (!pe_in_input(s) && !pe_in_attention(s))
         return err_set(e, ERR_INPUT, "--random-positions does nothing for %s, which has no "
-                       "positions; drop it or choose another --pe", s->name);
+                       "positions; drop it%s", s->name, options_if("--pe", " or choose another "
+                       "--pe"));
     if (s->length_dependent)
         return err_set(e, ERR_INPUT, "--random-positions does not apply to %s, whose code "
                        "depends on the sentence length, not on the position alone", s->name);
