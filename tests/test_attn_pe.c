@@ -14,16 +14,17 @@
 #include "../src/text/order.h"
 #include "suites.h"
 
-/* q (or k) of one head, HS channels, at position p, through the scheme's
- * own prepare and rotate. */
-static void rope_at(float *x, const float *x0, size_t HS, size_t p, const PeConfig *pc) {
-    const PeScheme *s = pe_find("rope");
-    float *R = malloc(s->scratch(1, HS) * sizeof *R);
+/* q (or k, which) of one head, HS channels, at position p, through the
+ * scheme's own prepare and rotate. */
+static void rope_at(float *x, const float *x0, size_t HS, size_t p, const PeConfig *pc,
+                    PeOperand which) {
+    const PeScheme *s = pe_find(pc->name);
+    float *R = malloc(s->scratch(pc, 1, HS) * sizeof *R);
     ck_assert_ptr_nonnull(R);
     s->prepare(R, pc, &p, 1, HS);
     memcpy(x, x0, HS * sizeof *x);
     PeHead hd = {.pc = pc, .scratch = R, .pos = &p, .T = 1, .HS = HS, .NH = 1, .ld = HS};
-    s->rotate(&hd, x, false);
+    s->rotate(&hd, x, which, false);
     free(R);
 }
 
@@ -50,12 +51,12 @@ START_TEST(rope_logit_depends_on_the_offset_only) {
     for (size_t off = 0; off <= 512; off += 37) {
         /* the logit of query position m and key position m + off, for
          * shifts m up to 512, against m = 0 */
-        rope_at(q, q0, HS, 0, &pc);
-        rope_at(k, k0, HS, off, &pc);
+        rope_at(q, q0, HS, 0, &pc, PE_QUERY);
+        rope_at(k, k0, HS, off, &pc, PE_KEY);
         double base = dotf(q, k, HS);
         for (size_t m = 1; m <= 512; m += 73) {
-            rope_at(q, q0, HS, m, &pc);
-            rope_at(k, k0, HS, m + off, &pc);
+            rope_at(q, q0, HS, m, &pc, PE_QUERY);
+            rope_at(k, k0, HS, m + off, &pc, PE_KEY);
             worst = fmax(worst, fabs(dotf(q, k, HS) - base));
             /* a rotation keeps the length of q */
             norm = fmax(norm, fabs(sqrt(dotf(q, q, HS)) - sqrt(dotf(q0, q0, HS))));
@@ -72,13 +73,13 @@ START_TEST(rope_pairs_follow_the_layout) {
     pe_config_default(&pc, "rope");
     const float e0[4] = {1, 0, 0, 0};
     float x[4];
-    rope_at(x, e0, 4, 1, &pc);
+    rope_at(x, e0, 4, 1, &pc, PE_QUERY);
     /* (x0, x1) is the pair: x1 gets sin(1) */
     ck_assert_float_eq_tol(x[0], cosf(1.0f), 1e-6f);
     ck_assert_float_eq_tol(x[1], sinf(1.0f), 1e-6f);
     ck_assert_float_eq(x[2], 0.0f);
     set_opt(&pc, "--layout", "split");
-    rope_at(x, e0, 4, 1, &pc);
+    rope_at(x, e0, 4, 1, &pc, PE_QUERY);
     /* (x0, x2) is the pair */
     ck_assert_float_eq_tol(x[0], cosf(1.0f), 1e-6f);
     ck_assert_float_eq(x[1], 0.0f);
@@ -153,7 +154,7 @@ END_TEST
 static void bias_of(float *S, const char *name, const PeConfig *pc, const float *params,
                     const size_t *pos, size_t T, size_t h, size_t NH) {
     const PeScheme *s = pe_find(name);
-    float *scratch = malloc(s->scratch(T, 4) * sizeof *scratch);
+    float *scratch = malloc(s->scratch(pc, T, 4) * sizeof *scratch);
     ck_assert_ptr_nonnull(scratch);
     s->prepare(scratch, pc, pos, T, 4);
     memset(S, 0, T * T * sizeof *S);
@@ -427,6 +428,93 @@ START_TEST(attention_properties_on_the_logits) {
 }
 END_TEST
 
+/* xPos by hand: at position 3 pair 0 of a query turns by 3 radians and is
+ * scaled by zeta_0^(3/512), zeta_0 = 0.4/1.4; pair 1 by 0.03 and
+ * zeta_1^(3/512), zeta_1 = 0.9/1.4; a key by the inverse scales. Then the
+ * score of query m and key m + off is zeta_0^(-off/512) cos(off) for unit
+ * vectors on pair 0, whatever m: a factor of the offset alone. */
+START_TEST(xpos_scales_the_query_and_the_key_apart) {
+    PeConfig pc;
+    pe_config_default(&pc, "xpos");
+    const float e0[4] = {1, 0, 0, 0}, e2[4] = {0, 0, 1, 0};
+    double z0 = 0.4 / 1.4, z1 = 0.9 / 1.4;
+    float x[4];
+    for (int which = 0; which < 2; which++) {
+        double sign = which ? -1.0 : 1.0;
+        rope_at(x, e0, 4, 3, &pc, which ? PE_KEY : PE_QUERY);
+        double s0 = pow(z0, sign * 3.0 / 512.0), s1 = pow(z1, sign * 3.0 / 512.0);
+        ck_assert_float_eq_tol(x[0], cos(3.0) * s0, 1e-6);
+        ck_assert_float_eq_tol(x[1], sin(3.0) * s0, 1e-6);
+        ck_assert_float_eq(x[2], 0.0f);
+        rope_at(x, e2, 4, 3, &pc, which ? PE_KEY : PE_QUERY);
+        ck_assert_float_eq_tol(x[2], cos(0.03) * s1, 1e-6);
+        ck_assert_float_eq_tol(x[3], sin(0.03) * s1, 1e-6);
+    }
+    float q[4], k[4];
+    for (size_t off = 0; off <= 300; off += 60)
+        for (size_t m = 0; m <= 400; m += 80) {
+            rope_at(q, e0, 4, m, &pc, PE_QUERY);
+            rope_at(k, e0, 4, m + off, &pc, PE_KEY);
+            double want = pow(z0, -(double)off / 512.0) * cos((double)off);
+            ck_assert_msg(fabs(dotf(q, k, 4) - want) <= 2e-5, "query %zu, key %zu: %.7f, want "
+                          "%.7f", m, m + off, dotf(q, k, 4), want);
+        }
+}
+END_TEST
+
+START_TEST(kerple_power_bias_by_hand) {
+    /* -r1 d^r2 at positions 0, 1, 3, 7: head 0 has r1 0.5, r2 1.5; head
+     * 1's r1 0.004 is read as 0.01 and its r2 2.5 as 2, the form's most */
+    PeConfig pc;
+    pe_config_default(&pc, "kerple");
+    set_opt(&pc, "--kerple-form", "power");
+    float table[4] = {0.5f, 0.004f, 1.5f, 2.5f}; /* (2,NH): r1 row, r2 row */
+    const size_t pos[4] = {0, 1, 3, 7};
+    const double want[2][8] = {
+        {0, -0.5, -1.4142135624, -2.5980762114, -4.0, 0, -7.3484692283, -9.2601295887},
+        {0, -0.01, -0.04, -0.09, -0.16, 0, -0.36, -0.49}};
+    float S[16];
+    for (size_t h = 0; h < 2; h++) {
+        bias_of(S, "kerple", &pc, table, pos, 4, h, 2);
+        for (size_t i = 0; i < 4; i++)
+            for (size_t j = 0; j < 4; j++) {
+                size_t d = pos[i] > pos[j] ? pos[i] - pos[j] : pos[j] - pos[i];
+                ck_assert_msg(fabs(S[i * 4 + j] - want[h][d]) <= 1e-5 * (1 + fabs(want[h][d])),
+                              "head %zu, positions %zu and %zu: bias %.9f, want %.9f", h,
+                              pos[i], pos[j], S[i * 4 + j], want[h][d]);
+            }
+    }
+    /* backward of the pair (0, 3) alone: dr1 = -3^1.5 and dr2 = -0.5 3^1.5
+     * ln 3 for head 0; nothing reaches head 1's values outside their range */
+    const PeScheme *s = pe_find("kerple");
+    float ds[16] = {0}, g[4] = {0}, P[4];
+    ds[0 * 4 + 2] = 1.0f;
+    s->prepare(P, &pc, pos, 4, 4);
+    for (size_t h = 0; h < 2; h++) {
+        PeHead hd = {.pc = &pc, .params = table, .dparams = g, .scratch = P, .pos = pos, .T = 4,
+                     .HS = 4, .h = h, .NH = 2, .dscores = ds};
+        s->score_backward(&hd);
+    }
+    const float gwant[4] = {-5.1961524227f, 0.0f, -2.8542784527f, 0.0f};
+    for (size_t k = 0; k < 4; k++)
+        ck_assert_msg(fabsf(g[k] - gwant[k]) <= 1e-5f, "gradient %zu: %.9f, want %.9f", k,
+                      (double)g[k], (double)gwant[k]);
+    /* after an optimizer step the table is put back in range, as the
+     * authors' code clamps it before every forward pass: trainable from
+     * there, where a clamp on reading alone would leave it frozen */
+    s->constrain(&pc, table, 4);
+    const float back[4] = {0.5f, 0.01f, 1.5f, 2.0f};
+    for (size_t k = 0; k < 4; k++)
+        ck_assert_float_eq(table[k], back[k]);
+    pe_config_default(&pc, "kerple"); /* the log form: r2 has no most */
+    float log_table[4] = {-1.0f, 3.0f, 0.001f, 7.0f};
+    s->constrain(&pc, log_table, 4);
+    ck_assert_float_eq(log_table[0], 0.01f);
+    ck_assert_float_eq(log_table[2], 0.01f);
+    ck_assert_float_eq(log_table[3], 7.0f);
+}
+END_TEST
+
 Suite *suite_attn(void) {
     Suite *s = suite_create("attn");
     TCase *tc = tcase_create("schemes");
@@ -436,6 +524,8 @@ Suite *suite_attn(void) {
     tcase_add_test(tc, alibi_slopes_by_the_papers_rule);
     tcase_add_test(tc, t5_buckets_by_hand);
     tcase_add_test(tc, kerple_bias_by_hand);
+    tcase_add_test(tc, kerple_power_bias_by_hand);
+    tcase_add_test(tc, xpos_scales_the_query_and_the_key_apart);
     tcase_add_test(tc, fire_bias_by_hand);
     tcase_add_test(tc, attention_schemes_take_no_combine);
     int attn = 2 * (int)scheme_count(pe_in_attention);

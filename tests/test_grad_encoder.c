@@ -316,8 +316,8 @@ END_TEST
 static PeScheme broken;
 static const PeScheme *real;
 
-static void rotate_off(const PeHead *hd, float *x, bool inverse) {
-    real->rotate(hd, x, inverse);
+static void rotate_off(const PeHead *hd, float *x, PeOperand which, bool inverse) {
+    real->rotate(hd, x, which, inverse);
     for (size_t t = 0; inverse && t < hd->T; t++)
         for (size_t i = 0; i < hd->HS; i++)
             x[t * hd->ld + i] *= 1.001f;

@@ -64,12 +64,27 @@ static size_t form_of(const char *name) {
     return i;
 }
 
-size_t exp_scheme_count(void) { return pe_count() + N_FORMS; }
+/* The registry's schemes the grids run, in its order: all but those that
+ * join them later (pe.h, grids_later). */
+static size_t grid_schemes(void) {
+    size_t n = 0;
+    for (size_t i = 0; i < pe_count(); i++)
+        n += !pe_at(i)->grids_later;
+    return n;
+}
+
+static const PeScheme *grid_scheme(size_t k) {
+    for (size_t i = 0; i < pe_count(); i++)
+        if (!pe_at(i)->grids_later && k-- == 0)
+            return pe_at(i);
+    return NULL;
+}
+
+size_t exp_scheme_count(void) { return grid_schemes() + N_FORMS; }
 
 const char *exp_scheme_at(size_t i) {
-    return i < pe_count() ? pe_at(i)->name
-           : i < exp_scheme_count() ? FORMS[i - pe_count()].name
-                                    : NULL;
+    size_t n = grid_schemes();
+    return i < n ? grid_scheme(i)->name : i < n + N_FORMS ? FORMS[i - n].name : NULL;
 }
 
 size_t exp_scheme_index(const char *name) {

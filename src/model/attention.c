@@ -58,8 +58,8 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
     PeHead hd = hook ? head_view(hook, b, h, T, C, NH) : (PeHead){0};
     hd.q = q, hd.k = k, hd.v = v, hd.scores = a;
     if (s && s->rotate) {
-        s->rotate(&hd, q, false);
-        s->rotate(&hd, k, false);
+        s->rotate(&hd, q, PE_QUERY, false);
+        s->rotate(&hd, k, PE_KEY, false);
     }
     /* scores (T,T) = q k^T / sqrt(HS) */
     matmul(a, T, q, C3, false, k, C3, true, T, T, HS, scale, 0.0f);
@@ -155,8 +155,8 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
     /* forward: q and k rotated in place; back through the
      * transpose of the rotation */
     if (s && s->rotate) {
-        s->rotate(&hd, dq, true);
-        s->rotate(&hd, dk, true);
+        s->rotate(&hd, dq, PE_QUERY, true);
+        s->rotate(&hd, dk, PE_KEY, true);
     }
 }
 

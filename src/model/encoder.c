@@ -39,7 +39,7 @@ static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, 
                                  size_t b0, size_t T, size_t l) {
     if (!pe_in_attention(m->pe.scheme))
         return NULL;
-    size_t stride = pe_scratch(&m->pe, T);
+    size_t stride = pe_scratch(&m->pe, &m->cfg.pe, T);
     *hook = (AttnHook){.scheme = m->pe.scheme, .pc = &m->cfg.pe,
                        .params = model_pe_table(m, &m->p, l),
                        .grad = g ? model_pe_table(m, g, l) : NULL,

@@ -238,6 +238,15 @@ void model_free(Model *m) {
 
 size_t model_max_positions(const Model *m) { return m->pe.max_positions; }
 
+void model_pe_constrain(Model *m) {
+    const PeScheme *s = m->pe.scheme;
+    if (!s->constrain || !m->pe.rows)
+        return;
+    size_t tables = s->per_layer ? m->cfg.n_layers : 1;
+    for (size_t l = 0; l < tables; l++)
+        s->constrain(&m->cfg.pe, model_pe_table(m, &m->p, l), m->pe.rows * m->pe.cols);
+}
+
 float *model_pe_table(const Model *m, const Params *p, size_t l) {
     return m->pe.scheme->per_layer ? p->layer[l].pe : p->pe;
 }
@@ -266,7 +275,7 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T,
     size_t BT = Bm * T, C = c->d_model, F = c->d_ff, NH = c->n_heads;
     carve(cv, &a->x0, BT * C);
     carve(cv, &a->pe, T * m->pe.w);
-    carve(cv, &a->scratch, B * pe_scratch(&m->pe, T));
+    carve(cv, &a->scratch, B * pe_scratch(&m->pe, &m->cfg.pe, T));
     for (size_t l = 0; l < c->n_layers; l++) {
         LayerActs *la = &a->layer[l];
         carve(cv, &la->ln1, BT * C);

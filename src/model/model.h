@@ -209,6 +209,9 @@ size_t model_max_positions(const Model *m);
  * their gradients): the layer's own (PeScheme.per_layer) or the shared
  * one; NULL for a scheme without one. */
 float *model_pe_table(const Model *m, const Params *p, size_t l);
+/* Puts the scheme's tables back within its constraints (PeScheme.constrain),
+ * after each optimizer step; nothing for a scheme without any. */
+void model_pe_constrain(Model *m);
 
 /* Tokens every sentence of a model built from c begins with before its
  * words: 1, the [CLS], when it pools by [CLS], else 0. A length the model

@@ -207,6 +207,7 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
     t->step = next;
     st->lr = opt_lr(&t->opt, t->step);
     adamw(t, m, st->lr, scale);
+    model_pe_constrain(m);
     return 0;
 }
 

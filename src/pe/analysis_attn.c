@@ -66,7 +66,7 @@ static int probe_init(Probe *pr, const PePlan *plan, const PeConfig *pc, uint64_
 static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Err *e) {
     const PeScheme *s = pr->plan->scheme;
     size_t HS = pr->plan->head_size;
-    float *prep = xmalloc((s->scratch(T, HS) + 1) * sizeof *prep, "the scheme's scratch", e);
+    float *prep = xmalloc((s->scratch(pr->pc, T, HS) + 1) * sizeof *prep, "the scheme's scratch", e);
     float *buf = xcalloc(T * (T + 2 * HS), sizeof *buf, "the logits", e);
     if (!prep || !buf) {
         free(prep);
@@ -83,8 +83,8 @@ static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Er
                  .HS = HS, .NH = pr->plan->n_heads, .scale = 1.0f / sqrtf((float)HS), .q = Q,
                  .k = K, .ld = HS, .scores = buf};
     if (s->rotate) {
-        s->rotate(&hd, Q, false);
-        s->rotate(&hd, K, false);
+        s->rotate(&hd, Q, PE_QUERY, false);
+        s->rotate(&hd, K, PE_KEY, false);
         for (size_t p = 0; p < T; p++)
             for (size_t q = 0; q < T; q++) {
                 double dot = 0.0;

@@ -377,13 +377,13 @@ void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *p
     fill_rows(P, plan, pc, params, pos, T, n);
 }
 
-size_t pe_scratch(const PePlan *plan, size_t T) {
+size_t pe_scratch(const PePlan *plan, const PeConfig *pc, size_t T) {
     const PeScheme *s = plan->scheme;
-    return s->scratch ? s->scratch(T, plan->head_size) : 0;
+    return s->scratch ? s->scratch(pc, T, plan->head_size) : 0;
 }
 
-size_t pe_positions_scratch(size_t T, size_t HS) {
-    (void)HS;
+size_t pe_positions_scratch(const PeConfig *pc, size_t T, size_t HS) {
+    (void)pc, (void)HS;
     return T;
 }
 

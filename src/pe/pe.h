@@ -110,6 +110,11 @@ int pe_set_named(PeConfig *pc, const char *name, const char *text, Err *e);
 void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap);
 /* ---- the schemes ---- */
 
+/* Which operand a rotation turns: the query or the key. A rotation may
+ * treat them alike (rope) or not (xpos scales the query by zeta^(p/B) and
+ * the key by its inverse). */
+typedef enum { PE_QUERY = 0, PE_KEY = 1 } PeOperand;
+
 /* What a scheme checks its options against. */
 typedef struct {
     size_t C, NH;    /* model width and heads (NH divides C) */
@@ -167,6 +172,10 @@ typedef struct PeScheme {
      * its positions at random (its randomized form). */
     const char *ruoss_column;
     bool ruoss_randomized;
+    /* Not yet in the experiments' grids (docs/results.md, docs/benchmark.md):
+     * a scheme that joins them when the pages are next made whole, so
+     * that their published numbers stay those of the runs they show. */
+    bool grids_later;
     Combine default_combine; /* concat for the one-channel counts, add for the wide ones */
     size_t first_position;   /* the number of the first word: 1 for the notes' counts, 0 for
                               * the others */
@@ -207,17 +216,30 @@ typedef struct PeScheme {
     /* Draws the initial table, n floats, for a model of C channels. */
     void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng);
 
-    /* -- an attention scheme: each head of each sentence of each layer -- */
-    /* Floats it keeps per sentence of T tokens (head size HS), written once
-     * per forward pass by prepare from the tokens' positions pos[0..T)
-     * (RoPE's cos and sin, T5's buckets) and read by the hooks below. */
-    size_t (*scratch)(size_t T, size_t HS);
+    /* -- an attention scheme: each head of each sentence of each layer --
+     * The hooks, in the order a layer calls them (src/model/attention.c):
+     *   scratch, prepare  once a batch, before the first layer, per sentence:
+     *                     what the positions give (cos and sin, buckets);
+     *                     may write only the scratch
+     *   rotate            forward: q, then k, in place, before the scores;
+     *                     backward: dq and dk, after score_backward
+     *   score             forward: adds to the scores, before the softmax
+     *   mix               forward: adds to the heads' outputs
+     *   mix_backward,     backward, in reverse: into datt, dq, dk and the
+     *   score_backward    table's gradient (dparams), never the table
+     *   constrain         after each optimizer step (and the initial draw):
+     *                     the only hook that writes the table */
+    /* Floats it keeps per sentence of T tokens (head size HS, options pc),
+     * written once per forward pass by prepare from the tokens' positions
+     * pos[0..T) (RoPE's cos and sin, T5's buckets) and read by the hooks
+     * below. */
+    size_t (*scratch)(const PeConfig *pc, size_t T, size_t HS);
     void (*prepare)(float *scratch, const PeConfig *pc, const size_t *pos, size_t T,
                     size_t HS);
-    /* Rotates x (T rows of HS at stride hd->ld: q, k, or their
-     * gradients) in place, before the scores; inverse applies the
+    /* Rotates x (T rows of HS at stride hd->ld: q or k, as which says, or
+     * their gradients) in place, before the scores; inverse applies the
      * transpose, for the backward pass. */
-    void (*rotate)(const PeHead *hd, float *x, bool inverse);
+    void (*rotate)(const PeHead *hd, float *x, PeOperand which, bool inverse);
     /* Adds the scheme's part to hd->scores (a bias of the two positions,
      * or a term of q or k and the offset), before the softmax. */
     void (*score)(const PeHead *hd);
@@ -228,8 +250,13 @@ typedef struct PeScheme {
     void (*mix)(const PeHead *hd);
     void (*mix_backward)(const PeHead *hd);
 
+    /* Puts the table (n floats) back within the scheme's constraints after
+     * an optimizer step, as the paper's code does before every forward
+     * pass (KERPLE's r > 0); NULL when any value goes. */
+    void (*constrain)(const PeConfig *pc, float *params, size_t n);
+
     /* -- the same in double, for the reference model of the tests -- */
-    void (*ref_rotate)(const PeConfig *pc, double *x, size_t HS, size_t p);
+    void (*ref_rotate)(const PeConfig *pc, double *x, size_t HS, size_t p, PeOperand which);
     /* What the scheme adds to the score of query pi and key pj (after
      * q.k / sqrt(HS)), and to value j as query i reads it (HS values). */
     double (*ref_score)(const PeRefPair *r);
@@ -319,11 +346,11 @@ void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *p
 
 /* Floats of an attention scheme's scratch for one sentence of T tokens
  * (0 for the other schemes). */
-size_t pe_scratch(const PePlan *plan, size_t T);
+size_t pe_scratch(const PePlan *plan, const PeConfig *pc, size_t T);
 /* The scratch and prepare of the schemes that read the positions alone
  * (alibi, a learned bias of the offset): each token's position, as a
  * float (exact below 2^24). */
-size_t pe_positions_scratch(size_t T, size_t HS);
+size_t pe_positions_scratch(const PeConfig *pc, size_t T, size_t HS);
 void pe_positions_prepare(float *P, const PeConfig *pc, const size_t *pos, size_t T, size_t HS);
 
 /* Puts P (n,w) into the first n rows of x (rows of C channels), by the

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pe.h"
+#include "pe_rope.h"
 
 static const char *const SCALING_NAMES[] = {"none", "linear", "ntk", "yarn", NULL};
 
@@ -164,7 +165,8 @@ static int rope_check(const PeConfig *pc, const PeShape *sh, Err *e) {
 }
 
 /* Per token: cos(p theta_i) for the HS/2 pairs, then the sines. */
-static size_t rope_scratch(size_t T, size_t HS) { return T * HS; }
+static size_t rope_scratch(const PeConfig *pc, size_t T, size_t HS) {
+    (void)pc; return T * HS; }
 
 static void rope_prepare(float *R, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
     size_t half = HS / 2;
@@ -183,11 +185,9 @@ static void rope_prepare(float *R, const PeConfig *pc, const size_t *pos, size_t
     }
 }
 
-/* Turns pairs of x (T rows of HS at stride ld) by the angles of R (T,HS),
- * or back with inverse (the transpose of a rotation turns by the opposite
- * angle). */
-static void turn(float *x, size_t ld, const float *R, size_t T, size_t HS, bool split,
-                 bool inverse) {
+/* The transpose of a rotation turns by the opposite angle. */
+void rope_turn(float *x, size_t ld, const float *R, size_t T, size_t HS, bool split,
+               bool inverse) {
     size_t half = HS / 2;
     for (size_t t = 0; t < T; t++) {
         float *row = x + t * ld;
@@ -202,24 +202,29 @@ static void turn(float *x, size_t ld, const float *R, size_t T, size_t HS, bool 
     }
 }
 
-static void rope_rotate(const PeHead *hd, float *x, bool inverse) {
-    turn(x, hd->ld, hd->scratch, hd->T, hd->HS, pe_layout(hd->pc) == LAYOUT_SPLIT, inverse);
+/* q and k turn alike. */
+static void rope_rotate(const PeHead *hd, float *x, PeOperand which, bool inverse) {
+    (void)which;
+    rope_turn(x, hd->ld, hd->scratch, hd->T, hd->HS, pe_layout(hd->pc) == LAYOUT_SPLIT,
+              inverse);
+}
+
+void rope_turn_pair_ref(double *x, size_t HS, bool split, size_t i, double angle, double gain) {
+    size_t half = HS / 2, a = split ? i : 2 * i, b = split ? i + half : 2 * i + 1;
+    double xa = x[a], xb = x[b];
+    x[a] = gain * (xa * cos(angle) - xb * sin(angle));
+    x[b] = gain * (xa * sin(angle) + xb * cos(angle));
 }
 
 /* The same rotation of one row in double, for the reference model:
- * pairs (2i, 2i+1) or (i, i+HS/2) turned by p theta_i and multiplied by
- * the scaling's gain. */
-static void rope_ref_rotate(const PeConfig *pc, double *x, size_t HS, size_t p) {
-    size_t half = HS / 2;
+ * pairs turned by p theta_i and multiplied by the scaling's gain. */
+static void rope_ref_rotate(const PeConfig *pc, double *x, size_t HS, size_t p,
+                            PeOperand which) {
+    (void)which;
     bool split = pe_layout(pc) == LAYOUT_SPLIT;
     double gain = rope_gain(pc);
-    for (size_t i = 0; i < half; i++) {
-        size_t a = split ? i : 2 * i, b = split ? i + half : 2 * i + 1;
-        double angle = (double)p * rope_theta(pc, HS, i);
-        double xa = x[a], xb = x[b];
-        x[a] = gain * (xa * cos(angle) - xb * sin(angle));
-        x[b] = gain * (xa * sin(angle) + xb * cos(angle));
-    }
+    for (size_t i = 0; i < HS / 2; i++)
+        rope_turn_pair_ref(x, HS, split, i, (double)p * rope_theta(pc, HS, i), gain);
 }
 
 /* The rotation's table for a head of w channels is the sinusoid of width

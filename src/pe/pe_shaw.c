@@ -50,7 +50,8 @@ static void shaw_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng
 }
 
 /* Per sentence: the row of every (query, key) pair, as floats (exact). */
-static size_t shaw_scratch(size_t T, size_t HS) {
+static size_t shaw_scratch(const PeConfig *pc, size_t T, size_t HS) {
+    (void)pc;
     (void)HS;
     return T * T;
 }

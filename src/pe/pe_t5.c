@@ -79,7 +79,8 @@ static void t5_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *
 }
 
 /* Per sentence: the bucket of every (query, key) pair, as floats (exact). */
-static size_t t5_scratch(size_t T, size_t HS) {
+static size_t t5_scratch(const PeConfig *pc, size_t T, size_t HS) {
+    (void)pc;
     (void)HS;
     return T * T;
 }

@@ -82,7 +82,8 @@ static void xl_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *
 /* Per sentence: [0] the number n of distinct offsets, then those offsets
  * (n, sorted, in a room of T*T), then for each (query, key) pair the index
  * of its offset among them (T,T). */
-static size_t xl_scratch(size_t T, size_t HS) {
+static size_t xl_scratch(const PeConfig *pc, size_t T, size_t HS) {
+    (void)pc;
     (void)HS;
     return 1 + 2 * T * T;
 }
