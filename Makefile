@@ -250,8 +250,9 @@ test: FORCE ## build and run the Check suites but the slow checks (2 minutes)
 	$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow $(TEST_BIN))
 
 # The slow checks in CHECK_RUNNERS runners at once (default: the CPUs),
-# each with a share of the docs' pages (POSENC_SHARD=K/N; the first runs
-# the other slow suites too), each its own log, build/check-K.log. Several
+# sharing the docs' pages (each takes the next page no runner has claimed
+# in build/check-claims/; the first, POSENC_SHARD=0/N, runs the other slow
+# suites too), each its own log, build/check-K.log. Several
 # runners run a thread each (no number depends on it): two threads each
 # would wait for each other spinning on a machine they share.
 CHECK_RUNNERS ?= $(NPROC)
@@ -260,8 +261,10 @@ CHECK_RUN = $(BLAS_ENV) $(if $(filter-out 1,$(CHECK_RUNNERS)),OMP_NUM_THREADS=1 
 	CK_INCLUDE_TAGS=slow $(CHECK_ONLY)
 check: FORCE ## the slow checks: every command of the docs, the long trainings
 	$(call built,$(TEST_BIN) $(PROG_BIN))
+	@rm -rf $(BUILD)/check-claims && mkdir -p $(BUILD)/check-claims
 	@n=$(CHECK_RUNNERS); pids=; k=0; while [ $$k -lt $$n ]; do \
-		POSENC_SHARD=$$k/$$n POSENC_TEST_LOG=$(BUILD)/check-$$k.log $(CHECK_RUN) $(TEST_BIN) & \
+		POSENC_SHARD=$$k/$$n POSENC_CLAIMS=$(BUILD)/check-claims \
+		POSENC_TEST_LOG=$(BUILD)/check-$$k.log $(CHECK_RUN) $(TEST_BIN) & \
 		pids="$$pids $$!"; k=$$((k + 1)); done; \
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 

@@ -80,14 +80,15 @@ static const char *const USAGE[] = {
     "                        the schemes (the page in build/benchmark-quick with\n"
     "                        --bench)\n"
     "  --bench               the benchmark's grid and page (above)\n"
-    "  --all-schemes         with --bench: the registry's other schemes too\n"
-    "                        (integer, normalized, sine, sincos), each as t5 is;\n"
+    "  --all-schemes         with --bench: the registry's other schemes too, each\n"
+    "                        with our columns' seeds (--list names their cells);\n"
     "                        the page in build/benchmark-all by default, the cells\n"
     "                        beside the standard run's\n"
     "  --seeds N             seeds per configuration, 2..20 (default 10; 2 with\n"
-    "                        --quick; with --bench, t5, shaw, fire and kerple get\n"
-    "                        at most 5); each seed draws the weights, the batch\n"
-    "                        order and the data; cells of the first seeds are kept\n"
+    "                        --quick; with --bench, the columns that are not Ruoss\n"
+    "                        et al.'s get at most 5); each seed draws the weights,\n"
+    "                        the batch order and the data; cells of the first\n"
+    "                        seeds are kept\n"
     "  --list                print the cells' names, one per line, and stop\n"
     "  --missing             with --list: only the cells not done yet\n"
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
@@ -572,7 +573,7 @@ static void check(Grid *g) {
     if (g->bench) {
         exp_settings_bench(&g->set, g->quick, g->seeds);
         if (g->all_schemes)
-            g->set.bench_columns = EXP_BENCH_ALL;
+            g->set.bench_columns = exp_bench_all();
     } else
         exp_settings(&g->set, g->quick, g->seeds);
     if (!g->cells_dir)

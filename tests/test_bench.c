@@ -30,7 +30,7 @@ static int by_id(const void *a, const void *b) {
  * spaces as dashes ("random xl" -> "random-xl"). */
 static void want_id(char *buf, size_t cap, size_t t, size_t s, size_t seed) {
     char col[64];
-    snprintf(col, sizeof col, "%s", exp_bench_columns[s]);
+    snprintf(col, sizeof col, "%s", exp_bench_column(s));
     for (char *p = col; *p; p++)
         if (*p == ' ')
             *p = '-';
@@ -39,16 +39,19 @@ static void want_id(char *buf, size_t cap, size_t t, size_t s, size_t seed) {
 
 /* Every task, column and seed once, in that order, with ids that name
  * them and that no two cells share; quick, full and --seeds 3 and 8. The
- * full grid gives Ruoss et al.'s columns ten seeds, ours (t5, shaw, fire,
- * kerple) five, or fewer with fewer --seeds: 1430 cells. */
+ * full grid gives Ruoss et al.'s columns ten seeds, ours five, or fewer
+ * with fewer --seeds: 1430 cells. */
 START_TEST(cells_are_tasks_by_columns_by_seeds) {
     const struct {
         bool quick;
         size_t seeds, want_seeds, want_extra;
     } CASES[] = {{true, 0, 2, 2}, {false, 0, 10, 5}, {true, 3, 3, 3}, {false, 3, 3, 3},
                  {false, 8, 8, 5}};
-    ck_assert_str_eq(exp_bench_columns[EXP_BENCH_PAPER - 1], "random learned");
-    ck_assert_str_eq(exp_bench_columns[EXP_BENCH_PAPER], "t5");
+    /* the paper's columns end with a randomized form; ours are no paper's */
+    bool randomized;
+    ck_assert(pe_find(exp_bench_scheme(exp_bench_column(exp_bench_paper() - 1), &randomized)));
+    ck_assert(randomized);
+    ck_assert(!pe_find(exp_bench_column(exp_bench_paper()))->ruoss_column);
     for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++) {
         ExpSettings set = bench_settings(CASES[k].quick, CASES[k].seeds);
         ck_assert(set.bench);
@@ -59,31 +62,31 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
         Err e;
         ck_assert_msg(exp_cells(&set, &cells, &n, &e) == 0, "%s", e.msg);
         ck_assert_uint_eq(n, (size_t)EXP_BENCH_TASKS *
-                                 (EXP_BENCH_PAPER * set.seeds +
-                                  (EXP_BENCH_COLUMNS - EXP_BENCH_PAPER) * set.bench_extra_seeds));
+                                 (exp_bench_paper() * set.seeds +
+                                  (exp_bench_standard() - exp_bench_paper()) * set.bench_extra_seeds));
         if (!CASES[k].quick && !CASES[k].seeds)
             ck_assert_uint_eq(n, 1430);
         /* --all-schemes: the same cells first, then the registry's other
          * schemes, each with the columns' past the paper's seeds */
         ExpSettings all = set;
-        all.bench_columns = EXP_BENCH_ALL;
+        all.bench_columns = exp_bench_all();
         ExpCell *more;
         size_t n_all;
         ck_assert_msg(exp_cells(&all, &more, &n_all, &e) == 0, "%s", e.msg);
         ck_assert_uint_eq(n_all, n + (size_t)EXP_BENCH_TASKS *
-                                         (EXP_BENCH_ALL - EXP_BENCH_COLUMNS) *
+                                         (exp_bench_all() - exp_bench_standard()) *
                                          set.bench_extra_seeds);
         for (size_t j = 0; j < n; j++)
             ck_assert_ptr_nonnull(exp_cell_find(more, n_all, cells[j].id));
         char id[96];
-        want_id(id, sizeof id, 0, EXP_BENCH_ALL - 1, set.bench_extra_seeds - 1);
+        want_id(id, sizeof id, 0, exp_bench_all() - 1, set.bench_extra_seeds - 1);
         ck_assert_ptr_nonnull(exp_cell_find(more, n_all, id));
         ck_assert_ptr_null(exp_cell_find(cells, n, id));
         free(more);
         size_t i = 0;
         for (size_t t = 0; t < EXP_BENCH_TASKS; t++)
-            for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++)
-                for (size_t seed = 0; seed < (s < EXP_BENCH_PAPER ? set.seeds
+            for (size_t s = 0; s < exp_bench_standard(); s++)
+                for (size_t seed = 0; seed < (s < exp_bench_paper() ? set.seeds
                                                                     : set.bench_extra_seeds);
                      seed++, i++) {
                     const ExpCell *c = &cells[i];
@@ -92,7 +95,7 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
                     ck_assert_str_eq(c->id, id);
                     ck_assert_int_eq(c->kind, EXP_BENCH);
                     ck_assert_str_eq(c->task, exp_bench_tasks[t]);
-                    ck_assert_str_eq(c->name, exp_bench_columns[s]);
+                    ck_assert_str_eq(c->name, exp_bench_column(s));
                     ck_assert_uint_eq(c->seed, seed);
                     ck_assert_msg(c->cost > 0, "%s costs %g", c->id, c->cost);
                     ck_assert_ptr_eq(exp_cell_find(cells, n, id), c);
@@ -118,10 +121,12 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
 END_TEST
 
 /* The tasks are the registry's tape tasks, by level as Table 1's rows;
- * the columns' schemes are the registry's, none first, each randomized
- * form right after its plain one, and randomized exactly the paper's
- * five (sin/cos, relative, RoPE, ALiBi, learned); with --all-schemes
- * every scheme of the registry has its plain column. */
+ * the columns are what the registry declares (pe.h: bench_place,
+ * ruoss_column, ruoss_randomized): the standard run's in their places,
+ * Ruoss et al.'s first, each randomized form right after its plain one,
+ * randomized exactly the schemes the paper randomizes; with --all-schemes
+ * every scheme of the registry that is in the grids has its plain
+ * column. */
 START_TEST(tasks_and_columns_exist) {
     for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
         const Task *task = task_find(exp_bench_tasks[t]);
@@ -134,39 +139,52 @@ START_TEST(tasks_and_columns_exist) {
         for (size_t u = 0; u < t; u++)
             ck_assert_str_ne(exp_bench_tasks[u], exp_bench_tasks[t]);
     }
-    ck_assert_str_eq(exp_bench_columns[0], "none");
-    static const char *const RANDOMIZED[] = {"sinusoidal", "xl", "rope", "alibi", "learned"};
-    size_t randomized_seen = 0;
+    ck_assert_uint_le(exp_bench_all(), EXP_BENCH_MAX);
+    ck_assert_uint_eq(pe_find(exp_bench_column(0))->bench_place, 1); /* the floor first */
+    size_t randomized_seen = 0, randomized_declared = 0, paper_columns = 0;
     for (size_t i = 0; i < pe_count(); i++) {
+        const PeScheme *p = pe_at(i);
+        randomized_declared += p->ruoss_randomized && !p->grids_later;
+        paper_columns += (p->ruoss_column ? 1u + p->ruoss_randomized : 0u) * !p->grids_later;
         size_t s = 0;
-        while (s < EXP_BENCH_ALL && strcmp(exp_bench_columns[s], pe_at(i)->name) != 0)
+        while (s < exp_bench_all() && strcmp(exp_bench_column(s), p->name) != 0)
             s++;
-        ck_assert_msg(s < EXP_BENCH_ALL, "%s has no column", pe_at(i)->name);
+        ck_assert_msg((s < exp_bench_all()) != p->grids_later, "%s: %s", p->name,
+                      p->grids_later ? "a column, and it joins the grids later" : "no column");
+        ck_assert_msg(s >= exp_bench_all() || (s < exp_bench_standard()) == (p->bench_place > 0),
+                      "%s: in the standard run exactly when it has a place", p->name);
     }
-    for (size_t s = 0; s < EXP_BENCH_ALL; s++) {
+    ck_assert_uint_eq(exp_bench_paper(), paper_columns);
+    unsigned place = 0;
+    for (size_t s = 0; s < exp_bench_all(); s++) {
         bool randomized;
-        const char *scheme = exp_bench_scheme(exp_bench_columns[s], &randomized);
-        ck_assert_msg(pe_find(scheme) != NULL, "column %s: no scheme %s", exp_bench_columns[s],
-                      scheme);
-        ck_assert(randomized == (strncmp(exp_bench_columns[s], "random ", 7) == 0));
-        bool paper = false;
-        for (size_t k = 0; k < sizeof RANDOMIZED / sizeof *RANDOMIZED; k++)
-            paper |= strcmp(scheme, RANDOMIZED[k]) == 0;
+        const char *scheme = exp_bench_scheme(exp_bench_column(s), &randomized);
+        const PeScheme *sc = pe_find(scheme);
+        ck_assert_msg(sc != NULL, "column %s: no scheme %s", exp_bench_column(s), scheme);
+        ck_assert(randomized == (strncmp(exp_bench_column(s), "random ", 7) == 0));
+        ck_assert_msg((s < exp_bench_paper()) == (sc->ruoss_column != NULL),
+                      "column %s: the paper's columns come first", exp_bench_column(s));
+        if (s < exp_bench_standard()) {
+            ck_assert_msg(sc->bench_place >= place, "column %s out of its place",
+                          exp_bench_column(s));
+            place = sc->bench_place;
+        }
+        bool paper = sc->ruoss_randomized;
         if (randomized) {
             randomized_seen++;
             ck_assert_msg(paper, "%s is randomized, and the paper does not", scheme);
-            ck_assert_msg(s > 0 && strcmp(exp_bench_columns[s - 1], scheme) == 0,
-                          "%s does not stand beside %s", exp_bench_columns[s], scheme);
+            ck_assert_msg(s > 0 && strcmp(exp_bench_column(s - 1), scheme) == 0,
+                          "%s does not stand beside %s", exp_bench_column(s), scheme);
         } else if (paper) {
-            ck_assert_msg(s + 1 < EXP_BENCH_ALL &&
-                              strncmp(exp_bench_columns[s + 1], "random ", 7) == 0 &&
-                              strcmp(exp_bench_columns[s + 1] + 7, scheme) == 0,
+            ck_assert_msg(s + 1 < exp_bench_all() &&
+                              strncmp(exp_bench_column(s + 1), "random ", 7) == 0 &&
+                              strcmp(exp_bench_column(s + 1) + 7, scheme) == 0,
                           "%s has no randomized form beside it", scheme);
         }
         for (size_t u = 0; u < s; u++)
-            ck_assert_str_ne(exp_bench_columns[u], exp_bench_columns[s]);
+            ck_assert_str_ne(exp_bench_column(u), exp_bench_column(s));
     }
-    ck_assert_uint_eq(randomized_seen, sizeof RANDOMIZED / sizeof *RANDOMIZED);
+    ck_assert_uint_eq(randomized_seen, randomized_declared);
 }
 END_TEST
 
@@ -327,10 +345,10 @@ START_TEST(quick_benchmark_writes_its_page) {
     char *page = slurp(path);
     ck_assert_msg(strstr(page, "**Quick settings**"), "the quick page does not say so");
     ck_assert_msg(strstr(page, "nan") == NULL, "benchmark.md has nan: %.80s", strstr(page, "nan"));
-    for (size_t s = 0; s < EXP_BENCH_COLUMNS; s++) {
+    for (size_t s = 0; s < exp_bench_standard(); s++) {
         char col[64];
-        snprintf(col, sizeof col, " %s |", exp_bench_columns[s]);
-        ck_assert_msg(strstr(page, col), "no column %s", exp_bench_columns[s]);
+        snprintf(col, sizeof col, " %s |", exp_bench_column(s));
+        ck_assert_msg(strstr(page, col), "no column %s", exp_bench_column(s));
     }
     for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
         char row[64];
@@ -341,7 +359,7 @@ START_TEST(quick_benchmark_writes_its_page) {
         /* Table 1, the mean, exact match, the training lengths */
         ck_assert_msg(rows >= 4, "%s has %zu rows", exp_bench_tasks[t], rows);
     }
-    size_t runs = (size_t)EXP_BENCH_TASKS * EXP_BENCH_COLUMNS * set.seeds;
+    size_t runs = (size_t)EXP_BENCH_TASKS * exp_bench_standard() * set.seeds;
     const struct {
         const char *file, *header;
         size_t rows;
@@ -395,7 +413,7 @@ START_TEST(quick_benchmark_writes_its_page) {
      * schemes run, and the page has their columns beside the others */
     snprintf(args, sizeof args, "--bench --quick --all-schemes --jobs 2 --cells %s/cells --out "
              "%s/all", dir, dir);
-    size_t more = (size_t)EXP_BENCH_TASKS * (EXP_BENCH_ALL - EXP_BENCH_COLUMNS) *
+    size_t more = (size_t)EXP_BENCH_TASKS * (exp_bench_all() - exp_bench_standard()) *
                   set.bench_extra_seeds;
     snprintf(skipped, sizeof skipped, "%zu done, skipped; %zu to run", runs, more);
     r = run("experiments", args);
@@ -403,10 +421,10 @@ START_TEST(quick_benchmark_writes_its_page) {
     run_free(&r);
     snprintf(path, sizeof path, "%s/all/benchmark.md", dir);
     again = slurp(path);
-    for (size_t s = 0; s < EXP_BENCH_ALL; s++) {
+    for (size_t s = 0; s < exp_bench_all(); s++) {
         char col[64];
-        snprintf(col, sizeof col, " %s |", exp_bench_columns[s]);
-        ck_assert_msg(strstr(again, col), "--all-schemes: no column %s", exp_bench_columns[s]);
+        snprintf(col, sizeof col, " %s |", exp_bench_column(s));
+        ck_assert_msg(strstr(again, col), "--all-schemes: no column %s", exp_bench_column(s));
     }
     /* the page names the command that made it, and no other grid's page
      * is written over */

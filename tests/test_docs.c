@@ -43,6 +43,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,7 +208,8 @@ static void run_and_compare(const char *page, size_t lineno, const char *cmd, ch
      * log (this runs in the forked test, so the runner keeps them) */
     static const char *const RUNNER_ONLY[] = {"POSENC_TEST_LOG", "CK_INCLUDE_TAGS",
                                               "CK_EXCLUDE_TAGS", "CK_RUN_SUITE", "CK_RUN_CASE",
-                                              "POSENC_SHARD", "POSENC_DOCS_PAGES"};
+                                              "POSENC_SHARD", "POSENC_DOCS_PAGES",
+                                              "POSENC_CLAIMS"};
     for (size_t k = 0; k < sizeof RUNNER_ONLY / sizeof *RUNNER_ONLY; k++)
         unsetenv(RUNNER_ONLY[k]);
     FILE *p = popen(real, "r");
@@ -233,9 +235,11 @@ static void run_and_compare(const char *page, size_t lineno, const char *cmd, ch
 }
 
 /* Whether this runner takes page i: POSENC_DOCS_PAGES (the pages by path,
- * separated by spaces: `make sanitize` runs a sample) and POSENC_SHARD
- * ("K/N": page i when i % N == K, so that N runners share the pages
- * between them, as `make check` runs them). */
+ * separated by spaces: `make sanitize` runs a sample), then, when several
+ * runners share the pages (`make check`), the first to claim it in the
+ * folder POSENC_CLAIMS (a file per page, made exclusively: a runner that
+ * finishes early takes the next page, so the long pages spread
+ * themselves), or else page i when i % N == K of POSENC_SHARD "K/N". */
 static bool page_wanted(size_t i) {
     const char *only = getenv("POSENC_DOCS_PAGES");
     if (only && *only) {
@@ -245,6 +249,16 @@ static bool page_wanted(size_t i) {
             listed = strcspn(p, " ") == len && strncmp(p, pages[i], len) == 0;
         if (!listed)
             return false;
+    }
+    const char *claims = getenv("POSENC_CLAIMS");
+    if (claims && *claims) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%zu", claims, i);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd < 0)
+            return false;
+        close(fd);
+        return true;
     }
     size_t k, n;
     return !shard_of(&k, &n) || i % n == k;

@@ -55,7 +55,7 @@ static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err
         double tape = (double)(set->bench_N + task->blanks(set->bench_N));
         for (size_t s = 0; s < set->bench_columns; s++)
             for (size_t i = 0; i < exp_bench_seeds(set, s); i++)
-                add(c, &n, EXP_BENCH, exp_bench_tasks[t], exp_bench_columns[s], i, 0,
+                add(c, &n, EXP_BENCH, exp_bench_tasks[t], exp_bench_column(s), i, 0,
                     (double)set->bench_steps * tape);
     }
     *out = c;

@@ -15,18 +15,57 @@ const char *const exp_bench_tasks[EXP_BENCH_TASKS] = {
     "duplicate_string", "missing_duplicate_string", "odds_first",
     "binary_addition",  "bucket_sort"};
 
-/* Ruoss et al.'s columns (none, sin/cos, relative, RoPE, ALiBi, learned,
- * each randomized form beside its plain one; their relative is
- * Transformer-XL's, our xl), then our other schemes of the standard run,
- * then the rest of the registry (--all-schemes) */
-const char *const exp_bench_columns[EXP_BENCH_ALL] = {
-    "none",   "sinusoidal",   "random sinusoidal", "xl",      "random xl",
-    "rope",   "random rope",  "alibi",             "random alibi", "learned",
-    "random learned", "t5",   "shaw",              "fire",    "kerple",
-    "integer", "normalized",  "sine",              "sincos"};
+/* The columns as the registry declares them, made once. */
+typedef struct {
+    const char *name[EXP_BENCH_MAX];
+    char random[EXP_BENCH_MAX][PE_NAME_MAX + 8]; /* "random NAME" */
+    size_t n, paper, standard;
+} Columns;
+
+static void put_column(Columns *c, const PeScheme *s, bool randomized) {
+    if (c->n == EXP_BENCH_MAX)
+        return; /* a test holds the registry below it */
+    if (randomized) {
+        snprintf(c->random[c->n], sizeof c->random[c->n], "random %s", s->name);
+        c->name[c->n] = c->random[c->n];
+    } else {
+        c->name[c->n] = s->name;
+    }
+    c->n++;
+}
+
+static const Columns *columns(void) {
+    static Columns c;
+    if (c.n)
+        return &c;
+    unsigned last = 0;
+    for (size_t i = 0; i < pe_count(); i++)
+        last = pe_at(i)->bench_place > last ? pe_at(i)->bench_place : last;
+    for (unsigned place = 1; place <= last; place++)
+        for (size_t i = 0; i < pe_count(); i++) {
+            const PeScheme *s = pe_at(i);
+            if (s->bench_place != place || s->grids_later)
+                continue;
+            put_column(&c, s, false);
+            if (s->ruoss_randomized)
+                put_column(&c, s, true);
+            if (s->ruoss_column)
+                c.paper = c.n;
+        }
+    c.standard = c.n;
+    for (size_t i = 0; i < pe_count(); i++)
+        if (!pe_at(i)->bench_place && !pe_at(i)->grids_later)
+            put_column(&c, pe_at(i), false);
+    return &c;
+}
+
+const char *exp_bench_column(size_t i) { return i < columns()->n ? columns()->name[i] : NULL; }
+size_t exp_bench_paper(void) { return columns()->paper; }
+size_t exp_bench_standard(void) { return columns()->standard; }
+size_t exp_bench_all(void) { return columns()->n; }
 
 size_t exp_bench_seeds(const ExpSettings *set, size_t column) {
-    return column < EXP_BENCH_PAPER ? set->seeds : set->bench_extra_seeds;
+    return column < exp_bench_paper() ? set->seeds : set->bench_extra_seeds;
 }
 
 const char *exp_bench_scheme(const char *column, bool *randomized) {
@@ -148,7 +187,7 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
 }
 
 static bool all_schemes(const ExpSettings *s) {
-    return s->bench && s->bench_columns > EXP_BENCH_COLUMNS;
+    return s->bench && s->bench_columns > exp_bench_standard();
 }
 
 const char *exp_grid_cells(const ExpSettings *s) {
@@ -183,7 +222,7 @@ void exp_grid_run(char *buf, size_t cap, const ExpSettings *s) {
 void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
     memset(s, 0, sizeof *s);
     s->bench = true, s->quick = quick;
-    s->bench_columns = EXP_BENCH_COLUMNS;
+    s->bench_columns = exp_bench_standard();
     s->batch = 32;
     if (quick) {
         s->d_model = 16, s->heads = 2, s->layers = 1, s->d_ff = 32;

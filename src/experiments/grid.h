@@ -33,7 +33,7 @@ typedef struct {
     size_t bench_per_len;     /* test tapes per input length */
     size_t bench_test_batch;  /* ... scored in batches of this many (one draw each) */
     size_t bench_extra_seeds; /* the seeds of the columns past Ruoss et al.'s */
-    size_t bench_columns;     /* the first of exp_bench_columns it runs */
+    size_t bench_columns;     /* the first exp_bench_column()s it runs */
 } ExpSettings;
 
 /* The most seeds per configuration (--seeds). */
@@ -115,23 +115,27 @@ const PeScheme *exp_scheme_base(const char *name);
 void exp_scheme_form(Config *c, const char *name);
 
 /* The benchmark's tasks, in the order of Ruoss et al.'s Table 1 (by level
- * of the Chomsky hierarchy), and its columns: every scheme plain, each
- * randomized form ("random rope": --random-positions) beside its plain one,
- * none first as the floor. exp_bench_scheme gives the scheme a column
- * runs and whether it is randomized. */
+ * of the Chomsky hierarchy). */
 #define EXP_BENCH_TASKS 11
 extern const char *const exp_bench_tasks[EXP_BENCH_TASKS];
-#define EXP_BENCH_COLUMNS 15
-/* ... and with --all-schemes, the registry's other schemes after them:
- * every scheme plain */
-#define EXP_BENCH_ALL 19
-extern const char *const exp_bench_columns[EXP_BENCH_ALL];
+/* Its columns, from the registry (each scheme's bench_place and
+ * ruoss_randomized, pe.h): the standard run's in their places, each
+ * randomized form ("random rope": --random-positions) beside its plain
+ * one, none first as the floor; then, with --all-schemes, the registry's
+ * other schemes in its order (not those that join the grids later).
+ * exp_bench_column(i) is column i's name (NULL past the last);
+ * exp_bench_scheme gives the scheme a column runs and whether it is
+ * randomized. The first exp_bench_paper() columns are Ruoss et al.'s,
+ * each of the settings' seeds; the others (ours) enter no test of a claim
+ * and have bench_extra_seeds. The standard run has the first
+ * exp_bench_standard() (bench_columns), --all-schemes all
+ * exp_bench_all(), at most EXP_BENCH_MAX. */
+#define EXP_BENCH_MAX 64
+const char *exp_bench_column(size_t i);
+size_t exp_bench_paper(void);
+size_t exp_bench_standard(void);
+size_t exp_bench_all(void);
 const char *exp_bench_scheme(const char *column, bool *randomized);
-/* The first EXP_BENCH_PAPER columns are Ruoss et al.'s, each of the
- * settings' seeds; the others (ours) enter no test of a claim and have
- * bench_extra_seeds. The standard run's columns are the first
- * EXP_BENCH_COLUMNS (bench_columns), --all-schemes's all EXP_BENCH_ALL. */
-#define EXP_BENCH_PAPER 11
 size_t exp_bench_seeds(const ExpSettings *set, size_t column);
 
 /* The tasks of experiments 3 and 4. */

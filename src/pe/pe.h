@@ -172,6 +172,11 @@ typedef struct PeScheme {
      * its positions at random (its randomized form). */
     const char *ruoss_column;
     bool ruoss_randomized;
+    /* Its place among the standard run's columns of the benchmark, from 1
+     * (Ruoss et al.'s first, in their Table 1's order, none to learned,
+     * each followed by its randomized form; then ours); 0 for a column of
+     * --all-schemes alone, after them in the registry's order. */
+    unsigned bench_place;
     /* Not yet in the experiments' grids (docs/results.md, docs/benchmark.md):
      * a scheme that joins them when the pages are next made whole, so
      * that their published numbers stay those of the runs they show. */

@@ -86,6 +86,7 @@ const PeScheme pe_alibi = {
     .options = (const PeOption *const[]){&opt_slopes, NULL},
     .ruoss_column = "alibi",
     .ruoss_randomized = true,
+    .bench_place = 5,
     .about = "a bias -m|i-j| on each head's scores, symmetric unless --alibi-slopes "
              "asymmetric: then it tells left from right (Press et al.; BLOOM)",
     .note = "nothing is added to the word vectors; the symmetric bias -m|i-j| is the same to "

@@ -85,6 +85,7 @@ const PeScheme pe_none = {
     .about = "no position: self-attention sees a bag of words",
     .since = 1,
     .ruoss_column = "none",
+    .bench_place = 1,
     .default_combine = COMBINE_ADD,
 };
 

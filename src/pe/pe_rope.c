@@ -256,6 +256,7 @@ const PeScheme pe_rope = {
                                          &pe_opt_rope_factor, &pe_opt_rope_original_len, NULL},
     .ruoss_column = "rope",
     .ruoss_randomized = true,
+    .bench_place = 4,
     .about = "q and k turned pair by pair by p * theta_i in each head: the logit sees the "
              "offset (RoFormer; LLaMA)",
     .note = "nothing is added to the word vectors: each head turns q and k by their "

@@ -106,6 +106,7 @@ const PeScheme pe_sinusoidal = {
     .options = (const PeOption *const[]){&pe_opt_layout, &pe_opt_base, NULL},
     .ruoss_column = "sin/cos",
     .ruoss_randomized = true,
+    .bench_place = 2,
     .default_combine = COMBINE_ADD,
     .width = pe_wide_width,
     .value = sinusoidal_value,

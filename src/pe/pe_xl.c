@@ -303,6 +303,7 @@ const PeScheme pe_xl = {
             "sinusoid of it and an untrained W_R, so the offset already shifts the scores",
     .ruoss_column = "relative",
     .ruoss_randomized = true,
+    .bench_place = 3,
     .default_combine = COMBINE_ADD,
     .param_shape = xl_shape,
     .param_name = "relative_position.weight",

@@ -72,10 +72,10 @@ int exp_bench_figures(const ExpResults *r, const char *dir, Err *e) {
     snprintf(path, sizeof path, "%s/img/benchmark/paper.png", dir);
     int rc = figure(r, path, PAPER, N_PAPER, e);
     /* none, then every column past the paper's */
-    const char *others[1 + EXP_BENCH_ALL] = {"none"};
+    const char *others[1 + EXP_BENCH_MAX] = {"none"};
     size_t n = 1;
-    for (size_t c = EXP_BENCH_PAPER; c < r->set.bench_columns; c++)
-        others[n++] = exp_bench_columns[c];
+    for (size_t c = exp_bench_paper(); c < r->set.bench_columns; c++)
+        others[n++] = exp_bench_column(c);
     snprintf(path, sizeof path, "%s/img/benchmark/others.png", dir);
     return rc ? rc : figure(r, path, others, n, e);
 }
@@ -85,9 +85,9 @@ int exp_bench_figures(const ExpResults *r, const char *dir, Err *e) {
 /* The column with the highest mean over seeds on task t and band. */
 static size_t best_column(const ExpResults *r, size_t t, Band band, Stat *best) {
     size_t at = 0;
-    *best = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_columns[0], band, false);
+    *best = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_column(0), band, false);
     for (size_t c = 1; c < r->set.bench_columns; c++) {
-        Stat s = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_columns[c], band, false);
+        Stat s = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_column(c), band, false);
         if (s.mean > best->mean)
             *best = s, at = c;
     }
@@ -180,7 +180,7 @@ static void solved_claims(Buf *b, const ExpResults *r) {
         size_t ci = best_column(r, t, in, &bi), co = best_column(r, t, out, &bo);
         Stat none = exp_bench_stat(r, exp_bench_tasks[t], "none", out, false);
         buf_printf(b, "| %s | %s | %s %.3f | %s %.3f (%.3f) | %.3f |\n", exp_bench_level(t),
-                   exp_bench_tasks[t], exp_bench_columns[ci], bi.mean, exp_bench_columns[co],
+                   exp_bench_tasks[t], exp_bench_column(ci), bi.mean, exp_bench_column(co),
                    bo.mean, bo.hi, none.mean);
         if (!(bi.mean >= EXP_SOLVED))
             buf_printf(&not_learned, "%s%s", unlearned++ ? ", " : "", exp_bench_tasks[t]);

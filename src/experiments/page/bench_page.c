@@ -67,7 +67,7 @@ static int write_csv(const ExpResults *r, const char *dir, Err *e) {
 static void columns_header(Buf *b, const ExpResults *r, const char *first) {
     buf_printf(b, "| level | %s |", first);
     for (size_t s = 0; s < r->set.bench_columns; s++)
-        buf_printf(b, " %s |", exp_bench_columns[s]);
+        buf_printf(b, " %s |", exp_bench_column(s));
     buf_printf(b, "\n| --- | --- |");
     for (size_t s = 0; s < r->set.bench_columns; s++)
         buf_printf(b, " ---: |");
@@ -80,10 +80,10 @@ static void columns_header(Buf *b, const ExpResults *r, const char *first) {
 static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, bool best) {
     columns_header(b, r, "task");
     for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
-        Stat st[EXP_BENCH_ALL];
+        Stat st[EXP_BENCH_MAX];
         double top = -1.0;
         for (size_t s = 0; s < r->set.bench_columns; s++) {
-            st[s] = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_columns[s], band, exact);
+            st[s] = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_column(s), band, exact);
             double v = best ? st[s].hi : st[s].mean;
             if (!isnan(v) && v > top)
                 top = v;
@@ -108,7 +108,7 @@ static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, boo
     for (size_t s = 0; s < r->set.bench_columns; s++) {
         double sum = 0.0;
         for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
-            Stat st = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_columns[s], band, exact);
+            Stat st = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_column(s), band, exact);
             sum += best ? st.hi : st.mean;
         }
         buf_printf(b, " %.1f |", 100.0 * sum / EXP_BENCH_TASKS);
@@ -121,10 +121,10 @@ static const char *ours(const ExpSettings *s) {
     static char text[160];
     size_t n = 0;
     text[0] = '\0';
-    for (size_t c = EXP_BENCH_PAPER; c < s->bench_columns && n < sizeof text; c++)
+    for (size_t c = exp_bench_paper(); c < s->bench_columns && n < sizeof text; c++)
         n += (size_t)snprintf(text + n, sizeof text - n, "%s%s",
-                              c == EXP_BENCH_PAPER ? "" : c + 1 == s->bench_columns ? " and " : ", ",
-                              exp_bench_columns[c]);
+                              c == exp_bench_paper() ? "" : c + 1 == s->bench_columns ? " and " : ", ",
+                              exp_bench_column(c));
     return text;
 }
 
@@ -186,10 +186,10 @@ static void protocol(Buf *b, const ExpResults *r) {
                "cells: ten seeds where a claim's corrected tests need them, fewer where no "
                "test reads them, to keep the standard run within an hour on two cores; "
                "[experiments.md](experiments.md) says how to run it, on more machines too.\n\n",
-               s->random_range, ours(s), (size_t)EXP_BENCH_TASKS, (size_t)EXP_BENCH_PAPER,
-               s->seeds, s->bench_columns - EXP_BENCH_PAPER, s->bench_extra_seeds,
-               (size_t)EXP_BENCH_TASKS * (EXP_BENCH_PAPER * s->seeds +
-                                          (s->bench_columns - EXP_BENCH_PAPER) *
+               s->random_range, ours(s), (size_t)EXP_BENCH_TASKS, exp_bench_paper(),
+               s->seeds, s->bench_columns - exp_bench_paper(), s->bench_extra_seeds,
+               (size_t)EXP_BENCH_TASKS * (exp_bench_paper() * s->seeds +
+                                          (s->bench_columns - exp_bench_paper()) *
                                               s->bench_extra_seeds));
 }
 
