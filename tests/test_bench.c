@@ -111,14 +111,40 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
     size_t n;
     Err e;
     ck_assert_int_eq(exp_cells(&set, &cells, &n, &e), 0);
-    const ExpCell *c = exp_cell_find(cells, n, "bench-even_pairs-random-xl-s1");
-    ck_assert_ptr_nonnull(c);
-    ck_assert(strcmp(c->task, "even_pairs") == 0 && strcmp(c->name, "random xl") == 0 &&
-              c->seed == 0);
-    ck_assert_ptr_null(exp_cell_find(cells, n, "bench-even_pairs-random-xl-s3"));
+    /* the first randomized column: "random NAME", "random-NAME" in ids */
+    size_t s = 0;
+    randomized = false;
+    while (s < exp_bench_all() && (exp_bench_scheme(exp_bench_column(s), &randomized),
+                                   !randomized))
+        s++;
+    ck_assert(randomized);
+    char id1[96], id3[96];
+    want_id(id1, sizeof id1, 0, s, 0);
+    want_id(id3, sizeof id3, 0, s, 2);
+    const ExpCell *c = exp_cell_find(cells, n, id1);
+    ck_assert_msg(c != NULL, "no cell %s", id1);
+    ck_assert(strcmp(c->task, exp_bench_tasks[0]) == 0 &&
+              strcmp(c->name, exp_bench_column(s)) == 0 && c->seed == 0);
+    ck_assert_ptr_null(exp_cell_find(cells, n, id3)); /* two seeds when quick */
     free(cells);
 }
 END_TEST
+
+/* The index of the first column whose scheme keep holds for (and that is
+ * randomized or not, as asked). */
+static size_t column_where(bool (*keep)(const PeScheme *s), bool randomized) {
+    for (size_t s = 0; s < exp_bench_all(); s++) {
+        bool r;
+        const PeScheme *sc = pe_find(exp_bench_scheme(exp_bench_column(s), &r));
+        if (keep(sc) && r == randomized)
+            return s;
+    }
+    ck_abort_msg("no column of that kind");
+    return 0;
+}
+
+static bool turns(const PeScheme *s) { return s->rotate != NULL; }
+static bool has_rows(const PeScheme *s) { return pe_in_input(s) && s->param_shape && !s->value; }
 
 /* The tasks are the registry's tape tasks, by level as Table 1's rows;
  * the columns are what the registry declares (pe.h: bench_place,
@@ -220,14 +246,18 @@ END_TEST
 /* One quick cell run as the grid runs it: accuracy and exact match per
  * input length 1..M (0: no input, NaN), the value and exact their means
  * over the test lengths N+1..M; the record reads back, done, with the
- * same numbers, and is refused under the full grid's settings. rope and
- * random rope on even_pairs (one blank: exact match is the accuracy), and
- * learned on duplicate_string (the longest tapes, 3M: its table covers
- * every test length). */
+ * same numbers, and is refused under the full grid's settings. A scheme
+ * that turns q and k, plain and randomized, on even_pairs (one blank:
+ * exact match is the accuracy), and a learned table on duplicate_string
+ * (the longest tapes, 3M: its table covers every test length). */
 START_TEST(a_cell_scores_the_test_lengths) {
-    static const char *const IDS[] = {"bench-even_pairs-rope-s1",
-                                      "bench-even_pairs-random-rope-s2",
-                                      "bench-duplicate_string-learned-s1"};
+    size_t t_dup = 0;
+    while (t_dup < EXP_BENCH_TASKS && strcmp(exp_bench_tasks[t_dup], "duplicate_string") != 0)
+        t_dup++;
+    char IDS[3][96];
+    want_id(IDS[0], sizeof IDS[0], 0, column_where(turns, false), 0);
+    want_id(IDS[1], sizeof IDS[1], 0, column_where(turns, true), 1);
+    want_id(IDS[2], sizeof IDS[2], t_dup, column_where(has_rows, false), 0);
     ExpSettings set = bench_settings(true, 0), full = bench_settings(false, 0);
     size_t N = set.bench_N, M = set.bench_M;
     ck_assert(N >= 1 && M > N);

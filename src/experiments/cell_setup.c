@@ -22,11 +22,9 @@ Config exp_cell_config(const ExpSettings *set, const ExpCell *cell) {
     bool no_mask = cell->kind == EXP_CAUSAL && cell->variant == 1;
     const char *scheme = cell->name;
     if (variant)
-        scheme = "sinusoidal";
-    else if (cell->kind == EXP_SCALING)
-        scheme = "rope";
+        scheme = exp_variant_scheme;
     else if (cell->kind == EXP_PROBE || no_mask)
-        scheme = "none";
+        scheme = exp_floor_scheme;
     Config c = exp_model_config(set, scheme, 1 + cell->seed);
     if (variant)
         exp_variant_config(&c, cell->variant);

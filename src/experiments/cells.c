@@ -14,7 +14,6 @@ const char *const exp_kind_names[EXP_KINDS] = {"order",   "tasks",       "length
                                                "scaling", "causal",      "probe",
                                                "bench"};
 static const char *const tasks2[2] = {"agent", "direction"};
-static const char *const random_schemes[3] = {"sinusoidal", "learned", "rope"};
 
 /* "interleaved, add, scaled" -> "interleaved-add-scaled" */
 static void slug(char *dst, size_t cap, const char *name) {
@@ -64,7 +63,8 @@ static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err
 }
 
 bool exp_cell_holds_scaling(const ExpCell *cell) {
-    return cell->kind == EXP_LENGTHS && strcmp(cell->name, "rope") == 0;
+    const char *s = exp_scaling_scheme();
+    return cell->kind == EXP_LENGTHS && s && strcmp(cell->name, s) == 0;
 }
 
 static bool length_task(const char *task) {
@@ -91,7 +91,8 @@ static void held(ExpCell *cells, size_t *n, bool page, ExpKind kind, const char 
 /* The results grid's cells; with page, also those another cell holds. */
 static int grid_cells(const ExpSettings *set, bool page, ExpCell **out, size_t *n_out, Err *e) {
     size_t S = exp_scheme_count(), k = set->seeds;
-    size_t total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + 3) * k +
+    const char *scaled = exp_scaling_scheme();
+    size_t total = S * k + 2 * S * k + EXP_LENGTH_TASKS * (S + EXP_RANDOM_SCHEMES) * k +
                    EXP_VARIANTS * set->variant_seeds + EXP_LENGTH_TASKS * k +
                    EXP_CAUSAL_TASKS * (EXP_CAUSAL_SCHEMES + 1) * k + EXP_PROBES * k;
     ExpCell *c = xcalloc(total, sizeof *c, "the experiments' cells", e);
@@ -101,8 +102,8 @@ static int grid_cells(const ExpSettings *set, bool page, ExpCell **out, size_t *
     /* the cost of a cell, for the time left: its training steps (the
      * length runs also evaluate four times the lengths) */
     double order = 1.0, task = (double)set->task_steps, len = 1.3 * (double)set->length_steps;
-    /* rope's length runs hold section 6: one training at L, then 7
-     * evaluations and 7 fine-tunings */
+    /* the scaled scheme's length runs hold section 6: one training at L,
+     * then 7 evaluations and 7 fine-tunings */
     double scaling = len + (double)EXP_SCALINGS * 1.3 * (double)set->tune_steps;
     for (size_t s = 0; s < S; s++)
         for (size_t i = 0; i < k; i++)
@@ -113,18 +114,19 @@ static int grid_cells(const ExpSettings *set, bool page, ExpCell **out, size_t *
                 add(c, &n, EXP_TASKS, tasks2[t], exp_scheme_at(s), i, 0, task);
     for (int rnd = 0; rnd < 2; rnd++)
         for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
-            for (size_t s = 0; s < (rnd ? 3 : S); s++)
+            for (size_t s = 0; s < (rnd ? EXP_RANDOM_SCHEMES : S); s++)
                 for (size_t i = 0; i < k; i++)
                     add(c, &n, rnd ? EXP_RANDOM : EXP_LENGTHS, exp_length_tasks[t],
-                        rnd ? random_schemes[s] : exp_scheme_at(s), i, 0,
-                        !rnd && strcmp(exp_scheme_at(s), "rope") == 0 ? scaling : len);
+                        rnd ? exp_random_schemes[s] : exp_scheme_at(s), i, 0,
+                        !rnd && scaled && strcmp(exp_scheme_at(s), scaled) == 0 ? scaling
+                                                                               : len);
     for (size_t v = 0; v < EXP_VARIANTS; v++)
         for (size_t i = 0; i < set->variant_seeds; i++)
             add(c, &n, EXP_VARIANT, "reverse", exp_variant_names[v], i, v, len);
-    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
+    for (size_t t = 0; t < EXP_LENGTH_TASKS && scaled; t++)
         for (size_t i = 0; i < k; i++) {
-            add(c, &n, EXP_SCALING, exp_length_tasks[t], "rope", i, 0, scaling);
-            held(c, &n, page, EXP_LENGTHS, exp_length_tasks[t], "rope");
+            add(c, &n, EXP_SCALING, exp_length_tasks[t], scaled, i, 0, scaling);
+            held(c, &n, page, EXP_LENGTHS, exp_length_tasks[t], scaled);
         }
     /* and none without the mask, variant 1: what the mask alone gives (on
      * a length task, the length run of none) */
@@ -135,7 +137,7 @@ static int grid_cells(const ExpSettings *set, bool page, ExpCell **out, size_t *
                     s < EXP_CAUSAL_SCHEMES ? exp_causal_schemes[s] : EXP_NO_MASK, i,
                     s == EXP_CAUSAL_SCHEMES, len);
                 if (s == EXP_CAUSAL_SCHEMES && length_task(exp_causal_tasks[t]))
-                    held(c, &n, page, EXP_LENGTHS, exp_causal_tasks[t], "none");
+                    held(c, &n, page, EXP_LENGTHS, exp_causal_tasks[t], exp_floor_scheme);
             }
     for (size_t p = 0; p < EXP_PROBES; p++)
         for (size_t i = 0; i < k; i++)

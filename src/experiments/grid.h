@@ -1,7 +1,7 @@
 /* The experiments of docs/results.md (build/experiments) as a grid: its
- * settings, the kinds of run and what each runs over (tasks, schemes and
- * their forms, the sinusoid's variants, rope's scalings), and the grid's
- * cells, one training each. Running a cell is cell.h's, its file
+ * settings, the kinds of run and what each runs over (tasks, the
+ * sinusoid's variants; the schemes, as the page's design chooses them,
+ * design.h), and the grid's cells, one training each. Running a cell is cell.h's, its file
  * cellfile.h's, the page page/page.h's. */
 #ifndef POSENC_GRID_H
 #define POSENC_GRID_H
@@ -11,6 +11,7 @@
 
 #include "../core/err.h"
 #include "../model/model.h"
+#include "design.h"
 
 typedef struct {
     bool quick;            /* tiny settings: the pipeline, not the schemes */
@@ -74,29 +75,6 @@ typedef enum {
 /* The kinds' names, as in cells' ids and files ("lengths"). */
 extern const char *const exp_kind_names[EXP_KINDS];
 
-/* Rope's scalings of EXP_SCALING, as its runs are named: "none",
- * "linear-x2", ... "yarn-x4"; each also as NAME-tuned, fine-tuned at 2L. */
-#define EXP_SCALINGS 7
-extern const char *const exp_scaling_names[EXP_SCALINGS];
-
-/* The tasks and schemes of EXP_CAUSAL, and the models of EXP_PROBE. */
-#define EXP_CAUSAL_TASKS 2
-extern const char *const exp_causal_tasks[EXP_CAUSAL_TASKS];
-#define EXP_CAUSAL_SCHEMES 6
-extern const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES];
-/* EXP_CAUSAL's control: none without the mask, on the same tasks */
-#define EXP_NO_MASK "none, no mask"
-#define EXP_PROBES 2
-extern const char *const exp_probe_names[EXP_PROBES];
-
-/* The schemes of sections 1 to 3: every scheme, then the forms of one that
- * an encoder would also use ("asymmetric alibi"). exp_scheme_at(i) for
- * i < exp_scheme_count(); exp_scheme_form sets up c (config_default'ed for
- * the form's scheme) for the form. */
-size_t exp_scheme_count(void);
-const char *exp_scheme_at(size_t i);
-/* The i of exp_scheme_at(i) == name; exp_scheme_count() when none is. */
-size_t exp_scheme_index(const char *name);
 /* A grid's own places and its command, one source for the program and
  * its page: the default cells folder (build/cells-bench-quick), the
  * default folder of its page (docs for the full grids; build/benchmark-
@@ -109,10 +87,6 @@ const char *exp_grid_cells(const ExpSettings *s);
 const char *exp_grid_out(const ExpSettings *s);
 void exp_grid_make(char *buf, size_t cap, const ExpSettings *s);
 void exp_grid_run(char *buf, size_t cap, const ExpSettings *s);
-
-/* The scheme a name of exp_scheme_at runs: "alibi" for "asymmetric alibi". */
-const PeScheme *exp_scheme_base(const char *name);
-void exp_scheme_form(Config *c, const char *name);
 
 /* The benchmark's tasks, in the order of Ruoss et al.'s Table 1 (by level
  * of the Chomsky hierarchy). */
