@@ -111,8 +111,8 @@ void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap
 /* ---- the schemes ---- */
 
 /* Which operand a rotation turns: the query or the key. A rotation may
- * treat them alike (rope) or not (xpos scales the query by zeta^(p/B) and
- * the key by its inverse). */
+ * treat them alike (rope) or not (a rotation that also scales the query
+ * by a factor of its position and the key by its inverse). */
 typedef enum { PE_QUERY = 0, PE_KEY = 1 } PeOperand;
 
 /* What a scheme checks its options against. */

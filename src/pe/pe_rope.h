@@ -1,5 +1,5 @@
 /* RoPE's rotation, shared by the schemes that turn q and k pair by pair
- * (rope, xpos): the float rotation the hooks apply and the double one of
+ * (rope, and the rotary schemes built on it): the float rotation the hooks apply and the double one of
  * the reference model. Not part of the interface (pe.h): included by the
  * rotary schemes' files alone. */
 #ifndef POSENC_PE_ROPE_H

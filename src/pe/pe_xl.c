@@ -32,7 +32,9 @@
  * relative") draws the offsets of one sentence from a wider range and
  * mirrors them, where train --random-positions draws positions here, so an
  * offset is the difference of two drawn positions; and an odd d_model,
- * which their code refuses, ends R with a sine, as sinusoid_value does.
+ * which their code refuses, gives R one sine more than cosines, as
+ * sinusoid_value's split layout does (the sines of frequencies 0..(d-1)/2,
+ * then the cosines of 0..(d-3)/2: R ends with a cosine).
  *
  * The hooks run per sentence and head (a scheme has no call per layer in
  * which the keys could be made once for every sentence). The sentence's

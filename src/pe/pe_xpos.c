@@ -13,7 +13,7 @@
  * reads keys on its left only, where the factor fades. x-transformers
  * refuses xPos without a causal mask. An encoder's query reads keys on
  * both sides, and on its right the factor is the inverse, a gain that
- * grows with the distance: zeta_0^(-d/B) = 3.5^(d/512), 1.27 at d = 100.
+ * grows with the distance: zeta_0^(-d/B) = 3.5^(d/512), 1.28 at d = 100.
  * Here it is allowed, and so stated: at the lengths of these pages (tens
  * of words, far below B) it is a mild tilt that tells left from right,
  * like asymmetric ALiBi; with --causal it is the paper's. The positions
