@@ -231,3 +231,31 @@ int path_folder(const char *path, const char *opt, bool *exists, Err *e) {
     return err_set(e, ERR_INPUT, "%s %s is a symbolic link to %s, %s, not a folder; give a "
                    "folder, or a new name", opt, path, target, kind(st.st_mode));
 }
+
+/* path's bytes, up to limit, if it is a regular file: 0, ENOENT when
+ * missing, else an errno with e set (a FIFO is opened without waiting for
+ * a writer, and refused). */
+int read_regular(const char *path, size_t limit, char **text, size_t *n, Err *e) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        if (err != ENOENT)
+            err_set(e, ERR_INPUT, "cannot open it: %s", strerror(err));
+        return err;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        err_set(e, ERR_INPUT, "it is not a regular file: remove it");
+        return EINVAL;
+    }
+    FILE *in = fdopen(fd, "rb");
+    if (!in) {
+        close(fd);
+        err_set(e, ERR_RUNTIME, "out of memory opening it");
+        return ENOMEM;
+    }
+    int rc = read_stream(in, path, limit, text, n, e);
+    fclose(in);
+    return rc ? EIO : 0;
+}

@@ -27,6 +27,10 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e);
  * past tells a file at the limit from a larger one. ERR_INPUT when f
  * cannot be read (a directory), ERR_RUNTIME when memory runs out. */
 int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e);
+/* path's bytes, up to limit, into *text (malloc'ed) if it is a regular
+ * file: 0, ENOENT when it is missing, else an errno with e set (a FIFO is
+ * opened without waiting for a writer, and refused: never waited on). */
+int read_regular(const char *path, size_t limit, char **text, size_t *n, Err *e);
 
 /* Whether path names a folder, following symbolic links: a link the user
  * names to a folder is that folder. 0 with *exists set when it is one,

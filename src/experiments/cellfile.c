@@ -4,16 +4,13 @@
  * checkpoint is, field by field: what it claims to be, what made it, and
  * every number against what the settings say its kind holds. A file that
  * fails is damaged: its cell counts as not done and runs again. */
-#define _GNU_SOURCE /* memmem */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "../core/buf.h"
 #include "../core/fileio.h"
@@ -416,34 +413,6 @@ int exp_cell_save_text(const char *dir, const char *id, const char *text, size_t
     return write_file_atomic(path, text, n, e);
 }
 
-/* path's bytes, up to limit, if it is a regular file: 0, ENOENT when
- * missing, else an errno with e set (a FIFO is opened without waiting for
- * a writer, and refused). */
-static int read_regular(const char *path, size_t limit, char **text, size_t *n, Err *e) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        int err = errno;
-        if (err != ENOENT)
-            err_set(e, ERR_INPUT, "cannot open it: %s", strerror(err));
-        return err;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        err_set(e, ERR_INPUT, "it is not a regular file: remove it");
-        return EINVAL;
-    }
-    FILE *in = fdopen(fd, "rb");
-    if (!in) {
-        close(fd);
-        err_set(e, ERR_RUNTIME, "out of memory opening it");
-        return ENOMEM;
-    }
-    int rc = read_stream(in, path, limit, text, n, e);
-    fclose(in);
-    return rc ? EIO : 0;
-}
-
 ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCell *cell,
                            const char *source, ExpCellFile *f, Err *e) {
     char path[4096];
@@ -469,161 +438,4 @@ ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCel
     if (st != CELL_DONE)
         exp_cell_file_free(f);
     return st;
-}
-
-/* ---- a folder of one grid ---- */
-
-#define GRID_FILE "grid.settings"
-#define GRID_MAGIC "posenc grid 1\nsettings "
-
-static const char *grid_name(const char *key) {
-    bool bench = strncmp(key, "bench ", 6) == 0;
-    bool quick = strncmp(key + (bench ? 6 : 0), "quick=1", 7) == 0;
-    return bench ? (quick ? "the benchmark's quick grid" : "the benchmark's full grid")
-                 : quick ? "the quick grid" : "the full grid";
-}
-
-/* "d_model=32, here 16; heads=4, here 2; ..." for the first few settings
- * of theirs that differ from ours (both keys list the same names in the
- * same order; a key of another layout shows whole). */
-static void key_diff(char *buf, size_t cap, const char *theirs, const char *ours) {
-    size_t at = 0, shown = 0;
-    buf[0] = '\0';
-    while (*theirs && *ours && at < cap) {
-        size_t a = strcspn(theirs, " "), b = strcspn(ours, " ");
-        const char *eq = memchr(ours, '=', b);
-        size_t name = eq ? (size_t)(eq - ours) + 1 : b;
-        if (a < name || memcmp(theirs, ours, name) != 0) {
-            snprintf(buf, cap, "settings %s", theirs);
-            return;
-        }
-        if (a != b || memcmp(theirs, ours, a) != 0) {
-            if (shown++ == 4) {
-                at += (size_t)snprintf(buf + at, cap - at, "; ...");
-                return;
-            }
-            at += (size_t)snprintf(buf + at, cap - at, "%s%.*s, here %.*s", shown > 1 ? "; " : "",
-                                   (int)a, theirs, (int)(b - name), ours + name);
-        }
-        theirs += a + (theirs[a] == ' '), ours += b + (ours[b] == ' ');
-    }
-}
-
-/* The settings line of the cell file at path ("" when it has none: not a
- * cell of this format, or unreadable; such a file is damage the run names
- * when it meets the cell, not evidence of whose folder this is). */
-static void cell_settings(const char *path, char *key, size_t cap) {
-    char *text = NULL;
-    size_t n = 0;
-    Err why;
-    key[0] = '\0';
-    /* the settings line comes within the record's first lines */
-    if (read_regular(path, 4096, &text, &n, &why) == 0 &&
-        n > strlen(EXP_CELL_MAGIC) && memcmp(text, EXP_CELL_MAGIC "\n", strlen(EXP_CELL_MAGIC) + 1) == 0) {
-        char *at = memmem(text, n, "\nsettings ", 10);
-        char *nl = at ? memchr(at + 10, '\n', n - (size_t)(at + 10 - text)) : NULL;
-        if (nl && (size_t)(nl - at - 10) < cap)
-            snprintf(key, cap, "%.*s", (int)(nl - at - 10), at + 10);
-    }
-    free(text);
-}
-
-/* What the folder's cell files say of its grid: how many were made with
- * settings key, how many with others (the first such key into other). */
-typedef struct {
-    size_t ours, theirs;
-    char other[512];
-} Census;
-
-static void census(const char *dir, const char *key, Census *c) {
-    memset(c, 0, sizeof *c);
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    for (struct dirent *ent; (ent = readdir(d));) {
-        size_t len = strlen(ent->d_name);
-        if (len < 6 || strcmp(ent->d_name + len - 5, ".cell") != 0)
-            continue;
-        char path[4096 + 256], theirs[512];
-        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
-        cell_settings(path, theirs, sizeof theirs);
-        if (!theirs[0])
-            continue;
-        if (strcmp(theirs, key) == 0)
-            c->ours++;
-        else if (c->theirs++ == 0)
-            snprintf(c->other, sizeof c->other, "%s", theirs);
-    }
-    closedir(d);
-}
-
-/* The folder's cells, as its grid.settings should name them: "its 330
- * cells are the quick grid's" */
-static void describe(char *buf, size_t cap, const Census *c, const char *key) {
-    if (c->theirs)
-        snprintf(buf, cap, "it holds %zu cell%s made by %s (%s)", c->theirs,
-                 c->theirs == 1 ? "" : "s", grid_name(c->other), c->other);
-    else if (c->ours)
-        snprintf(buf, cap, "its %zu cell%s made by %s, as this run", c->ours,
-                 c->ours == 1 ? " was" : "s were", grid_name(key));
-    else
-        snprintf(buf, cap, "it holds no cells");
-}
-
-/* A cells folder is claimed only after reading what is in it: the cells'
- * own settings lines are the evidence, grid.settings the folder's label.
- * A label that is missing, damaged or contradicted by the cells is never
- * taken for "another grid" (whose advice would be to delete good cells),
- * and a folder whose cells are another grid's is never claimed. */
-int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err *e) {
-    char path[4096], key[512], want[600], cells[700];
-    snprintf(path, sizeof path, "%s/" GRID_FILE, dir);
-    exp_settings_key(key, sizeof key, set);
-    snprintf(want, sizeof want, GRID_MAGIC "%s\n", key);
-    Census c;
-    census(dir, key, &c);
-    describe(cells, sizeof cells, &c, key);
-    char *text = NULL;
-    size_t n = 0;
-    Err why;
-    int err = read_regular(path, 4096, &text, &n, &why);
-    if (err == ENOENT) {
-        if (c.theirs)
-            return err_set(e, ERR_INPUT, "%s has no " GRID_FILE " and %s, and this run is %s: "
-                           "it is another grid's folder; give this run another --cells "
-                           "folder", dir, cells, grid_name(key));
-        return claim ? write_file_atomic(path, want, strlen(want), e) : 0;
-    }
-    int rc = 0;
-    size_t magic = strlen(GRID_MAGIC);
-    bool formed = !err && n > magic && memcmp(text, GRID_MAGIC, magic) == 0 &&
-                  text[n - 1] == '\n' && !memchr(text, '\0', n);
-    bool same = !err && n == strlen(want) && memcmp(text, want, n) == 0;
-    if (formed)
-        text[n - 1] = '\0';
-    if (err)
-        rc = err_set(e, ERR_INPUT, "%s cannot be read (%s), and %s; remove it (rm %s; not the "
-                     "cells), or give another --cells folder", path, why.msg, cells, path);
-    else if (same && !c.theirs)
-        rc = 0;
-    else if (formed && strcmp(text + magic, key) == 0)
-        rc = err_set(e, ERR_INPUT, "%s names this run's grid, %s, but %s: cells were copied "
-                     "in from another folder; move them out, or give another --cells folder",
-                     path, grid_name(key), cells);
-    else if (formed && !(c.ours && !c.theirs)) {
-        char diff[256];
-        key_diff(diff, sizeof diff, text + magic, key);
-        rc = err_set(e, ERR_INPUT, "%s holds the cells of another grid: %s (%s), and this run is "
-                     "%s (%s); give this run another --cells folder%s%s", dir,
-                     grid_name(text + magic), diff, grid_name(key), cells,
-                     c.ours + c.theirs ? "" : ", or remove that one to run this grid there: rm -r ",
-                     c.ours + c.theirs ? "" : dir);
-    } else
-        rc = err_set(e, ERR_INPUT, "%s is %s, and %s: the file is damaged or was edited; "
-                     "remove it (rm %s; not the cells) and run again, and the folder is "
-                     "claimed from its cells", path,
-                     formed ? "the settings of another grid" : "not a cells folder's settings "
-                     "file (no '" "posenc grid 1" "' line)", cells, path);
-    free(text);
-    return rc;
 }
