@@ -73,7 +73,8 @@ class Reader:
 # "Parameter names and order": what the page says each scheme owns.
 ONE_CHANNEL = ("integer", "normalized", "sine")
 WIDE = ("sinusoidal", "learned")
-NO_TABLE = ("none", "integer", "normalized", "sine", "sincos", "sinusoidal", "rope", "alibi")
+NO_TABLE = ("none", "integer", "normalized", "sine", "sincos", "sinusoidal", "rope", "xpos",
+            "alibi")
 
 
 def param_count(m, scheme, opts):
