@@ -369,14 +369,17 @@ END_TEST
 static const char *valid_value(const char *prog, const char *opt) {
     static const char *const names[][2] = {
         {"--pe", "sinusoidal"},     {"--task", "agent"},    {"--combine", "add"},
-        {"--layout", "split"},      {"--norm", "pre"},      {"--act", "gelu"},
+        {"--norm", "pre"},          {"--act", "gelu"},
         {"--pool", "cls"},          {"--schedule", "noam"}, {"--keep", "last"},
-        {"--rope-scaling", "ntk"},  {"--alibi-slopes", "asymmetric"},
         {"--split", "test"},        {"--schemes", "none"},  {"--batches", "by-length"},
     };
     size_t r = range_of(prog, opt);
     if (r < N_RANGES)
         return RANGES[r].lo;
+    /* a scheme's option: the example its declaration gives */
+    const PeOption *o = pe_option_find(opt);
+    if (o)
+        return o->example;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i][0], opt) == 0)
             return names[i][1];

@@ -315,7 +315,8 @@ START_TEST(shift_keeps_rope_and_moves_the_sinusoid) {
     /* what it takes and refuses */
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *s = pe_at(i);
-        ck_assert_msg(pe_shift_takes(s) == (s == pe_find("rope") || s == pe_find("sinusoidal")),
+        ck_assert_msg(pe_shift_takes(s) == (s == pe_find("rope") || s == pe_find("sinusoidal") ||
+                                            s == pe_find("xpos")),
                       "%s", s->name);
     }
     pe_config_default(&pc, "t5");
