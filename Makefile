@@ -366,7 +366,8 @@ fuzz: FORCE ## run each libFuzzer target FUZZ_SECONDS (default 60) s, a job per 
 # itself, a node from elsewhere needs NODE_PATH.
 WEB       := build/web
 WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
-	src/run/orderdemo.c src/run/session.c src/run/checkpoint.c src/run/checkpoint_legacy.c \
+	src/run/orderdemo.c src/run/session.c src/run/evaluation.c src/run/positions.c \
+	src/run/checkpoint.c src/run/checkpoint_legacy.c \
 	src/run/checkpoint_read.c src/run/train_options.c web/posenc_web.c \
 	web/posenc_train.c web/posenc_shift.c web/posenc_form.c
 WEB_PAGE  := $(addprefix $(WEB)/,index.html app.js draw.js shift.js train.js train_worker.js)
@@ -397,7 +398,8 @@ web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 
 # of OpenBLAS's products (web/README.md).
 PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/checkpoint_read.c \
-	src/run/train_options.c src/run/session.c src/run/outputs.c examples/train.c examples/cli.c
+	src/run/train_options.c src/run/session.c src/run/evaluation.c src/run/positions.c \
+	src/run/outputs.c examples/train.c examples/cli.c
 $(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm

@@ -14,6 +14,8 @@
 #include "../text/tasks.h"
 #include "../text/vocab.h"
 #include "checkpoint.h"
+#include "evaluation.h"
+#include "positions.h"
 
 typedef struct {
     Vocab vocab;
@@ -32,17 +34,6 @@ typedef struct {
     size_t *by_len, *len_from, *lengths, n_lengths;
     double memory;           /* bytes the run needs, as estimated before allocating */
 } Session;
-
-/* Accuracy of a model on the examples of one length (or on all). */
-typedef struct {
-    size_t examples;  /* sentences */
-    size_t skipped;   /* sentences the model cannot encode (past a learned table) */
-    size_t labelled;  /* predictions made: sentences, or tokens for per-token tasks */
-    size_t correct;   /* of those, right */
-    size_t exact;     /* sentences with every label right */
-    size_t missed;    /* labels of the skipped sentences, counted as wrong overall */
-    double loss_sum;  /* cross-entropy summed over the predictions made */
-} EvalStats;
 
 /* Reads or generates the data named by meta (a task, or files), builds the
  * vocabulary and classes from the training split, fills in cfg's
@@ -86,12 +77,6 @@ int session_resume(Session *s, const char *path, size_t steps, double max_memory
 double session_memory(const Config *c, size_t B, size_t T, size_t T_eval);
 void session_free(Session *s);
 
-/* n sorted distinct positions of 0..N-1 into p (n <= N), every n-subset
- * equally likely, in O(n) draws of rng whatever N: what a sentence of n
- * tokens gets with --random-positions N, in training and in
- * evaluate_dataset_at. */
-void session_draw_positions(size_t *p, Rng *rng, size_t n, size_t N);
-
 /* One training step on a batch drawn from the training split (with
  * random positions when meta.random_positions is set). */
 int session_step(Session *s, StepStats *st, Err *e);
@@ -117,45 +102,5 @@ bool kept_offer(Kept *k, const Session *s, const EvalStats *valid);
  * model is already the kept one). */
 void kept_restore(const Kept *k, Session *s);
 void kept_free(Kept *k);
-
-/* Evaluates m on every example of d, in batches of at most B sentences of
- * one length. per_len (if not NULL) has d->max_len + 1 entries, indexed by
- * length in words (a model that pools by [CLS] reads one token more); total
- * sums them. */
-int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
-                     EvalStats *total, Err *e);
-
-/* evaluate_dataset with Ruoss et al.'s (2023) positions at test: each
- * sentence gets sorted distinct positions drawn uniformly from 0..N-1, as
- * in training with --random-positions N, draws times (a generator seeded
- * from seed), every draw scored; the counts add up over the draws, so an
- * accuracy is their mean (exact counts sentences once per draw). With
- * shared, the sentences of a batch (all of one length) share one draw, as
- * in training with --batches by-length. Sentences longer than N are
- * skipped as a learned table's are. N = 0 is evaluate_dataset (positions
- * 0..T-1, one pass). */
-int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
-                        bool shared, uint64_t seed, EvalStats *per_len, EvalStats *total,
-                        Err *e);
-
-/* correct / labelled, or 0 with nothing labelled. */
-double eval_accuracy(const EvalStats *s);
-/* Accuracy over every example, those the model cannot encode counted wrong. */
-double eval_accuracy_all(const EvalStats *s);
-
-/* The data a model was trained on, for evaluating it: the task (options
- * from meta, lengths overridden by lo/hi when not 0) or a file, encoded
- * through the model's vocabulary and classes. which is "test" or "valid"
- * for a task; a file is read as it is. */
-int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
-                      const TaskOptions *overrides, const char *which, size_t *n_unknown,
-                      Err *e);
-
-/* The words of the same data without their labels (all -1), for a
- * position probe, which needs none: a model trained on a file can be
- * probed on a task and the other way round. From a file (path), "valid" is
- * its first half and "test" its second. */
-int session_words_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
-                       const TaskOptions *overrides, const char *which, Err *e);
 
 #endif

@@ -1,0 +1,195 @@
+/* Evaluating a model, by length (evaluation.h). */
+#include "evaluation.h"
+#include "positions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+double eval_accuracy(const EvalStats *s) {
+    return s->labelled ? (double)s->correct / (double)s->labelled : 0.0;
+}
+
+double eval_accuracy_all(const EvalStats *s) {
+    size_t all = s->labelled + s->missed;
+    return all ? (double)s->correct / (double)all : 0.0;
+}
+
+static void add_stats(EvalStats *to, const EvalStats *from) {
+    to->examples += from->examples;
+    to->skipped += from->skipped;
+    to->labelled += from->labelled;
+    to->correct += from->correct;
+    to->exact += from->exact;
+    to->missed += from->missed;
+    to->loss_sum += from->loss_sum;
+}
+
+/* Sentences of the batch whose every label is right (per-token tasks). */
+static size_t exact_matches(const Model *m, const Acts *a, const int *labels, size_t B,
+                            size_t T) {
+    size_t K = m->cfg.n_classes, n = 0;
+    for (size_t b = 0; b < B; b++) {
+        int all = 1;
+        for (size_t t = 0; t < T && all; t++) {
+            const float *z = a->logits + (b * T + t) * K;
+            int want = labels[b * T + t];
+            size_t arg = 0;
+            for (size_t k = 1; k < K; k++)
+                if (z[k] > z[arg])
+                    arg = k;
+            all = want < 0 || (int)arg == want;
+        }
+        n += (size_t)all;
+    }
+    return n;
+}
+
+int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
+                     EvalStats *total, Err *e) {
+    return evaluate_dataset_at(m, d, B, 0, 1, false, 0, per_len, total, e);
+}
+
+int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
+                        bool shared, uint64_t seed, EvalStats *per_len, EvalStats *total,
+                        Err *e) {
+    memset(total, 0, sizeof *total);
+    if (d->n == 0)
+        return 0;
+    size_t L = d->max_len, limit = model_max_positions(m);
+    size_t first = config_lead_tokens(&m->cfg); /* tokens before the words */
+    if (N && N < limit)
+        limit = N; /* sorted distinct positions from 0..N-1: at most N tokens */
+    if (!N || draws == 0)
+        draws = 1;
+    if (per_len)
+        memset(per_len, 0, (L + 1) * sizeof *per_len);
+    Rng rng;
+    rng_seed(&rng, seed);
+    size_t *idx = xmalloc(d->n * sizeof *idx, "evaluation", e);
+    int *ids = xmalloc(B * L * sizeof *ids, "evaluation", e);
+    int *labels = xmalloc(B * L * sizeof *labels, "evaluation", e);
+    size_t *lens = xmalloc(B * sizeof *lens, "evaluation", e);
+    size_t *pos = N ? xmalloc(B * L * sizeof *pos, "evaluation", e) : NULL;
+    Acts a = {0};
+    int rc = idx && ids && labels && lens && (pos || !N) ? acts_create(&a, m, B, L, e)
+                                                         : ERR_RUNTIME;
+    /* One length at a time: no padding, and the per-length table falls out. */
+    for (size_t len = 1; len <= L && !rc; len++) {
+        EvalStats st = {0};
+        size_t n = 0;
+        for (size_t i = 0; i < d->n; i++)
+            if (d->start[i + 1] - d->start[i] == len)
+                idx[n++] = i;
+        st.examples = n;
+        if (len > limit) {
+            st.skipped = n;
+            st.missed = d->kind == LABELS_TOKEN ? n * len : n;
+        }
+        /* each draw scores every sentence again: the counts add up over
+         * draws, so the accuracy is their mean */
+        for (size_t k = 0; k < draws && len <= limit && !rc; k++)
+            for (size_t i = 0; i < n && !rc; i += B) {
+                size_t b = n - i < B ? n - i : B;
+                StepStats s;
+                dataset_batch(d, idx + i, b, len, ids, lens, labels);
+                if (pos)
+                    session_draw_batch_positions(pos, &rng, lens, b, len, N, shared);
+                rc = eval_batch_at(m, &a, ids, lens, pos, labels, b, len, &s, e);
+                st.labelled += s.labelled;
+                st.correct += s.correct;
+                st.loss_sum += (double)s.loss * (double)s.labelled;
+                st.exact += d->kind == LABELS_TOKEN ? exact_matches(m, &a, labels, b, len)
+                                                    : s.correct;
+            }
+        /* by words: a [CLS] before them is not one */
+        if (per_len && len > first)
+            per_len[len - first] = st;
+        add_stats(total, &st);
+    }
+    acts_free(&a);
+    free(idx), free(ids), free(labels), free(lens), free(pos);
+    return rc;
+}
+
+/* session_eval_data, with labels or (words_only) without: a position
+ * probe needs the words alone, whatever the model's classes. */
+static int eval_text(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                     const TaskOptions *overrides, const char *which, size_t *n_unknown,
+                     bool words_only, Err *e) {
+    memset(out, 0, sizeof *out);
+    TextData txt[3];
+    memset(txt, 0, sizeof txt);
+    int rc;
+    if (task) {
+        /* the options the model was trained with, so "test" is the same
+         * held-out split; then whatever the caller overrides */
+        TaskOptions o = {0}, r;
+        if (ck->has_train && strcmp(ck->meta.task, task) == 0)
+            o = ck->meta.task_opt;
+        else
+            o.seed = overrides->seed;
+        if (overrides->min_len)
+            o.min_len = overrides->min_len;
+        if (overrides->max_len)
+            o.max_len = overrides->max_len;
+        if (overrides->n_test)
+            o.n_test = overrides->n_test;
+        if (overrides->n_valid)
+            o.n_valid = overrides->n_valid;
+        /* Only valid and test are read here; their lengths run from
+         * min_len to max_len whatever the training split's were, so the
+         * training lengths must not stand in the way of new ones. */
+        o.max_train_len = 0;
+        rc = task_options_resolve(&r, &o, task, e);
+        if (!rc)
+            rc = task_make(&txt[0], &txt[1], &txt[2], task, &r, e);
+    } else {
+        rc = data_read(&txt[2], path, e);
+    }
+    TextData *src = &txt[task && strcmp(which, "valid") == 0 ? 1 : 2];
+    if (!rc && ck->model.cfg.pool == POOL_CLS)
+        rc = textdata_prepend(src, DATA_CLS, e);
+    if (!rc)
+        rc = data_encode(out, src, (Vocab *)&ck->vocab,
+                         words_only ? NULL : (LabelSet *)&ck->labels, false, n_unknown, e);
+    if (!rc && !words_only && (out->kind == LABELS_TOKEN) != ck->model.cfg.per_token)
+        rc = err_set(e, ERR_INPUT, "the data has %s labels but the model predicts %s",
+                     out->kind == LABELS_TOKEN ? "per-token" : "sentence",
+                     ck->model.cfg.per_token ? "one label per token" : "one label per sentence");
+    for (int i = 0; i < 3; i++)
+        textdata_free(&txt[i]);
+    if (rc)
+        dataset_free(out);
+    return rc;
+}
+
+int session_eval_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                      const TaskOptions *overrides, const char *which, size_t *n_unknown,
+                      Err *e) {
+    return eval_text(out, ck, task, path, overrides, which, n_unknown, false, e);
+}
+
+int session_words_data(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
+                       const TaskOptions *overrides, const char *which, Err *e) {
+    int rc = eval_text(out, ck, task, path, overrides, which, NULL, true, e);
+    if (rc || task)
+        return rc;
+    /* a file has one split: its first half fits, its second scores */
+    size_t half = out->n / 2, lo = strcmp(which, "valid") == 0 ? 0 : half,
+           hi = lo ? out->n : half;
+    if (half == 0) {
+        dataset_free(out);
+        return err_set(e, ERR_INPUT, "%s has %zu sentence%s: a probe needs two or more (half "
+                       "to fit, half to score)", path, out->n, out->n == 1 ? "" : "s");
+    }
+    size_t base = out->start[lo];
+    memmove(out->ids, out->ids + base, (out->start[hi] - base) * sizeof *out->ids);
+    out->max_len = 0;
+    for (size_t i = lo; i <= hi; i++) {
+        out->start[i - lo] = out->start[i] - base;
+        if (i > lo && out->start[i - lo] - out->start[i - lo - 1] > out->max_len)
+            out->max_len = out->start[i - lo] - out->start[i - lo - 1];
+    }
+    out->n = hi - lo;
+    return 0;
+}
