@@ -146,6 +146,11 @@ START_TEST(a_cut_record_never_costs_the_next) {
     expect_sh(top, "$B/experiments --bench --quick --cell bench-even_pairs-none-s1 --cells - | "
               "sed 's/$/\\r/' | $B/experiments --bench --quick --store --cells F", 0,
               "stored bench-even_pairs-none-s1");
+    /* a cell file copied with its line ends converted: said to be so (not
+     * "an older format"), and its cell runs again */
+    expect_sh(top, "sed 's/$/\\r/' F/bench-even_pairs-none-s1.cell > crlf && mv crlf "
+              "F/bench-even_pairs-none-s1.cell && $B/experiments --bench --quick --list "
+              "--missing --cells F | grep -qx bench-even_pairs-none-s1", 0, "lines end in CRLF");
     /* the reader alone: the glued line ends the cut record, starts the next */
     ExpRecordReader r = {0};
     Err e;
