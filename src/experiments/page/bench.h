@@ -1,5 +1,6 @@
-/* What the benchmark's page shares (bench_page.c, bench_claims.c): its
- * bands, its statistics per task and column, its figures and claims. */
+/* What the benchmark's page shares: its bands, its statistics per task and
+ * column (bench_data.c, which the writers below build on), its figures and
+ * claims (bench_claims.c, which bench_page.c's page calls). */
 #ifndef POSENC_EXP_BENCH_H
 #define POSENC_EXP_BENCH_H
 
