@@ -38,11 +38,20 @@ static unsigned long long now_ns(void) {
     return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
 }
 
-void cblas_sgemm(const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta,
-                 const enum CBLAS_TRANSPOSE tb, const blasint M, const blasint N,
-                 const blasint K, const float alpha, const float *A, const blasint lda,
-                 const float *B, const blasint ldb, const float beta, float *C,
-                 const blasint ldc) {
+/* The stand-in: exported as cblas_sgemm, which the dynamic linker then
+ * binds the programs' calls to, and named for what it does in C, so that
+ * a reader (or a tool that draws who calls whom) never takes it for the
+ * one the library calls. */
+void counting_sgemm(const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta,
+                    const enum CBLAS_TRANSPOSE tb, const blasint M, const blasint N,
+                    const blasint K, const float alpha, const float *A, const blasint lda,
+                    const float *B, const blasint ldb, const float beta, float *C,
+                    const blasint ldc) __asm__("cblas_sgemm");
+void counting_sgemm(const enum CBLAS_ORDER order, const enum CBLAS_TRANSPOSE ta,
+                    const enum CBLAS_TRANSPOSE tb, const blasint M, const blasint N,
+                    const blasint K, const float alpha, const float *A, const blasint lda,
+                    const float *B, const blasint ldb, const float beta, float *C,
+                    const blasint ldc) {
     static SgemmFn *real;
     if (!real) {
         /* dlsym returns an object pointer; POSIX guarantees it converts

@@ -67,34 +67,34 @@ static struct {
     double *word_diff; /* (n) max |row i of sentence 2 - its word's row in sentence 1| */
     const char *how;   /* "nothing added", "added" or "concatenated" */
     const char *about; /* the scheme's one line */
-} order;
+} demo; /* the order demo's last run, which the page reads back */
 
 static void order_clear(void) {
-    order_pair_free(&order.pair);
-    free(order.rows);
-    free(order.pooled);
-    free(order.word_diff);
-    memset(&order, 0, sizeof order);
+    order_pair_free(&demo.pair);
+    free(demo.rows);
+    free(demo.pooled);
+    free(demo.word_diff);
+    memset(&demo, 0, sizeof demo);
 }
 
 static int order_keep(const Model *m, const Acts *acts, Err *e) {
-    size_t n = order.pair.a.n, C = m->cfg.d_model;
-    order.rows = xmalloc(2 * n * C * sizeof *order.rows, "the output rows", e);
-    order.pooled = xmalloc(2 * C * sizeof *order.pooled, "the pooled vectors", e);
-    order.word_diff = xmalloc(n * sizeof *order.word_diff, "the differences", e);
-    if (!order.rows || !order.pooled || !order.word_diff)
+    size_t n = demo.pair.a.n, C = m->cfg.d_model;
+    demo.rows = xmalloc(2 * n * C * sizeof *demo.rows, "the output rows", e);
+    demo.pooled = xmalloc(2 * C * sizeof *demo.pooled, "the pooled vectors", e);
+    demo.word_diff = xmalloc(n * sizeof *demo.word_diff, "the differences", e);
+    if (!demo.rows || !demo.pooled || !demo.word_diff)
         return ERR_RUNTIME;
-    memcpy(order.rows, acts->hidden, 2 * n * C * sizeof *order.rows);
-    memcpy(order.pooled, acts->pooled, 2 * C * sizeof *order.pooled);
+    memcpy(demo.rows, acts->hidden, 2 * n * C * sizeof *demo.rows);
+    memcpy(demo.pooled, acts->pooled, 2 * C * sizeof *demo.pooled);
     for (size_t i = 0; i < n; i++) {
-        size_t j = order.pair.perm[i];
-        order.word_diff[i] = max_aligned_diff(acts->hidden, acts->hidden + (n + i) * C, &j, 1, C);
+        size_t j = demo.pair.perm[i];
+        demo.word_diff[i] = max_aligned_diff(acts->hidden, acts->hidden + (n + i) * C, &j, 1, C);
     }
-    order.n = n;
-    order.C = C;
-    order.how = m->pe.w == 0 ? "nothing added"
+    demo.n = n;
+    demo.C = C;
+    demo.how = m->pe.w == 0 ? "nothing added"
                 : m->pe.combine == COMBINE_CONCAT ? "concatenated" : "added";
-    order.about = m->pe.scheme->about;
+    demo.about = m->pe.scheme->about;
     return 0;
 }
 
@@ -117,7 +117,7 @@ EXPORT int pw_order(const char *s1, const char *s2, const char *scheme, const ch
         (rc = parse_u64(&cfg.seed, "--seed", seed, e)))
         return rc;
     cfg.norm = pre_norm ? NORM_PRE : NORM_POST;
-    if ((rc = order_pair_init(&order.pair, s1, s2, e)))
+    if ((rc = order_pair_init(&demo.pair, s1, s2, e)))
         return rc;
     Vocab v;
     if ((rc = vocab_init(&v, e)))
@@ -127,10 +127,10 @@ EXPORT int pw_order(const char *s1, const char *s2, const char *scheme, const ch
     if (!(rc = vocab_add_text(&v, s1, e))) {
         cfg.vocab_size = v.n;
         order_config_scheme(&cfg, scheme);
-        if (!(rc = order_check_scheme(&cfg, scheme, order.pair.a.n, e)) &&
+        if (!(rc = order_check_scheme(&cfg, scheme, demo.pair.a.n, e)) &&
             !(rc = model_create(&m, &cfg, e))) {
-            if (!(rc = order_run(&order.r, &acts, &m, &v, &order.pair.a, &order.pair.b,
-                                 order.pair.perm, e))) {
+            if (!(rc = order_run(&demo.r, &acts, &m, &v, &demo.pair.a, &demo.pair.b,
+                                 demo.pair.perm, e))) {
                 rc = order_keep(&m, &acts, e);
                 acts_free(&acts);
             }
@@ -143,26 +143,26 @@ EXPORT int pw_order(const char *s1, const char *s2, const char *scheme, const ch
     return rc;
 }
 
-EXPORT int pw_order_words(void) { return (int)order.n; }
-EXPORT int pw_order_channels(void) { return (int)order.C; }
-EXPORT double pw_order_max_diff(void) { return order.r.max_diff; }
-EXPORT double pw_order_cosine(void) { return order.r.cos; }
-EXPORT const char *pw_order_verdict(void) { return order_verdict(order.r.max_diff); }
-EXPORT const char *pw_order_how(void) { return order.how ? order.how : ""; }
-EXPORT const char *pw_order_about(void) { return order.about ? order.about : ""; }
-EXPORT const float *pw_order_rows(void) { return order.rows; }
-EXPORT const float *pw_order_pooled(void) { return order.pooled; }
-EXPORT const double *pw_order_word_diffs(void) { return order.word_diff; }
+EXPORT int pw_order_words(void) { return (int)demo.n; }
+EXPORT int pw_order_channels(void) { return (int)demo.C; }
+EXPORT double pw_order_max_diff(void) { return demo.r.max_diff; }
+EXPORT double pw_order_cosine(void) { return demo.r.cos; }
+EXPORT const char *pw_order_verdict(void) { return order_verdict(demo.r.max_diff); }
+EXPORT const char *pw_order_how(void) { return demo.how ? demo.how : ""; }
+EXPORT const char *pw_order_about(void) { return demo.about ? demo.about : ""; }
+EXPORT const float *pw_order_rows(void) { return demo.rows; }
+EXPORT const float *pw_order_pooled(void) { return demo.pooled; }
+EXPORT const double *pw_order_word_diffs(void) { return demo.word_diff; }
 
 /* Word i of sentence s (0 or 1), as the library split it. */
 EXPORT const char *pw_order_word(int s, int i) {
-    const Words *w = s ? &order.pair.b : &order.pair.a;
+    const Words *w = s ? &demo.pair.b : &demo.pair.a;
     return i >= 0 && (size_t)i < w->n ? w->w[i] : "";
 }
 
 /* The position in sentence 1 of sentence 2's word i. */
 EXPORT int pw_order_aligned(int i) {
-    return i >= 0 && (size_t)i < order.n ? (int)order.pair.perm[i] : -1;
+    return i >= 0 && (size_t)i < demo.n ? (int)demo.pair.perm[i] : -1;
 }
 
 /* ---- 2. The code itself: P (T,w) and S (T,T) ---- */

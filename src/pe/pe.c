@@ -100,10 +100,10 @@ typedef struct {
     bool made;
     size_t n;
     const PeOption *at[PE_OPT_SLOTS];
-} Order;
+} OptionIndex;
 
-static const Order *order(void) {
-    static _Thread_local Order kept;
+static const OptionIndex *option_index(void) {
+    static _Thread_local OptionIndex kept;
     if (!kept.made) {
         size_t n;
         while (kept.n < PE_OPT_SLOTS && (kept.at[kept.n] = walk(kept.n, NULL, &n)))
@@ -114,7 +114,7 @@ static const Order *order(void) {
 }
 
 size_t pe_option_index(const PeOption *o) {
-    const Order *kept = order();
+    const OptionIndex *kept = option_index();
     for (size_t i = 0; o && i < kept->n; i++)
         if (kept->at[i] == o)
             return i;
