@@ -13,17 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../src/core/clock.h"
 #include "../src/core/cpus.h"
-#include "../src/core/fileio.h"
 #include "../src/model/kernels.h"
 #include "../src/model/par.h"
 #include "../src/experiments/cellfile.h"
 #include "../src/experiments/grid.h"
-#include "../src/experiments/page/page.h"
+#include "../src/experiments/runner.h"
 #include "../src/run/outputs.h"
 #include "cli.h"
 
@@ -121,7 +119,28 @@ typedef struct {
      * the cells (--list, --missing), or else the whole grid */
     const char *cell;
     bool do_store, list, missing;
+    char seeds_text[32];
 } Grid;
+
+/* The grid as the runner runs it (src/experiments/runner.h). */
+static ExpRunner runner(Grid *g) {
+    ExpRunner r = {.set = g->set, .cells = g->cells, .n = g->n, .cells_dir = g->cells_dir,
+                   .out = g->out, .page = g->page, .exe = g->cli.argv[0],
+                   .source = POSENC_SOURCE_ID, .jobs = g->jobs};
+    size_t k = 0;
+    if (g->quick)
+        r.args[k++] = "--quick";
+    if (g->bench)
+        r.args[k++] = "--bench";
+    if (g->all_schemes)
+        r.args[k++] = "--all-schemes";
+    if (g->seeds) {
+        snprintf(g->seeds_text, sizeof g->seeds_text, "%zu", g->seeds);
+        r.args[k++] = "--seeds", r.args[k++] = g->seeds_text;
+    }
+    r.args[k] = NULL;
+    return r;
+}
 
 static void make_dir(const Cli *cli, const char *path) {
     if (mkdir(path, 0777) != 0 && errno != EEXIST) {
@@ -195,113 +214,7 @@ static int run_cell(Grid *g, const char *id) {
     return 0;
 }
 
-/* ---- records from other machines ---- */
-
-/* Each record is stored as soon as its last line arrives: a run stopped
- * midway keeps every record that came whole. */
-static int store(Grid *g) {
-    if (!writable(g->cells_dir)) {
-        fprintf(stderr, "experiments: --store: cannot write into %s: %s; make it writable, or "
-                "give another --cells folder (no record was read)\n", g->cells_dir,
-                strerror(errno));
-        return 2;
-    }
-    Err e;
-    ExpRecordReader r = {0};
-    size_t stored = 0, refused = 0, failed = 0, cap = 0;
-    char *line = NULL;
-    ssize_t len;
-    while ((len = getline(&line, &cap, stdin)) > 0) {
-        int k = exp_record_line(&r, line, (size_t)len, &e);
-        if (k == EXP_RECORD_BAD) {
-            fprintf(stderr, "experiments: --store: %s\n", e.msg);
-            refused++;
-        } else if (k == EXP_RECORD_DONE) {
-            char id[96];
-            int rc = exp_cell_store(g->cells_dir, &g->set, g->cells, g->n, POSENC_SOURCE_ID,
-                                    (const char *)r.text.p, r.text.n, id, sizeof id, &e);
-            if (rc == 0)
-                fprintf(stderr, "experiments: stored %s\n", id), stored++;
-            else if (rc == ERR_INPUT)
-                fprintf(stderr, "experiments: --store: the record of %s refused: %s\n", id,
-                        e.msg), refused++;
-            else /* the disk, not the record */
-                fprintf(stderr, "experiments: --store: %s\n", e.msg), failed++;
-        }
-    }
-    if (ferror(stdin)) {
-        fprintf(stderr, "experiments: --store: reading the standard input failed: %s\n",
-                strerror(errno));
-        failed++;
-    }
-    if (exp_record_end(&r, &e)) {
-        fprintf(stderr, "experiments: --store: %s\n", e.msg);
-        refused++;
-    }
-    free(line);
-    exp_record_reader_free(&r);
-    fprintf(stderr, "experiments: stored %zu cell records in %s", stored, g->cells_dir);
-    if (refused + failed)
-        fprintf(stderr, "; %zu refused or damaged, %zu not written (above): their cells are "
-                "still missing\n", refused, failed);
-    else
-        fprintf(stderr, "\n");
-    return failed ? 1 : refused ? 2 : 0;
-}
-
 /* ---- the grid, here, several cells at once ---- */
-
-typedef struct {
-    pid_t pid;
-    size_t cell;
-} Child;
-
-/* The threads of one cell: the CPUs shared among the cells at once (a cell
- * would follow the load by itself, but a short one ends before its first
- * look); the user's OMP_NUM_THREADS stands. Numbers do not depend on it. */
-static void cell_threads(size_t jobs) {
-    if (getenv("OMP_NUM_THREADS"))
-        return;
-    size_t cpus = cpus_usable(), per = cpus / jobs;
-    /* one cell at a time: the library's own team, which follows the load
-     * (a count set here would be taken as the user's, and kept however
-     * busy the machine: waiting threads spin) */
-    if (per >= cpus)
-        return;
-    char n[32];
-    snprintf(n, sizeof n, "%zu", per ? per : 1);
-    setenv("OMP_NUM_THREADS", n, 1);
-}
-
-static pid_t spawn(const Grid *g, const char *exe, const ExpCell *cell) {
-    char seeds[32];
-    snprintf(seeds, sizeof seeds, "%zu", g->seeds);
-    const char *argv[12];
-    size_t k = 0;
-    argv[k++] = exe;
-    argv[k++] = "--cell";
-    argv[k++] = cell->id;
-    argv[k++] = "--cells";
-    argv[k++] = g->cells_dir;
-    if (g->quick)
-        argv[k++] = "--quick";
-    if (g->bench)
-        argv[k++] = "--bench";
-    if (g->all_schemes)
-        argv[k++] = "--all-schemes";
-    if (g->seeds)
-        argv[k++] = "--seeds", argv[k++] = seeds;
-    argv[k] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        cell_threads(g->jobs);
-        execv("/proc/self/exe", (char *const *)argv);
-        fprintf(stderr, "experiments: cannot start a cell: %s\n", strerror(errno));
-        _exit(127);
-    }
-    return pid;
-}
 
 /* A signal that ends the run (Ctrl-C, kill, a hang-up): the cells running
  * get it too, so none goes on alone; what is done stays done. One that
@@ -327,164 +240,6 @@ static void die_of_signal(void) {
     signal(stop_signal, SIG_DFL);
     raise(stop_signal);
     _exit(128 + stop_signal);
-}
-
-static void stop_cells(const Child *kids, size_t running) {
-    for (size_t k = 0; k < running; k++)
-        kill(kids[k].pid, stop_signal);
-    for (size_t k = 0; k < running; k++)
-        waitpid(kids[k].pid, NULL, 0);
-    die_of_signal();
-}
-
-/* "4m10s" */
-static void duration(char *buf, size_t cap, double s) {
-    long t = (long)(s + 0.5);
-    if (t < 60)
-        snprintf(buf, cap, "%lds", t);
-    else
-        snprintf(buf, cap, "%ldm%02lds", t / 60, t % 60);
-}
-
-static int run_grid(Grid *g, const size_t *todo, size_t n_todo, size_t skipped) {
-    Child *kids = cli_alloc(&g->cli, g->jobs, sizeof *kids, "the running cells");
-    double left_cost = 0.0, done_cost = 0.0, start = clock_seconds();
-    for (size_t i = 0; i < n_todo; i++)
-        left_cost += g->cells[todo[i]].cost;
-    size_t next = 0, running = 0, done = skipped, failed = 0;
-    while (next < n_todo || running) {
-        if (stop_signal)
-            stop_cells(kids, running);
-        while (running < g->jobs && next < n_todo && !failed) {
-            const ExpCell *c = &g->cells[todo[next]];
-            pid_t pid = spawn(g, g->cli.argv[0], c);
-            if (pid < 0) {
-                fprintf(stderr, "experiments: cannot start cell %s: %s\n", c->id,
-                        strerror(errno));
-                failed++;
-                break;
-            }
-            kids[running++] = (Child){pid, todo[next++]};
-        }
-        if (!running)
-            break;
-        int status;
-        pid_t pid = wait(&status);
-        if (pid < 0 && errno == EINTR)
-            continue;
-        if (pid < 0)
-            break;
-        size_t k = 0;
-        while (k < running && kids[k].pid != pid)
-            k++;
-        if (k == running)
-            continue;
-        const ExpCell *c = &g->cells[kids[k].cell];
-        kids[k] = kids[--running];
-        Err e;
-        ExpCellFile f;
-        bool exited = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-        if (!exited || exp_cell_load(g->cells_dir, &g->set, c, POSENC_SOURCE_ID, &f, &e) !=
-                           CELL_DONE) {
-            if (exited) /* it ran, but its file is not what it should be */
-                fprintf(stderr, "experiments: cell %s failed: %s/%s.cell: %s; no new cell "
-                        "starts\n", c->id, g->cells_dir, c->id, e.msg);
-            else
-                fprintf(stderr, "experiments: cell %s failed (%s %d); no new cell starts\n",
-                        c->id, WIFEXITED(status) ? "exit status" : "signal",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-            failed++;
-            continue;
-        }
-        done++;
-        done_cost += c->cost, left_cost -= c->cost;
-        char left[32];
-        duration(left, sizeof left, (clock_seconds() - start) / done_cost * left_cost);
-        fprintf(stderr, "experiments: [%3zu/%zu] %-40s %.4f  (%.1f s; about %s left)\n", done,
-                g->n, c->id, f.res.series[0].value, f.seconds, left);
-        exp_cell_file_free(&f);
-    }
-    free(kids);
-    if (failed) {
-        fprintf(stderr, "experiments: %zu cell%s failed; the %zu done are kept: run the same "
-                "command again to retry the rest\n", failed, failed == 1 ? "" : "s", done);
-        return 1;
-    }
-    return 0;
-}
-
-/* ---- the page, from the cells ---- */
-
-/* OpenBLAS's kernels round differently: one page, one set of them. Those
- * of fewer cells than the most common set are to be run again: says which
- * and exits 2. */
-static void check_kernels(const Grid *g, const ExpCellFile *f) {
-    size_t most = 0, n_most = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        size_t n = 0;
-        for (size_t j = 0; j < g->n; j++)
-            n += strcmp(f[i].kernels, f[j].kernels) == 0;
-        if (n > n_most)
-            most = i, n_most = n;
-    }
-    if (n_most == g->n)
-        return;
-    fprintf(stderr, "experiments: %zu cells ran on other OpenBLAS kernels than the %zu of %s; "
-            "one page takes one set: delete them and run again with OPENBLAS_CORETYPE=%s on "
-            "every machine (the Makefile sets it where the CPU has AVX2):\n  rm",
-            g->n - n_most, n_most, f[most].kernels, f[most].kernels);
-    for (size_t i = 0, shown = 0; i < g->n; i++)
-        if (strcmp(f[i].kernels, f[most].kernels) != 0 && shown++ < 8)
-            fprintf(stderr, " %s/%s.cell", g->cells_dir, g->cells[i].id);
-    fprintf(stderr, "%s\n", g->n - n_most > 8 ? " ..." : "");
-    exit(2);
-}
-
-/* The page from every cell's file: each series of a cell is a run of the
- * page's (a scaling cell's main series is rope as trained, "none"), in
- * the order of the page's list, where a cell another holds reads its
- * holder's file. */
-static void write_page(Grid *g) {
-    Err e;
-    ExpResults res;
-    ExpCellFile *f = cli_alloc(&g->cli, g->n, sizeof *f, "the cells' results");
-    for (size_t i = 0; i < g->n; i++)
-        if (exp_cell_load(g->cells_dir, &g->set, &g->cells[i], POSENC_SOURCE_ID, &f[i], &e) !=
-            CELL_DONE) {
-            fprintf(stderr, "experiments: cell %s is not done (%s/%s.cell: %s); run the grid "
-                    "to finish it\n", g->cells[i].id, g->cells_dir, g->cells[i].id, e.msg);
-            exit(1);
-        }
-    check_kernels(g, f);
-    if (exp_results_init(&res, &g->set, &e))
-        cli_fail(&g->cli, &e);
-    const char *p = g->page;
-    ExpCell *page;
-    size_t n_page;
-    if (exp_page_cells(&g->set, &page, &n_page, &e))
-        cli_fail(&g->cli, &e);
-    for (size_t i = 0; i < n_page; i++) {
-        const ExpCell *c = &page[i];
-        const ExpCell *from = exp_cell_find(g->cells, g->n, c->held_by[0] ? c->held_by : c->id);
-        exp_results_add_cell(&res, c, &f[from - g->cells].res);
-    }
-    free(page);
-    for (size_t i = 0; i < g->n; i++)
-        exp_cell_file_free(&f[i]);
-    free(f);
-    char staging[4096], path[4096 + 32];
-    if (publish_stage(g->out, p, staging, sizeof staging, &e))
-        cli_fail(&g->cli, &e);
-    snprintf(path, sizeof path, "%s/%s", staging, p);
-    make_dir(&g->cli, path);
-    snprintf(path, sizeof path, "%s/img", staging);
-    make_dir(&g->cli, path);
-    snprintf(path, sizeof path, "%s/img/%s", staging, p);
-    make_dir(&g->cli, path);
-    if ((g->bench ? exp_bench_write(&res, staging, &e) : exp_write(&res, staging, &e)) ||
-        publish_commit(g->out, staging, &e))
-        cli_fail(&g->cli, &e);
-    exp_results_free(&res);
 }
 
 /* A page is written only where there is none, or over one its own grid
@@ -597,29 +352,6 @@ static void check(Grid *g) {
     }
 }
 
-/* The cells not done yet into todo (in the grid's order); *stale counts
- * those whose file is there but made by other sources or settings, or
- * damaged (each damaged one named). */
-static size_t find_todo(const Grid *g, size_t *todo, size_t *stale) {
-    size_t n_todo = 0;
-    *stale = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        Err e;
-        ExpCellFile f;
-        ExpCellState st = exp_cell_load(g->cells_dir, &g->set, &g->cells[i], POSENC_SOURCE_ID,
-                                        &f, &e);
-        if (st == CELL_DONE) {
-            exp_cell_file_free(&f);
-            continue;
-        }
-        if (st == CELL_DAMAGED)
-            fprintf(stderr, "experiments: %s/%s.cell is damaged: %s; it runs again\n",
-                    g->cells_dir, g->cells[i].id, e.msg);
-        todo[n_todo++] = i, *stale += st != CELL_MISSING;
-    }
-    return n_todo;
-}
-
 static void list_cells(const Grid *g, const size_t *todo, size_t n_todo) {
     for (size_t i = 0, k = 0; i < g->n; i++) {
         bool is_todo = k < n_todo && todo[k] == i;
@@ -658,9 +390,17 @@ static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
             g->n - n_todo, n_todo, stale ? " (some made by other sources or settings, or "
             "damaged)" : "", g->jobs, par_describe());
     double t0 = clock_seconds();
-    int rc = run_grid(g, todo, n_todo, g->n - n_todo);
+    ExpRunner r = runner(g);
+    e = (Err){0};
+    int rc = exp_run_cells(&r, todo, n_todo, g->n - n_todo, &stop_signal, &e);
+    if (stop_signal) /* the cells that ran were stopped too: what is done stays done */
+        die_of_signal();
+    if (rc == ERR_RUNTIME && e.msg[0])
+        cli_fail(&g->cli, &e);
     if (!rc) {
-        write_page(g);
+        /* a signal now ends the run once the set is in place (main) */
+        if (exp_publish_page(&r, &e))
+            cli_fail(&g->cli, &e);
         fprintf(stderr, "experiments: wrote %s/%s.md from %zu cells (%zu run now, in %.1f "
                 "minutes)\n", g->out, g->page, g->n, n_todo, (clock_seconds() - t0) / 60.0);
     }
@@ -682,14 +422,16 @@ int main(int argc, char **argv) {
     }
     check(&g);
     if (g.cell || g.do_store) {
-        int rc = g.cell ? run_cell(&g, g.cell) : store(&g);
+        ExpRunner r = runner(&g);
+        int rc = g.cell ? run_cell(&g, g.cell) : exp_store_records(&r, stdin);
         free(g.cells);
         return rc;
     }
     if (whole_grid(&g))
         catch_stop_signals();
+    ExpRunner r = runner(&g);
     size_t *todo = cli_alloc(&g.cli, g.n, sizeof *todo, "the cells to run"), stale;
-    size_t n_todo = find_todo(&g, todo, &stale);
+    size_t n_todo = exp_find_todo(&r, todo, &stale);
     int rc = 0;
     if (g.list)
         list_cells(&g, todo, n_todo);

@@ -1,0 +1,330 @@
+/* A grid run on this machine (runner.h): the cells as child processes of
+ * the program, several at once; the records of other machines; the page
+ * from the cells' files. */
+#define _POSIX_C_SOURCE 200809L
+#include "runner.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../core/clock.h"
+#include "../core/cpus.h"
+#include "../run/outputs.h"
+#include "cellfile.h"
+#include "page/page.h"
+
+size_t exp_find_todo(const ExpRunner *r, size_t *todo, size_t *stale) {
+    size_t n_todo = 0;
+    *stale = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        Err e;
+        ExpCellFile f;
+        ExpCellState st = exp_cell_load(r->cells_dir, &r->set, &r->cells[i], r->source, &f, &e);
+        if (st == CELL_DONE) {
+            exp_cell_file_free(&f);
+            continue;
+        }
+        if (st == CELL_DAMAGED)
+            fprintf(stderr, "experiments: %s/%s.cell is damaged: %s; it runs again\n",
+                    r->cells_dir, r->cells[i].id, e.msg);
+        todo[n_todo++] = i, *stale += st != CELL_MISSING;
+    }
+    return n_todo;
+}
+
+/* ---- the cells, several at once ---- */
+
+typedef struct {
+    pid_t pid;
+    size_t cell;
+} Child;
+
+/* The threads of one cell: the CPUs shared among the cells at once (a cell
+ * would follow the load by itself, but a short one ends before its first
+ * look); the user's OMP_NUM_THREADS stands. Numbers do not depend on it. */
+static void cell_threads(size_t jobs) {
+    if (getenv("OMP_NUM_THREADS"))
+        return;
+    size_t cpus = cpus_usable(), per = cpus / jobs;
+    /* one cell at a time: the library's own team, which follows the load
+     * (a count set here would be taken as the user's, and kept however
+     * busy the machine: waiting threads spin) */
+    if (per >= cpus)
+        return;
+    char n[32];
+    snprintf(n, sizeof n, "%zu", per ? per : 1);
+    setenv("OMP_NUM_THREADS", n, 1);
+}
+
+/* EXE --cell ID --cells DIR ARGS..., in a process of its own. A signal
+ * ignored here (nohup) stays ignored through exec. */
+static pid_t spawn(const ExpRunner *r, const ExpCell *cell) {
+    const char *argv[16];
+    size_t k = 0;
+    argv[k++] = r->exe;
+    argv[k++] = "--cell";
+    argv[k++] = cell->id;
+    argv[k++] = "--cells";
+    argv[k++] = r->cells_dir;
+    for (size_t i = 0; r->args[i] && k < sizeof argv / sizeof *argv - 1; i++)
+        argv[k++] = r->args[i];
+    argv[k] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        cell_threads(r->jobs);
+        execv("/proc/self/exe", (char *const *)argv);
+        fprintf(stderr, "experiments: cannot start a cell: %s\n", strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+/* The running cells get the signal that stops the run, and are waited
+ * for, so that none goes on alone. */
+static void stop_cells(const Child *kids, size_t running, int sig) {
+    for (size_t k = 0; k < running; k++)
+        kill(kids[k].pid, sig);
+    for (size_t k = 0; k < running; k++)
+        waitpid(kids[k].pid, NULL, 0);
+}
+
+/* "4m10s" */
+static void duration(char *buf, size_t cap, double s) {
+    long t = (long)(s + 0.5);
+    if (t < 60)
+        snprintf(buf, cap, "%lds", t);
+    else
+        snprintf(buf, cap, "%ldm%02lds", t / 60, t % 60);
+}
+
+/* A cell that ended: its file read back as done (a progress line), or the
+ * reason it failed (a line on stderr). True when done. */
+static bool cell_ended(const ExpRunner *r, const ExpCell *c, int status, double *seconds,
+                       double *value) {
+    Err e;
+    ExpCellFile f;
+    bool exited = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (exited && exp_cell_load(r->cells_dir, &r->set, c, r->source, &f, &e) == CELL_DONE) {
+        *seconds = f.seconds, *value = f.res.series[0].value;
+        exp_cell_file_free(&f);
+        return true;
+    }
+    if (exited) /* it ran, but its file is not what it should be */
+        fprintf(stderr, "experiments: cell %s failed: %s/%s.cell: %s; no new cell starts\n",
+                c->id, r->cells_dir, c->id, e.msg);
+    else
+        fprintf(stderr, "experiments: cell %s failed (%s %d); no new cell starts\n", c->id,
+                WIFEXITED(status) ? "exit status" : "signal",
+                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    return false;
+}
+
+int exp_run_cells(const ExpRunner *r, const size_t *todo, size_t n_todo, size_t skipped,
+                  volatile sig_atomic_t *stop, Err *e) {
+    Child *kids = xcalloc(r->jobs, sizeof *kids, "the running cells", e);
+    if (!kids)
+        return ERR_RUNTIME;
+    double left_cost = 0.0, done_cost = 0.0, start = clock_seconds();
+    for (size_t i = 0; i < n_todo; i++)
+        left_cost += r->cells[todo[i]].cost;
+    size_t next = 0, running = 0, done = skipped, failed = 0;
+    while ((next < n_todo || running) && !*stop) {
+        while (running < r->jobs && next < n_todo && !failed) {
+            const ExpCell *c = &r->cells[todo[next]];
+            pid_t pid = spawn(r, c);
+            if (pid < 0) {
+                fprintf(stderr, "experiments: cannot start cell %s: %s\n", c->id,
+                        strerror(errno));
+                failed++;
+                break;
+            }
+            kids[running++] = (Child){pid, todo[next++]};
+        }
+        if (!running)
+            break;
+        int status;
+        pid_t pid = wait(&status);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        size_t k = 0;
+        while (k < running && kids[k].pid != pid)
+            k++;
+        if (k == running)
+            continue;
+        const ExpCell *c = &r->cells[kids[k].cell];
+        kids[k] = kids[--running];
+        double seconds, value;
+        if (!cell_ended(r, c, status, &seconds, &value)) {
+            failed++;
+            continue;
+        }
+        done++;
+        done_cost += c->cost, left_cost -= c->cost;
+        char left[32];
+        duration(left, sizeof left, (clock_seconds() - start) / done_cost * left_cost);
+        fprintf(stderr, "experiments: [%3zu/%zu] %-40s %.4f  (%.1f s; about %s left)\n", done,
+                r->n, c->id, value, seconds, left);
+    }
+    if (*stop)
+        stop_cells(kids, running, *stop);
+    free(kids);
+    if (failed && !*stop) {
+        fprintf(stderr, "experiments: %zu cell%s failed; the %zu done are kept: run the same "
+                "command again to retry the rest\n", failed, failed == 1 ? "" : "s", done);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- records from other machines ---- */
+
+/* Each record is stored as soon as its last line arrives: a run stopped
+ * midway keeps every record that came whole. */
+int exp_store_records(const ExpRunner *r, FILE *in) {
+    if (access(r->cells_dir, W_OK) != 0) {
+        fprintf(stderr, "experiments: --store: cannot write into %s: %s; make it writable, or "
+                "give another --cells folder (no record was read)\n", r->cells_dir,
+                strerror(errno));
+        return 2;
+    }
+    Err e;
+    ExpRecordReader rd = {0};
+    size_t stored = 0, refused = 0, failed = 0, cap = 0;
+    char *line = NULL;
+    ssize_t len;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        int k = exp_record_line(&rd, line, (size_t)len, &e);
+        if (k == EXP_RECORD_BAD) {
+            fprintf(stderr, "experiments: --store: %s\n", e.msg);
+            refused++;
+        } else if (k == EXP_RECORD_DONE) {
+            char id[96];
+            int rc = exp_cell_store(r->cells_dir, &r->set, r->cells, r->n, r->source,
+                                    (const char *)rd.text.p, rd.text.n, id, sizeof id, &e);
+            if (rc == 0)
+                fprintf(stderr, "experiments: stored %s\n", id), stored++;
+            else if (rc == ERR_INPUT)
+                fprintf(stderr, "experiments: --store: the record of %s refused: %s\n", id,
+                        e.msg), refused++;
+            else /* the disk, not the record */
+                fprintf(stderr, "experiments: --store: %s\n", e.msg), failed++;
+        }
+    }
+    if (ferror(in)) {
+        fprintf(stderr, "experiments: --store: reading the standard input failed: %s\n",
+                strerror(errno));
+        failed++;
+    }
+    if (exp_record_end(&rd, &e)) {
+        fprintf(stderr, "experiments: --store: %s\n", e.msg);
+        refused++;
+    }
+    free(line);
+    exp_record_reader_free(&rd);
+    fprintf(stderr, "experiments: stored %zu cell records in %s", stored, r->cells_dir);
+    if (refused + failed)
+        fprintf(stderr, "; %zu refused or damaged, %zu not written (above): their cells are "
+                "still missing\n", refused, failed);
+    else
+        fprintf(stderr, "\n");
+    return failed ? 1 : refused ? 2 : 0;
+}
+
+/* ---- the page, from the cells ---- */
+
+/* OpenBLAS's kernels round differently: one page, one set of them. Those
+ * of fewer cells than the most common set are to be run again: named on
+ * stderr, ERR_INPUT. */
+static int check_kernels(const ExpRunner *r, const ExpCellFile *f, Err *e) {
+    size_t most = 0, n_most = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        size_t n = 0;
+        for (size_t j = 0; j < r->n; j++)
+            n += strcmp(f[i].kernels, f[j].kernels) == 0;
+        if (n > n_most)
+            most = i, n_most = n;
+    }
+    if (n_most == r->n)
+        return 0;
+    fprintf(stderr, "experiments: the cells to delete and run again:\n  rm");
+    for (size_t i = 0, shown = 0; i < r->n; i++)
+        if (strcmp(f[i].kernels, f[most].kernels) != 0 && shown++ < 8)
+            fprintf(stderr, " %s/%s.cell", r->cells_dir, r->cells[i].id);
+    fprintf(stderr, "%s\n", r->n - n_most > 8 ? " ..." : "");
+    return err_set(e, ERR_INPUT, "%zu cells ran on other OpenBLAS kernels than the %zu of %s; "
+                   "one page takes one set: delete them (above) and run again with "
+                   "OPENBLAS_CORETYPE=%s on every machine (the Makefile sets it where the CPU "
+                   "has AVX2)", r->n - n_most, n_most, f[most].kernels, f[most].kernels);
+}
+
+/* The results of every cell: each series of a cell is a run of the page's
+ * (a scaling cell's main series is the scheme as trained, "none"), in the
+ * order of the page's list, where a cell another holds reads its holder's
+ * file. */
+static int gather(const ExpRunner *r, ExpResults *res, ExpCellFile *f, Err *e) {
+    for (size_t i = 0; i < r->n; i++) {
+        Err why;
+        if (exp_cell_load(r->cells_dir, &r->set, &r->cells[i], r->source, &f[i], &why) !=
+            CELL_DONE)
+            return err_set(e, ERR_RUNTIME, "cell %s is not done (%s/%s.cell: %s); run the grid "
+                           "to finish it", r->cells[i].id, r->cells_dir, r->cells[i].id,
+                           why.msg);
+    }
+    int rc = check_kernels(r, f, e);
+    if (rc || (rc = exp_results_init(res, &r->set, e)))
+        return rc;
+    ExpCell *page;
+    size_t n_page;
+    if ((rc = exp_page_cells(&r->set, &page, &n_page, e))) {
+        exp_results_free(res);
+        return rc;
+    }
+    for (size_t i = 0; i < n_page; i++) {
+        const ExpCell *c = &page[i];
+        const ExpCell *from = exp_cell_find(r->cells, r->n, c->held_by[0] ? c->held_by : c->id);
+        exp_results_add_cell(res, c, &f[from - r->cells].res);
+    }
+    free(page);
+    return 0;
+}
+
+/* The staging folder's subfolders, as the set stands in out. */
+static int stage_folders(const char *staging, const char *page, Err *e) {
+    char path[4096 + 64];
+    const char *const sub[] = {"%s/%s", "%s/img", "%s/img/%s"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, sub[i], staging, page);
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return err_set(e, ERR_RUNTIME, "cannot create the folder %s: %s", path,
+                           strerror(errno));
+    }
+    return 0;
+}
+
+int exp_publish_page(const ExpRunner *r, Err *e) {
+    ExpResults res;
+    ExpCellFile *f = xcalloc(r->n, sizeof *f, "the cells' results", e);
+    if (!f)
+        return ERR_RUNTIME;
+    int rc = gather(r, &res, f, e);
+    for (size_t i = 0; i < r->n; i++)
+        exp_cell_file_free(&f[i]);
+    free(f);
+    if (rc)
+        return rc;
+    char staging[4096];
+    if (!(rc = publish_stage(r->out, r->page, staging, sizeof staging, e)) &&
+        !(rc = stage_folders(staging, r->page, e)) &&
+        !(rc = r->set.bench ? exp_bench_write(&res, staging, e) : exp_write(&res, staging, e)))
+        rc = publish_commit(r->out, staging, e);
+    exp_results_free(&res);
+    return rc;
+}
