@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,31 +85,28 @@ static void describe(const Session *s) {
             s->labels.n, mt->batch, drop, par_describe());
 }
 
-/* What happened since the last evaluation. */
+/* The run so far. */
 typedef struct {
-    double start;    /* when this run started */
-    double before;   /* seconds of training before it (a resumed run) */
-    double loss_sum;
-    size_t first, since, correct, labelled, tokens;
+    double start;  /* when this run started */
+    double before; /* seconds of training before it (a resumed run) */
+    size_t first, tokens;
 } Progress;
 
-/* At an evaluation: a line of progress on stderr, a row of the log, and
- * the kept model updated (and saved to out when it changes). Without
- * validation data the validation fields are left out (empty). */
-static int report(Session *s, Progress *p, Kept *k, bool *saved, FILE *log,
-                  const char *logpath, const char *out, float lr, Err *e) {
-    EvalStats valid = {0};
-    int rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &valid, e);
-    if (rc)
-        return rc;
+/* At an evaluation (w's, session_advance's): a line of progress on stderr,
+ * a row of the log, and the kept model saved to out when it changed.
+ * Without validation data the validation fields are left out (empty). */
+static int report(Session *s, Progress *p, const StepWindow *w, const Kept *k, bool *saved,
+                  FILE *log, const char *logpath, const char *out, Err *e) {
+    int rc;
+    EvalStats valid = w->valid;
     size_t step = s->trainer.step;
     double t = clock_seconds() - p->start;
     s->meta.seconds = p->before + t; /* saved with the checkpoint */
     double left = t / (double)(step - p->first) * (double)(s->meta.steps - step);
-    double loss = p->loss_sum / (double)p->since;
-    double acc = p->labelled ? (double)p->correct / (double)p->labelled : 0.0;
+    double loss = w->loss_sum / (double)w->steps;
+    double acc = w->labelled ? (double)w->correct / (double)w->labelled : 0.0;
     double vloss = valid.labelled ? valid.loss_sum / (double)valid.labelled : 0.0;
-    bool changed = kept_offer(k, s, &valid);
+    bool changed = w->kept_changed;
     char vtext[64] = "", vcsv[64] = ",";
     if (s->valid.n) {
         snprintf(vtext, sizeof vtext, "  valid loss %.4f  acc %5.1f%%%s", vloss,
@@ -120,8 +118,6 @@ static int report(Session *s, Progress *p, Kept *k, bool *saved, FILE *log,
     fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s, %d thread%s  %4.0fs "
             "left\n", step, s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t,
             threads, threads == 1 ? "" : "s", left);
-    p->loss_sum = 0.0;
-    p->since = p->correct = p->labelled = 0;
     /* saved before the log names it: a row's kept_step is a model on disk */
     if (out && changed) {
         if ((rc = session_save(s, out, e)))
@@ -129,7 +125,7 @@ static int report(Session *s, Progress *p, Kept *k, bool *saved, FILE *log,
         *saved = true;
     }
     if (log && (fprintf(log, "%zu,%.6f,%.6f,%s,%.3f,%.6g,%zu\n", step, loss, acc, vcsv,
-                        s->meta.seconds, (double)lr, k->step) < 0 || fflush(log) != 0))
+                        s->meta.seconds, (double)w->lr, k->step) < 0 || fflush(log) != 0))
         return err_set(e, ERR_RUNTIME, "writing the log %s failed: %s", logpath,
                        strerror(errno));
     return 0;
@@ -398,8 +394,8 @@ static void train(const Cli *cli, Run *r, const Args *a, bool *saved, Err *e) {
     Session *s = r->s;
     Progress p = {.start = clock_seconds(), .before = s->meta.seconds, .first = s->trainer.step};
     while (s->trainer.step < s->meta.steps) {
-        StepStats st;
-        if (session_step(s, &st, e)) {
+        StepWindow w = {0};
+        if (session_advance(s, r->k, SIZE_MAX, &w, e)) {
             if (a->out && *saved)
                 fprintf(stderr, "train: %s still holds the model of step %zu\n", a->out,
                         r->k->step);
@@ -407,15 +403,8 @@ static void train(const Cli *cli, Run *r, const Args *a, bool *saved, Err *e) {
                 fprintf(stderr, "train: nothing was saved to %s\n", a->out);
             fail(cli, r, e);
         }
-        p.loss_sum += st.loss;
-        p.correct += st.correct;
-        p.labelled += st.labelled;
-        p.since++;
-        for (size_t b = 0; b < s->meta.batch; b++)
-            p.tokens += s->lens[b];
-        if (s->trainer.step % s->meta.eval_every != 0 && s->trainer.step != s->meta.steps)
-            continue;
-        if (report(s, &p, r->k, saved, r->log, a->logpath, a->out, st.lr, e))
+        p.tokens += w.tokens;
+        if (report(s, &p, &w, r->k, saved, r->log, a->logpath, a->out, e))
             fail(cli, r, e);
     }
     FILE *log = r->log;

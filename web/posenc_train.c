@@ -98,35 +98,28 @@ EXPORT int pw_train_advance(int n) {
     tr.evaluated = false;
     tr.loss_sum = 0.0;
     tr.since = tr.correct = tr.labelled = 0;
-    Session *s = &tr.s;
     double t0 = clock_seconds();
-    for (int i = 0; i < n && s->trainer.step < s->meta.steps; i++) {
-        StepStats st;
-        int rc = session_step(s, &st, e);
-        if (rc)
-            return rc;
-        tr.loss_sum += st.loss;
-        tr.correct += st.correct;
-        tr.labelled += st.labelled;
-        tr.since++;
-        tr.win_loss += st.loss;
-        tr.win_correct += st.correct;
-        tr.win_labelled += st.labelled;
-        tr.win_since++;
-        for (size_t b = 0; b < s->meta.batch; b++)
-            tr.tokens += s->lens[b];
-        if (s->trainer.step % s->meta.eval_every == 0 || s->trainer.step == s->meta.steps) {
-            EvalStats v = {0};
-            if ((rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &v, e)))
-                return rc;
-            tr.valid_acc = eval_accuracy(&v);
-            tr.valid_loss = v.labelled ? v.loss_sum / (double)v.labelled : 0.0;
-            tr.kept_changed = kept_offer(&tr.k, s, &v);
-            tr.evaluated = true;
-            break;
-        }
-    }
+    /* build/train's loop (session_advance), n steps at a time */
+    StepWindow w = {0};
+    int rc = session_advance(&tr.s, &tr.k, n > 0 ? (size_t)n : 0, &w, e);
     tr.seconds += clock_seconds() - t0;
+    if (rc)
+        return rc;
+    tr.loss_sum += w.loss_sum;
+    tr.correct += w.correct;
+    tr.labelled += w.labelled;
+    tr.since += w.steps;
+    tr.win_loss += w.loss_sum;
+    tr.win_correct += w.correct;
+    tr.win_labelled += w.labelled;
+    tr.win_since += w.steps;
+    tr.tokens += w.tokens;
+    if (w.evaluated) {
+        tr.valid_acc = eval_accuracy(&w.valid);
+        tr.valid_loss = w.valid.labelled ? w.valid.loss_sum / (double)w.valid.labelled : 0.0;
+        tr.kept_changed = w.kept_changed;
+        tr.evaluated = true;
+    }
     return 0;
 }
 

@@ -491,6 +491,32 @@ int session_step(Session *s, StepStats *st, Err *e) {
                       s->batch_labels, B, T, st, e);
 }
 
+int session_advance(Session *s, Kept *k, size_t max_steps, StepWindow *w, Err *e) {
+    w->evaluated = false;
+    for (size_t i = 0; i < max_steps && s->trainer.step < s->meta.steps; i++) {
+        StepStats st;
+        int rc = session_step(s, &st, e);
+        if (rc)
+            return rc;
+        w->loss_sum += st.loss;
+        w->correct += st.correct;
+        w->labelled += st.labelled;
+        w->steps++;
+        w->lr = st.lr;
+        for (size_t b = 0; b < s->meta.batch; b++)
+            w->tokens += s->lens[b];
+        if (s->trainer.step % s->meta.eval_every == 0 || s->trainer.step == s->meta.steps) {
+            w->valid = (EvalStats){0};
+            if ((rc = evaluate_dataset(&s->model, &s->valid, 64, NULL, &w->valid, e)))
+                return rc;
+            w->kept_changed = kept_offer(k, s, &w->valid);
+            w->evaluated = true;
+            return 0;
+        }
+    }
+    return 0;
+}
+
 int session_save(const Session *s, const char *path, Err *e) {
     return checkpoint_save(path, &s->model, &s->vocab, &s->labels, &s->trainer, &s->meta, e);
 }

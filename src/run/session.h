@@ -95,6 +95,24 @@ typedef struct {
 } Kept;
 
 int kept_init(Kept *k, const Session *s, bool best, Err *e);
+
+/* What the steps since the last evaluation did (their sums), and what the
+ * evaluation that closed them found. */
+typedef struct {
+    double loss_sum;
+    size_t steps, correct, labelled, tokens;
+    float lr;          /* the last step's learning rate */
+    bool evaluated;    /* an evaluation closed them: valid and kept_changed hold it */
+    EvalStats valid;   /* on the validation split */
+    bool kept_changed; /* the evaluated model is now k's */
+} StepWindow;
+
+/* The training loop train and the web page share: steps the run to its
+ * next evaluation (every eval_every steps, and at the last), or max_steps
+ * steps if sooner, adding to w (which the caller zeroes when a window
+ * starts); at the evaluation, the validation split is evaluated and the
+ * model offered to k. */
+int session_advance(Session *s, Kept *k, size_t max_steps, StepWindow *w, Err *e);
 /* Offers the model as it stands after an evaluation on the validation
  * split; true if it is now the kept one. */
 bool kept_offer(Kept *k, const Session *s, const EvalStats *valid);
