@@ -443,10 +443,29 @@ START_TEST(rule_corrected_significance) {
 }
 END_TEST
 
+/* Memory the statistics could not get makes the page fail, never a NaN
+ * turned into a verdict: the writers end with exp_page_end. */
+START_TEST(out_of_memory_is_an_error_not_a_number) {
+    Err e;
+    exp_page_begin();
+    ck_assert_int_eq(exp_page_end("p.md", &e), 0);
+    void *p = exp_page_alloc(4, sizeof(double));
+    ck_assert_ptr_nonnull(p);
+    free(p);
+    ck_assert_int_eq(exp_page_end("p.md", &e), 0);
+    ck_assert_ptr_null(exp_page_realloc(NULL, SIZE_MAX));
+    ck_assert_int_eq(exp_page_end("p.md", &e), ERR_RUNTIME);
+    ck_assert_msg(strstr(e.msg, "p.md") && strstr(e.msg, "not written"), "%s", e.msg);
+    exp_page_begin();
+    ck_assert_int_eq(exp_page_end("p.md", &e), 0);
+}
+END_TEST
+
 Suite *suite_stats(void) {
     Suite *s = suite_create("stats");
     TCase *tc = tcase_create("stats");
     tcase_add_test(tc, wilson_interval);
+    tcase_add_test(tc, out_of_memory_is_an_error_not_a_number);
     tcase_add_test(tc, mann_whitney_exact);
     tcase_add_test(tc, mann_whitney_smallest_p);
     tcase_add_test(tc, mann_whitney_against_enumeration);

@@ -176,6 +176,7 @@ static void protocol(Buf *b, const ExpResults *r) {
 int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     if (r->failed)
         return err_set(e, ERR_RUNTIME, "out of memory keeping the benchmark's results");
+    exp_page_begin();
     int rc = write_csv(r, dir, e);
     if (!rc)
         rc = exp_bench_figures(r, dir, e);
@@ -225,7 +226,9 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     char path[4096];
     snprintf(path, sizeof path, "%s/benchmark.md", dir);
     rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
-                  : write_file_atomic(path, b.p, b.n, e);
+                  : exp_page_end(path, e);
+    if (!rc)
+        rc = write_file_atomic(path, b.p, b.n, e);
     buf_free(&b);
     return rc;
 }

@@ -38,7 +38,7 @@ typedef enum { AT_CHANCE, SOLVED_IT, BETWEEN, NOT_TOLD } Verdict;
 static void chance_verdicts(const Stat *st, size_t S, Verdict *v) {
     TestFamily f;
     family_init(&f, CORRECT_BH);
-    size_t *at = calloc(S ? S : 1, sizeof *at);
+    size_t *at = exp_page_alloc(S, sizeof *at);
     for (size_t i = 0; at && i < S; i++) {
         double mean, lo, hi;
         double p = one_sample_t(st[i].v, st[i].n, 0.5, &mean, &lo, &hi);

@@ -44,6 +44,7 @@ void exp_rules(Buf *b, size_t seeds) {
 int exp_write(const ExpResults *r, const char *dir, Err *e) {
     if (r->failed)
         return err_set(e, ERR_RUNTIME, "out of memory keeping the experiments' results");
+    exp_page_begin();
     int rc = exp_write_csv(r, dir, e);
     for (size_t t = 0; !rc && t < EXP_LENGTH_TASKS; t++) {
         rc = exp_length_figure(r, dir, exp_length_tasks[t], false, e);
@@ -89,7 +90,9 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
     char path[4096];
     snprintf(path, sizeof path, "%s/results.md", dir);
     rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
-                  : write_file_atomic(path, b.p, b.n, e);
+                  : exp_page_end(path, e);
+    if (!rc)
+        rc = write_file_atomic(path, b.p, b.n, e);
     buf_free(&b);
     return rc;
 }

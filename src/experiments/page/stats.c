@@ -6,6 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool page_oom; /* since exp_page_begin */
+
+void *exp_page_alloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    page_oom |= p == NULL;
+    return p;
+}
+
+void *exp_page_realloc(void *p, size_t size) {
+    void *q = realloc(p, size);
+    page_oom |= q == NULL;
+    return q;
+}
+
+void exp_page_begin(void) { page_oom = false; }
+
+int exp_page_end(const char *page, Err *e) {
+    return page_oom ? err_set(e, ERR_RUNTIME, "out of memory computing the statistics of %s: "
+                              "the page was not written", page) : 0;
+}
+
 void wilson95(double k, double n, double *lo, double *hi) {
     const double z = 1.959963984540054; /* the normal's 97.5% point */
     double p = k / n, z2 = z * z / n;
@@ -47,7 +68,7 @@ static bool same_value(double x, double y) {
  * group's first, so that a chain of near values cannot grow it without
  * end. Returns 0, or -1 when memory ran out. */
 static int ranks2(const double *v, size_t n, size_t *r2, double *ties) {
-    Indexed *s = malloc((n ? n : 1) * sizeof *s);
+    Indexed *s = exp_page_alloc(n, sizeof *s);
     if (!s)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -77,7 +98,7 @@ static double *sum_counts(const size_t *r2, size_t n, size_t k, size_t total) {
     size_t w = total + 1;
     if (k + 1 > SIZE_MAX / sizeof(double) / w)
         return NULL;
-    double *t = calloc((k + 1) * w, sizeof *t); /* t[j w + s]: j chosen, summing to s */
+    double *t = exp_page_alloc((k + 1) * w, sizeof *t); /* t[j w + s]: j chosen, summing to s */
     if (!t)
         return NULL;
     t[0] = 1.0;
@@ -103,8 +124,8 @@ static double mw_tail(const double *a, size_t na, const double *b, size_t nb, do
     if (!na || !nb)
         return NAN;
     size_t n = na + nb;
-    double *v = malloc(n * sizeof *v), p = NAN, ties;
-    size_t *r2 = malloc(n * sizeof *r2);
+    double *v = exp_page_alloc(n, sizeof *v), p = NAN, ties;
+    size_t *r2 = exp_page_alloc(n, sizeof *r2);
     if (!v || !r2)
         goto done;
     for (size_t i = 0; i < n; i++) {
@@ -228,7 +249,7 @@ int hodges_lehmann(const double *a, size_t na, const double *b, size_t nb, doubl
     if (!na || !nb || na > SIZE_MAX / sizeof(double) / nb || hl_rank(na, nb, &k, &coverage))
         return -1;
     size_t m = na * nb;
-    double *d = malloc(m * sizeof *d);
+    double *d = exp_page_alloc(m, sizeof *d);
     if (!d)
         return -1;
     for (size_t i = 0; i < na; i++)
@@ -397,7 +418,7 @@ double one_sample_tost_p(const double *x, size_t n, double mu, double margin) {
  * their count in *m; every adj[i] NaN. NULL when memory ran out. adj may
  * be p: p is read before adj is written. */
 static Indexed *family_sorted(const double *p, size_t n, double *adj, size_t *m) {
-    Indexed *s = malloc((n ? n : 1) * sizeof *s);
+    Indexed *s = exp_page_alloc(n, sizeof *s);
     *m = 0;
     for (size_t i = 0; s && i < n; i++)
         if (!isnan(p[i]))

@@ -13,6 +13,19 @@
 
 #include <stddef.h>
 
+#include "../../core/err.h"
+
+/* The page writer's one error style: memory for the statistics comes from
+ * exp_page_alloc (zeroed, as calloc) and exp_page_realloc, which remember
+ * a failure; the writers call exp_page_begin first and exp_page_end before
+ * they write the page, which then fails (ERR_RUNTIME): a statistic that
+ * could not be computed is an error, never a NaN or a "cannot tell"
+ * verdict on the page. Single-threaded, as the page is written. */
+void *exp_page_alloc(size_t n, size_t size);
+void *exp_page_realloc(void *p, size_t size);
+void exp_page_begin(void);
+int exp_page_end(const char *page, Err *e);
+
 /* The U tests enumerate every split of the pooled values up to this many
  * values in all (10 seeds against 10), and use the normal approximation
  * beyond. */

@@ -75,7 +75,7 @@ const char *exp_correction_name(const TestFamily *f) {
 }
 
 ClaimVerdict exp_claim_decide(Cmp *c, size_t n, TestFamily *f) {
-    PairVerdict *v = malloc((n ? n : 1) * sizeof *v);
+    PairVerdict *v = exp_page_alloc(n, sizeof *v);
     family_adjust(f);
     for (size_t i = 0; i < n; i++) {
         exp_cmp_decide(&c[i], f);

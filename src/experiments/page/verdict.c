@@ -82,7 +82,8 @@ void family_free(TestFamily *f) {
 size_t family_add(TestFamily *f, double p, double tost) {
     if (f->n == f->cap) {
         size_t cap = f->cap ? 2 * f->cap : 8;
-        FamilyTest *t = cap < SIZE_MAX / sizeof *t ? realloc(f->t, cap * sizeof *t) : NULL;
+        FamilyTest *t = cap < SIZE_MAX / sizeof *t ? exp_page_realloc(f->t, cap * sizeof *t)
+                                                  : NULL;
         if (!t) {
             f->failed = true;
             return (size_t)-1;
@@ -95,7 +96,7 @@ size_t family_add(TestFamily *f, double p, double tost) {
 
 int family_adjust(TestFamily *f) {
     size_t n = f->n;
-    double *all = f->failed ? NULL : calloc(n ? 2 * n : 1, sizeof *all);
+    double *all = f->failed ? NULL : exp_page_alloc(2 * n, sizeof *all);
     int rc = -1;
     if (all) {
         for (size_t i = 0; i < n; i++)
