@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,4 +115,21 @@ char *temp_file(void) {
     ck_assert_int_ge(fd, 0);
     close(fd);
     return path;
+}
+
+bool file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+void expect_csv(const char *dir, const char *name, const char *header, size_t lines) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = slurp(path);
+    ck_assert_msg(strncmp(text, header, strlen(header)) == 0, "%s begins: %.80s", path, text);
+    size_t n = 0;
+    for (char *p = text; *p; p++)
+        n += *p == '\n';
+    ck_assert_msg(n == lines, "%s has %zu lines, want %zu", path, n, lines);
+    free(text);
 }

@@ -21,6 +21,8 @@ TCase *tcase_grad_encoder(void);
 Suite *suite_parity(void);
 Suite *suite_train(void);
 Suite *suite_programs(void);
+/* part of suite_programs: the modes end to end (test_program_modes.c) */
+TCase *tcase_program_modes(void);
 Suite *suite_plot(void);
 Suite *suite_figures(void);
 Suite *suite_probe(void);
@@ -97,6 +99,10 @@ void expect_exit(const char *prog, const char *args, int code, const char *want)
 
 /* The whole file as a string; fails the test if it cannot be read. */
 char *slurp(const char *path);
+/* Whether path exists (as anything). */
+bool file_exists(const char *path);
+/* Checks that DIR/name begins with header and has `lines` lines in all. */
+void expect_csv(const char *dir, const char *name, const char *header, size_t lines);
 
 /* An empty file under /tmp, newly made; the path lives until the next
  * call. The caller unlinks it. */

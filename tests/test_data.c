@@ -431,6 +431,56 @@ START_TEST(fuzz_inputs_parse_cleanly) {
 }
 END_TEST
 
+/* Edges, defect 9 (issue 9): data errors found after parsing still name FILE:LINE. */
+START_TEST(data_errors_name_file_and_line) {
+    char *dir = scratch(), data[256], valid[256], args[1024];
+    snprintf(data, sizeof data, "%s/d.txt", dir);
+    snprintf(valid, sizeof valid, "%s/v.txt", dir);
+    write_text(data, "labels: sentence\nA\tx y\nB\ty x\n");
+    /* the unknown label is example 2, on line 5 */
+    write_text(valid, "labels: sentence\n# a comment\nA\tx y\n\nZ\ty y\n");
+    snprintf(args, sizeof args, "--data %s --valid %s --steps 1 --d-model 8 --heads 2 "
+             "--d-ff 16 --out %s/m.bin", data, valid, dir);
+    char want[600];
+    snprintf(want, sizeof want, "%s:5: the label 'Z'", valid);
+    expect_exit("train", args, 2, want);
+    snprintf(args, sizeof args, "--data %s --steps 1 --d-model 8 --heads 2 --d-ff 16 --out "
+             "%s/m.bin", data, dir);
+    Run r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--model %s/m.bin --data %s", dir, valid);
+    expect_exit("evaluate", args, 2, want);
+    /* more labels than a label set holds: the 4097th is on line 4098 */
+    FILE *f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("labels: sentence\n", f);
+    for (int i = 0; i <= DATA_MAX_LABELS; i++)
+        fprintf(f, "L%d\tx\n", i);
+    fclose(f);
+    snprintf(args, sizeof args, "--data %s --steps 1", data);
+    snprintf(want, sizeof want, "%s:%d: more than %d different labels", data,
+             DATA_MAX_LABELS + 2, DATA_MAX_LABELS);
+    expect_exit("train", args, 2, want);
+    /* more words than a model holds: 1000 new words a line; word 32767 of
+     * the file (32769 with <pad> and <unk>) is on line 2 + 32766 / 1000 */
+    f = fopen(data, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("labels: sentence\n", f);
+    for (int line = 0; line < 33; line++) {
+        fputs(line % 2 ? "A\t" : "B\t", f);
+        for (int k = 0; k < 1000; k++)
+            fprintf(f, "%sw%d", k ? " " : "", line * 1000 + k);
+        fputs("\n", f);
+    }
+    fclose(f);
+    snprintf(want, sizeof want, "%s:34: the word 'w32766' would make the vocabulary larger "
+             "than the 32768", data);
+    expect_exit("train", args, 2, want);
+    remove_dir(dir);
+}
+END_TEST
+
 Suite *suite_data(void) {
     Suite *s = suite_create("data");
     TCase *tc = tcase_create("files");
@@ -442,6 +492,7 @@ Suite *suite_data(void) {
     tcase_add_test(tc, cls_goes_before_every_example);
     tcase_add_test(tc, batches_are_padded);
     tcase_add_test(tc, fuzz_inputs_parse_cleanly);
+    tcase_add_test(tc, data_errors_name_file_and_line);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -137,13 +137,6 @@ static unsigned char *file_bytes(const char *path, size_t *n) {
     return b;
 }
 
-static uint64_t fnv(const unsigned char *p, size_t n) {
-    uint64_t h = POSENC_FNV_BASIS;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * POSENC_FNV_PRIME;
-    return h;
-}
-
 START_TEST(damaged_checkpoints_are_refused) {
     TrainMeta mt;
     Config cfg;
@@ -177,7 +170,7 @@ START_TEST(damaged_checkpoints_are_refused) {
     /* a valid checksum over a bad field: the field checks speak */
     size_t off_dmodel = 24 + 8; /* after the header and vocab_size */
     b[off_dmodel] = 0;
-    uint64_t h = fnv(b, n - 8);
+    uint64_t h = buf_fnv1a(b, n - 8);
     for (int i = 0; i < 8; i++)
         b[n - 8 + i] = (unsigned char)(h >> (8 * i));
     ck_assert_int_eq(checkpoint_parse(&ck, b, n, "forged", &e), ERR_INPUT);
