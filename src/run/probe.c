@@ -118,6 +118,111 @@ static size_t longest(const Dataset *d, size_t limit) {
     return T;
 }
 
+/* The probe's sizes and sums: D inputs (the channels and a constant), M
+ * targets (one-hot over the K positions, then the position itself), a set
+ * of normal equations per row of hidden states (the input and each
+ * layer's output). */
+typedef struct {
+    const Model *m;
+    size_t C, D, K, M, rows, lead, limit;
+    double *xtx, *xty, *x, *out; /* (rows,D,D), (rows,D,M), (D), (M) */
+    size_t *count;               /* (K) test words at each position */
+    Runner run;
+} Probe;
+
+/* 1. the normal equations of every row, over the fit sentences' words */
+static int fit_sums(Probe *p, ProbeResult *r, const Dataset *fit, size_t *skipped, Err *e) {
+    size_t nb, Tb, C = p->C, D = p->D, M = p->M, K = p->K;
+    for (size_t next = 0;;) {
+        int rc = next_batch(&p->run, fit, &next, p->limit, skipped, &nb, &Tb, e);
+        if (rc || nb == 0)
+            return rc;
+        r->fit_sentences += nb;
+        for (size_t b = 0; b < nb; b++)
+            for (size_t t = 0; t + p->lead < p->run.lens[b]; t++) {
+                r->fit_words += 1;
+                for (size_t l = 0; l < p->rows; l++) {
+                    const float *h = layer_rows(p->m, &p->run.a, l) + (b * Tb + p->lead + t) * C;
+                    double *A = p->xtx + l * D * D, *B = p->xty + l * D * M, *x = p->x;
+                    for (size_t c = 0; c < C; c++)
+                        x[c] = h[c];
+                    x[C] = 1.0;
+                    for (size_t i = 0; i < D; i++) {
+                        for (size_t j = 0; j <= i; j++)
+                            A[i * D + j] += x[i] * x[j];
+                        B[i * M + t] += x[i];
+                        B[i * M + K] += x[i] * (double)t;
+                    }
+                }
+            }
+    }
+}
+
+/* 2. the ridge maps, into xty: the penalty scales with the mean squared
+ * channel, and spares the constant */
+static int solve_maps(Probe *p, double ridge, Err *e) {
+    size_t C = p->C, D = p->D;
+    int rc = 0;
+    for (size_t l = 0; l < p->rows && !rc; l++) {
+        double *A = p->xtx + l * D * D, tr = 0.0;
+        for (size_t i = 0; i < D; i++)
+            for (size_t j = 0; j < i; j++)
+                A[j * D + i] = A[i * D + j];
+        for (size_t c = 0; c < C; c++)
+            tr += A[c * D + c];
+        double lambda = ridge * (tr > 0.0 ? tr / (double)C : 1.0);
+        for (size_t c = 0; c < C; c++)
+            A[c * D + c] += lambda;
+        rc = cholesky_solve(A, p->xty + l * D * p->M, D, p->M, e);
+    }
+    return rc;
+}
+
+/* 3. scored on the test sentences' words: each row's position read as the
+ * largest one-hot output (right[l]) and as the regressed value (ss_res[l]) */
+static int score_test(Probe *p, ProbeResult *r, const Dataset *test, size_t *skipped,
+                      double *ss_res, size_t *right, double *sum_t, double *sum_tt, Err *e) {
+    size_t nb, Tb, C = p->C, D = p->D, M = p->M, K = p->K;
+    for (size_t next = 0;;) {
+        int rc = next_batch(&p->run, test, &next, p->limit, skipped, &nb, &Tb, e);
+        if (rc || nb == 0)
+            return rc;
+        r->test_sentences += nb;
+        for (size_t b = 0; b < nb; b++)
+            for (size_t t = 0; t + p->lead < p->run.lens[b]; t++) {
+                r->test_words += 1;
+                p->count[t]++;
+                *sum_t += (double)t;
+                *sum_tt += (double)t * (double)t;
+                for (size_t l = 0; l < p->rows; l++) {
+                    const float *h = layer_rows(p->m, &p->run.a, l) + (b * Tb + p->lead + t) * C;
+                    const double *W = p->xty + l * D * M;
+                    double *out = p->out;
+                    for (size_t k = 0; k < M; k++)
+                        out[k] = W[C * M + k];
+                    for (size_t c = 0; c < C; c++)
+                        for (size_t k = 0; k < M; k++)
+                            out[k] += h[c] * W[c * M + k];
+                    size_t best = 0;
+                    for (size_t k = 1; k < K; k++)
+                        if (out[k] > out[best])
+                            best = k;
+                    right[l] += best == t;
+                    ss_res[l] += (out[K] - (double)t) * (out[K] - (double)t);
+                }
+            }
+    }
+}
+
+static void probe_free(Probe *p) {
+    runner_free(&p->run);
+    free(p->xtx);
+    free(p->xty);
+    free(p->x);
+    free(p->out);
+    free(p->count);
+}
+
 int probe_position(ProbeResult *r, const Model *m, const Dataset *fit, const Dataset *test,
                    double ridge, Err *e) {
     memset(r, 0, sizeof *r);
@@ -136,90 +241,25 @@ int probe_position(ProbeResult *r, const Model *m, const Dataset *fit, const Dat
         return err_set(e, ERR_INPUT, "no sentence the model can encode to probe with");
     if (Ttest > T)
         T = Ttest;
-    /* targets: one-hot over the K positions, then the position itself */
     size_t K = T - lead, M = K + 1, rows = L + 1;
     r->n_rows = rows;
     r->n_positions = K;
-    double *xtx = calloc(rows * D * D, sizeof *xtx), *xty = calloc(rows * D * M, sizeof *xty);
-    double *x = malloc(D * sizeof *x), *out = malloc(M * sizeof *out);
-    size_t *count = calloc(K, sizeof *count);
-    Runner run;
-    int rc = runner_init(&run, m, T, e);
-    if (!rc && (!xtx || !xty || !x || !out || !count))
+    Probe p = {.m = m, .C = C, .D = D, .K = K, .M = M, .rows = rows, .lead = lead,
+               .limit = limit, .xtx = calloc(rows * D * D, sizeof *p.xtx),
+               .xty = calloc(rows * D * M, sizeof *p.xty), .x = malloc(D * sizeof *p.x),
+               .out = malloc(M * sizeof *p.out), .count = calloc(K, sizeof *p.count)};
+    int rc = runner_init(&p.run, m, T, e);
+    if (!rc && (!p.xtx || !p.xty || !p.x || !p.out || !p.count))
         rc = err_set(e, ERR_RUNTIME, "out of memory for the probe");
-    size_t nb, Tb, skipped = 0;
-    /* 1. the normal equations of every row, over the fit sentences' words */
-    for (size_t next = 0; !rc;) {
-        if ((rc = next_batch(&run, fit, &next, limit, &skipped, &nb, &Tb, e)) || nb == 0)
-            break;
-        r->fit_sentences += nb;
-        for (size_t b = 0; b < nb; b++)
-            for (size_t t = 0; t + lead < run.lens[b]; t++) {
-                r->fit_words += 1;
-                for (size_t l = 0; l < rows; l++) {
-                    const float *h = layer_rows(m, &run.a, l) + (b * Tb + lead + t) * C;
-                    double *A = xtx + l * D * D, *B = xty + l * D * M;
-                    for (size_t c = 0; c < C; c++)
-                        x[c] = h[c];
-                    x[C] = 1.0;
-                    for (size_t i = 0; i < D; i++) {
-                        for (size_t j = 0; j <= i; j++)
-                            A[i * D + j] += x[i] * x[j];
-                        B[i * M + t] += x[i];
-                        B[i * M + K] += x[i] * (double)t;
-                    }
-                }
-            }
-    }
-    /* 2. the ridge maps: the penalty scales with the mean squared channel,
-     * and spares the constant */
-    for (size_t l = 0; l < rows && !rc; l++) {
-        double *A = xtx + l * D * D, tr = 0.0;
-        for (size_t i = 0; i < D; i++)
-            for (size_t j = 0; j < i; j++)
-                A[j * D + i] = A[i * D + j];
-        for (size_t c = 0; c < C; c++)
-            tr += A[c * D + c];
-        double lambda = ridge * (tr > 0.0 ? tr / (double)C : 1.0);
-        for (size_t c = 0; c < C; c++)
-            A[c * D + c] += lambda;
-        rc = cholesky_solve(A, xty + l * D * M, D, M, e);
-    }
-    /* 3. scored on the test sentences' words */
+    size_t skipped = 0, right[MAX_LAYERS + 1] = {0};
     double ss_res[MAX_LAYERS + 1] = {0}, sum_t = 0.0, sum_tt = 0.0;
-    size_t right[MAX_LAYERS + 1] = {0};
-    for (size_t next = 0; !rc;) {
-        if ((rc = next_batch(&run, test, &next, limit, &skipped, &nb, &Tb, e)) || nb == 0)
-            break;
-        r->test_sentences += nb;
-        for (size_t b = 0; b < nb; b++)
-            for (size_t t = 0; t + lead < run.lens[b]; t++) {
-                r->test_words += 1;
-                count[t]++;
-                sum_t += (double)t;
-                sum_tt += (double)t * (double)t;
-                for (size_t l = 0; l < rows; l++) {
-                    const float *h = layer_rows(m, &run.a, l) + (b * Tb + lead + t) * C;
-                    const double *W = xty + l * D * M;
-                    for (size_t k = 0; k < M; k++)
-                        out[k] = W[C * M + k];
-                    for (size_t c = 0; c < C; c++)
-                        for (size_t k = 0; k < M; k++)
-                            out[k] += h[c] * W[c * M + k];
-                    size_t best = 0;
-                    for (size_t k = 1; k < K; k++)
-                        if (out[k] > out[best])
-                            best = k;
-                    right[l] += best == t;
-                    ss_res[l] += (out[K] - (double)t) * (out[K] - (double)t);
-                }
-            }
-    }
+    if (!rc && !(rc = fit_sums(&p, r, fit, &skipped, e)) && !(rc = solve_maps(&p, ridge, e)))
+        rc = score_test(&p, r, test, &skipped, ss_res, right, &sum_t, &sum_tt, e);
     if (!rc && r->test_words) {
         double n = (double)r->test_words, ss_tot = sum_tt - sum_t * sum_t / n;
         size_t most = 0;
         for (size_t k = 0; k < K; k++)
-            most = count[k] > most ? count[k] : most;
+            most = p.count[k] > most ? p.count[k] : most;
         r->chance = (double)most / n;
         for (size_t l = 0; l < rows; l++) {
             r->accuracy[l] = (double)right[l] / n;
@@ -227,11 +267,6 @@ int probe_position(ProbeResult *r, const Model *m, const Dataset *fit, const Dat
         }
     }
     r->skipped = skipped;
-    runner_free(&run);
-    free(xtx);
-    free(xty);
-    free(x);
-    free(out);
-    free(count);
+    probe_free(&p);
     return rc;
 }
