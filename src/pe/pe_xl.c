@@ -197,6 +197,22 @@ static void xl_score(const PeHead *hd) {
         }
 }
 
+/* The u . k_j term's backward: dk_j += (sum_i g_ij) u, du += (sum_i g_ij) k_j. */
+static void u_backward(const PeHead *hd, const Head *x) {
+    size_t T = hd->T, ld = hd->ld;
+    for (size_t j = 0; j < T; j++) {
+        float g = 0.0f;
+        for (size_t i = 0; i < T; i++)
+            g += hd->dscores[i * T + j];
+        g *= hd->scale;
+        for (size_t d = 0; d < x->HS; d++) {
+            hd->dk[j * ld + d] += g * x->u[d];
+            if (x->du)
+                x->du[d] += g * hd->k[j * ld + d];
+        }
+    }
+}
+
 static void xl_score_backward(const PeHead *hd) {
     /* forward: scores_ij += scale (u . k_j + (q_i + v) . K(i,j)), K(i,j) = W_R R(p_j - p_i);
      * g_ij = scale ds_ij: dk_j += (sum_i g_ij) u, du += (sum_i g_ij) k_j,
@@ -205,17 +221,7 @@ static void xl_score_backward(const PeHead *hd) {
     Head x = head_of(hd);
     size_t T = hd->T, ld = hd->ld, n = (size_t)hd->scratch[0];
     const float *D = hd->scratch + 1, *index = D + T * T;
-    for (size_t j = 0; j < T; j++) {
-        float g = 0.0f;
-        for (size_t i = 0; i < T; i++)
-            g += hd->dscores[i * T + j];
-        g *= hd->scale;
-        for (size_t d = 0; d < x.HS; d++) {
-            hd->dk[j * ld + d] += g * x.u[d];
-            if (x.du)
-                x.du[d] += g * hd->k[j * ld + d];
-        }
-    }
+    u_backward(hd, &x);
     float own[TILE_OFFSETS * TILE_CHANNELS], G[TILE_OFFSETS * TILE_CHANNELS], r[TILE_CHANNELS];
     float gi[TILE_OFFSETS];
     bool by_pair = pairwise(n, T);
