@@ -203,25 +203,9 @@ int fig_curves(Canvas *out, const char *const *paths, const char *const *labels,
         {.series = s[1], .n_series = ns[1], .title = "accuracy", .xlabel = "step",
          .ylabel = "accuracy", .x_integer = true},
     };
-    int W = 0, H = 0, hs[2] = {0, 0};
-    for (int p = 0; p < 2; p++) {
-        if (!ns[p])
-            continue;
-        lc[p].plot_w = 620;
-        lc[p].plot_h = 260;
-        lc[p].legend = true;
-        int w;
-        linechart_size(&lc[p], &w, &hs[p]);
-        W = imax(W, w);
-        H += hs[p] + (H ? BETWEEN : 0);
-    }
-    if ((rc = canvas_init(out, W + 2 * MARGIN, H + 2 * MARGIN, e)))
-        goto done;
-    for (int p = 0, y = MARGIN; p < 2; p++)
-        if (ns[p]) {
-            linechart_draw(out, MARGIN, y, &lc[p], NULL);
-            y += hs[p] + BETWEEN;
-        }
+    for (int p = 0; p < 2; p++)
+        lc[p].plot_w = 620, lc[p].plot_h = 260, lc[p].legend = true;
+    rc = fig_stack(out, lc, 2, MARGIN, BETWEEN, NULL, e);
 done:
     for (size_t i = 0; i < loaded; i++) {
         trainlog_free(&logs[i]);

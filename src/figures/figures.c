@@ -415,23 +415,11 @@ int fig_naive(Canvas *out, size_t T, Err *e) {
          .title = "sin(pos): bounded, but far-apart positions collide", .xlabel = "position",
          .ylabel = "code", .x_integer = true, .legend = true},
     };
-    int W = 0, H = 0, hs[3];
-    for (int i = 0; i < 3; i++) {
-        int w;
-        charts[i].plot_w = 620;
-        charts[i].plot_h = 220;
-        linechart_size(&charts[i], &w, &hs[i]);
-        W = imax(W, w);
-        H += hs[i] + (i ? BETWEEN : 0);
-    }
-    if ((rc = canvas_init(out, W + 2 * MARGIN, H + 2 * MARGIN, e)))
-        goto done;
-    for (int i = 0, yy = MARGIN; i < 3; yy += hs[i] + BETWEEN, i++) {
-        Box area;
-        linechart_draw(out, MARGIN, yy, &charts[i], &area);
-        if (i == 0)
-            band(out, area, &charts[0], -1.0, 1.0, EMBED_BAND);
-    }
+    Box areas[3];
+    for (int i = 0; i < 3; i++)
+        charts[i].plot_w = 620, charts[i].plot_h = 220;
+    if (!(rc = fig_stack(out, charts, 3, MARGIN, BETWEEN, areas, e)))
+        band(out, areas[0], &charts[0], -1.0, 1.0, EMBED_BAND);
 done:
     free(x);
     free(y);

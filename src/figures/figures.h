@@ -9,6 +9,7 @@
 
 #include "../model/model.h"
 #include "../plot/canvas.h"
+#include "../plot/chart.h"
 #include "../text/vocab.h"
 
 /* Most positions and channels a picture draws. */
@@ -38,6 +39,13 @@ int fig_dots(Canvas *out, Box *cells, const Config *c, size_t ref, size_t T, Err
  * bits of a counter, the slow ones like the high bits. *cells (may be
  * NULL) is where the code's cells are. */
 int fig_bits(Canvas *out, Box *cells, const Config *c, size_t T, Err *e);
+
+/* Line charts stacked top to bottom on a new canvas, those without series
+ * left out, margin around them and gap between; areas[i] (if not NULL)
+ * gets chart i's plot area. The layout of the pictures of several panels. */
+#define FIG_MAX_PANELS 8
+int fig_stack(Canvas *out, LineChart *charts, size_t n, int margin, int gap, Box *areas,
+              Err *e);
 
 /* naive: the notes' three failures: the count unbounded over T positions,
  * pos/N at lengths 2 and 4, and sin(pos) colliding over T positions. */
