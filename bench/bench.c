@@ -111,6 +111,76 @@ static float *rand_buf(Rng *r, size_t n) {
     return x;
 }
 
+/* The model, its activations and trainer, a batch of shape s, and the
+ * product sgemm is timed on; 1 on failure (said on stderr). */
+static int ctx_make(Ctx *c, const Shape *s) {
+    *c = (Ctx){.B = s->B, .T = s->T};
+    Config cfg;
+    config_default(&cfg, s->V, "sinusoidal");
+    cfg.d_model = s->C, cfg.n_heads = s->NH, cfg.d_ff = s->F, cfg.n_layers = s->L;
+    cfg.max_len = s->T, cfg.n_classes = 2;
+    OptConfig opt;
+    opt_default(&opt);
+    Err e;
+    /* The layers' activations of one micro-batch only (model.h): the
+     * training step runs forward and backward micro-batch by micro-batch,
+     * as train does with a large batch. */
+    if (model_create(&c->m, &cfg, &e) ||
+        acts_create_micro(&c->a, &c->m, s->B, s->T, micro_sentences(s->B, s->T), &e) ||
+        trainer_create(&c->tr, &c->m, &opt, s->B, s->T, &e)) {
+        fprintf(stderr, "bench: %s\n", e.msg);
+        return 1;
+    }
+    Rng r;
+    rng_seed(&r, 1);
+    rng_seed(&c->rng, 2);
+    c->ids = malloc(s->B * s->T * sizeof *c->ids);
+    c->labels = malloc(s->B * sizeof *c->labels);
+    c->lens = malloc(s->B * sizeof *c->lens);
+    if (!c->ids || !c->labels || !c->lens)
+        return 1;
+    for (size_t i = 0; i < s->B * s->T; i++)
+        c->ids[i] = 2 + (int)rng_below(&r, s->V - 2);
+    for (size_t b = 0; b < s->B; b++) {
+        c->lens[b] = s->T;
+        c->labels[b] = (int)rng_below(&r, 2);
+    }
+    /* the FFN's first product, (BT,C) x (C,F): the model's largest */
+    c->M = s->B * s->T, c->N = s->F, c->K = s->C;
+    c->A = rand_buf(&r, c->M * c->K), c->Bm = rand_buf(&r, c->N * c->K);
+    c->Cm = rand_buf(&r, c->M * c->N);
+    return 0;
+}
+
+/* One shape timed: its line of the table, and its CSV line into csv. */
+static int bench_shape(const Shape *s, double seconds, char *csv, size_t cap) {
+    Ctx c;
+    if (ctx_make(&c, s))
+        return 1;
+    const Bench f[3] = {fwd, step, gemm};
+    double t[3];
+    if (time_rounds(f, t, 3, &c, seconds))
+        return 1;
+    double t_fwd = t[0], t_step = t[1], t_gemm = t[2];
+    double tokens = (double)(s->B * s->T), flops = forward_flops(s);
+    double gf_fwd = flops / t_fwd * 1e-9, gf_step = 3.0 * flops / t_step * 1e-9;
+    double gf_gemm = 2.0 * (double)(c.M * c.N * c.K) / t_gemm * 1e-9;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    /* parameters, gradients and AdamW's two moments */
+    double model_mb = (double)c.m.n_params * 4.0 * sizeof(float) / 1048576.0;
+    printf("%-7s %12.0f %12.0f %10.1f %10.1f %10.1f %6.2f %10.1f %10.1f\n", s->name,
+           tokens / t_fwd, tokens / t_step, gf_fwd, gf_step, gf_gemm, gf_step / gf_gemm,
+           model_mb, (double)ru.ru_maxrss / 1024.0);
+    snprintf(csv, cap, "csv,%s,%.1f,%.1f,%.2f,%.2f,%.2f,%.1f", s->name, tokens / t_fwd,
+             tokens / t_step, gf_fwd, gf_step, gf_gemm, (double)ru.ru_maxrss / 1024.0);
+    free(c.ids), free(c.labels), free(c.lens), free(c.A), free(c.Bm), free(c.Cm);
+    trainer_free(&c.tr);
+    acts_free(&c.a);
+    model_free(&c.m);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     double seconds = 3.0;
     if (argc > 1 && strcmp(argv[1], "--help") == 0) {
@@ -139,67 +209,11 @@ int main(int argc, char **argv) {
     /* a third argument runs one shape only (for `perf record`) */
     const char *only = argc > 2 ? argv[2] : NULL;
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        const Shape *s = &shapes[k];
         csv[k][0] = '\0';
-        if (only && strcmp(only, s->name) != 0)
+        if (only && strcmp(only, shapes[k].name) != 0)
             continue;
-        Ctx c = {.B = s->B, .T = s->T};
-        Config cfg;
-        config_default(&cfg, s->V, "sinusoidal");
-        cfg.d_model = s->C, cfg.n_heads = s->NH, cfg.d_ff = s->F, cfg.n_layers = s->L;
-        cfg.max_len = s->T, cfg.n_classes = 2;
-        OptConfig opt;
-        opt_default(&opt);
-        Err e;
-        /* The layers' activations of one micro-batch only (model.h): the
-         * training step runs forward and backward micro-batch by
-         * micro-batch, as train does with a large batch. */
-        if (model_create(&c.m, &cfg, &e) ||
-            acts_create_micro(&c.a, &c.m, s->B, s->T, micro_sentences(s->B, s->T), &e) ||
-            trainer_create(&c.tr, &c.m, &opt, s->B, s->T, &e)) {
-            fprintf(stderr, "bench: %s\n", e.msg);
+        if (bench_shape(&shapes[k], seconds, csv[k], sizeof csv[k]))
             return 1;
-        }
-        Rng r;
-        rng_seed(&r, 1);
-        rng_seed(&c.rng, 2);
-        c.ids = malloc(s->B * s->T * sizeof *c.ids);
-        c.labels = malloc(s->B * sizeof *c.labels);
-        c.lens = malloc(s->B * sizeof *c.lens);
-        if (!c.ids || !c.labels || !c.lens)
-            return 1;
-        for (size_t i = 0; i < s->B * s->T; i++)
-            c.ids[i] = 2 + (int)rng_below(&r, s->V - 2);
-        for (size_t b = 0; b < s->B; b++) {
-            c.lens[b] = s->T;
-            c.labels[b] = (int)rng_below(&r, 2);
-        }
-        /* the FFN's first product, (BT,C) x (C,F): the model's largest */
-        c.M = s->B * s->T, c.N = s->F, c.K = s->C;
-        c.A = rand_buf(&r, c.M * c.K), c.Bm = rand_buf(&r, c.N * c.K);
-        c.Cm = rand_buf(&r, c.M * c.N);
-        const Bench f[3] = {fwd, step, gemm};
-        double t[3];
-        if (time_rounds(f, t, 3, &c, seconds))
-            return 1;
-        double t_fwd = t[0], t_step = t[1], t_gemm = t[2];
-        double tokens = (double)(s->B * s->T), flops = forward_flops(s);
-        double gf_fwd = flops / t_fwd * 1e-9, gf_step = 3.0 * flops / t_step * 1e-9;
-        double gf_gemm = 2.0 * (double)(c.M * c.N * c.K) / t_gemm * 1e-9;
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        /* parameters, gradients and AdamW's two moments */
-        double model_mb = (double)c.m.n_params * 4.0 * sizeof(float) / 1048576.0;
-        printf("%-7s %12.0f %12.0f %10.1f %10.1f %10.1f %6.2f %10.1f %10.1f\n", s->name,
-               tokens / t_fwd, tokens / t_step, gf_fwd, gf_step, gf_gemm, gf_step / gf_gemm,
-               model_mb, (double)ru.ru_maxrss / 1024.0);
-        snprintf(csv[k], sizeof csv[k], "csv,%s,%.1f,%.1f,%.2f,%.2f,%.2f,%.1f", s->name,
-                 tokens / t_fwd, tokens / t_step, gf_fwd, gf_step, gf_gemm,
-                 (double)ru.ru_maxrss / 1024.0);
-        free(c.ids), free(c.labels), free(c.lens), free(c.A), free(c.Bm), free(c.Cm);
-        trainer_free(&c.tr);
-        acts_free(&c.a);
-        model_free(&c.m);
     }
     printf("\nratio: the training step's GFLOP/s over sgemm's on the (BT,C)x(C,F) product.\n");
     printf("model MB: parameters, gradients and AdamW's two moments; peak RSS includes the\n"
