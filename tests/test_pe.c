@@ -9,6 +9,7 @@
 #include "../src/text/order.h"
 #include "../src/core/rng.h"
 #include "../src/pe/pe.h"
+#include "../src/run/checkpoint.h"
 #include "suites.h"
 
 /* An independent evaluation in double, written the way many tutorials do:
@@ -428,10 +429,51 @@ START_TEST(the_registry_declares_each_option_once) {
 }
 END_TEST
 
+/* What adding a scheme takes (docs/architecture.md, section 8): its file,
+ * one registry line, its tests and its docs. This names what a new
+ * scheme's file or docs lack, field by field. */
+START_TEST(each_scheme_declares_what_its_readers_need) {
+    char *formats = slurp("docs/formats.md"), *lineage = slurp("docs/04-relative.md");
+    for (size_t i = 0; i < pe_count(); i++) {
+        const PeScheme *s = pe_at(i);
+        const char *n = s->name;
+        ck_assert_msg(n && *n && strlen(n) < PE_NAME_MAX, "scheme %zu has no name", i);
+        for (size_t j = 0; j < i; j++)
+            ck_assert_msg(strcmp(pe_at(j)->name, n) != 0, "%s is in the registry twice", n);
+        ck_assert_msg(s->about && *s->about, "%s: no about (the --help line)", n);
+        ck_assert_msg(s->since >= 1 && s->since <= CHECKPOINT_VERSION, "%s: since %u, where the "
+                      "checkpoint versions are 1..%d (since: the first that stores it)", n,
+                      s->since, CHECKPOINT_VERSION);
+        ck_assert_msg(!s->width || s->value || s->param_shape, "%s: a width but no value "
+                      "formula and no table", n);
+        ck_assert_msg(!s->param_shape || (s->param_name && s->init), "%s: a table without "
+                      "param_name or init", n);
+        ck_assert_msg(!s->rotate || (s->ref_rotate && s->prepare && s->scratch), "%s: rotate "
+                      "without ref_rotate, prepare or scratch", n);
+        ck_assert_msg(!s->score || s->ref_score, "%s: score without ref_score (the reference "
+                      "model's formula)", n);
+        ck_assert_msg(!s->mix || (s->ref_value && s->mix_backward), "%s: mix without "
+                      "ref_value or mix_backward", n);
+        for (size_t j = 0; j < i && s->bench_place; j++)
+            ck_assert_msg(pe_at(j)->bench_place != s->bench_place, "%s and %s share the "
+                          "benchmark's place %u", pe_at(j)->name, n, s->bench_place);
+        char quoted[PE_NAME_MAX + 2];
+        snprintf(quoted, sizeof quoted, "`%s`", n);
+        ck_assert_msg(strstr(formats, quoted), "%s: docs/formats.md does not name it (the "
+                      "checkpoint's scheme row)", n);
+        ck_assert_msg(pe_in_input(s) || strstr(lineage, quoted) || strstr(lineage, n),
+                      "%s: docs/04-relative.md does not place it in the lineage", n);
+    }
+    free(formats);
+    free(lineage);
+}
+END_TEST
+
 Suite *suite_pe(void) {
     Suite *s = suite_create("pe");
     TCase *tc = tcase_create("values");
     tcase_add_test(tc, sinusoid_position_zero_is_zero_one);
+    tcase_add_test(tc, each_scheme_declares_what_its_readers_need);
     tcase_add_test(tc, sinusoid_river_bank);
     tcase_add_test(tc, sinusoid_matches_double_formula);
     tcase_add_test(tc, sinusoid_layouts_hold_the_same_channels);
