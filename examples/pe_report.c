@@ -17,6 +17,10 @@
 #include "../src/pe/analysis_shift.h"
 #include "../src/run/report.h"
 #include "cli.h"
+#include "../src/pe/pe_sinusoidal.h"
+#include "../src/pe/pe_rope.h"
+#include "../src/pe/pe_alibi.h"
+#include "../src/pe/pe_t5.h"
 
 /* Pieces, each under the 4095 characters C guarantees for one literal. */
 static const char *const USAGE[] = {

@@ -13,6 +13,8 @@
 #include "../src/pe/pe.h"
 #include "../src/text/order.h"
 #include "suites.h"
+#include "../src/pe/pe_alibi.h"
+#include "../src/pe/pe_t5.h"
 
 /* q (or k, which) of one head, HS channels, at position p, through the
  * scheme's own prepare and rotate. */

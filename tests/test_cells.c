@@ -23,6 +23,7 @@
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_store_one
 #include "fuzz/fuzz_store.c"
+#include "../src/pe/pe_alibi.h"
 #undef LLVMFuzzerTestOneInput
 
 static ExpSettings quick_settings(void) {

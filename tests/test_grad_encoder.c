@@ -15,6 +15,8 @@
 #include "../src/text/vocab.h"
 #include "ref_model.h"
 #include "suites.h"
+#include "../src/pe/pe_rope.h"
+#include "../src/pe/pe_alibi.h"
 
 /* Relative to the tensor's gradient norm (directions) or largest entry
  * (coordinates); the float backward measures about 1e-6. The step of

@@ -8,6 +8,7 @@
 
 #include "../src/run/orderdemo.h"
 #include "suites.h"
+#include "../src/pe/pe_alibi.h"
 
 START_TEST(pair_defaults_to_the_sentence_backwards) {
     OrderPair p;

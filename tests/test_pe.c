@@ -11,6 +11,8 @@
 #include "../src/pe/pe.h"
 #include "../src/run/checkpoint.h"
 #include "suites.h"
+#include "../src/pe/pe_sinusoidal.h"
+#include "../src/pe/pe_rope.h"
 
 /* An independent evaluation in double, written the way many tutorials do:
  * exp(2i * -ln(10000)/d) instead of a power. */

@@ -18,6 +18,7 @@
 #include "../src/plot/trainlog.h"
 #include "pixels.h"
 #include "suites.h"
+#include "../src/pe/pe_sinusoidal.h"
 
 /* A fresh directory under /tmp; remove it with rm_dir. */
 static char *tmp_dir(void) {

@@ -12,6 +12,7 @@
 #include "../src/run/npy.h"
 #include "../src/text/order.h"
 #include "suites.h"
+#include "../src/pe/pe_rope.h"
 
 /* A short agent run: small, but long enough to learn the task. */
 #define SMALL "--task agent --d-model 32 --heads 2 --d-ff 64 --eval-every 100"

@@ -9,6 +9,7 @@
 #include "../src/pe/analysis.h"
 #include "../src/pe/analysis_shift.h"
 #include "suites.h"
+#include "../src/pe/pe_sinusoidal.h"
 
 static PeProps props(const char *name, size_t C, size_t N) {
     PeConfig pc;

@@ -9,6 +9,7 @@
 #include "../src/pe/analysis_rope.h"
 #include "../src/pe/analysis_shift.h"
 #include "pw.h"
+#include "../src/pe/pe_sinusoidal.h"
 
 /* The sliders' ends: a head of up to 256 channels, positions up to 4096,
  * and the decay drawn over at most 4096 offsets. */

@@ -22,6 +22,7 @@
 #include "../src/pe/analysis.h"
 #include "../src/run/orderdemo.h"
 #include "pw.h"
+#include "../src/pe/pe_sinusoidal.h"
 
 /* The heatmap and the dot-product matrix draw at most this many positions
  * and channels: a canvas shows no more. */

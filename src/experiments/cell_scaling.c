@@ -9,6 +9,7 @@
 #include "../run/session.h"
 #include "../run/trial.h"
 #include "cell.h"
+#include "../pe/pe_rope.h"
 
 /* The scalings of exp_scaling_names, in its order. */
 static const struct {

@@ -1,6 +1,8 @@
 /* The results page's design: the schemes its sections run (design.h). */
 #include "design.h"
 
+#include "../pe/pe_sinusoidal.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -92,4 +94,15 @@ const char *exp_scaling_scheme(void) {
                 return s->name;
     }
     return NULL;
+}
+
+const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",
+                                                     "interleaved, concat",
+                                                     "interleaved, add, scaled"};
+
+void exp_variant_config(Config *c, size_t variant) {
+    if (variant == 1)
+        pe_put(&c->pe, &pe_opt_layout, LAYOUT_SPLIT);
+    pe_put(&c->pe, &pe_opt_combine, variant == 2 ? 1 : 0); /* concat, or add */
+    c->scale_embed = variant == 3;
 }

@@ -50,4 +50,10 @@ extern const char *const exp_floor_scheme;
  * may change (PeOption.tunable, its long-context scalings), or NULL. */
 const char *exp_scaling_scheme(void);
 
+/* Experiment 5's variants of the sinusoid: the baseline (interleaved,
+ * added), split layout, concatenated, embeddings scaled by sqrt(d_model). */
+#define EXP_VARIANTS 4
+extern const char *const exp_variant_names[EXP_VARIANTS];
+void exp_variant_config(Config *c, size_t variant);
+
 #endif

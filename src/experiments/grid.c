@@ -74,16 +74,6 @@ const char *exp_bench_scheme(const char *column, bool *randomized) {
     return *randomized ? column + sizeof RANDOM - 1 : column;
 }
 
-const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",
-                                                     "interleaved, concat",
-                                                     "interleaved, add, scaled"};
-
-void exp_variant_config(Config *c, size_t variant) {
-    if (variant == 1)
-        pe_put(&c->pe, &pe_opt_layout, LAYOUT_SPLIT);
-    pe_put(&c->pe, &pe_opt_combine, variant == 2 ? 1 : 0); /* concat, or add */
-    c->scale_embed = variant == 3;
-}
 
 void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
     memset(s, 0, sizeof *s);

@@ -116,11 +116,6 @@ size_t exp_bench_seeds(const ExpSettings *set, size_t column);
 #define EXP_LENGTH_TASKS 3
 extern const char *const exp_length_tasks[EXP_LENGTH_TASKS];
 
-/* Experiment 5's variants of the sinusoid: the baseline (interleaved,
- * added), split layout, concatenated, embeddings scaled by sqrt(d_model). */
-#define EXP_VARIANTS 4
-extern const char *const exp_variant_names[EXP_VARIANTS];
-void exp_variant_config(Config *c, size_t variant);
 
 /* One training of the grid (or, in section 1, one untrained model): the
  * unit that runs on its own, writes its own file, and is never run twice. */

@@ -7,6 +7,8 @@
 #include "../pe/analysis_rope.h"
 #include "../plot/chart.h"
 #include "figures.h"
+#include "../pe/pe_sinusoidal.h"
+#include "../pe/pe_rope.h"
 
 #define MARGIN 10
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis_attn.h"
+#include "pe_sinusoidal.h"
 
 bool pe_shift_takes(const PeScheme *s) {
     bool base = pe_options_read(s, COMBINE_DEFAULT) >> pe_option_index(&pe_opt_base) & 1u;

@@ -29,34 +29,7 @@
 
 typedef enum { COMBINE_DEFAULT = 0, COMBINE_ADD = 1, COMBINE_CONCAT = 2 } Combine;
 
-/* Channel order of the sinusoid: sin/cos interleaved as in the paper, or all
- * sines then all cosines as in tensor2tensor (the same channels, permuted).
- * For RoPE, the pairs rotated together: (x_2i, x_2i+1) as in the paper, or
- * (x_i, x_i+d/2) as in GPT-NeoX and LLaMA's code. */
-typedef enum { LAYOUT_INTERLEAVED = 0, LAYOUT_SPLIT = 1 } SinLayout;
-
-/* RoPE's frequencies stretched for contexts past the training length (see
- * rope_inv_freq): none, position interpolation (Chen et al. 2023), the
- * static NTK-aware change of base, YaRN (Peng et al. 2023). */
-typedef enum {
-    ROPE_SCALING_NONE = 0,
-    ROPE_SCALING_LINEAR = 1,
-    ROPE_SCALING_NTK = 2,
-    ROPE_SCALING_YARN = 3
-} RopeScaling;
-
-/* ALiBi's slopes: the same to the left and to the right of the query, or
- * different (see alibi_slope_side). */
-typedef enum { ALIBI_SYMMETRIC = 0, ALIBI_ASYMMETRIC = 1 } AlibiSlopes;
-
 #define PE_NAME_MAX 24
-
-/* Ranges and defaults the schemes' options and checks share. */
-#define PE_DEFAULT_BASE 10000.0         /* the paper's wavelength base */
-#define PE_BASE_MIN 1.000001            /* --base's range, both ends included */
-#define PE_BASE_MAX 1e12
-#define PE_YARN_BETA_FAST 32.0          /* YaRN's ramp, in rotations over the original */
-#define PE_YARN_BETA_SLOW 1.0           /* length: the paper's and Hugging Face's defaults */
 
 /* The most options all schemes together may have (a test holds the
  * registry to it); the options are listed in pe_option.h. */
@@ -74,10 +47,6 @@ typedef struct {
 } PeConfig;
 
 /* ---- the registry's options (one PeOption is pe_option.h's) ---- */
-
-/* The sinusoid's, which rope reads too (pe_sinusoidal.c): its layout (a
- * SinLayout) and wavelength base. */
-extern const PeOption pe_opt_layout, pe_opt_base;
 
 /* Every option of every scheme, each once: --combine and --pe-dim, then
  * the schemes' in the registry's order. NULL past the last. */
@@ -368,74 +337,5 @@ void pe_combine_backward(float *dP, const float *dx, size_t n, size_t w, size_t 
 /* Width of the schemes as wide as the model (sinusoidal, learned): C under
  * add; under concat --pe-dim, or C/2 when it is not given. */
 size_t pe_wide_width(const PeConfig *pc, size_t C, Combine combine);
-
-/* The sinusoid of section 3.5 for one position and channel, in double:
- * channel 2i is sin(pos / base^(2i/d)) and 2i+1 the cos (interleaved), or
- * channel i < ceil(d/2) is the sin of frequency i and ceil(d/2)+i the cos
- * (split). An odd d ends with the sin of frequency (d-1)/2. */
-double sinusoid_value(double pos, size_t channel, size_t d, SinLayout layout, double base);
-
-/* P (T,d) of the sinusoid for positions first..first+T-1: pe_fill of the
- * sinusoidal scheme, for the tests and the report. */
-void sinusoid_table(float *P, size_t first, size_t T, size_t d, SinLayout layout, double base);
-
-/* The wavelength base of pc (--base, or the paper's 10000) and the
- * sinusoid's layout (--layout): what the sinusoid and rope read. */
-double pe_base(const PeConfig *pc);
-SinLayout pe_layout(const PeConfig *pc);
-/* A wavelength base the schemes take: finite, from PE_BASE_MIN to
- * PE_BASE_MAX (at 1 every channel has one wavelength; within 1e-6 of it
- * float32 cannot tell them apart); --base's range. */
-bool pe_base_ok(double base);
-
-/* ALiBi's slope m_h of head h (0-based) of NH: Press et al.'s geometric
- * sequence 2^(-8(h+1)/NH) for a power of two; otherwise the slopes of the
- * largest power of two below NH, then every other slope of twice that. */
-double alibi_slope(size_t h, size_t NH);
-/* The slope head h of NH applies to keys on one side of the query: m_h on
- * both sides when symmetric; when asymmetric, m_h to the left (the paper's
- * causal bias) and to the right the slope of the head at the other end of
- * the list, m_(NH-1-h), so that every head but the middle one of an odd
- * NH weighs the two sides differently and a sentence differs from its
- * reverse. */
-double alibi_slope_side(const PeConfig *pc, size_t h, size_t NH, bool right);
-/* pc's --alibi-slopes. */
-AlibiSlopes alibi_slopes_of(const PeConfig *pc);
-
-/* Rope's scaling options (pe_rope.c), which a trained model may change
- * (PeOption.tunable): --rope-scaling (a RopeScaling), --rope-factor S and
- * --rope-original-len L. */
-extern const PeOption pe_opt_rope_scaling, pe_opt_rope_factor, pe_opt_rope_original_len;
-/* "none", "linear", "ntk" or "yarn". */
-const char *rope_scaling_name(RopeScaling r);
-/* pc's scaling, and its factor S (1 without a scaling). */
-RopeScaling rope_scaling_of(const PeConfig *pc);
-double rope_factor_of(const PeConfig *pc);
-/* Gives pc scaling r with factor S and, for yarn, original length L (the
- * options r does not read are taken back; none takes all three back). */
-void rope_set_scaling(PeConfig *pc, RopeScaling r, double S, size_t L);
-
-/* RoPE's inverse frequencies theta_i, i < HS/2, for a head of HS channels
- * under pc's scaling (the base, factor S and original length L of pc), in
- * double, as Hugging Face transformers' modeling_rope_utils computes them:
- *   none    theta_i = base^(-2i/HS)
- *   linear  theta_i / S: positions divided by S (position interpolation)
- *   ntk     base' = base * S^(HS/(HS-2)) in place of base (static NTK-aware)
- *   yarn    theta_i / S for the pairs that turn fewer than beta_slow = 1
- *           times over L, theta_i for those that turn more than beta_fast =
- *           32 times, a linear ramp between (_compute_yarn_parameters)
- * Returns the factor cos and sin are multiplied by, so that q.k is scaled
- * by its square: 0.1 ln S + 1 under yarn, 1 otherwise. */
-double rope_inv_freq(const PeConfig *pc, size_t HS, double *theta);
-
-/* T5's bucket of the signed offset key - query (bidirectional): offsets
- * to the right take the upper half of the buckets; within each half,
- * distances below half of it are exact and the rest are log-spaced up to
- * max_distance, from where on all share the last bucket. */
-size_t t5_bucket(long offset, size_t buckets, size_t max_distance);
-
-/* Shaw et al.'s index of the offset key - query clipped to [-k, k]: the
- * row 0..2k of its key (and value) table, k + offset inside the window. */
-size_t shaw_row(long offset, size_t k);
 
 #endif

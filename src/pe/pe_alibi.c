@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "pe.h"
+#include "pe_alibi.h"
 
 static const char *const SLOPES_NAMES[] = {"symmetric", "asymmetric", NULL};
 

@@ -15,6 +15,7 @@
 
 #include "pe.h"
 #include "pe_rope.h"
+#include "pe_sinusoidal.h"
 
 static const char *const SCALING_NAMES[] = {"none", "linear", "ntk", "yarn", NULL};
 

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "pe.h"
+#include "pe_shaw.h"
 
 #define MAX_RELATIVE_MAX 4096 /* --max-relative's range: 1 to this */
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "pe.h"
+#include "pe_sinusoidal.h"
 
 static const char *const LAYOUT_NAMES[] = {"interleaved", "split", NULL};
 

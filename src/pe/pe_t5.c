@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "pe.h"
+#include "pe_t5.h"
 
 static const PeOption opt_buckets = {
     .flag = "--buckets",

@@ -50,6 +50,7 @@
 
 #include "pe.h"
 #include "pe_xl_keys.h"
+#include "pe_sinusoidal.h"
 
 static Head head_of(const PeHead *hd) {
     size_t HS = hd->HS, C = HS * hd->NH, W = hd->h * HS * C, u = C * C + hd->h * HS;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "pe.h"
+#include "pe_sinusoidal.h"
 
 #define XL_BASE PE_DEFAULT_BASE /* their max_time, 10000 */
 #define TILE_OFFSETS 32

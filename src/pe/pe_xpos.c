@@ -25,6 +25,7 @@
 
 #include "pe.h"
 #include "pe_rope.h"
+#include "pe_sinusoidal.h"
 
 #define XPOS_GAMMA 0.4 /* the paper's and torchscale's */
 

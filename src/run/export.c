@@ -12,6 +12,10 @@
 
 #include "../core/fileio.h"
 #include "npy.h"
+#include "../pe/pe_sinusoidal.h"
+#include "../pe/pe_rope.h"
+#include "../pe/pe_alibi.h"
+#include "../pe/pe_t5.h"
 
 static const char *const TOP_FILES[] = {"input_ids.npy", "input.npy", "output.npy", "pooled.npy",
                                         "vocab.txt", "config.json", "params",

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../pe/pe_sinusoidal.h"
 
 #define CELL REPORT_CELL
 

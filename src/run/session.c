@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "../pe/pe_rope.h"
 
 _Static_assert(DATA_MAX_WORDS == MAX_DIM, "a vocabulary built from data must fit a model");
 
