@@ -377,6 +377,12 @@ void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *p
     fill_rows(P, plan, pc, params, pos, T, n);
 }
 
+void pe_fill_run(PeConfig *pc, size_t trained_len) {
+    const PeScheme *s = pe_find(pc->name);
+    if (s && s->fill_run)
+        s->fill_run(pc, trained_len);
+}
+
 size_t pe_scratch(const PePlan *plan, const PeConfig *pc, size_t T) {
     const PeScheme *s = plan->scheme;
     return s->scratch ? s->scratch(pc, T, plan->head_size) : 0;

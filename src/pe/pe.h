@@ -163,6 +163,10 @@ typedef struct PeScheme {
     /* Under a causal mask: why the options given do nothing there (a
      * message, for the model to refuse them), or NULL. */
     const char *(*causal_conflict)(const PeConfig *pc);
+    /* Fills the options the run decides, not given by the user, from the
+     * longest sentence the model trains on (yarn's original length);
+     * NULL when there are none. Called through pe_fill_run. */
+    void (*fill_run)(PeConfig *pc, size_t trained_len);
 
     /* -- a scheme with a formula -- */
     /* Channel c of a code w wide at position p (0-based; the scheme numbers
@@ -277,6 +281,10 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
 /* How the plan's scheme meets the model, for messages: "add", "concat",
  * "inside attention", or "nothing added" (none). */
 const char *pe_meets(const PePlan *plan);
+
+/* pc's scheme's fill_run, if it has one: the options a run decides,
+ * from the longest training sentence. */
+void pe_fill_run(PeConfig *pc, size_t trained_len);
 
 /* The options pc gives (bit i: pe_option_at(i)). */
 PeOptMask pe_options_given(const PeConfig *pc);

@@ -136,6 +136,13 @@ double rope_inv_freq(const PeConfig *pc, size_t HS, double *theta) {
     return rope_gain(pc);
 }
 
+/* yarn's ramp counts turns over the length the model learns: the longest
+ * training sentence, unless --rope-original-len says otherwise */
+static void rope_fill_run(PeConfig *pc, size_t trained_len) {
+    if (rope_scaling_of(pc) == ROPE_SCALING_YARN && !pe_given(pc, &pe_opt_rope_original_len))
+        pe_put(pc, &pe_opt_rope_original_len, (double)trained_len);
+}
+
 static int rope_check(const PeConfig *pc, const PeShape *sh, Err *e) {
     size_t HS = sh->C / sh->NH;
     if (HS % 2 != 0)
@@ -264,6 +271,7 @@ const PeScheme pe_rope = {
             "positions, so the score of two words depends on their offset",
     .default_combine = COMBINE_ADD,
     .check = rope_check,
+    .fill_run = rope_fill_run,
     .value = rope_value,
     .value_f32 = rope_f32,
     .scratch = rope_scratch,

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "../pe/pe_rope.h"
 
 _Static_assert(DATA_MAX_WORDS == MAX_DIM, "a vocabulary built from data must fit a model");
 
@@ -294,10 +293,7 @@ static int create(Session *s, const TrainMeta *meta, const Config *cfg, const Op
             rc = grow_refused(&s->meta, rows, c.max_len, e);
         else if (rows)
             c.max_len = rows;
-        /* yarn's ramp counts turns over the length the model learns */
-        if (rope_scaling_of(&c.pe) == ROPE_SCALING_YARN &&
-            !pe_given(&c.pe, &pe_opt_rope_original_len))
-            pe_put(&c.pe, &pe_opt_rope_original_len, (double)s->train.max_len);
+        pe_fill_run(&c.pe, s->train.max_len);
         if (!rc)
             rc = check_run(s, &c, NULL, e);
         if (!rc)
@@ -387,14 +383,13 @@ int session_tune(Config *c, const PeConfig *given, Err *e) {
         if (pe_given(given, o))
             pe_put(&pc, o, pe_get(given, o));
     }
-    if (rope_scaling_of(&pc) == ROPE_SCALING_YARN && !pe_given(&pc, &pe_opt_rope_original_len))
-        pe_put(&pc, &pe_opt_rope_original_len, (double)c->max_len);
+    pe_fill_run(&pc, c->max_len);
     PePlan plan;
     int rc = pe_plan(&plan, &pc, c->d_model, c->n_heads, c->max_len, e);
     const PeOption *unread = rc ? NULL : pe_unused_option(&plan, &pc);
     if (unread)
-        rc = err_set(e, ERR_INPUT, "%s stretches rope's frequencies; this model uses %s",
-                     unread->flag, c->pe.name);
+        rc = err_set(e, ERR_INPUT, "%s stretches another scheme's positions; this model uses "
+                     "%s, which does not read it", unread->flag, c->pe.name);
     if (!rc)
         c->pe = pc;
     return rc;
