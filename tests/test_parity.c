@@ -1,7 +1,8 @@
 /* Parity with PyTorch: the fixtures under tests/reference/fixtures, made by
- * make_fixtures.py from torch's nn.TransformerEncoder (or, for RoPE, ALiBi,
- * xl, KERPLE and FIRE, the same layers with an explicit attention in
- * PyTorch, KERPLE and FIRE written from their papers' code), loaded into
+ * make_fixtures.py from torch's nn.TransformerEncoder (or, for RoPE, xPos,
+ * ALiBi, xl, KERPLE in both forms and FIRE, the same layers with an
+ * explicit attention in PyTorch, xPos, KERPLE and FIRE written from their
+ * papers' code), loaded into
  * the C model; two are causal, given torch's square subsequent mask.
  * Forward within 1e-5 (the causal ones 1e-6); every parameter gradient
  * within 1e-4 of the tensor's largest gradient. The largest difference of each tensor is
@@ -24,7 +25,8 @@ static const char *const cases[] = {"post_relu_sinusoidal",        "pre_gelu_lea
                                     "post_relu_rope",              "pre_gelu_rope_split",
                                     "pre_gelu_alibi",              "post_relu_sinusoidal_causal",
                                     "pre_gelu_none_causal",        "post_gelu_xl",
-                                    "post_relu_kerple",            "pre_gelu_fire"};
+                                    "post_relu_kerple",            "pre_gelu_fire",
+                                    "post_gelu_xpos",              "pre_relu_kerple_power"};
 
 /* Loads DIR/name.npy, checking it holds n floats. */
 static float *load(const char *dir, const char *name, size_t n) {
@@ -73,6 +75,7 @@ static void read_config(const char *dir, Config *c, size_t *B, size_t *T) {
         else if (!strcmp(key, "layout") && !strcmp(val, "split"))
             set_opt(&c->pe, "--layout", "split");
         else if (!strcmp(key, "causal")) c->causal = v != 0;
+        else if (!strncmp(key, "--", 2)) set_opt(&c->pe, key, val); /* a scheme's option */
     }
     fclose(f);
     /* torch adds the input schemes' code; the others take no combine mode */

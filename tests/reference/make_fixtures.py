@@ -116,6 +116,22 @@ def rope(x, split):
     return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
 
 
+def xpos(x, which):
+    # x (B,H,T,HS): rope's turn (interleaved pairs), each pair's cos and sin
+    # multiplied by zeta_i^(t/512) for the query and zeta_i^(-t/512) for the
+    # key, zeta_i = (2i + 0.4 HS) / (1.4 HS): torchscale's XPOS (Sun et al.
+    # 2022; scale_base 512) with the positions 0..T-1 (torchscale centres
+    # them, which changes no score: they hold the offset alone)
+    T, HS = x.shape[2], x.shape[3]
+    t = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    theta = 10000.0 ** (-torch.arange(0, HS, 2, dtype=torch.float64) / HS)
+    zeta = (torch.arange(0, HS, 2, dtype=torch.float64) + 0.4 * HS) / (1.4 * HS)
+    scale = zeta ** ((1 if which == "q" else -1) * t / 512.0)
+    cos, sin = (scale * torch.cos(t * theta)).float(), (scale * torch.sin(t * theta)).float()
+    a, b = x[..., 0::2], x[..., 1::2]
+    return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+
+
 def xl_sinusoid(T, d):
     # Ruoss et al.'s sinusoid_position_encoding(T, d, add_negative_side=True)
     # (randomized_positional_encodings, models/positional_encodings.py):
@@ -188,6 +204,29 @@ class KerpleLog(nn.Module):
         return torch.stack([x.grad if grad else x for x in t])
 
 
+class KerplePower(nn.Module):
+    # KERPLE's power kernel, as its code's ParallelKerplePower with learned
+    # a and p: -a_h |i - j|^p_h, a ~ U(0,1) and p ~ U(0,2), a clamped at
+    # 0.01 and p to [0.01, 2] before every use. Encoder: the distance.
+    def __init__(self, heads):
+        super().__init__()
+        self.bias_a = nn.Parameter(torch.rand(heads))
+        self.bias_p = nn.Parameter(torch.rand(heads) * 2)
+
+    def forward(self, T):
+        with torch.no_grad():
+            self.bias_a.clamp_(min=KERPLE_EPS)
+            self.bias_p.clamp_(min=KERPLE_EPS, max=2)
+        pos = torch.arange(T, dtype=torch.float32)
+        dist = (pos.unsqueeze(1) - pos.unsqueeze(0)).abs()
+        return -self.bias_a.view(-1, 1, 1) * dist.pow(self.bias_p.view(-1, 1, 1))
+
+    def table(self, grad=False):
+        # (2,H): r1 = a, then r2 = p, as the C table of either form
+        t = (self.bias_a, self.bias_p)
+        return torch.stack([x.grad if grad else x for x in t])
+
+
 class Fire(nn.Module):
     # FIRE (Li et al. 2023), the paper's listing: an MLP 1 -> width -> heads
     # of psi(i - j) / psi(max(L, i)), psi(x) = log(|c x| + 1), with c from
@@ -242,6 +281,8 @@ class ExplicitAttention(nn.Module):
         q, k, v = (z.view(B, T, H, HS).transpose(1, 2) for z in (q, k, v))
         if self.pe == "rope":
             q, k = rope(q, self.split), rope(k, self.split)
+        if self.pe == "xpos":
+            q, k = xpos(q, "q"), xpos(k, "k")
         scores = q @ k.transpose(2, 3) / math.sqrt(HS)
         if self.pe == "xl":
             scores = self.relative_position(q, k) / math.sqrt(HS)
@@ -287,6 +328,8 @@ class ExplicitModel(nn.Module):
         self.head = nn.Linear(C, K)
         if pe == "kerple":
             self.kerple_log = KerpleLog(heads)
+        if pe == "kerple_power":  # the C table keeps its name in either form
+            self.kerple_log = KerplePower(heads)
 
     def forward(self, ids, lens):
         T = ids.shape[1]
@@ -308,7 +351,7 @@ def state_names(model):
 def tensors(model):
     # name -> (value, gradient) under the C model's names, Transformer-XL's,
     # KERPLE's and FIRE's parts packed into their tables
-    packed = (XlRelative, KerpleLog, Fire)
+    packed = (XlRelative, KerpleLog, KerplePower, Fire)
     inside = {n for n, mod in model.named_modules() if isinstance(mod, packed)}
     out = {}
     for n, p in state_names(model).items():
@@ -328,7 +371,7 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     torch.manual_seed(seed)
     V, C, heads, layers, F, K, B, T = 11, 16, 4, 2, 32, 3, 3, 7
     lens = torch.tensor([7, 4, 6])
-    if pe in ("rope", "alibi", "xl", "kerple", "fire"):
+    if pe in ("rope", "xpos", "alibi", "xl", "kerple", "kerple_power", "fire"):
         model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split)
     else:
         model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T, causal=causal)
@@ -360,7 +403,8 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     with open(os.path.join(d, "config.txt"), "w") as f:
         f.write(f"vocab {V}\nd_model {C}\nheads {heads}\nlayers {layers}\nd_ff {F}\n")
         f.write(f"classes {K}\nbatch {B}\nlength {T}\n")
-        f.write(f"norm {'pre' if norm_first else 'post'}\nact {act}\npe {pe}\n")
+        f.write(f"norm {'pre' if norm_first else 'post'}\nact {act}\n")
+        f.write("pe kerple\n--kerple-form power\n" if pe == "kerple_power" else f"pe {pe}\n")
         f.write(f"layout {'split' if split else 'interleaved'}\n")
         f.write(f"causal {1 if causal else 0}\n")
     save(os.path.join(d, "ids.npy"), ids.float())
@@ -387,6 +431,8 @@ CASES = {
     "post_gelu_xl": (False, "gelu", "xl", 8, {}),
     "post_relu_kerple": (False, "relu", "kerple", 8, {}),
     "pre_gelu_fire": (True, "gelu", "fire", 9, {}),
+    "post_gelu_xpos": (False, "gelu", "xpos", 10, {}),
+    "pre_relu_kerple_power": (True, "relu", "kerple_power", 11, {}),
 }
 
 if __name__ == "__main__":
