@@ -1,5 +1,5 @@
 /* Running the programs from the suites, as a user runs them. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,4 +132,36 @@ void expect_csv(const char *dir, const char *name, const char *header, size_t li
         n += *p == '\n';
     ck_assert_msg(n == lines, "%s has %zu lines, want %zu", path, n, lines);
     free(text);
+}
+
+/* Runs cmd through sh in dir (B is the programs' folder, made absolute;
+ * NOBODY runs what follows as an unprivileged user when root, for whom
+ * no folder is read-only); returns its exit status, stderr in *err. */
+int sh_in(const char *dir, const char *cmd, char **err) {
+    const char *bin = getenv("POSENC_BIN");
+    char abs[4096], errpath[512], full[8192];
+    ck_assert_ptr_nonnull(realpath(bin ? bin : "build", abs));
+    snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
+    snprintf(full, sizeof full, "cd '%s' && B='%s'; NOBODY=; [ \"$(id -u)\" -eq 0 ] && "
+             "NOBODY='setpriv --reuid=65534 --regid=65534 --clear-groups'; { %s\n} 2>'%s'",
+             dir, abs, cmd, errpath);
+    int st = system(full);
+    *err = slurp(errpath);
+    unlink(errpath);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+void expect_sh(const char *dir, const char *cmd, int code, const char *want) {
+    char *err;
+    int st = sh_in(dir, cmd, &err);
+    ck_assert_msg(st == code, "%s: exit %d, want %d; stderr: %s", cmd, st, code, err);
+    ck_assert_msg(!want || strstr(err, want), "%s: stderr lacks '%s': %s", cmd, want, err);
+    free(err);
+}
+
+void refute_sh(const char *dir, const char *cmd, const char *unwanted) {
+    char *err;
+    sh_in(dir, cmd, &err);
+    ck_assert_msg(!strstr(err, unwanted), "%s: stderr says '%s': %s", cmd, unwanted, err);
+    free(err);
 }

@@ -97,6 +97,15 @@ void run_free(Run *r);
  * message on stderr containing want. */
 void expect_exit(const char *prog, const char *args, int code, const char *want);
 
+/* Runs cmd through sh in dir, with $B the programs' folder (absolute) and
+ * $NOBODY, when root, a prefix that runs what follows as an unprivileged
+ * user (root writes anywhere); returns its exit status, stderr in *err
+ * (free it). expect_sh wants the status code and want in stderr (want may
+ * be NULL); refute_sh wants unwanted absent from it. */
+int sh_in(const char *dir, const char *cmd, char **err);
+void expect_sh(const char *dir, const char *cmd, int code, const char *want);
+void refute_sh(const char *dir, const char *cmd, const char *unwanted);
+
 /* The whole file as a string; fails the test if it cannot be read. */
 char *slurp(const char *path);
 /* Whether path exists (as anything). */

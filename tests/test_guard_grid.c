@@ -1,6 +1,6 @@
 /* Edge cases round four (issue 36), the grid's folders, records and
  * publishing: see test_guards.c. */
-#define _XOPEN_SOURCE 700 /* realpath, symlink */
+#define _XOPEN_SOURCE 700 /* symlink */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,38 +11,6 @@
 #include "../src/experiments/cellfile.h"
 #include "../src/run/outputs.h"
 #include "suites.h"
-
-/* Runs cmd through sh in dir (B is the programs' folder, made absolute;
- * NOBODY runs what follows as an unprivileged user when root, for whom
- * no folder is read-only); returns its exit status, stderr in *err. */
-static int sh_in(const char *dir, const char *cmd, char **err) {
-    const char *bin = getenv("POSENC_BIN");
-    char abs[4096], errpath[512], full[8192];
-    ck_assert_ptr_nonnull(realpath(bin ? bin : "build", abs));
-    snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-    snprintf(full, sizeof full, "cd '%s' && B='%s'; NOBODY=; [ \"$(id -u)\" -eq 0 ] && "
-             "NOBODY='setpriv --reuid=65534 --regid=65534 --clear-groups'; { %s\n} 2>'%s'",
-             dir, abs, cmd, errpath);
-    int st = system(full);
-    *err = slurp(errpath);
-    unlink(errpath);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void expect_sh(const char *dir, const char *cmd, int code, const char *want) {
-    char *err;
-    int st = sh_in(dir, cmd, &err);
-    ck_assert_msg(st == code, "%s: exit %d, want %d; stderr: %s", cmd, st, code, err);
-    ck_assert_msg(!want || strstr(err, want), "%s: stderr lacks '%s': %s", cmd, want, err);
-    free(err);
-}
-
-static void refute_sh(const char *dir, const char *cmd, const char *unwanted) {
-    char *err;
-    sh_in(dir, cmd, &err);
-    ck_assert_msg(!strstr(err, unwanted), "%s: stderr says '%s': %s", cmd, unwanted, err);
-    free(err);
-}
 
 #define QCELL "$B/experiments --bench --quick --cell bench-even_pairs-none-s1"
 

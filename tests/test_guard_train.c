@@ -1,6 +1,6 @@
 /* Edge cases round four (issue 36), train's resumes and logs: see
  * test_guards.c. */
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,28 +11,6 @@
 #include "suites.h"
 
 #define TINY "--d-model 8 --heads 2 --d-ff 16 --layers 1"
-
-/* Runs cmd through sh in dir (B is the programs' folder, made absolute);
- * returns its exit status, with stderr in *err (free it). */
-static int sh_in(const char *dir, const char *cmd, char **err) {
-    const char *bin = getenv("POSENC_BIN");
-    char abs[4096], errpath[512], full[8192];
-    ck_assert_ptr_nonnull(realpath(bin ? bin : "build", abs));
-    snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-    snprintf(full, sizeof full, "cd '%s' && B='%s'; { %s\n} 2>'%s'", dir, abs, cmd, errpath);
-    int st = system(full);
-    *err = slurp(errpath);
-    unlink(errpath);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static void expect_sh(const char *dir, const char *cmd, int code, const char *want) {
-    char *err;
-    int st = sh_in(dir, cmd, &err);
-    ck_assert_msg(st == code, "%s: exit %d, want %d; stderr: %s", cmd, st, code, err);
-    ck_assert_msg(!want || strstr(err, want), "%s: stderr lacks '%s': %s", cmd, want, err);
-    free(err);
-}
 
 /* A resumed run trains on the data it trained on: the same relative
  * --data path from another folder names another file, and is refused by

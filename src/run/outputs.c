@@ -235,10 +235,15 @@ static bool join(char *buf, size_t cap, const char *a, const char *b) {
     return n >= 0 && (size_t)n < cap;
 }
 
-/* Moves every file under from/rel to to/rel (making to's folders) and
- * removes from's folders on the way back up; with move false, removes
- * the files instead. */
-static int walk(const char *from, const char *to, const char *rel, bool move, Err *e) {
+/* What happens to one entry of a set being moved: its path in the staging
+ * folder, its destination, its path relative to both, and its lstat. */
+typedef int (*Visit)(const char *from, const char *to, const char *sub, const char *path,
+                     const char *dst, const struct stat *st, bool move, Err *e);
+
+/* visit on every entry of from/rel (the staging folder's COMPLETE mark
+ * aside), in the folder's order, until one fails. */
+static int each_entry(const char *from, const char *to, const char *rel, Visit visit, bool move,
+                      Err *e) {
     char src[4096];
     if (!join(src, sizeof src, from, rel))
         return err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
@@ -251,29 +256,69 @@ static int walk(const char *from, const char *to, const char *rel, bool move, Er
             (!rel[0] && strcmp(ent->d_name, COMPLETE) == 0))
             continue;
         char sub[4096], path[4096], dst[4096];
-        if (!join(sub, sizeof sub, rel, ent->d_name) || !join(path, sizeof path, from, sub) ||
-            !join(dst, sizeof dst, to, sub)) {
-            rc = err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
-            break;
-        }
         struct stat st;
-        if (lstat(path, &st) != 0)
+        if (!join(sub, sizeof sub, rel, ent->d_name) || !join(path, sizeof path, from, sub) ||
+            !join(dst, sizeof dst, to, sub))
+            rc = err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
+        else if (lstat(path, &st) != 0)
             rc = err_set(e, ERR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
-        else if (S_ISDIR(st.st_mode)) {
-            if (move && mkdir(dst, 0777) != 0 && errno != EEXIST)
-                rc = err_set(e, ERR_RUNTIME, "cannot create the folder %s: %s", dst,
-                             strerror(errno));
-            if (!rc)
-                rc = walk(from, to, sub, move, e);
-        } else if (move ? rename(path, dst) != 0 : unlink(path) != 0) {
-            rc = err_set(e, ERR_RUNTIME, "cannot %s %s: %s", move ? "move into place"
-                         : "remove", path, strerror(errno));
-        }
+        else
+            rc = visit(from, to, sub, path, dst, &st, move, e);
     }
     closedir(d);
-    if (!rc && rel[0] && rmdir(src) != 0)
+    return rc;
+}
+
+static int walk(const char *from, const char *to, const char *rel, bool move, Err *e);
+
+/* One entry moved into place (a folder made and walked), or removed. */
+static int move_entry(const char *from, const char *to, const char *sub, const char *path,
+                      const char *dst, const struct stat *st, bool move, Err *e) {
+    if (S_ISDIR(st->st_mode)) {
+        if (move && mkdir(dst, 0777) != 0 && errno != EEXIST)
+            return err_set(e, ERR_RUNTIME, "cannot create the folder %s: %s", dst,
+                           strerror(errno));
+        return walk(from, to, sub, move, e);
+    }
+    if (move ? rename(path, dst) != 0 : unlink(path) != 0)
+        return err_set(e, ERR_RUNTIME, "cannot %s %s: %s", move ? "move into place" : "remove",
+                       path, strerror(errno));
+    return 0;
+}
+
+/* Moves every file under from/rel to to/rel (making to's folders) and
+ * removes from's folders on the way back up; with move false, removes
+ * the files instead. */
+static int walk(const char *from, const char *to, const char *rel, bool move, Err *e) {
+    int rc = each_entry(from, to, rel, move_entry, move, e);
+    char src[4096];
+    if (!rc && rel[0] && join(src, sizeof src, from, rel) && rmdir(src) != 0)
         rc = err_set(e, ERR_RUNTIME, "cannot remove the folder %s: %s", src, strerror(errno));
     return rc;
+}
+
+/* Whether one entry can be moved without harm (see check_moves); a folder's
+ * entries too. */
+static int check_entry(const char *from, const char *to, const char *sub, const char *path,
+                       const char *dst, const struct stat *st, bool move, Err *e) {
+    (void)path;
+    struct stat at;
+    if (lstat(dst, &at) != 0) {
+        if (errno != ENOENT)
+            return err_set(e, ERR_INPUT, "cannot look at %s: %s", dst, strerror(errno));
+    } else if (S_ISLNK(at.st_mode)) {
+        return err_set(e, ERR_INPUT, "%s is a symbolic link: the page's files are not written "
+                       "through links inside the folder they go to; remove the link, or give "
+                       "the folder it points to as --out", dst);
+    } else if (S_ISDIR(st->st_mode) != S_ISDIR(at.st_mode) ||
+               (!S_ISDIR(st->st_mode) && !S_ISREG(at.st_mode))) {
+        return err_set(e, ERR_INPUT, "%s is in the way (%s, where %s belongs); move it away and "
+                       "run again: nothing was replaced", dst,
+                       S_ISDIR(at.st_mode) ? "a folder" : S_ISREG(at.st_mode) ? "a file"
+                                                                             : "not a file",
+                       S_ISDIR(st->st_mode) ? "a folder" : "a file");
+    }
+    return S_ISDIR(st->st_mode) ? each_entry(from, to, sub, check_entry, move, e) : 0;
 }
 
 /* Whether every file under from/rel can be moved to to/rel without harm,
@@ -283,43 +328,7 @@ static int walk(const char *from, const char *to, const char *rel, bool move, Er
  * would send the set into some other folder). ERR_INPUT naming the first
  * path in the way. */
 static int check_moves(const char *from, const char *to, const char *rel, Err *e) {
-    char src[4096];
-    if (!join(src, sizeof src, from, rel))
-        return err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
-    DIR *d = opendir(src);
-    if (!d)
-        return err_set(e, ERR_RUNTIME, "cannot read the folder %s: %s", src, strerror(errno));
-    int rc = 0;
-    for (struct dirent *ent; !rc && (ent = readdir(d));) {
-        if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0 ||
-            (!rel[0] && strcmp(ent->d_name, COMPLETE) == 0))
-            continue;
-        char sub[4096], path[4096], dst[4096];
-        struct stat st, at;
-        if (!join(sub, sizeof sub, rel, ent->d_name) || !join(path, sizeof path, from, sub) ||
-            !join(dst, sizeof dst, to, sub))
-            rc = err_set(e, ERR_RUNTIME, "a path under %s is too long", from);
-        else if (lstat(path, &st) != 0)
-            rc = err_set(e, ERR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
-        else if (lstat(dst, &at) != 0) {
-            if (errno != ENOENT)
-                rc = err_set(e, ERR_INPUT, "cannot look at %s: %s", dst, strerror(errno));
-        } else if (S_ISLNK(at.st_mode))
-            rc = err_set(e, ERR_INPUT, "%s is a symbolic link: the page's files are not written "
-                         "through links inside the folder they go to; remove the link, or give "
-                         "the folder it points to as --out", dst);
-        else if (S_ISDIR(st.st_mode) != S_ISDIR(at.st_mode) ||
-                 (!S_ISDIR(st.st_mode) && !S_ISREG(at.st_mode)))
-            rc = err_set(e, ERR_INPUT, "%s is in the way (%s, where %s belongs); move it away "
-                         "and run again: nothing was replaced", dst,
-                         S_ISDIR(at.st_mode) ? "a folder" : S_ISREG(at.st_mode) ? "a file"
-                                                                               : "not a file",
-                         S_ISDIR(st.st_mode) ? "a folder" : "a file");
-        if (!rc && S_ISDIR(st.st_mode))
-            rc = check_moves(from, to, sub, e);
-    }
-    closedir(d);
-    return rc;
+    return each_entry(from, to, rel, check_entry, false, e);
 }
 
 static int finish(const char *dir, const char *staging, bool complete, Err *e) {
