@@ -13,6 +13,12 @@
 char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
+    char *buf = slurp_stream(f);
+    fclose(f);
+    return buf;
+}
+
+char *slurp_stream(FILE *f) {
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     ck_assert_ptr_nonnull(buf);
@@ -25,7 +31,6 @@ char *slurp(const char *path) {
         }
     }
     buf[n] = '\0';
-    fclose(f);
     return buf;
 }
 

@@ -108,6 +108,8 @@ void refute_sh(const char *dir, const char *cmd, const char *unwanted);
 
 /* The whole file as a string; fails the test if it cannot be read. */
 char *slurp(const char *path);
+/* What a stream gives until its end, as a string (free it). */
+char *slurp_stream(FILE *f);
 /* Whether path exists (as anything). */
 bool file_exists(const char *path);
 /* Checks that DIR/name begins with header and has `lines` lines in all. */

@@ -22,20 +22,8 @@ static int read_formats(const char *files, char **out) {
     snprintf(cmd, sizeof cmd, "%s tests/reference/read_formats.py %s 2>&1", python(), files);
     FILE *p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    ck_assert_ptr_nonnull(buf);
-    for (size_t got; (got = fread(buf + n, 1, cap - n - 1, p)) > 0;) {
-        n += got;
-        if (n + 1 == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    buf[n] = '\0';
+    *out = slurp_stream(p);
     int st = pclose(p);
-    *out = buf;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 

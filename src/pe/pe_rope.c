@@ -143,13 +143,20 @@ static void rope_fill_run(PeConfig *pc, size_t trained_len) {
         pe_put(pc, &pe_opt_rope_original_len, (double)trained_len);
 }
 
-static int rope_check(const PeConfig *pc, const PeShape *sh, Err *e) {
+int rope_check_pairs(const char *name, const PeShape *sh, Err *e) {
     size_t HS = sh->C / sh->NH;
     if (HS % 2 != 0)
-        return err_set(e, ERR_INPUT, "rope turns the channels of each head in pairs, but d_model "
+        return err_set(e, ERR_INPUT, "%s turns the channels of each head in pairs, but d_model "
                        "%zu / %zu heads leaves %zu channels per head, an odd number; choose "
                        "--heads or --d-model so that each head has an even number of channels",
-                       sh->C, sh->NH, HS);
+                       name, sh->C, sh->NH, HS);
+    return 0;
+}
+
+static int rope_check(const PeConfig *pc, const PeShape *sh, Err *e) {
+    size_t HS = sh->C / sh->NH;
+    if (rope_check_pairs("rope", sh, e))
+        return ERR_INPUT;
     RopeScaling scaling = rope_scaling_of(pc);
     bool scaled = scaling != ROPE_SCALING_NONE;
     if (scaled && !pe_given(pc, &pe_opt_rope_factor))

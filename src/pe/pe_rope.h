@@ -18,6 +18,10 @@
 void rope_turn(float *x, size_t ld, const float *R, size_t T, size_t HS, bool split,
                bool inverse);
 
+/* ERR_INPUT unless each head of the shape has an even number of channels
+ * (the pairs a rotation turns); name names the scheme in the message. */
+int rope_check_pairs(const char *name, const PeShape *sh, Err *e);
+
 /* The same in double, for one pair i of one row: turned by angle and
  * multiplied by gain. */
 void rope_turn_pair_ref(double *x, size_t HS, bool split, size_t i, double angle, double gain);

@@ -59,13 +59,7 @@ static double scale_of(const PeConfig *pc, size_t HS, size_t i, double p, PeOper
 
 static int xpos_check(const PeConfig *pc, const PeShape *sh, Err *e) {
     (void)pc;
-    size_t HS = sh->C / sh->NH;
-    if (HS % 2 != 0)
-        return err_set(e, ERR_INPUT, "xpos turns the channels of each head in pairs, but d_model "
-                       "%zu / %zu heads leaves %zu channels per head, an odd number; choose "
-                       "--heads or --d-model so that each head has an even number of channels",
-                       sh->C, sh->NH, HS);
-    return 0;
+    return rope_check_pairs("xpos", sh, e);
 }
 
 /* Two of rope's tables per sentence: the query's (T,HS), then the key's,
