@@ -73,7 +73,7 @@ static void parse(Cli *cli, Args *a) {
     a->over.seed = 1;
     a->draws = 10;
     a->max_memory = cli_default_memory();
-    config_default(&a->scale, 0, "rope");
+    config_default(&a->scale, 0, pe_tunable_scheme()->name);
     for (const char *arg; (arg = cli_next(cli));) {
         cli_help(cli, USAGE);
         if (cli_flag(cli, "--csv")) {

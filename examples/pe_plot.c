@@ -304,10 +304,11 @@ static void settle(Cli *cli, Args *a) {
     if (a->kind == K_WAVELENGTHS) {
         /* rope's picture whatever the scheme options: its scaling ones
          * are rope's alone; one head of the width, as for decay */
-        if (strcmp(cfg->pe.name, "rope") != 0 && a->pe_list_given)
-            cli_usage_error(cli, "--kind wavelengths draws rope's frequencies, not %s",
+        const char *scaled = pe_tunable_scheme()->name;
+        if (strcmp(cfg->pe.name, scaled) != 0 && a->pe_list_given)
+            cli_usage_error(cli, "--kind wavelengths draws %s's frequencies, not %s", scaled,
                             cfg->pe.name);
-        snprintf(cfg->pe.name, sizeof cfg->pe.name, "rope");
+        snprintf(cfg->pe.name, sizeof cfg->pe.name, "%s", scaled);
         if (!a->heads_given)
             cfg->n_heads = 1;
     }
@@ -315,7 +316,8 @@ static void settle(Cli *cli, Args *a) {
         /* RoPE's picture: rope, and one head of the whole width, as
          * RoFormer's figure (d = 128); each default holds whatever else
          * is given (--base, --heads, --d-model) */
-        snprintf(cfg->pe.name, sizeof cfg->pe.name, "rope");
+        snprintf(cfg->pe.name, sizeof cfg->pe.name, "%s",
+                 pe_tunable_scheme()->name);
         if (!a->heads_given)
             cfg->n_heads = 1;
     }

@@ -108,7 +108,7 @@ static void relative(const Cli *cli, const Config *cfg, size_t K) {
     Err e;
     PeConfig rope;
     PePlan plan;
-    pe_config_default(&rope, "rope");
+    pe_config_default(&rope, pe_tunable_scheme()->name);
     if (pe_given(&cfg->pe, &pe_opt_base))
         pe_put(&rope, &pe_opt_base, pe_base(&cfg->pe));
     if (pe_given(&cfg->pe, &pe_opt_layout))
@@ -175,7 +175,7 @@ static void wavelengths(const Cli *cli, const Config *cfg) {
                    ? (size_t)pe_get(given, &pe_opt_rope_original_len)
                    : 8;
     PeConfig plain, sc = *given;
-    pe_config_default(&plain, "rope");
+    pe_config_default(&plain, pe_tunable_scheme()->name);
     if (pe_given(given, &pe_opt_base))
         pe_put(&plain, &pe_opt_base, pe_base(given));
     bool scaled = rope_scaling_of(given) != ROPE_SCALING_NONE;

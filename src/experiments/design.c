@@ -87,13 +87,8 @@ const char *const exp_variant_scheme = "sinusoidal";
 const char *const exp_floor_scheme = "none";
 
 const char *exp_scaling_scheme(void) {
-    for (size_t i = 0; i < pe_count(); i++) {
-        const PeScheme *s = pe_at(i);
-        for (const PeOption *const *o = s->options; o && *o && !s->grids_later; o++)
-            if ((*o)->tunable)
-                return s->name;
-    }
-    return NULL;
+    const PeScheme *s = pe_tunable_scheme();
+    return s && !s->grids_later ? s->name : NULL;
 }
 
 const char *const exp_variant_names[EXP_VARIANTS] = {"interleaved, add", "split, add",

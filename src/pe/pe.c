@@ -377,6 +377,21 @@ void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *p
     fill_rows(P, plan, pc, params, pos, T, n);
 }
 
+const PeScheme *pe_reader_of(const PeOption *o) {
+    size_t bit = pe_option_index(o);
+    for (size_t i = 0; i < pe_count() && bit < PE_OPT_SLOTS; i++)
+        if (pe_options_read(pe_at(i), COMBINE_DEFAULT) >> bit & 1u)
+            return pe_at(i);
+    return NULL;
+}
+
+const PeScheme *pe_tunable_scheme(void) {
+    for (size_t i = 0; i < pe_option_count(); i++)
+        if (pe_option_at(i)->tunable)
+            return pe_reader_of(pe_option_at(i));
+    return NULL;
+}
+
 void pe_fill_run(PeConfig *pc, size_t trained_len) {
     const PeScheme *s = pe_find(pc->name);
     if (s && s->fill_run)

@@ -282,6 +282,13 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
  * "inside attention", or "nothing added" (none). */
 const char *pe_meets(const PePlan *plan);
 
+/* The registry's first scheme that reads o, and its first with options a
+ * trained model may change (PeOption.tunable: its long-context scalings):
+ * what a program that shows or changes those options picks, not by name.
+ * NULL if none. */
+const PeScheme *pe_reader_of(const PeOption *o);
+const PeScheme *pe_tunable_scheme(void);
+
 /* pc's scheme's fill_run, if it has one: the options a run decides,
  * from the longest training sentence. */
 void pe_fill_run(PeConfig *pc, size_t trained_len);
