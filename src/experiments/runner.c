@@ -70,7 +70,8 @@ static pid_t spawn(const ExpRunner *r, const ExpCell *cell) {
     argv[k++] = cell->id;
     argv[k++] = "--cells";
     argv[k++] = r->cells_dir;
-    for (size_t i = 0; r->args[i] && k < sizeof argv / sizeof *argv - 1; i++)
+    size_t n_args = sizeof r->args / sizeof *r->args;
+    for (size_t i = 0; i < n_args && r->args[i] && k < sizeof argv / sizeof *argv - 1; i++)
         argv[k++] = r->args[i];
     argv[k] = NULL;
     fflush(NULL);
