@@ -121,8 +121,6 @@ static const Field FIELDS[] = {
 };
 #define N_FIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
-/* The schemes ticked for Compare at first: none, the default and rope. */
-static const char *const COMPARE_FIRST[] = {"none", PW_DEFAULT_SCHEME, "rope"};
 
 static const Field *field_at(int i) {
     return i >= 0 && (size_t)i < N_FIELDS ? &FIELDS[i] : NULL;
@@ -253,11 +251,23 @@ EXPORT int pw_option_read(int s, int i, const char *combine) {
     return (int)(pe_options_read(pe_at((size_t)s), pe_combine_given(&pc)) >> i & 1u);
 }
 
+/* The schemes ticked for Compare at first, one of each kind: the
+ * registry's first with no position at all (none), the default (added to
+ * the input) and its first that turns q and k (rope). */
+static bool first_of_kind(size_t s, bool (*kind)(const PeScheme *)) {
+    for (size_t i = 0; i < s; i++)
+        if (kind(pe_at(i)))
+            return false;
+    return kind(pe_at(s));
+}
+static bool no_position(const PeScheme *s) { return !pe_in_input(s) && !pe_in_attention(s); }
+static bool turns(const PeScheme *s) { return s->rotate != NULL; }
+
 EXPORT int pw_compare_ticked(int s) {
-    for (size_t k = 0; s >= 0 && (size_t)s < pe_count() && k < 3; k++)
-        if (strcmp(pe_at((size_t)s)->name, COMPARE_FIRST[k]) == 0)
-            return 1;
-    return 0;
+    if (s < 0 || (size_t)s >= pe_count())
+        return 0;
+    return strcmp(pe_at((size_t)s)->name, PW_DEFAULT_SCHEME) == 0 ||
+           first_of_kind((size_t)s, no_position) || first_of_kind((size_t)s, turns);
 }
 
 /* ---- the command line ---- */

@@ -15,14 +15,10 @@
 
 /* ---- figures ---- */
 
-/* The columns of each figure: none and Ruoss et al.'s encodings with
- * their randomized forms (dashed, in the plain one's colour); none and the
- * other schemes. */
-static const char *const PAPER[] = {"none",         "sinusoidal", "random sinusoidal",
-                                    "xl",           "random xl",  "rope",
-                                    "random rope",  "alibi",      "random alibi",
-                                    "learned",      "random learned"};
-#define N_PAPER (sizeof PAPER / sizeof *PAPER)
+/* The columns of each figure: the paper's (the floor, none, first, then
+ * Ruoss et al.'s encodings, each randomized form dashed in its plain one's
+ * colour), and none with the others. The floor is column 0 (grid.h). */
+#define FLOOR exp_bench_column(0)
 
 static int figure(const ExpResults *r, const char *path, const char *const *cols, size_t n_cols,
                   Err *e) {
@@ -70,9 +66,12 @@ static int figure(const ExpResults *r, const char *path, const char *const *cols
 int exp_bench_figures(const ExpResults *r, const char *dir, Err *e) {
     char path[4096];
     snprintf(path, sizeof path, "%s/img/benchmark/paper.png", dir);
-    int rc = figure(r, path, PAPER, N_PAPER, e);
-    /* none, then every column past the paper's */
-    const char *others[1 + EXP_BENCH_MAX] = {"none"};
+    const char *paper[EXP_BENCH_MAX];
+    for (size_t c = 0; c < exp_bench_paper(); c++)
+        paper[c] = exp_bench_column(c);
+    int rc = figure(r, path, paper, exp_bench_paper(), e);
+    /* the floor, then every column past the paper's */
+    const char *others[1 + EXP_BENCH_MAX] = {FLOOR};
     size_t n = 1;
     for (size_t c = exp_bench_paper(); c < r->set.bench_columns; c++)
         others[n++] = exp_bench_column(c);
@@ -94,13 +93,25 @@ static size_t best_column(const ExpResults *r, size_t t, Band band, Stat *best) 
     return at;
 }
 
+/* The paper's columns that have a randomized form (which follows each):
+ * their indices, in plain[], and how many. */
+static size_t plain_forms(size_t *plain) {
+    size_t n = 0;
+    for (size_t c = 0; c + 1 < exp_bench_paper(); c++) {
+        bool randomized;
+        const char *scheme = exp_bench_scheme(exp_bench_column(c + 1), &randomized);
+        if (randomized && strcmp(scheme, exp_bench_column(c)) == 0)
+            plain[n++] = c;
+    }
+    return n;
+}
+
 /* Ruoss et al.'s first claim: each randomized form against its plain one,
  * on every task past N, one family (Holm); and the average gain, the
  * paper's way (best seeds) and over seeds. */
 static void randomized_claim(Buf *b, const ExpResults *r) {
-    enum { PAIRS = 5 };
-    static const char *const PLAIN[PAIRS] = {"sinusoidal", "xl", "rope", "alibi", "learned"};
-    size_t n = PAIRS * EXP_BENCH_TASKS;
+    size_t plain[EXP_BENCH_MAX], pairs = plain_forms(plain);
+    size_t n = pairs * EXP_BENCH_TASKS;
     Cmp *c = exp_table_alloc(b, n, sizeof *c);
     if (!c)
         return;
@@ -120,14 +131,13 @@ static void randomized_claim(Buf *b, const ExpResults *r) {
                out.lo, out.hi, n, EXP_LEARNED, in.hi, VERDICT_FLOOR_ABOVE);
     for (size_t t = 0, k = 0; t < EXP_BENCH_TASKS; t++) {
         const char *task = exp_bench_tasks[t];
-        double floor = exp_bench_stat(r, task, "none", out, false).mean;
-        for (size_t p = 0; p < PAIRS; p++, k++) {
-            char rnd[48];
-            snprintf(rnd, sizeof rnd, "random %s", PLAIN[p]);
+        double floor = exp_bench_stat(r, task, FLOOR, out, false).mean;
+        for (size_t p = 0; p < pairs; p++, k++) {
+            const char *rnd = exp_bench_column(plain[p] + 1), *pl = exp_bench_column(plain[p]);
             Stat w = exp_bench_stat(r, task, rnd, out, false);
-            Stat wo = exp_bench_stat(r, task, PLAIN[p], out, false);
+            Stat wo = exp_bench_stat(r, task, pl, out, false);
             Stat w_in = exp_bench_stat(r, task, rnd, in, false);
-            Stat wo_in = exp_bench_stat(r, task, PLAIN[p], in, false);
+            Stat wo_in = exp_bench_stat(r, task, pl, in, false);
             exp_cmp(&c[k], w, wo, exp_gate(w, wo, floor, true, w_in.mean, wo_in.mean), &f);
             gain_best += w.hi - wo.hi, gain_mean += w.mean - wo.mean;
         }
@@ -135,24 +145,25 @@ static void randomized_claim(Buf *b, const ExpResults *r) {
     ClaimVerdict v = exp_claim_decide(c, n, &f);
     size_t count[V_NOT_TOLD_APART + 1] = {0};
     for (size_t t = 0, k = 0; t < EXP_BENCH_TASKS; t++)
-        for (size_t p = 0; p < PAIRS; p++, k++) {
+        for (size_t p = 0; p < pairs; p++, k++) {
             count[c[k].v]++;
-            buf_printf(b, "| %s | random %s − %s | %+.3f | ", exp_bench_tasks[t], PLAIN[p],
-                       PLAIN[p], c[k].a.mean - c[k].b.mean);
+            buf_printf(b, "| %s | %s − %s | %+.3f | ", exp_bench_tasks[t],
+                       exp_bench_column(plain[p] + 1), exp_bench_column(plain[p]),
+                       c[k].a.mean - c[k].b.mean);
             exp_cmp_text(b, &c[k], &f);
             buf_printf(b, " |\n");
         }
     buf_printf(b, "\nOf the %zu pairs, the randomized form is ahead in %zu, behind in %zu, "
                "equivalent within ±%.2f in %zu and not told apart in %zu; %zu are not "
                "compared (a form that did not learn the training lengths: %zu; both at the "
-               "ceiling: %zu; both at the floor: %zu). On average over the tasks and the five "
+               "ceiling: %zu; both at the floor: %zu). On average over the tasks and the %s "
                "encodings the randomized forms change the test accuracy by %+.1f points the "
                "paper's way (the best seed of each) and by %+.1f over seeds (the mean), "
                "against +12.0 in the paper. The verdict on the claim: **%s**.\n\n",
                n, count[V_AHEAD], count[V_BEHIND], VERDICT_MARGIN, count[V_EQUIVALENT],
                count[V_NOT_TOLD_APART],
                count[V_UNLEARNED] + count[V_CEILING] + count[V_FLOOR] + count[V_NO_RUNS],
-               count[V_UNLEARNED], count[V_CEILING], count[V_FLOOR],
+               count[V_UNLEARNED], count[V_CEILING], count[V_FLOOR], exp_words(pairs),
                100.0 * gain_best / (double)n, 100.0 * gain_mean / (double)n,
                claim_words(v));
     family_free(&f);
@@ -178,7 +189,7 @@ static void solved_claims(Buf *b, const ExpResults *r) {
     for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
         Stat bi, bo;
         size_t ci = best_column(r, t, in, &bi), co = best_column(r, t, out, &bo);
-        Stat none = exp_bench_stat(r, exp_bench_tasks[t], "none", out, false);
+        Stat none = exp_bench_stat(r, exp_bench_tasks[t], FLOOR, out, false);
         buf_printf(b, "| %s | %s | %s %.3f | %s %.3f (%.3f) | %.3f |\n", exp_bench_level(t),
                    exp_bench_tasks[t], exp_bench_column(ci), bi.mean, exp_bench_column(co),
                    bo.mean, bo.hi, none.mean);

@@ -31,7 +31,9 @@ static const char *const FAMILY[3] = {"no position and the naive codes", "the ab
 
 int exp_length_figure(const ExpResults *r, const char *dir, const char *task, bool random,
                       Err *e) {
-    static const char *const rnd[3] = {"sinusoidal", "learned", "rope"};
+    /* a panel each: of the random schemes, or of the three families */
+    _Static_assert(EXP_RANDOM_SCHEMES == 3, "the random figure has three panels");
+    const char *const *rnd = exp_random_schemes;
     /* random: trained at 0..T-1; with random positions, tested at random
      * positions (Ruoss et al.); the same tested at 0..T-1 */
     static const ExpKind kinds[3] = {EXP_LENGTHS, EXP_RANDOM_TEST, EXP_RANDOM};

@@ -128,7 +128,7 @@ static ClaimVerdict claim_says(Buf *b, Claim *c) {
  * claim each); on L, shaw against the sinusoid. */
 static void judge(Claim *alibi, Claim *shaw, const char *task, const Row *rows) {
     size_t S = exp_scheme_count(), s = exp_scheme_index("sinusoidal");
-    size_t sh = exp_scheme_index("shaw"), none = exp_scheme_index("none");
+    size_t sh = exp_scheme_index("shaw"), none = exp_scheme_index(exp_floor_scheme);
     if (s >= S)
         return;
     double floor0 = none < S ? rows[none].band[0].mean : NAN;
@@ -162,8 +162,8 @@ static void alibi_says(Buf *b, const ExpResults *r, Claim *alibi) {
 static void nope_says(Buf *b, const ExpResults *r) {
     Band bands[3];
     exp_bands(r, bands);
-    Stat nst = exp_stat(r, EXP_LENGTHS, "reverse", "none", exp_band_value, &bands[0]);
-    bool none = exp_scheme_index("none") < exp_scheme_count();
+    Stat nst = exp_stat(r, EXP_LENGTHS, "reverse", exp_floor_scheme, exp_band_value, &bands[0]);
+    bool none = exp_scheme_index(exp_floor_scheme) < exp_scheme_count();
     buf_printf(b, " Kazemnejad et al. (2023) find no position at all best for length "
                "generalization in decoders; that rests on the causal mask, and here, without "
                "it, none %s (%.2f on reverse's trained lengths); section 7 runs their "
@@ -227,7 +227,7 @@ void exp_lengths_section(Buf *b, const ExpResults *r) {
         family_init(&claims[c].f, CORRECT_HOLM);
     /* the tables first, each ranking's tests into the one family */
     Buf tables[EXP_LENGTH_TASKS] = {{0}};
-    size_t none = exp_scheme_index("none");
+    size_t none = exp_scheme_index(exp_floor_scheme);
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++) {
         Row *row = rows + t * S;
         table(&tables[t], r, exp_length_tasks[t], bands, row);

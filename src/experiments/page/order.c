@@ -99,7 +99,7 @@ static size_t distinct_test_sentences(const char *task, size_t n_test) {
 /* ---- 1. order ---- */
 
 void exp_order_section(Buf *b, const ExpResults *r) {
-    size_t S = exp_scheme_count(), none = exp_scheme_index("none");
+    size_t S = exp_scheme_count(), none = exp_scheme_index(exp_floor_scheme);
     double none_hi = NAN;
     buf_printf(b, "## 1. Order, untrained\n\nFor each seed, a model of each scheme (untrained) "
                "reads 4 sentences of 8 distinct words and a random reordering of each; the "

@@ -14,7 +14,7 @@
  * comparisons, with against without: on the trained lengths (what they
  * cost, a family corrected by Benjamini-Hochberg) and on L+1..2L (Ruoss et
  * al.'s claim, a family corrected by Holm), each through the page's gate. */
-#define PAIRS (EXP_LENGTH_TASKS * 3)
+#define PAIRS (EXP_LENGTH_TASKS * EXP_RANDOM_SCHEMES)
 typedef struct {
     Cmp in[PAIRS], past[PAIRS];
     const char *task[PAIRS], *scheme[PAIRS];
@@ -23,7 +23,7 @@ typedef struct {
 } RandomVerdicts;
 
 static void random_table(Buf *b, const ExpResults *r, ExpKind kind, RandomVerdicts *v) {
-    static const char *const rnd[3] = {"sinusoidal", "learned", "rope"};
+    const char *const *rnd = exp_random_schemes;
     Band bands[3];
     exp_bands(r, bands);
     buf_printf(b, "| task | scheme | %zu..%zu | | %zu..%zu | | %zu..%zu | |\n"
@@ -32,7 +32,7 @@ static void random_table(Buf *b, const ExpResults *r, ExpKind kind, RandomVerdic
     family_init(&v->f_in, CORRECT_BH);
     family_init(&v->f_past, CORRECT_HOLM);
     for (size_t t = 0, n = 0; t < EXP_LENGTH_TASKS; t++)
-        for (size_t i = 0; i < 3; i++, n++) {
+        for (size_t i = 0; i < EXP_RANDOM_SCHEMES; i++, n++) {
             const char *task = exp_length_tasks[t];
             buf_printf(b, "| %s | %s |", task, rnd[i]);
             Stat w[3], wo[3];
@@ -42,8 +42,8 @@ static void random_table(Buf *b, const ExpResults *r, ExpKind kind, RandomVerdic
                 exp_cell_range(b, wo[k]), exp_cell_range(b, w[k]);
             }
             buf_printf(b, "\n");
-            Stat none0 = exp_stat(r, EXP_LENGTHS, task, "none", exp_band_value, &bands[0]);
-            Stat none1 = exp_stat(r, EXP_LENGTHS, task, "none", exp_band_value, &bands[1]);
+            Stat none0 = exp_stat(r, EXP_LENGTHS, task, exp_floor_scheme, exp_band_value, &bands[0]);
+            Stat none1 = exp_stat(r, EXP_LENGTHS, task, exp_floor_scheme, exp_band_value, &bands[1]);
             v->task[n] = task, v->scheme[n] = rnd[i];
             exp_cmp(&v->in[n], w[0], wo[0], exp_gate(w[0], wo[0], none0.mean, false, 1, 1),
                     &v->f_in);

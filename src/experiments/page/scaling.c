@@ -24,9 +24,9 @@ static void claim(Buf *b, const ExpResults *r, const char *who, const char *says
         const char *task = exp_length_tasks[t];
         Stat x = exp_stat(r, EXP_SCALING, task, a, exp_band_value, &bands[1]);
         Stat y = exp_stat(r, EXP_SCALING, task, bn, exp_band_value, &bands[1]);
-        Stat plain = exp_stat(r, EXP_SCALING, task, "none", exp_band_value, &bands[1]);
-        Stat trained = exp_stat(r, EXP_SCALING, task, "none", exp_band_value, &bands[0]);
-        Stat floor = exp_stat(r, EXP_LENGTHS, task, "none", exp_band_value, &bands[1]);
+        Stat plain = exp_stat(r, EXP_SCALING, task, exp_floor_scheme, exp_band_value, &bands[1]);
+        Stat trained = exp_stat(r, EXP_SCALING, task, exp_floor_scheme, exp_band_value, &bands[0]);
+        Stat floor = exp_stat(r, EXP_LENGTHS, task, exp_floor_scheme, exp_band_value, &bands[1]);
         PairVerdict gate = exp_gate(x, y, floor.mean, true, trained.mean, trained.mean);
         if (gate == V_TESTABLE && plain.mean >= VERDICT_CEILING)
             gate = V_CEILING, nothing[t] = true;

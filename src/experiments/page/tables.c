@@ -2,6 +2,7 @@
  * table's header and cells, the rows of one per scheme, and the test
  * between two sets of seeds with its wording. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "tables.h"
@@ -104,4 +105,14 @@ void exp_cmp_text(Buf *b, const Cmp *c, const TestFamily *f) {
     exp_p_text(b, c->p_adj);
     buf_printf(b, "), Cliff's delta %+.2f (%s): %s", c->t.delta, cliffs_size(c->t.delta),
                pair_verdict_words(c->v));
+}
+
+const char *exp_words(size_t n) {
+    static const char *const WORDS[] = {"no",    "one",  "two", "three", "four", "five",
+                                        "six",   "seven", "eight", "nine", "ten"};
+    static char digits[24];
+    if (n < sizeof WORDS / sizeof *WORDS)
+        return WORDS[n];
+    snprintf(digits, sizeof digits, "%zu", n);
+    return digits;
 }
