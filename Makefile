@@ -62,7 +62,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) \
 	$(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard web/*.c)))
 TEST_BIN := $(BUILD)/run_tests
 
-.PHONY: all demo test check sanitize fuzz bench products clean help deps experiments benchmark web webtest \
+.PHONY: all demo test check sanitize fuzz bench floor products clean help deps experiments benchmark web webtest \
 	gridtest built-targets FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
@@ -114,6 +114,18 @@ build/bench-deps.ok: scripts/deps.sh
 
 bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS sgemm and PyTorch
 	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench | tee $(BUILD)/bench.txt
+
+$(BUILD)/floor: $(BUILD)/obj/bench/floor.o $(LIB)
+	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+
+# How near a cell comes to the arithmetic floor (bench/floor.c): its CPU
+# seconds on one thread, the GFLOP of its products counted from their
+# shapes, one core's sgemm peak on the pinned kernels measured in the same
+# run, and the fraction. CELL as for make products below; PAPER=1 trains it
+# at Ruoss et al.'s size.
+floor: $(BUILD)/floor ## a cell's time against its arithmetic floor (CELL=ID, PAPER=1; bench/README.md)
+	env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+		$(BUILD)/floor $(CELL) $(if $(PAPER),--paper-size)
 
 # A cell's matrix products, counted (bench/sgemm_count.c, loaded before
 # OpenBLAS): calls, GFLOP and seconds of the small ones (attention's

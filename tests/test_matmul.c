@@ -13,8 +13,10 @@
 #include <omp.h>
 #endif
 
+#include "../src/model/head_products.h"
 #include "../src/model/layers.h"
 #include "../src/model/matmul.h"
+#include "../src/model/train.h"
 #include "../src/model/vexp.h"
 #include "../src/core/rng.h"
 #include "suites.h"
@@ -244,6 +246,107 @@ START_TEST(the_docs_kernels_are_the_default) {
 }
 END_TEST
 
+/* A head's product written plainly, each sum in index order from 0, then
+ * times alpha: the order head_products.h promises. transA: A^T X; K null:
+ * A X; else Q K^T (X is then Q, A the keys). */
+static float plain_entry(const float *A, size_t lda, bool trans, const float *X, size_t ldx,
+                         const float *K, size_t ldk, size_t i, size_t c, size_t T, size_t HS,
+                         float alpha) {
+    float s = 0.0f;
+    if (K)
+        for (size_t m = 0; m < HS; m++)
+            s += X[i * ldx + m] * K[c * ldk + m];
+    else
+        for (size_t j = 0; j < T; j++)
+            s += (trans ? A[j * lda + i] : A[i * lda + j]) * X[j * ldx + c];
+    return s * alpha;
+}
+
+/* The small heads' loops give the plain loop's numbers bit for bit (the
+ * sums in order, on either clone: no reordering, no fused multiply-add),
+ * within rounding of the double oracle, and touch nothing past their
+ * output's columns; at every head size they take and sentence lengths
+ * around the blocks of 8 and the tiles of 4 and 2 rows. */
+START_TEST(small_heads_sum_in_order) {
+    static const size_t Ts[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 20, 33, 50, 128, 512};
+    Rng r;
+    rng_seed(&r, 7);
+    ck_assert(!head_small(20, 12) && !head_small(20, 64) && !head_small(513, 8));
+    for (size_t hs = 8; hs <= HEAD_SMALL_MAX_HS; hs += 8)
+        for (size_t t = 0; t < sizeof Ts / sizeof *Ts; t++) {
+            size_t T = Ts[t], HS = hs, ld = 3 * HS + 5, lda = T + 3, ldo = HS + 4;
+            ck_assert(head_small(T, HS));
+            float *Q = random_buf(&r, T * ld), *A = random_buf(&r, T * lda);
+            float *S = random_buf(&r, T * lda), *O = random_buf(&r, T * ldo);
+            const float *K = Q + HS, *X = Q + 2 * HS;
+            head_qk(S, lda, Q, ld, K, ld, T, HS, 0.35f);
+            for (size_t i = 0; i < T; i++)
+                for (size_t j = 0; j < T; j++)
+                    ck_assert_msg(S[i * lda + j] ==
+                                  plain_entry(NULL, 0, false, Q, ld, K, ld, i, j, T, HS, 0.35f),
+                                  "head_qk T=%zu HS=%zu (%zu,%zu)", T, HS, i, j);
+            for (int trans = 0; trans < 2; trans++) {
+                float pad = O[HS];
+                (trans ? head_atx : head_ax)(O, ldo, A, lda, X, ld, T, HS, 1.25f);
+                ck_assert_float_eq(O[HS], pad);
+                for (size_t i = 0; i < T; i++) {
+                    double want[HEAD_SMALL_MAX_HS];
+                    for (size_t c = 0; c < HS; c++) {
+                        want[c] = 0.0;
+                        for (size_t j = 0; j < T; j++)
+                            want[c] += 1.25 * (double)(trans ? A[j * lda + i] : A[i * lda + j]) *
+                                       X[j * ld + c];
+                        float got = O[i * ldo + c];
+                        ck_assert_msg(got == plain_entry(A, lda, trans, X, ld, NULL, 0, i, c, T,
+                                                         HS, 1.25f),
+                                      "head_a%sx T=%zu HS=%zu (%zu,%zu)", trans ? "t" : "", T,
+                                      HS, i, c);
+                        ck_assert_msg(fabs(got - want[c]) <= 1e-5 * (double)T,
+                                      "head_a%sx against the oracle: %g, %g", trans ? "t" : "",
+                                      got, want[c]);
+                    }
+                }
+            }
+            free(Q), free(A), free(S), free(O);
+        }
+}
+END_TEST
+
+/* make floor's count (bench/floor.c) is the products' arithmetic from
+ * their shapes: a forward pass of B sentences of T tokens counts, per
+ * layer, q, k, v and the output projection (4 of C x C), the feed-forward
+ * (C x F twice), each head's scores and weighted sum (T x T x HS twice a
+ * head, 2 T T C a sentence), then the classifier (C x classes), each 2
+ * flops a multiply-add; and counts nothing once counting is off. */
+START_TEST(the_count_is_the_products_of_the_shapes) {
+    const size_t B = 3, T = 5, V = 12, C = 16, NH = 2, F = 32, L = 2, K = 3;
+    Config cfg;
+    config_default(&cfg, V, "sinusoidal");
+    cfg.d_model = C, cfg.n_heads = NH, cfg.d_ff = F, cfg.n_layers = L;
+    cfg.max_len = T, cfg.n_classes = K;
+    Model m;
+    Acts a;
+    Err e;
+    ck_assert_int_eq(model_create(&m, &cfg, &e), 0);
+    ck_assert_int_eq(acts_create(&a, &m, B, T, &e), 0);
+    int ids[3 * 5];
+    size_t lens[3] = {T, T, T};
+    for (size_t i = 0; i < B * T; i++)
+        ids[i] = 2 + (int)(i % (V - 2));
+    matmul_counting(true);
+    ck_assert_int_eq(encoder_forward(&m, &a, ids, lens, B, T, &e), 0);
+    double BT = (double)(B * T);
+    double per_layer = 2.0 * BT * (4.0 * C * C + 2.0 * C * F) + 2.0 * 2.0 * BT * T * C;
+    double want = (double)L * per_layer + 2.0 * (double)B * C * K;
+    ck_assert_double_eq(matmul_counted(), want);
+    matmul_counting(false);
+    ck_assert_int_eq(encoder_forward(&m, &a, ids, lens, B, T, &e), 0);
+    ck_assert_double_eq(matmul_counted(), 0.0);
+    acts_free(&a);
+    model_free(&m);
+}
+END_TEST
+
 Suite *suite_matmul(void) {
     Suite *s = suite_create("matmul");
     TCase *tc = tcase_create("sgemm");
@@ -254,6 +357,8 @@ Suite *suite_matmul(void) {
     tcase_add_test(tc, exp_is_expf_to_an_ulp);
     tcase_add_test(tc, loops_give_the_serial_numbers);
     tcase_add_test(tc, the_docs_kernels_are_the_default);
+    tcase_add_test(tc, the_count_is_the_products_of_the_shapes);
+    tcase_add_test(tc, small_heads_sum_in_order);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,10 +4,36 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "head_products.h"
 #include "layers.h"
 #include "matmul.h"
 #include "par.h"
 #include "vexp.h"
+
+/* The per-head products: in head_products.c's loops for small heads once
+ * attention_small_heads(true), else by matmul (OpenBLAS). Off until the
+ * pages are made again with them (they round differently). */
+static bool small_heads;
+
+void attention_small_heads(bool on) { small_heads = on; }
+
+/* S (T,T) = alpha Q K^T */
+static void prod_qk(float *S, const float *Q, size_t ldq, const float *K, size_t ldk, size_t T,
+                    size_t HS, float alpha) {
+    if (small_heads && head_small(T, HS))
+        head_qk(S, T, Q, ldq, K, ldk, T, HS, alpha);
+    else
+        matmul(S, T, Q, ldq, false, K, ldk, true, T, T, HS, alpha, 0.0f);
+}
+
+/* O (T,HS) = alpha op(A) X, op(A) A or A^T (T,T) */
+static void prod_ax(float *O, size_t ldo, const float *A, bool trans, const float *X,
+                    size_t ldx, size_t T, size_t HS, float alpha) {
+    if (small_heads && head_small(T, HS))
+        (trans ? head_atx : head_ax)(O, ldo, A, T, X, ldx, T, HS, alpha);
+    else
+        matmul(O, ldo, A, T, trans, X, ldx, false, T, HS, T, alpha, 0.0f);
+}
 
 /* Softmax over the first n entries of row[0..T); the rest become 0. The
  * maximum is the row's own, never a sentinel, so no logit can underflow the
@@ -62,7 +88,7 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
         s->rotate(&hd, k, PE_KEY, false);
     }
     /* scores (T,T) = q k^T / sqrt(HS) */
-    matmul(a, T, q, C3, false, k, C3, true, T, T, HS, scale, 0.0f);
+    prod_qk(a, q, C3, k, C3, T, HS, scale);
     if (s && s->score)
         s->score(&hd);
     /* Padded query rows attend like the others (their outputs are
@@ -80,7 +106,7 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
         a = ad;
     }
     /* out (T,HS) = att (T,T) v (T,HS), written into head h's columns */
-    matmul(out + b * T * C + h * HS, C, a, T, false, v, C3, false, T, HS, T, 1.0f, 0.0f);
+    prod_ax(out + b * T * C + h * HS, C, a, false, v, C3, T, HS, 1.0f);
     hd.att = a, hd.out = out + b * T * C + h * HS;
     if (s && s->mix)
         s->mix(&hd);
@@ -124,9 +150,9 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
     hd.dq = dq, hd.dk = dk, hd.datt = ds, hd.dscores = ds;
     /* forward: out = att v */
     /* datt (T,T) = dout (T,HS) v^T */
-    matmul(ds, T, dy, C, false, v, C3, true, T, T, HS, 1.0f, 0.0f);
+    prod_qk(ds, dy, C, v, C3, T, HS, 1.0f);
     /* dv (T,HS) = att^T (T,T) dout (T,HS) */
-    matmul(dv, C3, av, T, true, dy, C, false, T, HS, T, 1.0f, 0.0f);
+    prod_ax(dv, C3, av, true, dy, C, T, HS, 1.0f);
     /* forward: out += the scheme's vectors weighted by att */
     if (s && s->mix_backward)
         s->mix_backward(&hd);
@@ -145,9 +171,9 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
     }
     /* forward: scores = q k^T / sqrt(HS) */
     /* dq (T,HS) = dscores (T,T) k (T,HS) / sqrt(HS) */
-    matmul(dq, C3, ds, T, false, k, C3, false, T, HS, T, scale, 0.0f);
+    prod_ax(dq, C3, ds, false, k, C3, T, HS, scale);
     /* dk (T,HS) = dscores^T (T,T) q (T,HS) / sqrt(HS) */
-    matmul(dk, C3, ds, T, true, q, C3, false, T, HS, T, scale, 0.0f);
+    prod_ax(dk, C3, ds, true, q, C3, T, HS, scale);
     /* forward: scores += the scheme's term (a bias, or a term of q, k and
      * the offset): into dq, dk and its table */
     if (s && s->score_backward)

@@ -26,6 +26,25 @@ static void sgemm(float *C, size_t ldc, const float *A, size_t lda, bool trans_a
 #define SPLIT_MIN_ROWS 128
 #endif
 
+static bool counting;
+static double counted;
+
+void matmul_counting(bool on) {
+    counting = on;
+    counted = 0.0;
+}
+
+void matmul_count(size_t M, size_t N, size_t K) {
+    if (!counting)
+        return;
+    double flops = 2.0 * (double)M * (double)N * (double)K;
+    /* attention's heads count from their threads */
+#pragma omp atomic
+    counted += flops;
+}
+
+double matmul_counted(void) { return counted; }
+
 /* Model sizes are checked against INT_MAX when a model is created
  * (encoder.c), so the narrowing to BLAS's int cannot wrap here. */
 void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
@@ -33,6 +52,7 @@ void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
             float alpha, float beta) {
     if (M == 0 || N == 0)
         return;
+    matmul_count(M, N, K);
 #ifdef POSENC_NO_BLAS
     matmul_loops(C, ldc, A, lda, trans_a, B, ldb, trans_b, M, N, K, alpha, beta);
 #else

@@ -23,6 +23,15 @@ void matmul(float *C, size_t ldc, const float *A, size_t lda, bool trans_a,
             const float *B, size_t ldb, bool trans_b, size_t M, size_t N, size_t K,
             float alpha, float beta);
 
+/* The arithmetic of the products, counted from their shapes (2 M N K a
+ * call) while matmul_counting(true) holds: what make floor divides by the
+ * machine's peak (bench/floor.c). A kernel that does a product's work by
+ * other means adds it with matmul_count, so that the count stays the
+ * products' whatever computes them. Off by default, and then free. */
+void matmul_counting(bool on);
+void matmul_count(size_t M, size_t N, size_t K);
+double matmul_counted(void); /* floating-point operations since counting began */
+
 /* The product in float accumulators, in the loop order that reads memory
  * in rows and that a compiler vectorizes: the WebAssembly build's matmul,
  * built everywhere so that the native tests check it against the oracle. */
