@@ -122,10 +122,11 @@ $(BUILD)/floor: $(BUILD)/obj/bench/floor.o $(LIB)
 # seconds on one thread, the GFLOP of its products counted from their
 # shapes, one core's sgemm peak on the pinned kernels measured in the same
 # run, and the fraction. CELL as for make products below; PAPER=1 trains it
-# at Ruoss et al.'s size.
-floor: $(BUILD)/floor ## a cell's time against its arithmetic floor (CELL=ID, PAPER=1; bench/README.md)
+# at Ruoss et al.'s size; REPEAT=N runs it N times and keeps the least
+# disturbed figures.
+floor: $(BUILD)/floor ## a cell's time against its arithmetic floor (CELL=ID, PAPER=1, REPEAT=N; bench/README.md)
 	env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-		$(BUILD)/floor $(CELL) $(if $(PAPER),--paper-size)
+		$(BUILD)/floor $(CELL) $(if $(PAPER),--paper-size) $(if $(REPEAT),--repeat $(REPEAT))
 
 # A cell's matrix products, counted (bench/sgemm_count.c, loaded before
 # OpenBLAS): calls, GFLOP and seconds of the small ones (attention's

@@ -20,7 +20,7 @@ void attention_small_heads(bool on) { small_heads = on; }
 /* S (T,T) = alpha Q K^T */
 static void prod_qk(float *S, const float *Q, size_t ldq, const float *K, size_t ldk, size_t T,
                     size_t HS, float alpha) {
-    if (small_heads && head_small(T, HS))
+    if (small_heads && head_small_qk(T, HS))
         head_qk(S, T, Q, ldq, K, ldk, T, HS, alpha);
     else
         matmul(S, T, Q, ldq, false, K, ldk, true, T, T, HS, alpha, 0.0f);

@@ -25,19 +25,25 @@ typedef float v8 __attribute__((vector_size(32)));
  * one clone and not in the other.) */
 TILE void store8(float *p, const v8 *v, float alpha, size_t n) {
     v8 out = *v * alpha;
-    memcpy(p, &out, n * sizeof(float));
+    if (n == LANES) /* a constant size: one store, not a call */
+        memcpy(p, &out, sizeof out);
+    else
+        for (size_t l = 0; l < n; l++)
+            p[l] = out[l];
 }
 
 bool head_small(size_t T, size_t HS) {
     return HS % LANES == 0 && HS <= HEAD_SMALL_MAX_HS && T >= 1 && T <= HEAD_SMALL_MAX_T;
 }
 
+bool head_small_qk(size_t T, size_t HS) { return head_small(T, HS) && T <= LANES; }
+
 /* ---- S = alpha Q K^T: along S's rows, from K turned (HS rows of T) ---- */
 
 /* R rows of S from row i: each block of 8 keys summed over the channels
  * c = 0..HS-1 in order. */
 TILE void qk_tile(float *S, size_t lds, const float *Q, size_t ldq, const v8 *kt, size_t blocks,
-                  size_t i, size_t T, size_t HS, float alpha, const size_t R) {
+                  size_t i, size_t T, const size_t HS, float alpha, const size_t R) {
     for (size_t b = 0; b < blocks; b++) {
         v8 acc[4] = {{0}};
         for (size_t c = 0; c < HS; c++) {
@@ -51,6 +57,17 @@ TILE void qk_tile(float *S, size_t lds, const float *Q, size_t ldq, const v8 *kt
     }
 }
 
+/* S's rows, four at a time then one, for a head size HS made a constant
+ * (head_qk's switch), so that the sums over the channels unroll. */
+TILE void qk_rows(float *S, size_t lds, const float *Q, size_t ldq, const v8 *kt, size_t blocks,
+                  size_t T, float alpha, const size_t HS) {
+    size_t i = 0;
+    for (; i + 4 <= T; i += 4)
+        qk_tile(S, lds, Q, ldq, kt, blocks, i, T, HS, alpha, 4);
+    for (; i < T; i++)
+        qk_tile(S, lds, Q, ldq, kt, blocks, i, T, HS, alpha, 1);
+}
+
 CLONES void head_qk(float *S, size_t lds, const float *Q, size_t ldq, const float *K, size_t ldk,
                     size_t T, size_t HS, float alpha) {
     matmul_count(T, T, HS);
@@ -59,15 +76,27 @@ CLONES void head_qk(float *S, size_t lds, const float *Q, size_t ldq, const floa
      * j / 8, the lanes past T zero */
     v8 kt[HEAD_SMALL_MAX_HS * HEAD_SMALL_MAX_T / LANES];
     float *ktf = (float *)kt;
-    memset(kt, 0, HS * blocks * sizeof *kt);
-    for (size_t j = 0; j < T; j++)
-        for (size_t c = 0; c < HS; c++)
-            ktf[(c * blocks + j / LANES) * LANES + j % LANES] = K[j * ldk + c];
-    size_t i = 0;
-    for (; i + 4 <= T; i += 4)
-        qk_tile(S, lds, Q, ldq, kt, blocks, i, T, HS, alpha, 4);
-    for (; i < T; i++)
-        qk_tile(S, lds, Q, ldq, kt, blocks, i, T, HS, alpha, 1);
+    for (size_t c = 0; c < HS; c++) {
+        float *row = ktf + c * blocks * LANES;
+        for (size_t j = 0; j < T; j++)
+            row[j] = K[j * ldk + c];
+        for (size_t j = T; j < blocks * LANES; j++)
+            row[j] = 0.0f;
+    }
+    switch (HS / LANES) {
+    case 1:
+        qk_rows(S, lds, Q, ldq, kt, blocks, T, alpha, 8);
+        break;
+    case 2:
+        qk_rows(S, lds, Q, ldq, kt, blocks, T, alpha, 16);
+        break;
+    case 3:
+        qk_rows(S, lds, Q, ldq, kt, blocks, T, alpha, 24);
+        break;
+    default:
+        qk_rows(S, lds, Q, ldq, kt, blocks, T, alpha, 32);
+        break;
+    }
 }
 
 /* ---- O = alpha A X and alpha A^T X: along O's rows, HS / 8 registers ---- */

@@ -27,6 +27,11 @@
 /* Whether the loops take a head of size HS over T tokens: HS a multiple of
  * 8 up to HEAD_SMALL_MAX_HS, T up to HEAD_SMALL_MAX_T. */
 bool head_small(size_t T, size_t HS);
+/* Whether head_qk beats OpenBLAS there too: its sums are only HS long, so
+ * each 8 outputs pay a store for few products, and past 8 tokens OpenBLAS
+ * was as fast or faster (bench/README.md: 80 against 108 ns at T = 8, 332
+ * against 263 at T = 20, head size 8). */
+bool head_small_qk(size_t T, size_t HS);
 
 /* S (T,T) = alpha Q K^T: the scores, or datt = dout v^T. */
 void head_qk(float *S, size_t lds, const float *Q, size_t ldq, const float *K, size_t ldk,
