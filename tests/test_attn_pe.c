@@ -517,6 +517,66 @@ START_TEST(kerple_power_bias_by_hand) {
 }
 END_TEST
 
+/* xl at positions that run (0..T-1: training, and every test) takes
+ * loops that need no index of the offsets; they must give the loops by
+ * index's floats, bit for bit: scores, dq, dk and the table's gradient.
+ * The same scratch (made from the run) is read both ways; a position list
+ * that does not run (hd.pos, which only decides the way) sends the hooks
+ * by index. Both sides of a tile of offsets, and sentences past it. */
+START_TEST(xl_runs_give_the_indexed_floats) {
+    const PeScheme *s = pe_find("xl");
+    PeConfig pc;
+    pe_config_default(&pc, "xl");
+    Rng r;
+    rng_seed(&r, 3);
+    static const size_t Ts[] = {1, 2, 5, 16, 17, 40};
+    size_t HS = 8, NH = 2, C = HS * NH, ld = 3 * C;
+    size_t n_par = (C + 2) * C;
+    float *params = malloc(n_par * sizeof *params);
+    ck_assert_ptr_nonnull(params);
+    s->init(&pc, params, n_par, C, &r);
+    for (size_t k = 0; k < sizeof Ts / sizeof *Ts; k++) {
+        size_t T = Ts[k];
+        size_t run[40], jumbled[40];
+        for (size_t t = 0; t < T; t++)
+            run[t] = t, jumbled[t] = 3 * t + 1;
+        float *scr = malloc(s->scratch(&pc, T, HS) * sizeof *scr);
+        float *qkv = malloc(T * ld * sizeof *qkv), *ds = malloc(T * T * sizeof *ds);
+        float *out[2], *grad[2], *dqkv[2];
+        ck_assert(scr && qkv && ds);
+        s->prepare(scr, &pc, run, T, HS);
+        for (size_t i = 0; i < T * ld; i++)
+            qkv[i] = rng_range(&r, -1.0f, 1.0f);
+        for (size_t i = 0; i < T * T; i++)
+            ds[i] = rng_range(&r, -1.0f, 1.0f);
+        for (int way = 0; way < 2; way++) {
+            out[way] = calloc(T * T, sizeof *out[way]);
+            grad[way] = calloc(n_par, sizeof *grad[way]);
+            dqkv[way] = calloc(T * ld, sizeof *dqkv[way]);
+            ck_assert(out[way] && grad[way] && dqkv[way]);
+            for (size_t h = 0; h < NH; h++) {
+                PeHead hd = {.pc = &pc, .params = params, .dparams = grad[way], .scratch = scr,
+                             .pos = way ? jumbled : run, .T = T, .HS = HS, .h = h, .NH = NH,
+                             .scale = 0.35f, .q = qkv + h * HS, .k = qkv + C + h * HS,
+                             .ld = ld, .scores = out[way], .dq = dqkv[way] + h * HS,
+                             .dk = dqkv[way] + C + h * HS, .dscores = ds};
+                s->score(&hd);
+                s->score_backward(&hd);
+            }
+        }
+        ck_assert_msg(memcmp(out[0], out[1], T * T * sizeof(float)) == 0, "scores, T = %zu", T);
+        ck_assert_msg(memcmp(dqkv[0], dqkv[1], T * ld * sizeof(float)) == 0, "dq, dk, T = %zu",
+                      T);
+        ck_assert_msg(memcmp(grad[0], grad[1], n_par * sizeof(float)) == 0, "table, T = %zu",
+                      T);
+        for (int way = 0; way < 2; way++)
+            free(out[way]), free(grad[way]), free(dqkv[way]);
+        free(scr), free(qkv), free(ds);
+    }
+    free(params);
+}
+END_TEST
+
 Suite *suite_attn(void) {
     Suite *s = suite_create("attn");
     TCase *tc = tcase_create("schemes");
@@ -529,6 +589,7 @@ Suite *suite_attn(void) {
     tcase_add_test(tc, kerple_power_bias_by_hand);
     tcase_add_test(tc, xpos_scales_the_query_and_the_key_apart);
     tcase_add_test(tc, fire_bias_by_hand);
+    tcase_add_test(tc, xl_runs_give_the_indexed_floats);
     tcase_add_test(tc, attention_schemes_take_no_combine);
     int attn = 2 * (int)scheme_count(pe_in_attention);
     tcase_add_loop_test(tc, a_mirror_blind_bias_cannot_tell_a_sentence_from_its_reverse, 0,

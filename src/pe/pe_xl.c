@@ -148,6 +148,26 @@ static float dot(const float *a, const float *b, size_t n) {
     return s;
 }
 
+/* Positions p, p + 1, ..., p + T - 1 (training without random positions,
+ * and every test): then the offsets are -(T-1)..T-1, each once, and pair
+ * (i, j)'s is number j - i + T - 1 of them, so query i's keys read one
+ * run of consecutive offsets and the loops below need no index. */
+static bool consecutive(const PeHead *hd) {
+    for (size_t t = 0; t + 1 < hd->T; t++)
+        if (hd->pos[t + 1] != hd->pos[t] + 1)
+            return false;
+    return true;
+}
+
+/* Keys j0..j1-1 of query i whose offsets fall in the tile: its offsets
+ * from u0 hold keys j = t + u0 + i - (T - 1). */
+static void run_of(const Tile *tl, size_t i, size_t T, size_t *j0, size_t *j1) {
+    size_t first = tl->u0 + i; /* the tile's first offset's key, plus T - 1 */
+    *j0 = first >= T - 1 ? first - (T - 1) : 0;
+    size_t end = first + tl->nu; /* one past the last's, plus T - 1 */
+    *j1 = end > T - 1 ? min_size(end - (T - 1), T) : 0;
+}
+
 static void xl_score(const PeHead *hd) {
     /* scores (T,T) += scale (u . k_j + (q_i + v) . W_R R(p_j - p_i)) */
     Head x = head_of(hd);
@@ -164,7 +184,7 @@ static void xl_score(const PeHead *hd) {
      * at each key's offset. Each sum runs over d in order, as a sum per
      * pair would. */
     float own[TILE_OFFSETS * TILE_CHANNELS], qo[TILE_OFFSETS], a[TILE_CHANNELS];
-    bool by_pair = pairwise(n, T);
+    bool by_pair = pairwise(n, T), run = consecutive(hd);
     const KeyMemo *memo = xl_keys_of(&x, D, n, hd->h);
     if (by_pair && memo) {
         xl_pair_score(hd, &x, memo, index);
@@ -179,6 +199,20 @@ static void xl_score(const PeHead *hd) {
             for (size_t i = 0; i < T; i++) {
                 for (size_t d = 0; d < tl.nd; d++)
                     a[d] = hd->q[i * ld + d0 + d] + x.v[d0 + d];
+                if (run) { /* only the run of i's keys, the same sums, no index */
+                    size_t j0, j1;
+                    run_of(&tl, i, T, &j0, &j1);
+                    if (j0 >= j1)
+                        continue;
+                    size_t t0 = j0 + T - 1 - i - u0, nt = j1 - j0;
+                    memset(qo, 0, nt * sizeof *qo);
+                    for (size_t d = 0; d < tl.nd; d++)
+                        axpy(qo, rk + d * tl.nu + t0, a[d], nt);
+                    float *row = hd->scores + i * T + j0;
+                    for (size_t j = 0; j < nt; j++)
+                        row[j] += hd->scale * qo[j];
+                    continue;
+                }
                 if (!by_pair) {
                     memset(qo, 0, tl.nu * sizeof *qo);
                     for (size_t d = 0; d < tl.nd; d++)
@@ -199,17 +233,80 @@ static void xl_score(const PeHead *hd) {
 }
 
 /* The u . k_j term's backward: dk_j += (sum_i g_ij) u, du += (sum_i g_ij) k_j. */
+static void u_key(const PeHead *hd, const Head *x, size_t j, float g) {
+    size_t ld = hd->ld;
+    g *= hd->scale;
+    for (size_t d = 0; d < x->HS; d++) {
+        hd->dk[j * ld + d] += g * x->u[d];
+        if (x->du)
+            x->du[d] += g * hd->k[j * ld + d];
+    }
+}
+
+/* The column sums of the scores' gradient, row by row (each column's in
+ * order of i), a loop along the row that the compiler vectorizes, by
+ * blocks of columns. */
+#define U_COLUMNS 256
 static void u_backward(const PeHead *hd, const Head *x) {
-    size_t T = hd->T, ld = hd->ld;
-    for (size_t j = 0; j < T; j++) {
-        float g = 0.0f;
+    size_t T = hd->T;
+    float col[U_COLUMNS];
+    for (size_t j0 = 0; j0 < T; j0 += U_COLUMNS) {
+        size_t nj = min_size(T - j0, U_COLUMNS);
+        memset(col, 0, nj * sizeof *col);
         for (size_t i = 0; i < T; i++)
-            g += hd->dscores[i * T + j];
-        g *= hd->scale;
-        for (size_t d = 0; d < x->HS; d++) {
-            hd->dk[j * ld + d] += g * x->u[d];
-            if (x->du)
-                x->du[d] += g * hd->k[j * ld + d];
+            for (size_t j = 0; j < nj; j++)
+                col[j] += hd->dscores[i * T + j0 + j];
+        for (size_t j = 0; j < nj; j++)
+            u_key(hd, x, j0 + j, col[j]);
+    }
+}
+
+/* The backward's two pair loops where the positions run (consecutive):
+ * the same sums in the same order as the loops by index below, over each
+ * query's run of offsets only (the others add nothing there either).
+ * First the keys' gradient of the tile, G (channels by offsets): G(o) +=
+ * g_ij (q_i + v) over the queries in order. */
+static void run_keys_grad(const PeHead *hd, const Head *x, const Tile *tl, float *G) {
+    size_t T = hd->T, ld = hd->ld;
+    float g[TILE_OFFSETS];
+    for (size_t i = 0; i < T; i++) {
+        size_t j0, j1;
+        run_of(tl, i, T, &j0, &j1);
+        size_t t0 = j0 + T - 1 - i - tl->u0, nt = j1 > j0 ? j1 - j0 : 0;
+        for (size_t j = 0; j < nt; j++) /* 0 + g: the loops' gi[t] from 0 */
+            g[j] = 0.0f + hd->scale * hd->dscores[i * T + j0 + j];
+        const float *qi = hd->q + i * ld + tl->d0, *vi = x->v + tl->d0;
+        for (size_t d = 0; nt && d < tl->nd; d++)
+            axpy(G + d * tl->nu + t0, g, qi[d] + vi[d], nt);
+    }
+}
+
+/* Then dq_i += sum_j g_ij K(i,j), and dv the same summed over i, from the
+ * tile's keys rk (channels by offsets), turned so that the channels of an
+ * offset are one row: the sums along j in order, the channels side by
+ * side. */
+static void run_dq(const PeHead *hd, const Head *x, const Tile *tl, const float *rk) {
+    size_t T = hd->T, ld = hd->ld;
+    float kt[TILE_OFFSETS][TILE_CHANNELS], r[TILE_CHANNELS];
+    for (size_t d = 0; d < tl->nd; d++)
+        for (size_t t = 0; t < tl->nu; t++)
+            kt[t][d] = rk[d * tl->nu + t];
+    for (size_t i = 0; i < T; i++) {
+        size_t j0, j1;
+        run_of(tl, i, T, &j0, &j1);
+        memset(r, 0, tl->nd * sizeof *r);
+        for (size_t j = j0; j < j1; j++) {
+            float g = hd->scale * hd->dscores[i * T + j];
+            if (g == 0.0f)
+                continue;
+            const float *k = kt[j + T - 1 - i - tl->u0];
+            for (size_t d = 0; d < tl->nd; d++)
+                r[d] += g * k[d];
+        }
+        for (size_t d = 0; d < tl->nd; d++) {
+            hd->dq[i * ld + tl->d0 + d] += r[d];
+            if (x->dv)
+                x->dv[tl->d0 + d] += r[d];
         }
     }
 }
@@ -225,7 +322,7 @@ static void xl_score_backward(const PeHead *hd) {
     u_backward(hd, &x);
     float own[TILE_OFFSETS * TILE_CHANNELS], G[TILE_OFFSETS * TILE_CHANNELS], r[TILE_CHANNELS];
     float gi[TILE_OFFSETS];
-    bool by_pair = pairwise(n, T);
+    bool by_pair = pairwise(n, T), run = consecutive(hd);
     const KeyMemo *memo = xl_keys_of(&x, D, n, hd->h);
     if (by_pair && memo && xl_pair_backward(hd, &x, memo, index))
         return;
@@ -239,7 +336,9 @@ static void xl_score_backward(const PeHead *hd) {
              * queries in order, as a sum per pair would. */
             memset(G, 0, tl.nd * tl.nu * sizeof *G);
             memset(gi, 0, tl.nu * sizeof *gi);
-            for (size_t i = 0; x.dW && i < T; i++) {
+            if (run && x.dW)
+                run_keys_grad(hd, &x, &tl, G);
+            for (size_t i = 0; !run && x.dW && i < T; i++) {
                 const float *qi = hd->q + i * ld + d0, *vi = x.v + d0;
                 for (size_t j = 0; j < T; j++) {
                     size_t t = (size_t)index[i * T + j] - u0;
@@ -270,6 +369,10 @@ static void xl_score_backward(const PeHead *hd) {
                 xl_offset_keys(own, x.dW ? G : NULL, &x, D, &tl);
             else if (x.dW)
                 xl_memo_grad(&x, G, memo, &tl);
+            if (run) {
+                run_dq(hd, &x, &tl, rk);
+                continue;
+            }
             for (size_t i = 0; i < T; i++) {
                 memset(r, 0, tl.nd * sizeof *r);
                 for (size_t j = 0; j < T; j++) {
