@@ -26,7 +26,7 @@
 #include "../src/model/par.h"
 
 static const char USAGE[] =
-    "Usage: floor CELL [--paper-size] [--small-heads] [--repeat N]\n"
+    "Usage: floor CELL [--paper-size] [--products] [--repeat N]\n"
     "Runs one cell of the experiments' or the benchmark's grid (experiments --list,\n"
     "experiments --bench --list, with --all-schemes for the schemes only that one has)\n"
     "and prints its CPU seconds, the GFLOP of its matrix products (counted from their\n"
@@ -34,7 +34,7 @@ static const char USAGE[] =
     "floor it reaches. Run it on one thread (make floor CELL=ID does).\n"
     "  --paper-size  the model at Ruoss et al.'s size: 5 layers, width 64, 8 heads,\n"
     "                d_ff 256\n"
-    "  --small-heads the heads' products in head_products.c's loops, not OpenBLAS\n"
+    "  --products    the heads' products by OpenBLAS, not head_products.c's loops\n"
     "  --repeat N    run the cell N times (1..100, default 1), each after a measure\n"
     "                of the peak: the least CPU seconds against the highest peak,\n"
     "                the least disturbed of each on a shared machine\n";
@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
     kernels_choose(argv);
     par_start();
     const char *id = NULL;
-    bool paper = false, small = false;
+    bool paper = false, products = false;
     int repeat = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -119,8 +119,8 @@ int main(int argc, char **argv) {
                 return 2;
             }
             repeat = (int)n;
-        } else if (strcmp(argv[i], "--small-heads") == 0) {
-            attention_small_heads(small = true);
+        } else if (strcmp(argv[i], "--products") == 0) {
+            attention_small_heads(!(products = true));
         } else if (argv[i][0] != '-' && !id) {
             id = argv[i];
         } else {
@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
     printf("%s%s%s on %d thread%s, %s kernels: %.2f CPU s (best of %d); its products %.1f "
            "GFLOP; sgemm %d^3 %.1f GFLOP/s (best of %d calls, this run): floor %.2f s, %.2f "
            "of it\n",
-           id, paper ? " (paper's size)" : "", small ? " (small heads' loops)" : "", par_threads(), par_threads() == 1 ? "" : "s",
+           id, paper ? " (paper's size)" : "", products ? " (heads by OpenBLAS)" : "", par_threads(), par_threads() == 1 ? "" : "s",
            kernels_name(), seconds, repeat, flops / 1e9, PEAK_N, peak, repeat * PEAK_CALLS, floor_s,
            floor_s / seconds);
     free(cells);

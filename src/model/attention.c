@@ -10,10 +10,10 @@
 #include "par.h"
 #include "vexp.h"
 
-/* The per-head products: in head_products.c's loops for small heads once
- * attention_small_heads(true), else by matmul (OpenBLAS). Off until the
- * pages are made again with them (they round differently). */
-static bool small_heads;
+/* The per-head products: in head_products.c's loops where they take the
+ * head (and beat OpenBLAS: bench/README.md), else by matmul. Switched off
+ * only to time the products against them (bench/floor.c). */
+static bool small_heads = true;
 
 void attention_small_heads(bool on) { small_heads = on; }
 

@@ -57,9 +57,10 @@ void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const flo
                         const float *qkv, const float *att, const AttnHook *hook,
                         const AttnDrop *drop, size_t B, size_t T, size_t C, size_t NH);
 
-/* Whether the heads' products run in head_products.c's loops (small
- * heads) or by matmul: off by default, for now, since the loops round
- * differently and the published pages were made without them. */
+/* Whether the heads' products run in head_products.c's loops where they
+ * take the head (the default) or always by matmul (OpenBLAS), for
+ * timing one against the other (make floor's --products). The two round
+ * differently in the last bits. */
 void attention_small_heads(bool on);
 
 #endif
