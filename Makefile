@@ -406,7 +406,7 @@ $(WEB)/%: web/%
 	@mkdir -p $(@D)
 	cp $< $@
 
-web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 -m http.server -d build/web)
+web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 -m http.server --bind 127.0.0.1 -d build/web)
 
 # build/train-plain: build/train on the page's products (matmul_loops, no
 # OpenBLAS, no SLEEF, one thread), natively; webtest holds the page's
