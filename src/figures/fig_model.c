@@ -33,7 +33,9 @@ static int draw_heads(Canvas *out, Box *cells, const float *att, const char *con
         vmax = 1.0;
     char names[MAX_HEADS][16];
     Heatmap hm[MAX_HEADS];
-    int cell = clampi(240 / (int)T, 10, 60), hw = 0, hh = 0;
+    /* cells no smaller than a token's name, which labels every row and
+     * column: smaller, the names of 24 tokens overprinted each other */
+    int cell = clampi(240 / (int)T, text_height(TEXT_SCALE) + 2, 60), hw = 0, hh = 0;
     for (size_t h = 0; h < NH && h < MAX_HEADS; h++) {
         snprintf(names[h], sizeof names[h], "head %zu", h);
         hm[h] = (Heatmap){.v = att + h * T * T, .rows = T, .cols = T, .cell_w = cell,
