@@ -39,7 +39,9 @@ void matmul_count(size_t M, size_t N, size_t K) {
         return;
     double flops = 2.0 * (double)M * (double)N * (double)K;
     /* attention's heads count from their threads */
+#ifdef _OPENMP
 #pragma omp atomic
+#endif
     counted += flops;
 }
 
