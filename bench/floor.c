@@ -120,7 +120,8 @@ int main(int argc, char **argv) {
             }
             repeat = (int)n;
         } else if (strcmp(argv[i], "--products") == 0) {
-            attention_small_heads(!(products = true));
+            products = true;
+            attention_small_heads(false);
         } else if (argv[i][0] != '-' && !id) {
             id = argv[i];
         } else {
