@@ -217,7 +217,19 @@ void cli_check_stdout(void);
     "                        lengths, padded; the default), or a length uniformly\n"       \
     "                        from the training lengths, then B sentences of it, with\n"    \
     "                        one draw of --random-positions for the batch (Ruoss et\n"    \
-    "                        al.'s protocol)\n"
+    "                        al.'s protocol)\n"                                          \
+    "  --random-draw positions|ruoss  what --random-positions draws: positions at the\n"    \
+    "                        input for every scheme (the default), or what Ruoss et\n"    \
+    "                        al.'s code draws: for rope positions afresh in every\n"    \
+    "                        layer, for alibi and xl one distance per offset in every\n"  \
+    "                        layer (tokens k apart are d_k apart, d_1 < d_2 < ...\n"   \
+    "                        drawn from 1..N-1); evaluate draws the same way\n"         \
+    "  --train-draw pool|fresh  a task's training sentences: a pool of\n"                 \
+    "                        --train-examples made once (the default), or new ones\n"   \
+    "                        every step (the benchmark code's); the pool still gives\n"  \
+    "                        the words, the classes and the validation split\n"         \
+    "  --embed-std X         std of the token embedding's first draw (default 1,\n"      \
+    "                        nn.Embedding's; Ruoss et al.'s code draws 0.02)\n"
 
 /* Matches only the model options that shape a position code (every scheme
  * option, --d-model, --heads, --seed), for programs that draw or measure a

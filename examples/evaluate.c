@@ -252,7 +252,8 @@ int main(int argc, char **argv) {
     }
     /* the draws' generator: the same numbers on every run */
     bool shared = ck.has_train && ck.meta.batches == BATCHES_BY_LENGTH;
-    if (evaluate_dataset_at(&ck.model, &d, EVAL_BATCH, a.random_n, a.draws, shared, 1, per,
+    RandomDraw how = ck.has_train ? ck.meta.random_draw : RANDOM_DRAW_POSITIONS;
+    if (evaluate_dataset_at(&ck.model, &d, EVAL_BATCH, a.random_n, a.draws, shared, how, 1, per,
                             &total, &e))
         cli_fail(&cli, &e);
     if (a.csv)

@@ -56,6 +56,9 @@ TCase *tcase_guard_formats(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);
+/* The benchmark's forms and draws as Ruoss et al.'s code makes them
+ * (tests/test_draws.c), a case of the train suite. */
+TCase *tcase_draws(void);
 
 /* POSENC_SHARD="K/N" (make check's runners): true and this runner's K of N
  * when it is set and well formed. Runner 0 runs every suite, the others

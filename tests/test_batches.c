@@ -104,9 +104,13 @@ START_TEST(shared_test_draws_are_one_per_batch) {
         ck_assert(session_step(&s, &st, &e) == 0);
     }
     EvalStats shared, apart, again;
-    ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 64, 2, true, 3, NULL, &shared, &e) == 0);
-    ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 64, 2, true, 3, NULL, &again, &e) == 0);
-    ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 64, 2, false, 3, NULL, &apart, &e) == 0);
+    RandomDraw how = RANDOM_DRAW_POSITIONS;
+    ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 64, 2, true, how, 3, NULL, &shared, &e)
+              == 0);
+    ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 64, 2, true, how, 3, NULL, &again, &e)
+              == 0);
+    ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 64, 2, false, how, 3, NULL, &apart, &e)
+              == 0);
     ck_assert_uint_eq(shared.labelled, apart.labelled);
     ck_assert(shared.loss_sum == again.loss_sum);
     ck_assert(shared.loss_sum != apart.loss_sum);

@@ -230,7 +230,8 @@ START_TEST(options_are_stored_by_name_and_read_back) {
         {"--max-train-len", "6"}, {"--train-examples", "90"}, {"--valid-examples", "30"},
         {"--test-examples", "40"}, {"--data-seed", "9"},   {"--steps", "12"},
         {"--batch", "5"},        {"--eval-every", "4"},   {"--random-positions", "9"},
-        {"--batches", "by-length"},
+        {"--batches", "by-length"}, {"--random-draw", "ruoss"}, {"--train-draw", "fresh"},
+        {"--embed-std", "0.02"},
         {"--lr", "0.003"},       {"--warmup", "3"},       {"--schedule", "noam"},
         {"--weight-decay", "0.05"}, {"--clip", "0.5"},    {"--keep", "last"}};
     /* all but a data file's four (--data, --valid and their contents'

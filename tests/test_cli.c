@@ -191,6 +191,8 @@ static const Range FIXED_RANGES[] = {
     {RUN, "--warmup", "0", "100000000", "-1", "100000001", "0", "100000000"},
     {RUN, "--weight-decay", "0", "10", "-5e-324", "10.000000000000002", "0", "10"},
     {RUN, "--clip", "0", "1e6", "-5e-324", "1000000.0000000001", "0", "1e+06"},
+    {RUN, "--embed-std", "1e-6", "100", "9.999999999999997e-07", "100.00000000000001", "1e-06",
+     "100"},
     {RUN " demo_order encode pe_plot evaluate probe", "--max-memory", "1", "1073741824", "0",
      "1073741825", "1", "1073741824"},
     {"train", "--dropout", "0", "0.95", "-5e-324", "0.9500000000000001", "0", "0.95"},
@@ -372,6 +374,7 @@ static const char *valid_value(const char *prog, const char *opt) {
         {"--norm", "pre"},          {"--act", "gelu"},
         {"--pool", "cls"},          {"--schedule", "noam"}, {"--keep", "last"},
         {"--split", "test"},        {"--schemes", "none"},  {"--batches", "by-length"},
+        {"--random-draw", "ruoss"}, {"--train-draw", "fresh"},
     };
     size_t r = range_of(prog, opt);
     if (r < N_RANGES)

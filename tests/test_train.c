@@ -313,10 +313,11 @@ START_TEST(random_test_positions_are_drawn_and_averaged) {
         run_steps(&s, 40, losses);
         EvalStats plain[10], at[10], again[10], total, total_at, total_again;
         ck_assert(evaluate_dataset(&s.model, &s.test, 16, plain, &total, &e) == 0);
-        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, false, 7, at, &total_at,
+        RandomDraw how = RANDOM_DRAW_POSITIONS;
+        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, false, how, 7, at, &total_at,
                                       &e) == 0);
-        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, false, 7, again, &total_again,
-                                      &e) == 0);
+        ck_assert(evaluate_dataset_at(&s.model, &s.test, 16, 8, 3, false, how, 7, again,
+                                      &total_again, &e) == 0);
         ck_assert_uint_eq(total_at.correct, total_again.correct);
         ck_assert(total_at.loss_sum == total_again.loss_sum);
         bool differs = false;
@@ -358,7 +359,7 @@ START_TEST(random_positions_are_uniform_in_o_n_draws) {
     rng_seed(&r, 11);
     for (size_t n = 1; n <= 16; n *= 2) {
         before = r;
-        session_draw_positions(p, &r, n, (size_t)1 << 20);
+        rng_sorted_subset(&r, p, n, (size_t)1 << 20);
         ck_assert_msg(draws_since(before, &r, 4 * n) != SIZE_MAX, "n = %zu of 2^20: more "
                       "than %zu draws", n, 4 * n);
         for (size_t i = 1; i < n; i++)
@@ -373,7 +374,7 @@ START_TEST(random_positions_are_uniform_in_o_n_draws) {
         for (size_t x = 0; x < 32 && got < n; x++)
             if (rng_below(&a, 32 - x) < n - got)
                 want[got++] = x;
-        session_draw_positions(p, &b, n, 32);
+        rng_sorted_subset(&b, p, n, 32);
         ck_assert(memcmp(p, want, n * sizeof *p) == 0 && memcmp(&a, &b, sizeof a) == 0);
     }
     /* the pairs of 0..129 (past 64 n: drawn, not scanned): chi^2 over
@@ -383,7 +384,7 @@ START_TEST(random_positions_are_uniform_in_o_n_draws) {
     memset(count, 0, sizeof count);
     rng_seed(&r, 12);
     for (size_t i = 0; i < DRAWS; i++) {
-        session_draw_positions(p, &r, 2, N);
+        rng_sorted_subset(&r, p, 2, N);
         ck_assert(p[0] < p[1] && p[1] < N);
         count[p[0]][p[1]]++;
     }
@@ -589,6 +590,7 @@ Suite *suite_train(void) {
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_checkpoint_format());
     suite_add_tcase(s, tcase_batches());
+    suite_add_tcase(s, tcase_draws());
     tc = tcase_create("outcomes");
     tcase_add_test(tc, position_is_what_the_agent_task_needs);
     tcase_set_timeout(tc, 900);

@@ -116,6 +116,14 @@ static const Field FIELDS[] = {
     {NULL, "training", F_RUN, .run = TRAIN_OPT_BATCHES, .initial = "", .help = "each sentence "
      "of a batch drawn on its own (mixed lengths), or one length a batch, drawn uniformly, "
      "with one draw of random positions (Ruoss et al.'s batches)"},
+    {NULL, "training", F_RUN, .run = TRAIN_OPT_RANDOM_DRAW, .initial = "", .help = "what "
+     "random positions draws: positions at the input for every scheme, or what Ruoss et al.'s "
+     "code draws (rope: positions in every layer; alibi and xl: a distance per offset in every "
+     "layer)"},
+    {NULL, "training", F_RUN, .run = TRAIN_OPT_TRAIN_DRAW, .initial = "", .help = "a task's "
+     "training sentences: a pool made once, or new ones every step"},
+    {NULL, "training", F_RUN, .run = TRAIN_OPT_EMBED_STD, .initial = "", .def = "1",
+     .help = "std of the token embedding's first draw (Ruoss et al.'s code: 0.02)"},
     {NULL, "training", F_RUN, .run = TRAIN_OPT_KEEP, .initial = "", .help = "the model kept: "
      "the best validation accuracy's, or the last step's"},
 };

@@ -22,6 +22,10 @@ float rng_range(Rng *r, float lo, float hi);
 float rng_normal(Rng *r);
 /* Uniform integer in [0, n), unbiased; n > 0. */
 size_t rng_below(Rng *r, size_t n);
+/* n sorted distinct values of 0..N-1 into p (n <= N), every n-subset
+ * equally likely, in O(n) draws whatever N: the positions of
+ * --random-positions N, and the distances a layer draws (encoder.h). */
+void rng_sorted_subset(Rng *r, size_t *p, size_t n, size_t N);
 /* Fisher-Yates shuffle of perm[0..n). */
 void rng_shuffle(Rng *r, size_t *perm, size_t n);
 /* A number as random as rng_u64's that depends on (key, counter) alone,

@@ -38,7 +38,8 @@ static int test_length(Session *s, const char *task, size_t n, size_t count, siz
         rc = data_encode(&d, &txt[2], &s->vocab, &s->labels, false, &unknown, e);
     EvalStats total;
     if (!rc)
-        rc = evaluate_dataset_at(&s->model, &d, batch, range, 1, true, seed ^ (uint64_t)n, NULL,
+        rc = evaluate_dataset_at(&s->model, &d, batch, range, 1, true, s->meta.random_draw,
+                                 seed ^ (uint64_t)n, NULL,
                                  &total, e);
     if (!rc) {
         *acc = eval_accuracy_all(&total);

@@ -34,7 +34,7 @@ static PeConfig scaled(const PeConfig *pc, size_t v, size_t L) {
 static int test_into(ExpCellResult *res, const char *name, const Model *m, const Dataset *test,
                      Err *e) {
     double value, exact, *per_len, *exact_len;
-    int rc = trial_test(m, test, 0, false, 0, &value, &exact, &per_len, &exact_len, e);
+    int rc = trial_test(m, test, 0, false, RANDOM_DRAW_POSITIONS, 0, &value, &exact, &per_len, &exact_len, e);
     if (!rc)
         exp_series_add(res, name, value, exact, per_len, test->max_len + 1, exact_len,
                        test->max_len + 1);

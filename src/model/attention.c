@@ -62,9 +62,10 @@ static void softmax_row(float *row, size_t n, size_t T) {
 /* Head h of sentence b as the hook's scheme sees it (pe.h). */
 static PeHead head_view(const AttnHook *hook, size_t b, size_t h, size_t T, size_t C,
                         size_t NH) {
-    size_t HS = C / NH;
+    size_t HS = C / NH, s = hook->shared ? 0 : b;
     return (PeHead){.pc = hook->pc, .params = hook->params, .dparams = hook->grad,
-                    .scratch = hook->scratch + b * hook->stride, .pos = hook->pos + b * T,
+                    .scratch = hook->scratch + s * hook->stride, .pos = hook->pos + s * T,
+                    .dist = hook->dist,
                     .T = T, .HS = HS, .h = h, .NH = NH, .layer = hook->layer,
                     .scale = 1.0f / sqrtf((float)HS), .ld = 3 * C, .ld_out = C};
 }

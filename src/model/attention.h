@@ -24,6 +24,9 @@ typedef struct {
     const float *scratch; /* (B,stride): scheme->prepare of each sentence's positions */
     size_t stride;        /* floats per sentence in scratch */
     const size_t *pos;    /* (B,T): each sentence's positions */
+    bool shared;          /* one draw for the layer (PeDraw): every sentence reads the
+                           * first's scratch and positions */
+    const size_t *dist;   /* (T): the layer's drawn distances (PeHead.dist), or NULL */
     size_t layer;
 } AttnHook;
 

@@ -45,6 +45,14 @@ static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, 
                        .grad = g ? model_pe_table(m, g, l) : NULL,
                        .scratch = a->scratch + b0 * stride, .stride = stride,
                        .pos = a->pos + b0 * T, .layer = l};
+    if (a->layers_in_use) { /* the layer's own draw, the batch's */
+        hook->shared = true;
+        hook->scratch = a->layer_scratch + l * stride;
+        if (m->pe.scheme->ruoss_draw == PE_DRAW_LAYER_POSITIONS)
+            hook->pos = a->layer_draw + l * T;
+        else
+            hook->dist = a->layer_draw + l * T;
+    }
     return hook;
 }
 
@@ -216,6 +224,39 @@ int encoder_forward(const Model *m, Acts *a, const int *ids, const size_t *lens,
     return encoder_forward_at(m, a, ids, lens, NULL, B, T, e);
 }
 
+void encoder_draw_layers(const Model *m, Acts *a, Rng *rng, size_t T, size_t N) {
+    PeDraw kind = m->pe.scheme->ruoss_draw;
+    if (kind == PE_DRAW_INPUT || !a->layer_draw || T > a->T)
+        return;
+    for (size_t l = 0; l < m->cfg.n_layers; l++) {
+        size_t *d = a->layer_draw + l * T;
+        if (kind == PE_DRAW_LAYER_POSITIONS) {
+            rng_sorted_subset(rng, d, T, N);
+            continue;
+        }
+        d[0] = 0; /* distances 1..N-1: a subset of 0..N-2, each plus one */
+        rng_sorted_subset(rng, d + 1, T - 1, N - 1);
+        for (size_t k = 1; k < T; k++)
+            d[k]++;
+    }
+    a->drawn_T = T;
+    a->layers_drawn = true;
+}
+
+/* What each layer's scheme makes of its own draw, once for the batch. */
+static void prepare_layers(const Model *m, Acts *a, size_t T) {
+    const PeScheme *s = m->pe.scheme;
+    size_t stride = pe_scratch(&m->pe, &m->cfg.pe, T), HS = m->pe.head_size;
+    for (size_t l = 0; l < m->cfg.n_layers; l++) {
+        float *S = a->layer_scratch + l * stride;
+        const size_t *d = a->layer_draw + l * T;
+        if (s->ruoss_draw == PE_DRAW_LAYER_POSITIONS && s->prepare)
+            s->prepare(S, &m->cfg.pe, d, T, HS);
+        else if (s->ruoss_draw == PE_DRAW_LAYER_DISTANCES && s->prepare_distances)
+            s->prepare_distances(S, &m->cfg.pe, d, T, HS);
+    }
+}
+
 /* Checks the batch, keeps its positions and lets an attention scheme
  * prepare them: what every micro-batch shares. */
 static int batch_begin(const Model *m, Acts *a, const int *ids, const size_t *lens,
@@ -232,8 +273,19 @@ static int batch_begin(const Model *m, Acts *a, const int *ids, const size_t *le
     if (!*natural && m->pe.scheme->length_dependent)
         return err_set(e, ERR_INPUT, "%s's code depends on the sentence length, not on "
                        "positions one by one: give it positions 0..T-1", m->pe.scheme->name);
+    if (a->layers_drawn && a->drawn_T != T)
+        return err_set(e, ERR_INPUT, "the layers drew positions for %zu slots and the batch "
+                       "has %zu: draw them for the batch (encoder_draw_layers)", a->drawn_T, T);
+    a->layers_in_use = a->layers_drawn;
+    a->layers_drawn = false;
     AttnHook hk;
-    if (!attn_hook(&hk, m, a, NULL, 0, T, 0) || !m->pe.scheme->prepare)
+    if (!attn_hook(&hk, m, a, NULL, 0, T, 0))
+        return 0;
+    if (a->layers_in_use) {
+        prepare_layers(m, a, T);
+        return 0;
+    }
+    if (!m->pe.scheme->prepare)
         return 0;
     /* The sentences of a batch mostly share their positions (0..T-1, or
      * one draw a batch): what prepare made of the same positions is

@@ -46,6 +46,14 @@ int encoder_forward(const Model *m, Acts *a, const int *ids, const size_t *lens,
 int encoder_forward_at(const Model *m, Acts *a, const int *ids, const size_t *lens,
                        const size_t *pos, size_t B, size_t T, Err *e);
 
+/* Ruoss et al.'s randomized form (train --random-draw ruoss) for a scheme
+ * that draws in every layer (its ruoss_draw, pe.h): each layer draws its
+ * own sorted positions of 0..N-1, or its distances dist[1..T-1] sorted
+ * from 1..N-1, one draw for the whole batch of T slots (T <= N), from rng.
+ * The next forward pass of T slots uses them, and its backward; nothing
+ * for the other schemes, whose positions are the pass's pos. */
+void encoder_draw_layers(const Model *m, Acts *a, Rng *rng, size_t T, size_t N);
+
 /* The loss of the model's head on the batch that encoder_forward just ran:
  * labels is (B) for a sentence head or (B,T) for a per-token head, -1 to
  * ignore a slot. Writes ga->dlogits for encoder_backward and returns the

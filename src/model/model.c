@@ -276,6 +276,8 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T,
     carve(cv, &a->x0, BT * C);
     carve(cv, &a->pe, T * m->pe.w);
     carve(cv, &a->scratch, B * pe_scratch(&m->pe, &m->cfg.pe, T));
+    if (m->pe.scheme->ruoss_draw != PE_DRAW_INPUT)
+        carve(cv, &a->layer_scratch, c->n_layers * pe_scratch(&m->pe, &m->cfg.pe, T));
     for (size_t l = 0; l < c->n_layers; l++) {
         LayerActs *la = &a->layer[l];
         carve(cv, &la->ln1, BT * C);
@@ -331,7 +333,9 @@ int acts_create_micro(Acts *a, const Model *m, size_t B, size_t T, size_t Bm, Er
     acts_walk(a, &cv, m, B, T, Bm);
     a->mem = mem;
     a->pos = xcalloc(B * T, sizeof *a->pos, "the positions", e);
-    if (!a->pos) {
+    if (m->pe.scheme->ruoss_draw != PE_DRAW_INPUT)
+        a->layer_draw = xcalloc(m->cfg.n_layers * T, sizeof *a->layer_draw, "the positions", e);
+    if (!a->pos || (m->pe.scheme->ruoss_draw != PE_DRAW_INPUT && !a->layer_draw)) {
         acts_free(a);
         return ERR_RUNTIME;
     }
@@ -349,6 +353,7 @@ int acts_create_micro(Acts *a, const Model *m, size_t B, size_t T, size_t Bm, Er
 void acts_free(Acts *a) {
     free(a->mem);
     free(a->pos);
+    free(a->layer_draw);
     memset(a, 0, sizeof *a);
 }
 

@@ -125,6 +125,14 @@ typedef struct {
     float *pe;                        /* (T,w) the position code */
     float *scratch;                   /* (B,pe_scratch(T)) an attention scheme's per-sentence
                                        * preparation of the positions */
+    /* A draw per layer (encoder_draw_layers, for a scheme whose ruoss_draw
+     * is one; else NULL): each layer's positions or distances, and what
+     * prepare made of them, for the whole batch. drawn: made for the next
+     * forward pass; in_use: the last pass used them (its backward does). */
+    size_t *layer_draw;               /* (L,T) */
+    float *layer_scratch;             /* (L,pe_scratch(T)) */
+    size_t drawn_T;                   /* the slots they were drawn for */
+    bool layers_drawn, layers_in_use;
     LayerActs layer[MAX_LAYERS];
     float *ffa;                       /* (B,T,F) GELU or dropout only: the FFN's hidden
                                        * layer as the second linear reads it, one buffer

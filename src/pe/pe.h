@@ -84,6 +84,16 @@ void pe_option_text(const PeConfig *pc, const PeOption *o, char *buf, size_t cap
  * by a factor of its position and the key by its inverse). */
 typedef enum { PE_QUERY = 0, PE_KEY = 1 } PeOperand;
 
+/* What a randomized run draws for a scheme under Ruoss et al.'s code
+ * (train --random-draw ruoss; --random-draw positions, the default, draws
+ * the input's positions for every scheme): the input's sorted positions
+ * once a batch (its sinusoid and learned table); sorted positions afresh
+ * in every layer (its RoPE); or, in every layer, one distance per offset,
+ * dist[0] = 0 < dist[1] < ... < dist[T-1] drawn from 1..N-1, so that
+ * tokens k apart are dist[k] apart whichever two they are (its ALiBi and
+ * relative). A layer's draw is the whole batch's. */
+typedef enum { PE_DRAW_INPUT = 0, PE_DRAW_LAYER_POSITIONS, PE_DRAW_LAYER_DISTANCES } PeDraw;
+
 /* What a scheme checks its options against. */
 typedef struct {
     size_t C, NH;    /* model width and heads (NH divides C) */
@@ -100,6 +110,9 @@ typedef struct {
     float *dparams;       /* backward: its gradient, added to; NULL at inference */
     const float *scratch; /* what prepare wrote from this sentence's positions */
     const size_t *pos;    /* the sentence's positions (T) */
+    const size_t *dist;   /* PE_DRAW_LAYER_DISTANCES: the layer's distances (T): the key k
+                           * to the right of its query is dist[k] from it, to its left
+                           * -dist[k]; NULL: offsets are differences of pos */
     size_t T, HS, h, NH;  /* tokens, head size, this head, heads */
     size_t layer;
     float scale;          /* 1/sqrt(HS): the scores' */
@@ -141,6 +154,10 @@ typedef struct PeScheme {
      * its positions at random (its randomized form). */
     const char *ruoss_column;
     bool ruoss_randomized;
+    PeDraw ruoss_draw;       /* what its randomized form draws under --random-draw ruoss */
+    /* The options its benchmark column sets ("--alibi-slopes ruoss": the form
+     * of Ruoss et al.'s code), as the command line writes them, or NULL. */
+    const char *bench_options;
     /* Its place among the standard run's columns of the benchmark, from 1
      * (Ruoss et al.'s first, in their Table 1's order, none to learned,
      * each followed by its randomized form; then ours); 0 for a column of
@@ -198,7 +215,8 @@ typedef struct PeScheme {
      * The hooks, in the order a layer calls them (src/model/attention.c):
      *   scratch, prepare  once a batch, before the first layer, per sentence:
      *                     what the positions give (cos and sin, buckets);
-     *                     may write only the scratch
+     *                     may write only the scratch; with a draw per
+     *                     layer (PeDraw), once per layer for the batch
      *   rotate            forward: q, then k, in place, before the scores;
      *                     backward: dq and dk, after score_backward
      *   score             forward: adds to the scores, before the softmax
@@ -214,6 +232,11 @@ typedef struct PeScheme {
     size_t (*scratch)(const PeConfig *pc, size_t T, size_t HS);
     void (*prepare)(float *scratch, const PeConfig *pc, const size_t *pos, size_t T,
                     size_t HS);
+    /* prepare's counterpart for a layer's drawn distances (PE_DRAW_LAYER_
+     * DISTANCES: PeHead.dist); NULL where the hooks read hd->dist
+     * themselves. */
+    void (*prepare_distances)(float *scratch, const PeConfig *pc, const size_t *dist, size_t T,
+                              size_t HS);
     /* Rotates x (T rows of HS at stride hd->ld: q or k, as which says, or
      * their gradients) in place, before the scores; inverse applies the
      * transpose, for the backward pass. */

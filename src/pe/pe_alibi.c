@@ -10,14 +10,21 @@
  * needs two heads or more (one head's two slopes are one, and it is
  * refused, as it is under --causal, where no key is to the right); with
  * an odd count the middle head stays symmetric while the others break the
- * mirror, which is enough, so that is taken. It adds nothing to the word
- * vectors and has no parameters. */
+ * mirror, which is enough, so that is taken. --alibi-slopes ruoss is the
+ * encoder form of Ruoss et al.'s code (compute_alibi_encodings_biases in
+ * google-deepmind/randomized_positional_encodings, models/positional_
+ * encodings.py), the benchmark's alibi column: one slope, and 0.5 added to
+ * -|i - j| for the keys to the left of the query before the slope
+ * multiplies it, "to (arbitrarily) break the symmetry". Its randomized form
+ * there draws one distance per offset in every layer (PE_DRAW_LAYER_
+ * DISTANCES, pe.h): tokens k apart are dist[k] apart instead of k. It
+ * adds nothing to the word vectors and has no parameters. */
 #include <math.h>
 
 #include "pe.h"
 #include "pe_alibi.h"
 
-static const char *const SLOPES_NAMES[] = {"symmetric", "asymmetric", NULL};
+static const char *const SLOPES_NAMES[] = {"symmetric", "asymmetric", "ruoss", NULL};
 
 static const PeOption opt_slopes = {
     .flag = "--alibi-slopes",
@@ -25,8 +32,9 @@ static const PeOption opt_slopes = {
     .names = SLOPES_NAMES,
     .def = ALIBI_SYMMETRIC,
     .def_text = "symmetric",
-    .help = "alibi: head h's slope m_h on both sides of a word, or m_h to its left and "
-            "m_(H-1-h) to its right, which tells left from right (default symmetric)",
+    .help = "alibi: head h's slope m_h on both sides of a word; or m_h to its left and "
+            "m_(H-1-h) to its right; or (ruoss) m_h with the left m_h/2 closer, as Ruoss et "
+            "al.'s code; the last two tell left from right (default symmetric)",
     .example = "asymmetric",
 };
 
@@ -64,21 +72,38 @@ static const char *alibi_causal_conflict(const PeConfig *pc) {
                  "--alibi-slopes asymmetric or --causal";
 }
 
+double alibi_bias(const PeConfig *pc, size_t h, size_t NH, double d, bool right) {
+    double m = alibi_slope_side(pc, h, NH, right);
+    return alibi_slopes_of(pc) == ALIBI_RUOSS && !right ? -m * (d - 0.5) : -m * d;
+}
+
 static void alibi_score(const PeHead *hd) {
     /* scores is (T,T), P (T) */
     float left = (float)alibi_slope_side(hd->pc, hd->h, hd->NH, false);
     float right = (float)alibi_slope_side(hd->pc, hd->h, hd->NH, true);
+    /* the ruoss form's left keys: -m (d - 0.5), the half in the float the
+     * slope makes of it, as the reference adds it before the slope */
+    float half = alibi_slopes_of(hd->pc) == ALIBI_RUOSS ? 0.5f : 0.0f;
     const float *P = hd->scratch;
     float *scores = hd->scores;
     size_t T = hd->T;
     for (size_t i = 0; i < T; i++)
-        for (size_t j = 0; j < T; j++)
-            scores[i * T + j] -= (P[j] > P[i] ? right : left) * fabsf(P[i] - P[j]);
+        for (size_t j = 0; j < T; j++) {
+            float d = hd->dist ? (float)hd->dist[j > i ? j - i : i - j] : fabsf(P[i] - P[j]);
+            bool to_right = hd->dist ? j > i : P[j] > P[i];
+            if (to_right)
+                scores[i * T + j] -= right * d;
+            else if (half != 0.0f && i != j)
+                scores[i * T + j] -= left * (d - half);
+            else
+                scores[i * T + j] -= left * d;
+        }
 }
 
 static double alibi_ref_score(const PeRefPair *r) {
-    return -alibi_slope_side(r->pc, r->h, r->NH, r->pj > r->pi) *
-           fabs((double)r->pi - (double)r->pj);
+    bool right = r->pj > r->pi;
+    double d = fabs((double)r->pi - (double)r->pj);
+    return r->pi == r->pj ? 0.0 : alibi_bias(r->pc, r->h, r->NH, d, right);
 }
 
 const PeScheme pe_alibi = {
@@ -87,6 +112,8 @@ const PeScheme pe_alibi = {
     .options = (const PeOption *const[]){&opt_slopes, NULL},
     .ruoss_column = "alibi",
     .ruoss_randomized = true,
+    .ruoss_draw = PE_DRAW_LAYER_DISTANCES,
+    .bench_options = "--alibi-slopes ruoss",
     .bench_place = 5,
     .about = "a bias -m|i-j| on each head's scores, symmetric unless --alibi-slopes "
              "asymmetric: then it tells left from right (Press et al.; BLOOM)",

@@ -271,6 +271,7 @@ const PeScheme pe_rope = {
                                          &pe_opt_rope_factor, &pe_opt_rope_original_len, NULL},
     .ruoss_column = "rope",
     .ruoss_randomized = true,
+    .ruoss_draw = PE_DRAW_LAYER_POSITIONS,
     .bench_place = 4,
     .about = "q and k turned pair by pair by p * theta_i in each head: the logit sees the "
              "offset (RoFormer; LLaMA)",

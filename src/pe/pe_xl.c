@@ -29,9 +29,15 @@
  *   h*HS..), so head h's gradient touches head h's part only.
  * Where this differs: their q, k and v projections have no bias (the
  * model's have, for every scheme); their randomized form ("noisy
- * relative") draws the offsets of one sentence from a wider range and
- * mirrors them, where train --random-positions draws positions here, so an
- * offset is the difference of two drawn positions; and an odd d_model,
+ * relative") draws, in every layer, one distance per offset from a wider
+ * range and mirrors them, which --random-draw ruoss does too (PE_DRAW_
+ * LAYER_DISTANCES), where --random-positions alone draws positions, an
+ * offset the difference of two; that form then reads its table of
+ * sinusoids (rows 0..N-1) at row N + o, past its end for the query itself
+ * and every key to its right, which JAX clamps to row N - 1, so all of
+ * those get one encoding, though its comment says row N was to be offset 0
+ * (a table with the negative side, as the plain form builds): here R(o)
+ * as the comment means; and an odd d_model,
  * which their code refuses, gives R one sine more than cosines, as
  * sinusoid_value's split layout does (the sines of frequencies 0..(d-1)/2,
  * then the cosines of 0..(d-3)/2: R ends with a cosine).
@@ -100,12 +106,20 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void xl_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
-    (void)pc, (void)HS;
+/* Pair (i, j)'s offset: p_j - p_i, or with a layer's drawn distances
+ * (dist not NULL) dist[j - i] to the right of the query and -dist[i - j]
+ * to its left. */
+static float offset_at(const size_t *pos, const size_t *dist, size_t i, size_t j) {
+    if (!dist)
+        return offset_of(pos, i, j);
+    return j >= i ? (float)dist[j - i] : -(float)dist[i - j];
+}
+
+static void prepare_offsets(float *S, const size_t *pos, const size_t *dist, size_t T) {
     float *D = S + 1, *index = D + T * T;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++)
-            D[i * T + j] = offset_of(pos, i, j);
+            D[i * T + j] = offset_at(pos, dist, i, j);
     qsort(D, T * T, sizeof *D, by_value);
     size_t n = 0;
     for (size_t k = 0; k < T * T; k++)
@@ -114,7 +128,7 @@ static void xl_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T
     S[0] = (float)n;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++) {
-            float o = offset_of(pos, i, j);
+            float o = offset_at(pos, dist, i, j);
             size_t lo = 0, hi = n - 1; /* D[lo] <= o <= D[hi] */
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -125,6 +139,19 @@ static void xl_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T
             }
             index[i * T + j] = (float)lo;
         }
+}
+
+static void xl_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
+    (void)pc, (void)HS;
+    prepare_offsets(S, pos, NULL, T);
+}
+
+/* The offsets of a layer's drawn distances: 2T - 1 of them, in the order
+ * of j - i, as at consecutive positions. */
+static void xl_prepare_distances(float *S, const PeConfig *pc, const size_t *dist, size_t T,
+                                 size_t HS) {
+    (void)pc, (void)HS;
+    prepare_offsets(S, NULL, dist, T);
 }
 
 /* The pair loops: a query's term for every offset of a tile (qo, gi: a
@@ -153,6 +180,8 @@ static float dot(const float *a, const float *b, size_t n) {
  * (i, j)'s is number j - i + T - 1 of them, so query i's keys read one
  * run of consecutive offsets and the loops below need no index. */
 static bool consecutive(const PeHead *hd) {
+    if (hd->dist)
+        return true; /* offset number j - i + T - 1 too (xl_prepare_distances) */
     for (size_t t = 0; t + 1 < hd->T; t++)
         if (hd->pos[t + 1] != hd->pos[t] + 1)
             return false;
@@ -415,6 +444,7 @@ const PeScheme pe_xl = {
             "sinusoid of it and an untrained W_R, so the offset already shifts the scores",
     .ruoss_column = "relative",
     .ruoss_randomized = true,
+    .ruoss_draw = PE_DRAW_LAYER_DISTANCES,
     .bench_place = 3,
     .default_combine = COMBINE_ADD,
     .param_shape = xl_shape,
@@ -424,6 +454,7 @@ const PeScheme pe_xl = {
     .init = xl_init,
     .scratch = xl_scratch,
     .prepare = xl_prepare,
+    .prepare_distances = xl_prepare_distances,
     .score = xl_score,
     .score_backward = xl_score_backward,
     .ref_score = xl_ref_score,

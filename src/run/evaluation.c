@@ -1,6 +1,7 @@
 /* Evaluating a model, by length (evaluation.h). */
 #include "evaluation.h"
 #include "positions.h"
+#include "../model/encoder.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +47,12 @@ static size_t exact_matches(const Model *m, const Acts *a, const int *labels, si
 
 int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_len,
                      EvalStats *total, Err *e) {
-    return evaluate_dataset_at(m, d, B, 0, 1, false, 0, per_len, total, e);
+    return evaluate_dataset_at(m, d, B, 0, 1, false, RANDOM_DRAW_POSITIONS, 0, per_len, total, e);
 }
 
 int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
-                        bool shared, uint64_t seed, EvalStats *per_len, EvalStats *total,
-                        Err *e) {
+                        bool shared, RandomDraw how, uint64_t seed, EvalStats *per_len,
+                        EvalStats *total, Err *e) {
     memset(total, 0, sizeof *total);
     if (d->n == 0)
         return 0;
@@ -65,6 +66,7 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
         memset(per_len, 0, (L + 1) * sizeof *per_len);
     Rng rng;
     rng_seed(&rng, seed);
+    bool by_layer = N && how == RANDOM_DRAW_RUOSS && m->pe.scheme->ruoss_draw != PE_DRAW_INPUT;
     size_t *idx = xmalloc(d->n * sizeof *idx, "evaluation", e);
     int *ids = xmalloc(B * L * sizeof *ids, "evaluation", e);
     int *labels = xmalloc(B * L * sizeof *labels, "evaluation", e);
@@ -92,9 +94,11 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
                 size_t b = n - i < B ? n - i : B;
                 StepStats s;
                 dataset_batch(d, idx + i, b, len, ids, lens, labels);
-                if (pos)
+                if (by_layer)
+                    encoder_draw_layers(m, &a, &rng, len, N);
+                else if (pos)
                     session_draw_batch_positions(pos, &rng, lens, b, len, N, shared);
-                rc = eval_batch_at(m, &a, ids, lens, pos, labels, b, len, &s, e);
+                rc = eval_batch_at(m, &a, ids, lens, by_layer ? NULL : pos, labels, b, len, &s, e);
                 st.labelled += s.labelled;
                 st.correct += s.correct;
                 st.loss_sum += (double)s.loss * (double)s.labelled;

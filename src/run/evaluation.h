@@ -12,6 +12,7 @@
 #include "../text/data.h"
 #include "../text/tasks.h"
 #include "checkpoint.h"
+#include "positions.h"
 
 /* Accuracy of a model on the examples of one length (or on all). */
 typedef struct {
@@ -37,12 +38,14 @@ int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_
  * from seed), every draw scored; the counts add up over the draws, so an
  * accuracy is their mean (exact counts sentences once per draw). With
  * shared, the sentences of a batch (all of one length) share one draw, as
- * in training with --batches by-length. Sentences longer than N are
- * skipped as a learned table's are. N = 0 is evaluate_dataset (positions
- * 0..T-1, one pass). */
+ * in training with --batches by-length. how RANDOM_DRAW_RUOSS draws as
+ * training with --random-draw ruoss does: for a scheme that draws in every
+ * layer, every layer its own, for the whole batch (shared or not).
+ * Sentences longer than N are skipped as a learned table's are. N = 0 is
+ * evaluate_dataset (positions 0..T-1, one pass). */
 int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
-                        bool shared, uint64_t seed, EvalStats *per_len, EvalStats *total,
-                        Err *e);
+                        bool shared, RandomDraw how, uint64_t seed, EvalStats *per_len,
+                        EvalStats *total, Err *e);
 
 /* correct / labelled, or 0 with nothing labelled. */
 double eval_accuracy(const EvalStats *s);

@@ -8,14 +8,14 @@
 
 #include "../core/rng.h"
 
-/* n sorted distinct positions of 0..N-1 into p (n <= N), every n-subset
- * equally likely, in O(n) draws of rng whatever N: what a sentence of n
- * tokens gets with --random-positions N, in training and in
- * evaluate_dataset_at. */
-void session_draw_positions(size_t *p, Rng *rng, size_t n, size_t N);
+/* What --random-positions draws (train --random-draw): the input's sorted
+ * positions once a batch, for every scheme; or what Ruoss et al.'s code
+ * draws for each scheme (PeDraw, pe.h: rope's positions and alibi's and
+ * relative's distances afresh in every layer, encoder_draw_layers). */
+typedef enum { RANDOM_DRAW_POSITIONS = 0, RANDOM_DRAW_RUOSS = 1 } RandomDraw;
 
 /* Sorted distinct positions for each sentence b of a batch (B,T), drawn
- * as session_draw_positions draws them for its length lens[b]; padded
+ * as rng_sorted_subset draws them (a uniform subset of 0..N-1) for its length lens[b]; padded
  * slots keep their index. With shared (a batch of one length), the first
  * sentence's draw is every sentence's. */
 void session_draw_batch_positions(size_t *pos, Rng *rng, const size_t *lens, size_t B, size_t T,

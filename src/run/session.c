@@ -104,6 +104,8 @@ static int load_data(Session *s, Pooling pool, Err *e) {
 int session_check_options(const TrainMeta *mt, const Config *c, size_t longest, Err *e) {
     size_t N = mt->random_positions, need = longest + config_lead_tokens(c);
     const PeScheme *s = pe_find(c->pe.name);
+    if (train_draw_check(mt, e))
+        return ERR_INPUT;
     if (!N || !s)
         return 0;
     if (!pe_in_input(s) && !pe_in_attention(s))
@@ -298,6 +300,11 @@ static int create(Session *s, const TrainMeta *meta, const Config *cfg, const Op
             rc = check_run(s, &c, NULL, e);
         if (!rc)
             rc = model_create(&s->model, &c, e);
+        /* the first draw's N(0,1) scaled: N(0, std^2) (a model to start
+         * from brings its own) */
+        for (size_t i = 0; !rc && !from && s->meta.embed_std > 0.0f &&
+                           i < c.vocab_size * s->model.pe.E; i++)
+            s->model.p.tok_emb[i] *= s->meta.embed_std;
     }
     rng_seed(&s->meta.rng, s->meta.seed);
     if (!rc)
@@ -467,7 +474,11 @@ int session_step(Session *s, StepStats *st, Err *e) {
     bool by_length = s->meta.batches == BATCHES_BY_LENGTH;
     /* drawn with replacement: the generator's state is the whole position
      * in the data order, which is what a checkpoint saves */
-    if (by_length) {
+    if (s->meta.train_draw == TRAIN_DRAW_FRESH) {
+        int rc = session_fresh_batch(s, &T, e);
+        if (rc)
+            return rc;
+    } else if (by_length) {
         T = s->lengths[rng_below(&s->meta.rng, s->n_lengths)];
         size_t from = s->len_from[T], n = s->len_from[T + 1] - from;
         for (size_t b = 0; b < B; b++)
@@ -479,12 +490,19 @@ int session_step(Session *s, StepStats *st, Err *e) {
             T = len > T ? len : T;
         }
     }
-    dataset_batch(&s->train, s->idx, B, T, s->ids, s->lens, s->batch_labels);
+    if (s->meta.train_draw != TRAIN_DRAW_FRESH)
+        dataset_batch(&s->train, s->idx, B, T, s->ids, s->lens, s->batch_labels);
     size_t N = s->meta.random_positions;
-    if (N)
+    /* Ruoss et al.'s draw for a scheme that draws in every layer: the
+     * layers' draws, and no positions at the input */
+    bool by_layer = N && s->meta.random_draw == RANDOM_DRAW_RUOSS &&
+                    s->model.pe.scheme->ruoss_draw != PE_DRAW_INPUT;
+    if (by_layer)
+        encoder_draw_layers(&s->model, &s->acts, &s->meta.rng, T, N);
+    else if (N)
         session_draw_batch_positions(s->pos, &s->meta.rng, s->lens, B, T, N, by_length);
-    return train_step(&s->trainer, &s->model, &s->acts, s->ids, s->lens, N ? s->pos : NULL,
-                      s->batch_labels, B, T, st, e);
+    return train_step(&s->trainer, &s->model, &s->acts, s->ids, s->lens,
+                      N && !by_layer ? s->pos : NULL, s->batch_labels, B, T, st, e);
 }
 
 int session_advance(Session *s, Kept *k, size_t max_steps, StepWindow *w, Err *e) {

@@ -77,6 +77,12 @@ int session_resume(Session *s, const char *path, size_t steps, double max_memory
 double session_memory(const Config *c, size_t B, size_t T, size_t T_eval);
 void session_free(Session *s);
 
+/* A batch of B new sentences of the task (train --train-draw fresh) into
+ * s->ids, s->lens and s->batch_labels, of T slots (set): with --batches
+ * by-length all of one input length drawn uniformly from the task's, as
+ * the pool's by-length batches; their seed drawn from the data order. */
+int session_fresh_batch(Session *s, size_t *T, Err *e);
+
 /* One training step on a batch drawn from the training split (with
  * random positions when meta.random_positions is set). */
 int session_step(Session *s, StepStats *st, Err *e);

@@ -16,7 +16,8 @@
 typedef enum { RUN_TASK, RUN_PATH, RUN_SIZE, RUN_U64, RUN_FLOAT, RUN_NAME } RunType;
 
 _Static_assert(sizeof(Schedule) == sizeof(int) && sizeof(KeepWhich) == sizeof(int) &&
-                   sizeof(BatchDraw) == sizeof(int),
+                   sizeof(BatchDraw) == sizeof(int) && sizeof(RandomDraw) == sizeof(int) &&
+                   sizeof(TrainDraw) == sizeof(int),
                "the enums of a run are ints");
 
 /* One row per option, in the order of TRAIN_OPT_: its flag, its field (in
@@ -62,6 +63,12 @@ static const struct {
      MAX_DIM, {NULL, NULL}, true},
     {"--batches", false, offsetof(TrainMeta, batches), 0, RUN_NAME, 0, 0, {"mixed", "by-length"},
      true},
+    {"--random-draw", false, offsetof(TrainMeta, random_draw), 0, RUN_NAME, 0, 0,
+     {"positions", "ruoss"}, true},
+    {"--train-draw", false, offsetof(TrainMeta, train_draw), 0, RUN_NAME, 0, 0,
+     {"pool", "fresh"}, true},
+    {"--embed-std", false, offsetof(TrainMeta, embed_std), 0, RUN_FLOAT, 1e-6, 100.0,
+     {NULL, NULL}, true},
     {"--lr", true, offsetof(OptConfig, lr), 0, RUN_FLOAT, 1e-8, 10.0, {NULL, NULL}, false},
     {"--warmup", true, offsetof(OptConfig, warmup), 0, RUN_SIZE, 0, TRAIN_MAX_STEPS,
      {NULL, NULL}, false},
@@ -210,9 +217,25 @@ bool train_option_given(const TrainMeta *mt, const OptConfig *o, size_t opt) {
         memcpy(&v, f, sizeof v);
         return v != 0;
     }
+    if (ROWS[opt].type == RUN_FLOAT) {
+        float x;
+        memcpy(&x, f, sizeof x);
+        return x != 0.0f;
+    }
     size_t s;
     memcpy(&s, f, sizeof s);
     return s != 0;
+}
+
+int train_draw_check(const TrainMeta *mt, Err *e) {
+    if (mt->random_draw == RANDOM_DRAW_RUOSS && !mt->random_positions)
+        return err_set(e, ERR_INPUT, "--random-draw ruoss says how --random-positions N draws, "
+                       "and no N is given: give --random-positions N, or drop --random-draw");
+    if (mt->train_draw == TRAIN_DRAW_FRESH && !mt->task[0])
+        return err_set(e, ERR_INPUT, "--train-draw fresh makes new sentences of a task every "
+                       "step, and a data file has no more than it holds: give --task, or drop "
+                       "--train-draw");
+    return 0;
 }
 
 int train_meta_check(const TrainMeta *mt, size_t step, Err *e) {
@@ -232,6 +255,8 @@ int train_meta_check(const TrainMeta *mt, size_t step, Err *e) {
     if (step > mt->steps)
         return err_set(e, ERR_INPUT, "the step %zu is past the %zu steps the run was asked for",
                        step, mt->steps);
+    if (train_draw_check(mt, e))
+        return ERR_INPUT;
     if (mt->task[0]) {
         TaskOptions t;
         if (mt->data[0] || mt->valid[0] || mt->data_hash || mt->valid_hash)

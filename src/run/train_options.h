@@ -15,6 +15,7 @@
 #include "../core/rng.h"
 #include "../model/train.h"
 #include "../text/tasks.h"
+#include "positions.h"
 
 /* The model a run keeps (train --keep): the one of the evaluation with the
  * best validation accuracy, or the last step's. */
@@ -27,6 +28,12 @@ typedef enum { KEEP_BEST = 0, KEEP_LAST = 1 } KeepWhich;
  * (2023) train: no padding, and with --random-positions one draw of
  * positions shared by the batch, as their code draws them. */
 typedef enum { BATCHES_MIXED = 0, BATCHES_BY_LENGTH = 1 } BatchDraw;
+
+/* Where a task's training sentences come from (train --train-draw): a pool
+ * of --train-examples made once, each step drawing from it; or new ones
+ * every step, from the data-order generator, as Delétang et al.'s and
+ * Ruoss et al.'s code trains (the pool still gives the words and classes). */
+typedef enum { TRAIN_DRAW_POOL = 0, TRAIN_DRAW_FRESH = 1 } TrainDraw;
 
 /* What a training run was asked for (its data, batch, steps, evaluations
  * and kept model) and where its data order stands: with the model and the
@@ -46,6 +53,11 @@ typedef struct {
     double seconds;       /* time spent training so far, resumed runs included */
     size_t random_positions; /* training positions drawn from 0..N-1, e.g. 64; 0 = off */
     BatchDraw batches;    /* mixed (the default) or by length */
+    RandomDraw random_draw; /* what --random-positions draws: positions (the default) or as
+                             * Ruoss et al.'s code */
+    TrainDraw train_draw; /* a task's pool (the default) or fresh sentences every step */
+    float embed_std;      /* std of the token embedding's first draw, 1e-6..100; 0 = not
+                           * given: nn.Embedding's 1 */
     size_t table_len;     /* rows asked of a learned table, 0 = as training needs; not
                            * saved (the model's shape holds the answer) */
     double max_memory;    /* bytes the run may use, e.g. 8e9; 0 = no limit; not saved (a
@@ -79,6 +91,9 @@ enum {
     TRAIN_OPT_EVAL_EVERY,
     TRAIN_OPT_RANDOM_POSITIONS,
     TRAIN_OPT_BATCHES,
+    TRAIN_OPT_RANDOM_DRAW,
+    TRAIN_OPT_TRAIN_DRAW,
+    TRAIN_OPT_EMBED_STD,
     TRAIN_OPT_LR,
     TRAIN_OPT_WARMUP,
     TRAIN_OPT_SCHEDULE,
@@ -119,6 +134,9 @@ void train_option_text(const TrainMeta *mt, const OptConfig *o, size_t opt, char
  * that leaves them is the one an older version wrote. */
 bool train_option_given(const TrainMeta *mt, const OptConfig *o, size_t opt);
 
+/* The rules of --random-draw and --train-draw: the first needs
+ * --random-positions, the second a task. ERR_INPUT naming what to give. */
+int train_draw_check(const TrainMeta *mt, Err *e);
 /* Checks a run's options together, as train's own checks do (a task or a
  * file, not both; the task's options; step <= steps): what the options'
  * ranges, and a valid checksum, cannot vouch for. ERR_INPUT with the field

@@ -8,14 +8,14 @@
 #include "../core/clock.h"
 #include "session.h"
 
-int trial_test(const Model *m, const Dataset *test, size_t N, bool shared, uint64_t seed,
-               double *accuracy, double *exact, double **per_len, double **exact_len, Err *e) {
+int trial_test(const Model *m, const Dataset *test, size_t N, bool shared, RandomDraw how,
+               uint64_t seed, double *accuracy, double *exact, double **per_len, double **exact_len, Err *e) {
     size_t L = test->max_len, draws = N ? TRIAL_DRAWS : 1;
     EvalStats total, *per = xcalloc(L + 1, sizeof *per, "the results per length", e);
     *per_len = xcalloc(L + 1, sizeof **per_len, "the results per length", e);
     *exact_len = xcalloc(L + 1, sizeof **exact_len, "the results per length", e);
     int rc = per && *per_len && *exact_len
-                 ? evaluate_dataset_at(m, test, 64, N, draws, shared, seed, per, &total, e)
+                 ? evaluate_dataset_at(m, test, 64, N, draws, shared, how, seed, per, &total, e)
                  : ERR_RUNTIME;
     if (!rc) {
         /* sentences the model cannot encode count as wrong overall; exact
@@ -54,7 +54,7 @@ int trial_run(Trial *t, const TrainMeta *mt, const Config *cfg, const OptConfig 
     t->seconds = clock_seconds() - t0;
     t->max_len = s.test.max_len;
     if (!rc)
-        rc = trial_test(&s.model, &s.test, 0, false, 0, &t->accuracy, &t->exact, &t->per_len,
+        rc = trial_test(&s.model, &s.test, 0, false, RANDOM_DRAW_POSITIONS, 0, &t->accuracy, &t->exact, &t->per_len,
                         &t->exact_len, e);
     /* Ruoss et al.'s randomized encodings have no switch for evaluation:
      * test sentences get sorted random positions from the same range.
@@ -62,7 +62,7 @@ int trial_run(Trial *t, const TrainMeta *mt, const Config *cfg, const OptConfig 
     size_t N = s.meta.random_positions;
     if (!rc && N)
         rc = trial_test(&s.model, &s.test, N, s.meta.batches == BATCHES_BY_LENGTH,
-                        s.meta.seed ^ 0x52554f5353ULL, &t->accuracy_at,
+                        s.meta.random_draw, s.meta.seed ^ 0x52554f5353ULL, &t->accuracy_at,
                         &t->exact_at, &t->per_len_at, &t->exact_len_at, e);
     session_free(&s);
     if (rc)

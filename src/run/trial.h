@@ -43,8 +43,9 @@ void trial_free(Trial *t);
  * (per_len and exact_len allocated, test->max_len + 1 entries, NaN where
  * no sentence was scored); with N, at random positions from 0..N-1,
  * TRIAL_DRAWS draws from seed (evaluate_dataset_at), one per batch with
- * shared (a model trained with --batches by-length). */
-int trial_test(const Model *m, const Dataset *test, size_t N, bool shared, uint64_t seed,
-               double *accuracy, double *exact, double **per_len, double **exact_len, Err *e);
+ * shared (a model trained with --batches by-length), drawn as how says
+ * (its --random-draw). */
+int trial_test(const Model *m, const Dataset *test, size_t N, bool shared, RandomDraw how,
+               uint64_t seed, double *accuracy, double *exact, double **per_len, double **exact_len, Err *e);
 
 #endif
