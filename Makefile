@@ -181,18 +181,22 @@ endif
 # docs/experiments.md) run as the experiments' are, with the same QUICK=1,
 # JOBS=N, SEEDS=N and HOSTS=FILE. QUICK=1 runs it on tiny settings into
 # build/benchmark-quick/ (what CI runs); the full run rewrites
-# docs/benchmark.md, docs/benchmark/ and docs/img/benchmark/. Its cells keep
-# to their own folders, build/cells-bench(-quick), and the hosts are given
+# docs/benchmark.md, docs/benchmark/ and docs/img/benchmark/. Its cells are
+# results as data, committed in docs/benchmark/cells/: the page is rebuilt
+# from them whatever build made them (each names its own), and only the
+# cells missing run (RETRAIN=1 runs again those another build made). The
+# quick grid's cells go to build/cells-bench-quick, and the hosts are given
 # --bench with the other settings, so that they list, run and store the
-# benchmark's cells. ALL=1 adds the registry's other schemes
+# benchmark's cells. SET='K=V,...' changes the protocol (experiments --set),
+# its cells and page in build/cells-bench-set and build/benchmark-set. ALL=1 adds the registry's other schemes
 # (--all-schemes), their cells beside the standard run's, the page into
 # build/benchmark-all/ (with QUICK=1, build/benchmark-all-quick/: a page
 # is never written over another grid's, src/experiments/grid.h).
-BENCH_CELLS = $(if $(QUICK),$(BUILD)/cells-bench-quick,$(BUILD)/cells-bench)
-BENCH_SET   = --bench $(EXP_SET) $(if $(ALL),--all-schemes)
-BENCH_ARGS  = $(BENCH_SET) --cells $(BENCH_CELLS) $(if $(JOBS),--jobs $(JOBS)) \
-	--out $(if $(QUICK),$(BUILD)/benchmark$(if $(ALL),-all)-quick,$(if $(ALL),$(BUILD)/benchmark-all,docs))
-benchmark: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## Deletang et al.'s tasks, every scheme: docs/benchmark.md as cells (QUICK=1, JOBS=N, HOSTS=FILE, ALL=1)
+BENCH_CELLS = $(if $(QUICK),$(BUILD)/cells-bench-quick,$(if $(SET),$(BUILD)/cells-bench-set,docs/benchmark/cells))
+BENCH_SET   = --bench $(EXP_SET) $(if $(ALL),--all-schemes) $(if $(SET),--set '$(SET)')
+BENCH_ARGS  = $(BENCH_SET) --cells $(BENCH_CELLS) $(if $(JOBS),--jobs $(JOBS)) $(if $(RETRAIN),--retrain) \
+	--out $(if $(QUICK),$(BUILD)/benchmark$(if $(ALL),-all)-quick,$(if $(SET),$(BUILD)/benchmark-set,$(if $(ALL),$(BUILD)/benchmark-all,docs)))
+benchmark: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## Deletang et al.'s tasks: docs/benchmark.md from its committed cells (QUICK=1, JOBS=N, HOSTS=FILE, ALL=1, SET=..., RETRAIN=1)
 ifneq ($(HOSTS),)
 	scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(BENCH_CELLS) \
 		$(REMOTE_DIR) $(BENCH_SET)

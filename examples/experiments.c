@@ -56,7 +56,7 @@ static const char *const USAGE[] = {
     "Deletang et al.'s tasks on Ruoss et al.'s protocol (train on inputs of 1..N,\n"
     "test every length N+1..M), every scheme and the randomized forms, into\n"
     "DIR/benchmark.md, DIR/benchmark/*.csv and DIR/img/benchmark/*.png (cells\n"
-    "bench-TASK-SCHEME-sK, default folder build/cells-bench; `make benchmark`).\n"
+    "bench-TASK-SCHEME-sK, default folder docs/benchmark/cells; `make benchmark`).\n"
     "\n"
     "Each training is a cell, e.g. lengths-reverse-SCHEME-s2, whose result goes to\n"
     "its own file CELLS/ID.cell (checksummed, and checked field by field when read:\n"
@@ -85,11 +85,20 @@ static const char *const USAGE[] = {
     "                        with our columns' seeds (--list names their cells);\n"
     "                        the page in build/benchmark-all by default, the cells\n"
     "                        beside the standard run's\n"
-    "  --seeds N             seeds per configuration, 2..20 (default 10; 2 with\n"
-    "                        --quick; with --bench, the columns that are not Ruoss\n"
-    "                        et al.'s get at most 5); each seed draws the weights,\n"
-    "                        the batch order and the data; cells of the first\n"
-    "                        seeds are kept\n"
+    "  --seeds N             seeds per configuration, 2..20 (default 10; with\n"
+    "                        --bench 3; 2 with --quick; with --bench, the columns\n"
+    "                        that are not Ruoss et al.'s get at most 5); each seed\n"
+    "                        draws the weights, the batch order and the data; cells\n"
+    "                        of the first seeds are kept\n"
+    "  --set K=V[,K=V...]    with --bench: the protocol changed, each K once (lists\n"
+    "                        of rates or tasks separated by /); its cells go to\n"
+    "                        build/cells-bench-set and its page to\n"
+    "                        build/benchmark-set unless --cells and --out say where.\n"
+    "                        The settings and what a cell costs: docs/experiments.md\n", EXP_PROTOCOL_HELP,
+    "  --retrain             with --bench: run again the cells another build made;\n"
+    "                        without it they count as done (the benchmark's cells\n"
+    "                        are committed, docs/benchmark/cells: `make benchmark`\n"
+    "                        builds the page from them; each names its build)\n"
     "  --list                print the cells' names, one per line, and stop\n"
     "  --missing             with --list: only the cells not done yet\n"
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
@@ -115,6 +124,8 @@ typedef struct {
     const char *page; /* "results", or "benchmark" with --bench: DIR/PAGE.md */
     bool quick, bench, all_schemes;
     size_t seeds, jobs;
+    const char *protocol; /* --set: the benchmark's protocol changed, or NULL */
+    bool retrain;         /* --retrain: the benchmark's cells of other builds run again */
     /* the job: one cell (--cell ID), storing records (--store), listing
      * the cells (--list, --missing), or else the whole grid */
     const char *cell;
@@ -126,7 +137,8 @@ typedef struct {
 static ExpRunner runner(Grid *g) {
     ExpRunner r = {.set = g->set, .cells = g->cells, .n = g->n, .cells_dir = g->cells_dir,
                    .out = g->out, .page = g->page, .exe = g->cli.argv[0],
-                   .source = POSENC_SOURCE_ID, .jobs = g->jobs};
+                   .source = POSENC_SOURCE_ID, .jobs = g->jobs,
+                   .any_source = g->bench && !g->retrain};
     size_t k = 0;
     if (g->quick)
         r.args[k++] = "--quick";
@@ -138,6 +150,8 @@ static ExpRunner runner(Grid *g) {
         snprintf(g->seeds_text, sizeof g->seeds_text, "%zu", g->seeds);
         r.args[k++] = "--seeds", r.args[k++] = g->seeds_text;
     }
+    if (g->protocol)
+        r.args[k++] = "--set", r.args[k++] = g->protocol;
     r.args[k] = NULL;
     return r;
 }
@@ -173,6 +187,8 @@ static void grid_options(char *buf, size_t cap, const Grid *g) {
              : "", g->quick ? " --quick" : "");
     if (g->seeds)
         snprintf(buf + strlen(buf), cap - strlen(buf), " --seeds %zu", g->seeds);
+    if (g->protocol)
+        snprintf(buf + strlen(buf), cap - strlen(buf), " --set '%s'", g->protocol);
 }
 
 /* ---- one cell, here ---- */
@@ -298,6 +314,8 @@ static void parse(Grid *g, int argc, char **argv) {
             g->cells_dir = g->cli.val;
         else if (cli_opt(&g->cli, "--seeds"))
             g->seeds = cli_size(&g->cli, "--seeds", g->cli.val, 2, EXP_MAX_SEEDS);
+        else if (cli_opt(&g->cli, "--set"))
+            g->protocol = g->cli.val;
         else if (cli_opt(&g->cli, "--jobs"))
             g->jobs = cli_size(&g->cli, "--jobs", g->cli.val, 1, 256);
         else if (cli_opt(&g->cli, "--cell"))
@@ -308,6 +326,8 @@ static void parse(Grid *g, int argc, char **argv) {
             g->missing = true;
         else if (cli_flag(&g->cli, "--store"))
             g->do_store = true;
+        else if (cli_flag(&g->cli, "--retrain"))
+            g->retrain = true;
         else
             cli_unknown(&g->cli, arg);
     }
@@ -325,20 +345,29 @@ static void check(Grid *g) {
         cli_usage_error(&g->cli, "--missing goes with --list");
     if (g->all_schemes && !g->bench)
         cli_usage_error(&g->cli, "--all-schemes goes with --bench");
+    if (g->retrain && !g->bench)
+        cli_usage_error(&g->cli, "--retrain goes with --bench (the results grid always runs "
+                        "again the cells another build made)");
+    if (g->protocol && !g->bench)
+        cli_usage_error(&g->cli, "--set changes the benchmark's protocol: it goes with --bench");
     if (g->cells_dir && strcmp(g->cells_dir, "-") == 0 && !g->cell)
         cli_usage_error(&g->cli, "--cells - (the record on stdout) goes with --cell ID");
     g->page = g->bench ? "benchmark" : "results";
+    Err e;
     if (g->bench) {
         exp_settings_bench(&g->set, g->quick, g->seeds);
         if (g->all_schemes)
             g->set.bench_columns = exp_bench_all();
+        if (g->protocol && exp_bench_set(&g->set, g->protocol, &e))
+            cli_fail(&g->cli, &e);
     } else
         exp_settings(&g->set, g->quick, g->seeds);
+    /* another protocol's cells and page go beside the standard run's,
+     * never over them */
     if (!g->cells_dir)
-        g->cells_dir = exp_grid_cells(&g->set);
+        g->cells_dir = g->protocol ? "build/cells-bench-set" : exp_grid_cells(&g->set);
     if (!g->out)
-        g->out = exp_grid_out(&g->set);
-    Err e;
+        g->out = g->protocol ? "build/benchmark-set" : exp_grid_out(&g->set);
     if (exp_cells(&g->set, &g->cells, &g->n, &e))
         cli_fail(&g->cli, &e);
     if (whole_grid(g))

@@ -563,5 +563,6 @@ Suite *suite_cells(void) {
     tcase_add_test(prog, store_keeps_each_record_as_it_arrives);
     suite_add_tcase(s, prog);
     suite_add_tcase(s, tcase_bench_program());
+    suite_add_tcase(s, tcase_protocol());
     return s;
 }

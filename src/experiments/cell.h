@@ -49,9 +49,10 @@ Config exp_cell_config(const ExpSettings *set, const ExpCell *cell);
 void exp_train_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell, bool lengths);
 /* Trains s to its last step. */
 int exp_train_all(Session *s, Err *e);
-/* A session of mt and c with the default optimizer, trained to its last
- * step; nothing to free when it fails. */
-int exp_train_new(Session *s, const TrainMeta *mt, const Config *c, Err *e);
+/* A session of mt and c with the optimizer o (NULL: the default), trained
+ * to its last step; nothing to free when it fails. */
+int exp_train_new(Session *s, const TrainMeta *mt, const Config *c, const OptConfig *o,
+                  Err *e);
 /* Adds a series to res, which owns per_len and exact_len from then on
  * (the counts are every series' of a cell). */
 void exp_series_add(ExpCellResult *res, const char *name, double value, double exact,

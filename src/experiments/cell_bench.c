@@ -2,15 +2,24 @@
  * scheme trained on one of Delétang et al.'s tasks with Ruoss et al.'s
  * protocol, then tested length by length.
  *
- * Training: inputs of 1..N words, each batch of one length drawn
- * uniformly (--batches by-length), with the randomized forms' positions
- * drawn once per batch from 0..range-1. Test: for each input length
+ * Training, as the reference code trains (google-deepmind/randomized_
+ * positional_encodings, experiments/training.py and example.py): inputs
+ * of 1..N words, each batch of one length drawn uniformly (--batches
+ * by-length), new sentences every step (--train-draw fresh), the
+ * randomized forms drawn from 0..range-1 as its code draws them
+ * (--random-draw ruoss: positions once a batch for the sinusoid and the
+ * learned table, afresh in every layer for rope, a distance per offset in
+ * every layer for alibi and relative), Adam without decay or warm-up, the
+ * gradient clipped at 1, dropout, the embeddings drawn at 0.02 and scaled
+ * by sqrt(d_model), and each column's own options (alibi's encoder form).
+ * docs/benchmark.md lists what still differs. Test: for each input length
  * 1..M, bench_per_len fresh tapes of that length in batches of
  * bench_test_batch, the randomized forms at positions drawn once per
  * batch as in training (the reference scores 512 per length in batches of
  * 64, its noise drawn per batch). The cell's value is the per-token accuracy on the blanks
  * averaged over the test lengths N+1..M, its exact the share of tapes
  * with every blank right, averaged the same way. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,14 +60,56 @@ static int test_length(Session *s, const char *task, size_t n, size_t count, siz
     return rc;
 }
 
+/* The model of a column as the reference builds it: the scheme with the
+ * options its column sets (alibi's encoder form, a learned table drawn at
+ * 1), dropout, and the token embeddings scaled by sqrt(d_model). */
+static int bench_model(Config *c, const ExpSettings *set, const char *scheme, uint64_t seed,
+                       Err *e) {
+    *c = exp_model_config(set, scheme, seed);
+    c->dropout = (float)set->bench_dropout;
+    c->scale_embed = true;
+    const PeScheme *s = pe_find(scheme);
+    char opts[128];
+    snprintf(opts, sizeof opts, "%s", s && s->bench_options ? s->bench_options : "");
+    /* "--name value --name value" */
+    for (char *save = NULL, *name = strtok_r(opts, " ", &save); name;
+         name = strtok_r(NULL, " ", &save)) {
+        char *value = strtok_r(NULL, " ", &save);
+        if (!value || pe_set_named(&c->pe, name, value, e))
+            return err_set(e, ERR_INPUT, "%s's bench_options '%s' do not read as --name value "
+                           "pairs", scheme, s->bench_options);
+    }
+    return 0;
+}
+
+/* The reference's optimizer: optax.adam (b2 0.999, eps 1e-8) at the rate,
+ * no weight decay, no warm-up, the gradient's norm clipped at 1. */
+static OptConfig bench_optimizer(double lr) {
+    OptConfig o;
+    opt_default(&o);
+    o.lr = (float)lr;
+    o.beta1 = 0.9f, o.beta2 = 0.999f, o.eps = 1e-8f;
+    o.weight_decay = 0.0f, o.warmup = 0, o.clip = 1.0f;
+    return o;
+}
+
 int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
     bool randomized;
     const char *scheme = exp_bench_scheme(cell->name, &randomized);
-    Config c = exp_model_config(set, scheme, 1 + cell->seed);
+    Config c;
+    int rc0 = bench_model(&c, set, scheme, 1 + cell->seed, e);
+    if (rc0)
+        return rc0;
+    OptConfig opt = bench_optimizer(set->bench_lr[cell->variant]);
     size_t N = set->bench_N, M = set->bench_M, range = randomized ? set->random_range : 0;
+    /* fresh sentences every step, and the randomized forms drawn as the
+     * reference draws them (pe.h, PeDraw); the token embeddings drawn at
+     * 0.02 (its TruncatedNormal) */
     TrainMeta mt = {.batch = set->batch, .seed = 1 + cell->seed, .steps = set->bench_steps,
                     .eval_every = set->bench_steps, .random_positions = range,
-                    .batches = BATCHES_BY_LENGTH};
+                    .batches = BATCHES_BY_LENGTH, .train_draw = TRAIN_DRAW_FRESH,
+                    .random_draw = range ? RANDOM_DRAW_RUOSS : RANDOM_DRAW_POSITIONS,
+                    .embed_std = 0.02f};
     /* the seed draws the data too, as on the results page; the valid and
      * test splits are not used (the test is test_length's) */
     mt.task_opt = (TaskOptions){.min_len = 1, .max_len = N, .n_train = set->bench_n_train,
@@ -78,7 +129,7 @@ int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
         mt.table_len = task_longest(task_find(cell->task), &r);
     }
     Session s;
-    int rc = exp_train_new(&s, &mt, &c, e);
+    int rc = exp_train_new(&s, &mt, &c, &opt, e);
     if (rc)
         return rc;
     double *acc = calloc(M + 1, sizeof *acc), *exact = calloc(M + 1, sizeof *exact);

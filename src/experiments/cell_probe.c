@@ -17,7 +17,7 @@ int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
     exp_train_meta(&mt, set, cell, true);
     mt.task_opt.max_len = set->L;
     Session s;
-    int rc = exp_train_new(&s, &mt, &c, e);
+    int rc = exp_train_new(&s, &mt, &c, NULL, e);
     if (rc)
         return rc;
     ProbeResult pr;

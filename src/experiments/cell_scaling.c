@@ -46,7 +46,7 @@ int exp_run_scaling(const ExpSettings *set, const ExpCell *cell, ExpCellResult *
     TrainMeta mt;
     exp_train_meta(&mt, set, cell, true);
     Session s;
-    int rc = exp_train_new(&s, &mt, &c, e);
+    int rc = exp_train_new(&s, &mt, &c, NULL, e);
     if (rc)
         return rc;
     OptConfig opt;

@@ -58,10 +58,11 @@ int exp_train_all(Session *s, Err *e) {
     return rc;
 }
 
-int exp_train_new(Session *s, const TrainMeta *mt, const Config *c, Err *e) {
+int exp_train_new(Session *s, const TrainMeta *mt, const Config *c, const OptConfig *o,
+                  Err *e) {
     OptConfig opt;
     opt_default(&opt);
-    int rc = session_create(s, mt, c, &opt, e);
+    int rc = session_create(s, mt, c, o ? o : &opt, e);
     if (!rc && (rc = exp_train_all(s, e)))
         session_free(s);
     return rc;

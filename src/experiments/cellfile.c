@@ -391,7 +391,7 @@ ExpCellState exp_cell_check(const ExpCellFile *f, const ExpSettings *set, const 
         err_set(e, ERR_INPUT, "it was made with other settings (%s)", f->settings);
         return CELL_OTHER_SETTINGS;
     }
-    if (strcmp(f->source, source) != 0) {
+    if (source && strcmp(f->source, source) != 0) {
         err_set(e, ERR_INPUT, "it was made by a build of other sources (%s, this build %s)",
                 f->source, source);
         return CELL_OTHER_SOURCE;

@@ -66,7 +66,8 @@ typedef enum {
 } ExpCellState;
 
 /* Checks a parsed record against the cell it should be, field by field:
- * its id, kind, task, name and seed, then settings and source, then the
+ * its id, kind, task, name and seed, then settings and source (NULL: any),
+ * then the
  * kind's shape (exp_cell_shape): result names, counts, every number in
  * range, NaN exactly where expected. CELL_DAMAGED with the reason in e. */
 ExpCellState exp_cell_check(const ExpCellFile *f, const ExpSettings *set, const ExpCell *cell,
@@ -77,7 +78,8 @@ int exp_cell_save_text(const char *dir, const char *id, const char *text, size_t
 
 /* Reads DIR/ID.cell (a regular file only: a FIFO or device is damage,
  * never waited on), parses and checks it; f is filled when DONE (free it
- * with exp_cell_file_free). */
+ * with exp_cell_file_free). source NULL takes a cell of any sources (its
+ * own stays in it, as provenance). */
 ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCell *cell,
                            const char *source, ExpCellFile *f, Err *e);
 

@@ -41,21 +41,30 @@ static void add(ExpCell *cells, size_t *n, ExpKind kind, const char *task, const
         snprintf(c->id, sizeof c->id, "%s-%s-%s-s%zu", exp_kind_names[kind], task, s, seed + 1);
 }
 
-/* The benchmark's grid: task by task, column by column, seed by seed;
- * a cell costs its steps times its longest training tape. */
+/* The benchmark's grid: task by task, column by column, rate by rate
+ * (variant: the rate's place in a sweep), seed by seed; a cell costs its
+ * steps times its longest training tape. */
 static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
     size_t n = 0;
-    ExpCell *c = xcalloc(EXP_BENCH_TASKS * set->bench_columns * set->seeds, sizeof *c,
-                         "the benchmark's cells", e);
+    ExpCell *c = xcalloc(set->bench_n_tasks * set->bench_columns * set->seeds *
+                             set->bench_n_lr, sizeof *c, "the benchmark's cells", e);
     if (!c)
         return ERR_RUNTIME;
-    for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
-        const Task *task = task_find(exp_bench_tasks[t]);
+    for (size_t t = 0; t < set->bench_n_tasks; t++) {
+        const Task *task = task_find(set->bench_task[t]);
         double tape = (double)(set->bench_N + task->blanks(set->bench_N));
         for (size_t s = 0; s < set->bench_columns; s++)
-            for (size_t i = 0; i < exp_bench_seeds(set, s); i++)
-                add(c, &n, EXP_BENCH, exp_bench_tasks[t], exp_bench_column(s), i, 0,
-                    (double)set->bench_steps * tape);
+            for (size_t r = 0; r < set->bench_n_lr; r++)
+                for (size_t i = 0; i < exp_bench_seeds(set, s); i++) {
+                    add(c, &n, EXP_BENCH, set->bench_task[t], exp_bench_column(s), i, r,
+                        (double)set->bench_steps * tape);
+                    if (set->bench_n_lr > 1) { /* a sweep: the rate in the name */
+                        char col[sizeof c->name];
+                        slug(col, sizeof col, exp_bench_column(s));
+                        snprintf(c[n - 1].id, sizeof c[n - 1].id, "bench-%s-%s-lr%g-s%zu",
+                                 set->bench_task[t], col, set->bench_lr[r], i + 1);
+                    }
+                }
     }
     *out = c;
     *n_out = n;

@@ -16,7 +16,7 @@
 
 static const char *grid_name(const char *key) {
     bool bench = strncmp(key, "bench ", 6) == 0;
-    bool quick = strncmp(key + (bench ? 6 : 0), "quick=1", 7) == 0;
+    bool quick = strstr(key, " quick=1 ") != NULL || strncmp(key, "quick=1 ", 8) == 0;
     return bench ? (quick ? "the benchmark's quick grid" : "the benchmark's full grid")
                  : quick ? "the quick grid" : "the full grid";
 }

@@ -9,11 +9,12 @@
 
 const char *const exp_length_tasks[EXP_LENGTH_TASKS] = {"reverse", "sort", "previous"};
 
-const char *const exp_bench_tasks[EXP_BENCH_TASKS] = {
-    "even_pairs",       "modular_arithmetic", "parity_check",
-    "cycle_navigation", "stack_manipulation", "reverse_string",
-    "duplicate_string", "missing_duplicate_string", "odds_first",
-    "binary_addition",  "bucket_sort"};
+const char *const exp_bench_all_tasks[EXP_BENCH_ALL_TASKS] = {
+    "even_pairs",          "modular_arithmetic",          "parity_check",
+    "cycle_navigation",    "stack_manipulation",          "reverse_string",
+    "modular_arithmetic_brackets", "solve_equation",      "duplicate_string",
+    "missing_duplicate_string", "odds_first",             "binary_addition",
+    "binary_multiplication", "compute_sqrt",              "bucket_sort"};
 
 /* The columns as the registry declares them, made once. */
 typedef struct {
@@ -105,8 +106,10 @@ static bool all_schemes(const ExpSettings *s) {
 }
 
 const char *exp_grid_cells(const ExpSettings *s) {
+    /* the benchmark's cells are committed: results as data (its page is
+     * rebuilt from them without training) */
     static const char *const CELLS[2][2] = {{"build/cells", "build/cells-quick"},
-                                            {"build/cells-bench", "build/cells-bench-quick"}};
+                                            {"docs/benchmark/cells", "build/cells-bench-quick"}};
     return CELLS[s->bench][s->quick]; /* every scheme's cells beside the standard run's */
 }
 
@@ -138,6 +141,11 @@ void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
     s->bench = true, s->quick = quick;
     s->bench_columns = exp_bench_standard();
     s->batch = 32;
+    s->bench_n_tasks = EXP_BENCH_ALL_TASKS;
+    for (size_t t = 0; t < EXP_BENCH_ALL_TASKS; t++)
+        s->bench_task[t] = exp_bench_all_tasks[t];
+    s->bench_n_lr = 1, s->bench_lr[0] = 1e-3;
+    s->bench_dropout = 0.1; /* the reference's example */
     if (quick) {
         s->d_model = 16, s->heads = 2, s->layers = 1, s->d_ff = 32;
         s->seeds = 2;
@@ -146,12 +154,13 @@ void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
         s->random_range = 64;
     } else {
         s->d_model = 32, s->heads = 4, s->layers = 2, s->d_ff = 128;
-        /* The budget, an hour on 2 cores: ten seeds for the columns of
-         * the claims' tests (the corrected tests need them), five for the
-         * others, and 64 test tapes a length (about 12% of a cell at 128) */
-        s->seeds = 10, s->bench_extra_seeds = 5;
+        /* three seeds of the paper's columns (the standard run: the
+         * budget of docs/experiments.md), at most five of the others, and
+         * 64 test tapes a length; the training sentences are new every
+         * step, the pool only gives the words and classes */
+        s->seeds = 3, s->bench_extra_seeds = 5;
         s->bench_N = 10, s->bench_M = 25, s->bench_steps = 2000;
-        s->bench_n_train = 20000, s->bench_per_len = 64, s->bench_test_batch = 32;
+        s->bench_n_train = 2000, s->bench_per_len = 64, s->bench_test_batch = 32;
         /* the longest test tape (duplicate_string, 3M = 75) about 3.4 times
          * over, as 2048 covers Ruoss et al.'s 500 four times */
         s->random_range = 256;
@@ -163,14 +172,39 @@ void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
         s->bench_extra_seeds = s->seeds;
 }
 
+/* The benchmark's rates "1e-3/3e-4" and its tasks: "all", or the mask of
+ * their places in exp_bench_all_tasks ("0x0021": the first and sixth). */
+static void bench_lists(char *rates, size_t cap_rates, char *tasks, size_t cap_tasks,
+                        const ExpSettings *s) {
+    size_t used = 0;
+    rates[0] = '\0';
+    for (size_t i = 0; i < s->bench_n_lr && used < cap_rates; i++) {
+        int n = snprintf(rates + used, cap_rates - used, "%s%.17g", i ? "/" : "", s->bench_lr[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    unsigned mask = 0;
+    for (size_t t = 0; t < s->bench_n_tasks; t++)
+        for (size_t k = 0; k < EXP_BENCH_ALL_TASKS; k++)
+            if (strcmp(s->bench_task[t], exp_bench_all_tasks[k]) == 0)
+                mask |= 1u << k;
+    if (mask == (1u << EXP_BENCH_ALL_TASKS) - 1)
+        snprintf(tasks, cap_tasks, "all");
+    else
+        snprintf(tasks, cap_tasks, "0x%04x", mask);
+}
+
 void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
     if (s->bench) {
-        snprintf(buf, cap, "bench quick=%d d_model=%zu heads=%zu layers=%zu d_ff=%zu "
-                 "batch=%zu N=%zu M=%zu steps=%zu n_train=%zu per_len=%zu test_batch=%zu "
-                 "random_range=%zu",
+        /* protocol=ruoss: fresh sentences, the reference's draws, forms,
+         * optimizer and first scales (cell_bench.c) */
+        char rates[128], tasks[16];
+        bench_lists(rates, sizeof rates, tasks, sizeof tasks, s);
+        snprintf(buf, cap, "bench protocol=ruoss quick=%d d_model=%zu heads=%zu layers=%zu "
+                 "d_ff=%zu batch=%zu N=%zu M=%zu steps=%zu lr=%s dropout=%.17g n_train=%zu "
+                 "per_len=%zu test_batch=%zu random_range=%zu tasks=%s",
                  s->quick, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->bench_N,
-                 s->bench_M, s->bench_steps, s->bench_n_train, s->bench_per_len,
-                 s->bench_test_batch, s->random_range);
+                 s->bench_M, s->bench_steps, rates, s->bench_dropout, s->bench_n_train,
+                 s->bench_per_len, s->bench_test_batch, s->random_range, tasks);
         return;
     }
     snprintf(buf, cap, "quick=%d d_model=%zu heads=%zu layers=%zu d_ff=%zu batch=%zu "

@@ -13,6 +13,13 @@
 #include "../model/model.h"
 #include "design.h"
 
+/* Delétang et al.'s tasks, in the order of Ruoss et al.'s Table 1 (by
+ * level of the Chomsky hierarchy, as their constants.py lists them). */
+#define EXP_BENCH_ALL_TASKS 15
+extern const char *const exp_bench_all_tasks[EXP_BENCH_ALL_TASKS];
+/* The most learning rates of a sweep (--set lr=A/B/C). */
+#define EXP_MAX_RATES 4
+
 typedef struct {
     bool quick;            /* tiny settings: the pipeline, not the schemes */
     size_t d_model, heads, layers, d_ff, batch;
@@ -35,6 +42,11 @@ typedef struct {
     size_t bench_test_batch;  /* ... scored in batches of this many (one draw each) */
     size_t bench_extra_seeds; /* the seeds of the columns past Ruoss et al.'s */
     size_t bench_columns;     /* the first exp_bench_column()s it runs */
+    size_t bench_n_tasks;     /* its tasks, in exp_bench_all_tasks's order */
+    const char *bench_task[EXP_BENCH_ALL_TASKS];
+    size_t bench_n_lr;        /* its learning rates: one, or a sweep */
+    double bench_lr[EXP_MAX_RATES];
+    double bench_dropout;     /* the reference's 0.1 */
 } ExpSettings;
 
 /* The most seeds per configuration (--seeds). */
@@ -88,10 +100,23 @@ const char *exp_grid_out(const ExpSettings *s);
 void exp_grid_make(char *buf, size_t cap, const ExpSettings *s);
 void exp_grid_run(char *buf, size_t cap, const ExpSettings *s);
 
-/* The benchmark's tasks, in the order of Ruoss et al.'s Table 1 (by level
- * of the Chomsky hierarchy). */
-#define EXP_BENCH_TASKS 11
-extern const char *const exp_bench_tasks[EXP_BENCH_TASKS];
+/* Changes the benchmark's protocol from text such as "layers=5,d_model=64,
+ * lr=1e-3/3e-4,tasks=reverse_string/duplicate_string" (experiments --set):
+ * each name once, each value in its range (exp_bench_protocol lists
+ * them), the lists separated by '/'. ERR_INPUT naming what is wrong. */
+int exp_bench_set(ExpSettings *s, const char *text, Err *e);
+/* The names --set takes, their ranges and what they mean: one line each,
+ * into buf (a test holds EXP_PROTOCOL_HELP to it). */
+void exp_bench_protocol(char *buf, size_t cap);
+#define EXP_PROTOCOL_HELP                                                                    \
+    "                        layers 1..16, d_model 2..1024, heads 1..64 (dividing\n"     \
+    "                        d_model), d_ff 1..8192, batch 1..1024,\n"                   \
+    "                        steps 1..1000000, lr 1e-06..1 (a sweep: A/B/..., at\n"      \
+    "                        most 4), dropout 0..0.9, N 1..100 (training inputs\n"       \
+    "                        1..N), M 2..500 (tests to M, past N), range 2..32768\n"     \
+    "                        (random positions 0..range-1, at least M's tapes),\n"       \
+    "                        per_len 1..100000 (test tapes a length), tasks A/B/...\n"   \
+    "                        (default all 15)\n"
 /* Its columns, from the registry (each scheme's bench_place and
  * ruoss_randomized, pe.h): the standard run's in their places, each
  * randomized form ("random rope": --random-positions) beside its plain

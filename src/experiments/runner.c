@@ -17,13 +17,16 @@
 #include "cellfile.h"
 #include "page/page.h"
 
+/* The sources a cell must name to count as done: this build's, or any. */
+static const char *wanted(const ExpRunner *r) { return r->any_source ? NULL : r->source; }
+
 size_t exp_find_todo(const ExpRunner *r, size_t *todo, size_t *stale) {
     size_t n_todo = 0;
     *stale = 0;
     for (size_t i = 0; i < r->n; i++) {
         Err e;
         ExpCellFile f;
-        ExpCellState st = exp_cell_load(r->cells_dir, &r->set, &r->cells[i], r->source, &f, &e);
+        ExpCellState st = exp_cell_load(r->cells_dir, &r->set, &r->cells[i], wanted(r), &f, &e);
         if (st == CELL_DONE) {
             exp_cell_file_free(&f);
             continue;
@@ -110,7 +113,7 @@ static bool cell_ended(const ExpRunner *r, const ExpCell *c, int status, double 
     Err e;
     ExpCellFile f;
     bool exited = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (exited && exp_cell_load(r->cells_dir, &r->set, c, r->source, &f, &e) == CELL_DONE) {
+    if (exited && exp_cell_load(r->cells_dir, &r->set, c, wanted(r), &f, &e) == CELL_DONE) {
         *seconds = f.seconds, *value = f.res.series[0].value;
         exp_cell_file_free(&f);
         return true;
@@ -208,7 +211,7 @@ int exp_store_records(const ExpRunner *r, FILE *in) {
             refused++;
         } else if (k == EXP_RECORD_DONE) {
             char id[96];
-            int rc = exp_cell_store(r->cells_dir, &r->set, r->cells, r->n, r->source,
+            int rc = exp_cell_store(r->cells_dir, &r->set, r->cells, r->n, wanted(r),
                                     (const char *)rd.text.p, rd.text.n, id, sizeof id, &e);
             if (rc == 0)
                 fprintf(stderr, "experiments: stored %s\n", id), stored++;
@@ -273,7 +276,7 @@ static int check_kernels(const ExpRunner *r, const ExpCellFile *f, Err *e) {
 static int gather(const ExpRunner *r, ExpResults *res, ExpCellFile *f, Err *e) {
     for (size_t i = 0; i < r->n; i++) {
         Err why;
-        if (exp_cell_load(r->cells_dir, &r->set, &r->cells[i], r->source, &f[i], &why) !=
+        if (exp_cell_load(r->cells_dir, &r->set, &r->cells[i], wanted(r), &f[i], &why) !=
             CELL_DONE)
             return err_set(e, ERR_RUNTIME, "cell %s is not done (%s/%s.cell: %s); run the grid "
                            "to finish it", r->cells[i].id, r->cells_dir, r->cells[i].id,

@@ -25,6 +25,8 @@ typedef struct {
     const char *args[8];   /* the options that name the grid ("--quick", "--seeds", "3"),
                             * NULL-terminated */
     const char *source;    /* the sources this build was made from */
+    bool any_source;       /* a cell another build made counts as done (the benchmark's
+                            * committed cells; experiments --retrain runs them again) */
     size_t jobs;           /* cells at once */
 } ExpRunner;
 

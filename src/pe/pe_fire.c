@@ -236,7 +236,6 @@ static double fire_ref_score(const PeRefPair *r) {
 
 const PeScheme pe_fire = {
     .name = "fire",
-    .bench_place = 9,
     .since = 6,
     .options = (const PeOption *const[]){&opt_width, NULL},
     .about = "a learned MLP of the offset, log-scaled and divided by the query's position, "

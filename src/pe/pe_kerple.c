@@ -173,7 +173,6 @@ static double kerple_ref_score(const PeRefPair *r) {
 
 const PeScheme pe_kerple = {
     .name = "kerple",
-    .bench_place = 10,
     .since = 6,
     .options = (const PeOption *const[]){&opt_form, NULL},
     .about = "a learned bias of the distance on each head's scores, -r1 log(1 + r2|i-j|) or "

@@ -39,6 +39,7 @@ const PeScheme pe_learned = {
     .options = (const PeOption *const[]){&opt_init_std, NULL},
     .ruoss_column = "learned",
     .ruoss_randomized = true,
+    .bench_options = "--pe-init-std 1", /* Haiku's Embed: TruncatedNormal(1) */
     .bench_place = 6,
     .about = "a trainable table, one row per position up to max_len (BERT, GPT-2)",
     .note = "an untrained table is small (std 0.02): the rows move a little; training grows them",

@@ -161,7 +161,6 @@ static void shaw_ref_value(const PeRefPair *r, double *v) {
 
 const PeScheme pe_shaw = {
     .name = "shaw",
-    .bench_place = 8,
     .since = 5,
     .options = (const PeOption *const[]){&opt_max_relative, NULL},
     .about = "learned vectors of the offset j-i, clipped to [-k,k], added to the keys and the "

@@ -117,7 +117,6 @@ static double t5_ref_score(const PeRefPair *r) {
 
 const PeScheme pe_t5 = {
     .name = "t5",
-    .bench_place = 7,
     .since = 2,
     .options = (const PeOption *const[]){&opt_buckets, &opt_max_distance, NULL},
     .about = "a learned bias per head for each bucket of the offset j-i, log-spaced far "

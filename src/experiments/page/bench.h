@@ -17,9 +17,9 @@ Band exp_bench_tested(const ExpResults *r);
 Stat exp_bench_stat(const ExpResults *r, const char *task, const char *column, Band band,
                     bool exact);
 /* A TaskLevel in words ("regular", "deterministic context-free", ...),
- * and the level of exp_bench_tasks[t]. */
+ * and the level of the grid's task t. */
 const char *exp_bench_level_name(size_t level);
-const char *exp_bench_level(size_t t);
+const char *exp_bench_level(const ExpResults *r, size_t t);
 
 /* DIR/img/benchmark/paper.png (none and Ruoss et al.'s encodings with
  * their randomized forms) and others.png (the other schemes): accuracy by

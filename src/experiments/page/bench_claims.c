@@ -22,7 +22,7 @@
 
 static int figure(const ExpResults *r, const char *path, const char *const *cols, size_t n_cols,
                   Err *e) {
-    size_t M = r->set.bench_M, T = EXP_BENCH_TASKS;
+    size_t M = r->set.bench_M, T = r->set.bench_n_tasks;
     double *x = xcalloc((1 + T * n_cols) * (M + 1), sizeof *x, "a benchmark figure", e);
     Series *s = xcalloc(T * (n_cols + 1), sizeof *s, "a benchmark figure", e);
     LineChart *lc = xcalloc(T, sizeof *lc, "a benchmark figure", e);
@@ -40,7 +40,7 @@ static int figure(const ExpResults *r, const char *path, const char *const *cols
         for (size_t c = 0, colour = 0; c < n_cols; c++) {
             double *y = x + (1 + t * n_cols + c) * (M + 1);
             for (size_t len = 1; len <= M; len++)
-                y[len] = exp_bench_stat(r, exp_bench_tasks[t], cols[c], (Band){len, len}, false)
+                y[len] = exp_bench_stat(r, r->set.bench_task[t], cols[c], (Band){len, len}, false)
                              .mean;
             bool randomized = strncmp(cols[c], "random ", 7) == 0;
             colour += c > 0 && !randomized;
@@ -50,8 +50,8 @@ static int figure(const ExpResults *r, const char *path, const char *const *cols
         }
         panel[n_cols] = (Series){.x = vx, .y = vy, .n = 2, .label = "N, the longest trained",
                                  .color = RGB_GREY, .dashed = true};
-        snprintf(titles[t], sizeof titles[t], "%s (%s)", exp_bench_tasks[t],
-                 task_level_name(task_find(exp_bench_tasks[t])->level));
+        snprintf(titles[t], sizeof titles[t], "%s (%s)", r->set.bench_task[t],
+                 task_level_name(task_find(r->set.bench_task[t])->level));
         /* the legend once, beside the first panel */
         lc[t] = (LineChart){.series = panel, .n_series = n_cols + 1, .title = titles[t],
                             .xlabel = "input length", .ylabel = "accuracy", .plot_w = 300,
@@ -84,9 +84,9 @@ int exp_bench_figures(const ExpResults *r, const char *dir, Err *e) {
 /* The column with the highest mean over seeds on task t and band. */
 static size_t best_column(const ExpResults *r, size_t t, Band band, Stat *best) {
     size_t at = 0;
-    *best = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_column(0), band, false);
+    *best = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(0), band, false);
     for (size_t c = 1; c < r->set.bench_columns; c++) {
-        Stat s = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_column(c), band, false);
+        Stat s = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(c), band, false);
         if (s.mean > best->mean)
             *best = s, at = c;
     }
@@ -111,7 +111,7 @@ static size_t plain_forms(size_t *plain) {
  * paper's way (best seeds) and over seeds. */
 static void randomized_claim(Buf *b, const ExpResults *r) {
     size_t plain[EXP_BENCH_MAX], pairs = plain_forms(plain);
-    size_t n = pairs * EXP_BENCH_TASKS;
+    size_t n = pairs * r->set.bench_n_tasks;
     Cmp *c = exp_table_alloc(b, n, sizeof *c);
     if (!c)
         return;
@@ -129,8 +129,8 @@ static void randomized_claim(Buf *b, const ExpResults *r) {
                "| task | pair | random − plain (mean over seeds) | verdict |\n"
                "| --- | --- | ---: | --- |\n",
                out.lo, out.hi, n, EXP_LEARNED, in.hi, VERDICT_FLOOR_ABOVE);
-    for (size_t t = 0, k = 0; t < EXP_BENCH_TASKS; t++) {
-        const char *task = exp_bench_tasks[t];
+    for (size_t t = 0, k = 0; t < r->set.bench_n_tasks; t++) {
+        const char *task = r->set.bench_task[t];
         double floor = exp_bench_stat(r, task, FLOOR, out, false).mean;
         for (size_t p = 0; p < pairs; p++, k++) {
             const char *rnd = exp_bench_column(plain[p] + 1), *pl = exp_bench_column(plain[p]);
@@ -144,10 +144,10 @@ static void randomized_claim(Buf *b, const ExpResults *r) {
     }
     ClaimVerdict v = exp_claim_decide(c, n, &f);
     size_t count[V_NOT_TOLD_APART + 1] = {0};
-    for (size_t t = 0, k = 0; t < EXP_BENCH_TASKS; t++)
+    for (size_t t = 0, k = 0; t < r->set.bench_n_tasks; t++)
         for (size_t p = 0; p < pairs; p++, k++) {
             count[c[k].v]++;
-            buf_printf(b, "| %s | %s − %s | %+.3f | ", exp_bench_tasks[t],
+            buf_printf(b, "| %s | %s − %s | %+.3f | ", r->set.bench_task[t],
                        exp_bench_column(plain[p] + 1), exp_bench_column(plain[p]),
                        c[k].a.mean - c[k].b.mean);
             exp_cmp_text(b, &c[k], &f);
@@ -186,23 +186,23 @@ static void solved_claims(Buf *b, const ExpResults *r) {
     Buf not_learned = {0};
     double level_best[4] = {0}, level_none[4] = {0};
     size_t level_n[4] = {0};
-    for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
+    for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
         Stat bi, bo;
         size_t ci = best_column(r, t, in, &bi), co = best_column(r, t, out, &bo);
-        Stat none = exp_bench_stat(r, exp_bench_tasks[t], FLOOR, out, false);
-        buf_printf(b, "| %s | %s | %s %.3f | %s %.3f (%.3f) | %.3f |\n", exp_bench_level(t),
-                   exp_bench_tasks[t], exp_bench_column(ci), bi.mean, exp_bench_column(co),
+        Stat none = exp_bench_stat(r, r->set.bench_task[t], FLOOR, out, false);
+        buf_printf(b, "| %s | %s | %s %.3f | %s %.3f (%.3f) | %.3f |\n", exp_bench_level(r, t),
+                   r->set.bench_task[t], exp_bench_column(ci), bi.mean, exp_bench_column(co),
                    bo.mean, bo.hi, none.mean);
         if (!(bi.mean >= EXP_SOLVED))
-            buf_printf(&not_learned, "%s%s", unlearned++ ? ", " : "", exp_bench_tasks[t]);
+            buf_printf(&not_learned, "%s%s", unlearned++ ? ", " : "", r->set.bench_task[t]);
         solved += bo.mean >= EXP_SOLVED;
-        size_t lv = task_find(exp_bench_tasks[t])->level;
+        size_t lv = task_find(r->set.bench_task[t])->level;
         level_best[lv] += bo.mean, level_none[lv] += none.mean, level_n[lv]++;
     }
     buf_printf(b, "\nNo scheme learns the training lengths of %zu task%s%s%.*s; %zu of the %zu "
                "tasks %s solved past them by some scheme.\n\n",
                unlearned, unlearned == 1 ? "" : "s", unlearned ? ": " : "", TEXT(not_learned),
-               solved, (size_t)EXP_BENCH_TASKS, solved == 1 ? "is" : "are");
+               solved, r->set.bench_n_tasks, solved == 1 ? "is" : "are");
     buf_free(&not_learned);
     buf_printf(b, "**3. Where the level limits every encoding.** The best scheme's mean "
                "accuracy on %zu..%zu, averaged over the tasks of each level, with none's "

@@ -21,6 +21,6 @@ const char *exp_bench_level_name(size_t level) {
     return level < sizeof NAMES / sizeof *NAMES ? NAMES[level] : "?";
 }
 
-const char *exp_bench_level(size_t t) {
-    return exp_bench_level_name(task_find(exp_bench_tasks[t])->level);
+const char *exp_bench_level(const ExpResults *r, size_t t) {
+    return exp_bench_level_name(task_find(r->set.bench_task[t])->level);
 }

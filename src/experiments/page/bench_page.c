@@ -59,18 +59,18 @@ static void columns_header(Buf *b, const ExpResults *r, const char *first) {
  * paper prints; the best of each row in bold. */
 static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, bool best) {
     columns_header(b, r, "task");
-    for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
+    for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
         Stat st[EXP_BENCH_MAX];
         double top = -1.0;
         for (size_t s = 0; s < r->set.bench_columns; s++) {
-            st[s] = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_column(s), band, exact);
+            st[s] = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(s), band, exact);
             double v = best ? st[s].hi : st[s].mean;
             if (!isnan(v) && v > top)
                 top = v;
         }
         /* the level once, on its first task */
-        bool first = t == 0 || strcmp(exp_bench_level(t), exp_bench_level(t - 1)) != 0;
-        buf_printf(b, "| %s | %s |", first ? exp_bench_level(t) : "", exp_bench_tasks[t]);
+        bool first = t == 0 || strcmp(exp_bench_level(r, t), exp_bench_level(r, t - 1)) != 0;
+        buf_printf(b, "| %s | %s |", first ? exp_bench_level(r, t) : "", r->set.bench_task[t]);
         for (size_t s = 0; s < r->set.bench_columns; s++) {
             double v = best ? st[s].hi : st[s].mean;
             const char *bold = fabs(100.0 * v - 100.0 * top) < 0.05 ? "**" : "";
@@ -87,11 +87,11 @@ static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, boo
     buf_printf(b, "| | **average** |");
     for (size_t s = 0; s < r->set.bench_columns; s++) {
         double sum = 0.0;
-        for (size_t t = 0; t < EXP_BENCH_TASKS; t++) {
-            Stat st = exp_bench_stat(r, exp_bench_tasks[t], exp_bench_column(s), band, exact);
+        for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
+            Stat st = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(s), band, exact);
             sum += best ? st.hi : st.mean;
         }
-        buf_printf(b, " %.1f |", 100.0 * sum / EXP_BENCH_TASKS);
+        buf_printf(b, " %.1f |", 100.0 * sum / r->set.bench_n_tasks);
     }
     buf_printf(b, "\n\n");
 }
@@ -166,9 +166,9 @@ static void protocol(Buf *b, const ExpResults *r) {
                "cells: ten seeds where a claim's corrected tests need them, fewer where no "
                "test reads them, to keep the standard run within an hour on two cores; "
                "[experiments.md](experiments.md) says how to run it, on more machines too.\n\n",
-               s->random_range, ours(s), (size_t)EXP_BENCH_TASKS, exp_bench_paper(),
+               s->random_range, ours(s), r->set.bench_n_tasks, exp_bench_paper(),
                s->seeds, s->bench_columns - exp_bench_paper(), s->bench_extra_seeds,
-               (size_t)EXP_BENCH_TASKS * (exp_bench_paper() * s->seeds +
+               r->set.bench_n_tasks * (exp_bench_paper() * s->seeds +
                                           (s->bench_columns - exp_bench_paper()) *
                                               s->bench_extra_seeds));
 }
@@ -204,7 +204,7 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
                "[results.md](results.md) tests the literature's claims on the project's own "
                "toy tasks, whose verdict rules this page follows. The CSV files behind every "
                "table are in [benchmark/](benchmark/).\n\n",
-               make, run, (size_t)EXP_BENCH_TASKS, seeds_phrase(s, false));
+               make, run, r->set.bench_n_tasks, seeds_phrase(s, false));
     protocol(&b, r);
     buf_printf(&b, "## Table 1, as Ruoss et al. make it\n\nThe per-token accuracy (%%) on the "
                "blanks, averaged over the test lengths %zu..%zu, of the best seed (of %s; "
