@@ -407,6 +407,39 @@ START_TEST(quick_benchmark_writes_its_page) {
         ck_assert_msg(count_lines(csv[i]) == 1 + CSV[i].rows, "%s has %zu lines, not %zu",
                       CSV[i].file, count_lines(csv[i]), 1 + CSV[i].rows);
     }
+    /* claim 1's paired test, its ungated row recomputed from scores.csv:
+     * each randomized column's mean over seeds minus its plain one's, per
+     * task, averaged over the pairs */
+    double sum = 0.0;
+    size_t pairs = 0;
+    for (size_t t = 0; t < set.bench_n_tasks; t++)
+        for (size_t s = 1; s < exp_bench_paper(); s++) {
+            bool randomized;
+            const char *plain = exp_bench_scheme(exp_bench_column(s), &randomized);
+            if (!randomized)
+                continue;
+            double m[2] = {0, 0};
+            const char *col[2] = {exp_bench_column(s), plain};
+            for (int k = 0; k < 2; k++) {
+                size_t n = 0;
+                char key[128];
+                snprintf(key, sizeof key, "\n%s,", set.bench_task[t]);
+                for (const char *q = csv[1]; (q = strstr(q, key)); q++) {
+                    char task[64], level[64], scheme[64];
+                    unsigned seed;
+                    double train, test;
+                    if (sscanf(q + 1, "%63[^,],%63[^,],%63[^,],%u,%lf,%lf", task, level, scheme,
+                               &seed, &train, &test) == 6 && strcmp(scheme, col[k]) == 0)
+                        m[k] += test, n++;
+                }
+                ck_assert_uint_eq(n, set.seeds);
+                m[k] /= (double)n;
+            }
+            sum += m[0] - m[1], pairs++;
+        }
+    char row[96];
+    snprintf(row, sizeof row, "| none | %zu | %+.3f |", pairs, sum / (double)pairs);
+    ck_assert_msg(strstr(page, row), "the paired test's first row is not %s", row);
     static const char *const PNG[] = {"paper.png", "others.png"};
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s/out/img/benchmark/%s", dir, PNG[i]);

@@ -151,9 +151,13 @@ int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err
     else if (formed && !(c.ours && !c.theirs)) {
         char diff[256];
         key_diff(diff, sizeof diff, text + magic, key);
-        rc = err_set(e, ERR_INPUT, "%s holds the cells of another grid: %s (%s), and this run is "
-                     "%s (%s); give this run another --cells folder%s%s", dir,
-                     grid_name(text + magic), diff, grid_name(key), cells,
+        /* the same grid under other settings (a newer protocol, say) is
+         * another grid too, and said so */
+        bool renamed = strcmp(grid_name(text + magic), grid_name(key)) == 0;
+        rc = err_set(e, ERR_INPUT, "%s holds the cells of another grid: %s%s (%s), and this run "
+                     "is %s (%s); give this run another --cells folder%s%s", dir,
+                     renamed ? "other settings of " : "", grid_name(text + magic), diff,
+                     grid_name(key), cells,
                      c.ours + c.theirs ? "" : ", or remove that one to run this grid there: rm -r ",
                      c.ours + c.theirs ? "" : dir);
     } else

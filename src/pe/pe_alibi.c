@@ -116,7 +116,8 @@ const PeScheme pe_alibi = {
     .bench_options = "--alibi-slopes ruoss",
     .bench_place = 5,
     .about = "a bias -m|i-j| on each head's scores, symmetric unless --alibi-slopes "
-             "asymmetric: then it tells left from right (Press et al.; BLOOM)",
+             "asymmetric or ruoss: then it tells left from right (Press et al.; BLOOM; Ruoss "
+             "et al.'s encoder form)",
     .note = "nothing is added to the word vectors; the symmetric bias -m|i-j| is the same to "
             "the left and to the right, so a sentence and its reverse give the same sentence "
             "vector (a single sentence is compared with its reverse: build/demo_order --pe "

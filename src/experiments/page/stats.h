@@ -12,6 +12,7 @@
 #define POSENC_EXP_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../../core/err.h"
 
@@ -119,6 +120,23 @@ double one_sample_t(const double *x, size_t n, double mu, double *mean, double *
  * (Schuirmann 1987). At mu within margin when it is below alpha. NaN when
  * n < 2, a value is NaN, or margin is not positive. */
 double one_sample_tost_p(const double *x, size_t n, double mu, double margin);
+
+/* ---- paired differences (paired.c) ---- */
+
+/* The two-sided p-value of Wilcoxon's signed-rank test that the n
+ * differences d are symmetric about 0 (one per pair, e.g. a task and an
+ * encoding): zeros dropped (Wilcoxon's way); exact where no two |d| tie
+ * and at most 60 remain, else the normal approximation with midranks, the
+ * tie correction and the continuity correction. 1 when no difference is
+ * left; NaN when a d is NaN or memory ran out. */
+double wilcoxon_signed_rank_p(const double *d, size_t n);
+
+/* The mean of d (n values) and its 95% percentile bootstrap interval:
+ * draws resamples of n with replacement from a generator seeded with
+ * seed (the same interval every run). -1 (all NaN) when n is 0, draws is
+ * under 40, or memory ran out. */
+int bootstrap_mean_ci(const double *d, size_t n, size_t draws, uint64_t seed, double *mean,
+                      double *lo, double *hi);
 
 /* ---- a family of tests ---- */
 
