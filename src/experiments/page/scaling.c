@@ -51,8 +51,7 @@ void exp_scaling_section(Buf *b, const ExpResults *r) {
     size_t L = r->set.L;
     Band bands[3];
     exp_bands(r, bands);
-    /* Pair 0 turns L / 2pi times over L (theta_0 = 1); the paper's ramp
-     * (YaRN eq. 18, alpha 1, beta 32) keeps (r - 1) / 31 of its frequency. */
+    /* pair 0 turns r = L / 2pi times over L; YaRN's ramp (eq. 18) keeps (r - 1) / 31 of it */
     double turns0 = (double)L / (2.0 * 3.14159265358979323846);
     double kept0 = fmin(fmax((turns0 - 1.0) / 31.0, 0.0), 1.0);
     buf_printf(b, "## 6. Past the training length: stretching rope\n\nSection 3's rope models "
