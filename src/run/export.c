@@ -14,7 +14,6 @@
 #include "npy.h"
 #include "../pe/pe_sinusoidal.h"
 #include "../pe/pe_rope.h"
-#include "../pe/pe_alibi.h"
 #include "../pe/pe_t5.h"
 
 static const char *const TOP_FILES[] = {"input_ids.npy", "input.npy", "output.npy", "pooled.npy",
@@ -152,9 +151,11 @@ static int write_config(const char *path, const Model *m, Err *e) {
     if (ok && reads(m, "max-relative"))
         ok = fprintf(f, ",\n  \"shaw_max_relative\": %zu", (size_t)option(pc, "max-relative")) >=
              0;
-    if (ok && reads(m, "alibi-slopes"))
-        ok = fprintf(f, ",\n  \"alibi_slopes\": \"%s\"",
-                     alibi_slopes_of(pc) == ALIBI_ASYMMETRIC ? "asymmetric" : "symmetric") >= 0;
+    if (ok && reads(m, "alibi-slopes")) { /* the option's own text: every form by its name */
+        char form[32];
+        pe_option_text(pc, pe_option_find("alibi-slopes"), form, sizeof form);
+        ok = fprintf(f, ",\n  \"alibi_slopes\": \"%s\"", form) >= 0;
+    }
     /* every option given, as the checkpoint stores it: by name, as its
      * command-line text (the registry's), so that a reader needs no list */
     ok = ok && fprintf(f, ",\n  \"pe_options\": {") >= 0;

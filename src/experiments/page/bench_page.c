@@ -121,7 +121,28 @@ static const char *seeds_phrase(const ExpSettings *s, bool inside) {
     return text;
 }
 
-/* Ruoss et al.'s setting beside ours, every way ours differs. */
+/* "1e-3", or "1e-3, 3e-4 (the best of them per cell of Table 1)". */
+static const char *rates(const ExpSettings *s) {
+    static char text[160];
+    size_t n = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < s->bench_n_lr && n < sizeof text; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s%g", i ? ", " : "", s->bench_lr[i]);
+    return text;
+}
+
+/* The longest test tape of the grid's tasks: M words and their blanks. */
+static size_t longest_tape(const ExpSettings *s) {
+    size_t most = 0;
+    for (size_t t = 0; t < s->bench_n_tasks; t++) {
+        size_t n = s->bench_M + task_find(s->bench_task[t])->blanks(s->bench_M);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+/* Ruoss et al.'s setting beside ours: what matches their code (and
+ * where), and every way ours differs, with why. */
 static void protocol(Buf *b, const ExpResults *r) {
     const ExpSettings *s = &r->set;
     size_t N = s->bench_N, M = s->bench_M;
@@ -130,47 +151,81 @@ static void protocol(Buf *b, const ExpResults *r) {
                "blank for a task with one answer), and is trained and scored on the blanks "
                "only ([data/README.md](../data/README.md) gives each task's tape; `build/"
                "make_data --task NAME` writes one out). It trains on inputs of 1..%zu words, "
-               "each batch of one length drawn uniformly, and is tested at every input "
-               "length 1..%zu, %zu fresh tapes a length; its score is the per-token accuracy "
-               "on the blanks averaged over the lengths %zu..%zu, with the share of tapes "
-               "whose every blank is right (exact match) beside it. A randomized form draws, "
-               "for each batch, sorted positions from 0..%zu, and is tested the same way "
-               "(one draw per batch of %zu).\n\n",
-               N, M, s->bench_per_len, N + 1, M, s->random_range - 1, s->bench_test_batch);
-    buf_printf(b, "| | Ruoss et al. (2023) | here |\n| --- | --- | --- |\n"
-               "| training lengths N | 40 | %zu |\n"
-               "| test lengths to M | 500 (their example script: 100, M/N = 2.5) | %zu "
-               "(M/N = %.1f) |\n"
-               "| random positions from | 0..2047 | 0..%zu |\n"
-               "| model | encoder, 5 layers, width 64, 8 heads | encoder, %zu layer%s, width "
-               "%zu, %zu heads, d_ff %zu, post-norm |\n"
-               "| dropout | 0.1 in their example script | none |\n"
-               "| training | their example script: batch 128, Adam lr 1e-3, 10,000 steps "
-               "| batch %zu, AdamW lr 1e-3, warm-up 100, %zu steps |\n"
-               "| test tapes per length | 512, in batches of 64 | %zu, in batches of %zu |\n"
-               "| a cell of Table 1 | the best model over seeds and learning rates | the "
-               "best of %s at one learning rate (and the mean over seeds beside it) |\n"
-               "| relative (Transformer-XL) randomized | offsets drawn in each layer | "
-               "positions drawn once a batch, offsets their differences (`xl`) |\n\n",
-               N, M, (double)M / (double)N, s->random_range - 1, s->layers,
-               s->layers == 1 ? "" : "s", s->d_model,
-               s->heads, s->d_ff, s->batch, s->bench_steps, s->bench_per_len,
-               s->bench_test_batch, seeds_phrase(s, false));
+               "each batch of one length drawn uniformly, new sentences every step, and is "
+               "tested at every input length 1..%zu, %zu fresh tapes a length; its score is "
+               "the per-token accuracy on the blanks averaged over the lengths %zu..%zu, with "
+               "the share of tapes whose every blank is right (exact match) beside it. The "
+               "training follows the reference code (google-deepmind/randomized_positional_"
+               "encodings: experiments/training.py, example.py; models/transformer.py, "
+               "positional_encodings.py) where it decides numbers:\n\n",
+               N, M, s->bench_per_len, N + 1, M);
+    buf_printf(b, "| | the reference code | here |\n| --- | --- | --- |\n"
+               "| training sentences | new every step (task.sample_batch) | the same (`--train-"
+               "draw fresh`) |\n"
+               "| randomized sin/cos, learned | sorted positions from 0..L-1 once a batch, at "
+               "the input | the same |\n"
+               "| randomized RoPE | sorted positions drawn afresh in every layer | the same "
+               "(`--random-draw ruoss`) |\n"
+               "| randomized ALiBi and relative | in every layer, sorted distances of 1..L-1, "
+               "one per offset, mirrored | the same |\n"
+               "| ALiBi without a causal mask | -m d for keys d apart, the keys to the left 0.5 m "
+               "closer | the same (`--alibi-slopes ruoss`) |\n"
+               "| optimizer | Adam (optax: b2 0.999, eps 1e-8), no weight decay, no warm-up, "
+               "the gradient's norm clipped at 1 | the same |\n"
+               "| first draws | embeddings TruncatedNormal(0.02) times sqrt(d_model); a "
+               "learned table TruncatedNormal(1) | N(0, 0.02²) times sqrt(d_model); N(0, 1) "
+               "(not truncated) |\n"
+               "| dropout | 0.1 on the attention's and the FFN's outputs (and on embedding "
+               "plus code for sin/cos and learned), in training and, through the same apply, "
+               "at test | %.2g in training where PyTorch's encoder layer puts it (also on the "
+               "attention weights and the FFN's hidden layer, and on the embedding for every "
+               "scheme); none at test (a test with dropout scores a noisier model than the "
+               "one trained) |\n"
+               "| training lengths N, test lengths to M | 40 and 500 (their example: 100) | "
+               "%zu and %zu (M/N = %.1f, their example's 2.5) |\n"
+               "| random positions from | 0..2047 | 0..%zu (%.1f times the longest test tape, "
+               "%zu words; 2048 is about 4 times 500) |\n"
+               "| model | encoder, 5 layers, width 64, 8 heads, d_ff 256, q k v without bias | "
+               "encoder, %zu layer%s, width %zu, %zu heads, d_ff %zu, post-norm, q k v with "
+               "bias |\n"
+               "| training | batch 128, lr 1e-3 (the paper takes the best over learning rates), "
+               "10,000 steps | batch "
+               "%zu, lr %s, %zu steps (the cost: [experiments.md](experiments.md#the-"
+               "benchmarks-grid)) |\n"
+               "| inputs | one-hot vectors through a linear layer | words of a vocabulary, "
+               "an embedding table (the same product on one-hot rows) |\n"
+               "| randomized relative, the code's indexing | reads its sinusoid table (rows "
+               "0..L-1) at row L + offset: past the end for the query and every key to its "
+               "right, which JAX clamps to row L-1, so all of those get one encoding (its "
+               "comment means row L to be offset 0) | the sinusoid of the offset, as the "
+               "comment means |\n"
+               "| test tapes per length | 512, in batches of 64, noise drawn per batch | %zu, "
+               "in batches of %zu, one draw per batch |\n"
+               "| a cell of Table 1 | the best model over seeds and learning rates | the best "
+               "of %s at %s (and the mean over seeds beside it) |\n\n",
+               s->bench_dropout, N, M, (double)M / (double)N, s->random_range - 1,
+               (double)s->random_range / (double)longest_tape(s), longest_tape(s), s->layers,
+               s->layers == 1 ? "" : "s", s->d_model, s->heads, s->d_ff, s->batch, rates(s),
+               s->bench_steps, s->bench_per_len, s->bench_test_batch, seeds_phrase(s, false),
+               s->bench_n_lr == 1 ? "one learning rate" : "each learning rate");
+    size_t extra = s->bench_columns - exp_bench_paper();
     buf_printf(b, "Their columns are ours: none, sin/cos (`sinusoidal`), relative "
                "(Transformer-XL's, our `xl`), RoPE, ALiBi and learned, each randomized form "
                "beside its plain one (`random X` is `X` with `--random-positions %zu "
-               "--batches by-length`); ours adds %s plain. A learned "
-               "table has a row for every position a test tape reaches (those past the "
-               "training tapes stay as initialized), as their table has rows to its longest "
-               "test. The grid is %zu tasks x (%zu columns x %zu seeds + %zu x %zu) = %zu "
-               "cells: ten seeds where a claim's corrected tests need them, fewer where no "
-               "test reads them, to keep the standard run within an hour on two cores; "
-               "[experiments.md](experiments.md) says how to run it, on more machines too.\n\n",
-               s->random_range, ours(s), r->set.bench_n_tasks, exp_bench_paper(),
-               s->seeds, s->bench_columns - exp_bench_paper(), s->bench_extra_seeds,
-               r->set.bench_n_tasks * (exp_bench_paper() * s->seeds +
-                                          (s->bench_columns - exp_bench_paper()) *
-                                              s->bench_extra_seeds));
+               "--random-draw ruoss`)%s%s%s. A learned table has a row for every position a "
+               "test tape reaches (those past the training tapes stay as initialized), as "
+               "their table has rows to its longest test. The grid is %zu tasks x %zu "
+               "columns x %zu seeds",
+               s->random_range, extra ? "; ours adds " : "", extra ? ours(s) : "",
+               extra ? " plain" : "", r->set.bench_n_tasks, exp_bench_paper(), s->seeds);
+    if (extra)
+        buf_printf(b, " + %zu tasks x %zu x %zu", r->set.bench_n_tasks, extra,
+                   s->bench_extra_seeds);
+    buf_printf(b, "%s = %zu cells; [experiments.md](experiments.md) says how to run it, on "
+               "more machines too, and what it costs.\n\n",
+               s->bench_n_lr > 1 ? " x the rates" : "",
+               r->set.bench_n_tasks * s->bench_n_lr *
+                   (exp_bench_paper() * s->seeds + extra * s->bench_extra_seeds));
 }
 
 int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
