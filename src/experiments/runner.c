@@ -325,6 +325,7 @@ int exp_publish_page(const ExpRunner *r, Err *e) {
     if (rc)
         return rc;
     char staging[4096];
+    res.out = r->out;
     if (!(rc = publish_stage(r->out, r->page, staging, sizeof staging, e)) &&
         !(rc = stage_folders(staging, r->page, e)) &&
         !(rc = r->set.bench ? exp_bench_write(&res, staging, e) : exp_write(&res, staging, e)))

@@ -3,8 +3,10 @@
  * by side. This file writes the page's head, its protocol and how ours
  * differs, the tables and the CSV files; the figures and the claims are
  * bench_claims.c's. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../core/buf.h"
@@ -12,6 +14,7 @@
 #include "../../text/tasks.h"
 #include "bench.h"
 #include "stats.h"
+#include "tables.h"
 
 /* The CSV files: every run per length, and every run's scores. */
 static int write_csv(const ExpResults *r, const char *dir, Err *e) {
@@ -228,6 +231,50 @@ static void protocol(Buf *b, const ExpResults *r) {
                    (exp_bench_paper() * s->seeds + extra * s->bench_extra_seeds));
 }
 
+/* The recipe pilots (scripts/bench_pilots.sh) kept beside the page's
+ * CSVs, DIR/benchmark/pilots.csv, as a table: how the standard run's
+ * recipe was chosen. A page without the file says so. */
+static void pilots(Buf *b, const ExpResults *r, const char *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/benchmark/pilots.csv", r->out ? r->out : dir);
+    char *text = NULL;
+    size_t n = 0;
+    Err e;
+    buf_printf(b, "## The recipe\n\n");
+    if (read_regular(path, 1 << 20, &text, &n, &e) != 0 || n == 0) {
+        buf_printf(b, "No recipe pilots are kept beside this page (benchmark/pilots.csv): "
+                   "[experiments.md](experiments.md#the-recipe) says how the standard run's "
+                   "recipe was chosen.\n\n");
+        free(text);
+        return;
+    }
+    buf_printf(b, "The standard run's recipe is the cheapest of the pilots below under which "
+               "the paper's columns learn the training lengths (%.2f or more at the longest, "
+               "N) on the most tasks; [experiments.md](experiments.md#the-recipe) gives the "
+               "command. One seed each, at the protocol above (`benchmark/pilots.csv`; "
+               "seconds of one thread, with the training's and the three tests'):\n\n",
+               EXP_LEARNED);
+    size_t row = 0;
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), row++) {
+        size_t cols = 1;
+        buf_printf(b, "|");
+        for (char *c = line; *c; c++)
+            if (*c == ',')
+                buf_printf(b, " |"), cols++;
+            else
+                buf_printf(b, "%s%c", c == line || c[-1] == ',' ? " " : "", *c);
+        buf_printf(b, " |\n");
+        if (row == 0) {
+            for (size_t k = 0; k < cols; k++)
+                buf_printf(b, "| --- ");
+            buf_printf(b, "|\n");
+        }
+    }
+    buf_printf(b, "\n");
+    free(text);
+}
+
 int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     if (r->failed)
         return err_set(e, ERR_RUNTIME, "out of memory keeping the benchmark's results");
@@ -261,6 +308,7 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
                "table are in [benchmark/](benchmark/).\n\n",
                make, run, r->set.bench_n_tasks, seeds_phrase(s, false));
     protocol(&b, r);
+    pilots(&b, r, dir);
     buf_printf(&b, "## Table 1, as Ruoss et al. make it\n\nThe per-token accuracy (%%) on the "
                "blanks, averaged over the test lengths %zu..%zu, of the best seed (of %s; "
                "their Table 1 takes the best model over seeds and learning rates); the best "

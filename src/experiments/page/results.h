@@ -30,6 +30,8 @@ typedef struct {
     ExpRun *runs;
     size_t n, cap;
     bool failed;    /* a run could not be stored (out of memory) */
+    const char *out; /* the folder the page will stand in (its kept files, such as the
+                      * benchmark's pilots, are read there), or NULL: where it is written */
 } ExpResults;
 
 int exp_results_init(ExpResults *r, const ExpSettings *set, Err *e);
