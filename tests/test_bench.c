@@ -394,9 +394,9 @@ START_TEST(quick_benchmark_writes_its_page) {
     const struct {
         const char *file, *header;
         size_t rows;
-    } CSV[] = {{"lengths.csv", "task,level,scheme,seed,length,accuracy,exact_match\n",
+    } CSV[] = {{"lengths.csv", "task,level,scheme,lr,seed,length,accuracy,exact_match\n",
                 runs * set.bench_M},
-               {"scores.csv", "task,level,scheme,seed,train_accuracy,test_accuracy,"
+               {"scores.csv", "task,level,scheme,lr,seed,train_accuracy,test_accuracy,"
                 "test_exact_match\n", runs}};
     char *csv[2];
     for (int i = 0; i < 2; i++) {
@@ -427,9 +427,10 @@ START_TEST(quick_benchmark_writes_its_page) {
                 for (const char *q = csv[1]; (q = strstr(q, key)); q++) {
                     char task[64], level[64], scheme[64];
                     unsigned seed;
-                    double train, test;
-                    if (sscanf(q + 1, "%63[^,],%63[^,],%63[^,],%u,%lf,%lf", task, level, scheme,
-                               &seed, &train, &test) == 6 && strcmp(scheme, col[k]) == 0)
+                    double lr, train, test;
+                    if (sscanf(q + 1, "%63[^,],%63[^,],%63[^,],%lf,%u,%lf,%lf", task, level,
+                               scheme, &lr, &seed, &train, &test) == 7 &&
+                        strcmp(scheme, col[k]) == 0)
                         m[k] += test, n++;
                 }
                 ck_assert_uint_eq(n, set.seeds);

@@ -20,19 +20,20 @@
 static int write_csv(const ExpResults *r, const char *dir, Err *e) {
     Band in = exp_bench_trained(r);
     Buf runs = {0}, scores = {0};
-    buf_printf(&runs, "task,level,scheme,seed,length,accuracy,exact_match\n");
-    buf_printf(&scores, "task,level,scheme,seed,train_accuracy,test_accuracy,"
+    buf_printf(&runs, "task,level,scheme,lr,seed,length,accuracy,exact_match\n");
+    buf_printf(&scores, "task,level,scheme,lr,seed,train_accuracy,test_accuracy,"
                "test_exact_match\n");
     for (size_t i = 0; i < r->n; i++) {
         const ExpRun *run = &r->runs[i];
         if (run->kind != EXP_BENCH)
             continue;
         const char *level = task_level_name(task_find(run->task)->level);
+        double lr = run->variant < r->set.bench_n_lr ? r->set.bench_lr[run->variant] : NAN;
         for (size_t len = 1; len <= run->max_len; len++)
-            buf_printf(&runs, "%s,%s,%s,%zu,%zu,%.6f,%.6f\n", run->task, level, run->name,
-                       run->seed + 1, len, run->per_len[len], run->exact_len[len]);
-        buf_printf(&scores, "%s,%s,%s,%zu,%.6f,%.6f,%.6f\n", run->task, level, run->name,
-                   run->seed + 1, exp_band_value(run, &in), run->value, run->exact);
+            buf_printf(&runs, "%s,%s,%s,%g,%zu,%zu,%.6f,%.6f\n", run->task, level, run->name,
+                       lr, run->seed + 1, len, run->per_len[len], run->exact_len[len]);
+        buf_printf(&scores, "%s,%s,%s,%g,%zu,%.6f,%.6f,%.6f\n", run->task, level, run->name,
+                   lr, run->seed + 1, exp_band_value(run, &in), run->value, run->exact);
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/benchmark/lengths.csv", dir);
@@ -116,11 +117,14 @@ static const char *ours(const ExpSettings *s) {
  * stands inside parentheses already (inside). */
 static const char *seeds_phrase(const ExpSettings *s, bool inside) {
     static char text[256];
+    char each[64] = ""; /* a sweep: every seed at every rate, pooled */
+    if (s->bench_n_lr > 1)
+        snprintf(each, sizeof each, " at each of %zu learning rates", s->bench_n_lr);
     if (s->bench_extra_seeds == s->seeds)
-        snprintf(text, sizeof text, "%zu seeds", s->seeds);
+        snprintf(text, sizeof text, "%zu seeds%s", s->seeds, each);
     else
-        snprintf(text, sizeof text, "%zu seeds%s%zu for %s%s", s->seeds, inside ? "; " : " (",
-                 s->bench_extra_seeds, ours(s), inside ? "" : ")");
+        snprintf(text, sizeof text, "%zu seeds%s%s%zu for %s%s", s->seeds, each,
+                 inside ? "; " : " (", s->bench_extra_seeds, ours(s), inside ? "" : ")");
     return text;
 }
 

@@ -77,6 +77,8 @@ void exp_results_add_cell(ExpResults *r, const ExpCell *c, const ExpCellResult *
         else if (strcmp(x->name, "at") == 0)
             kind = EXP_RANDOM_TEST, name = c->name;
         exp_record(r, kind, c->task, name, c->seed, x, res->n_per_len ? res->n_per_len - 1 : 0);
+        if (!r->failed && r->n)
+            r->runs[r->n - 1].variant = c->variant;
     }
 }
 

@@ -18,6 +18,7 @@ typedef struct {
     char task[32];
     char name[40];   /* the scheme or variant */
     size_t seed;     /* 0-based */
+    size_t variant;  /* the cell's: the benchmark's learning rate in a sweep (its place) */
     double value;      /* max_abs_diff for EXP_ORDER, else test accuracy */
     double exact;      /* the share of test sentences with every label right (NaN: none) */
     double *per_len;   /* (max_len + 1) accuracy per test length (NaN: none or undefined) */
