@@ -15,8 +15,8 @@
 #include "suites.h"
 
 START_TEST(every_setting_moves_the_key) {
-    static const char *const SETS[] = {"layers=3",  "d_model=64", "heads=2",  "d_ff=64",
-                                       "batch=16",  "steps=500",  "lr=3e-4",  "dropout=0",
+    static const char *const SETS[] = {"layers=3",  "d_model=32", "heads=2",  "d_ff=64",
+                                       "batch=16",  "steps=500",  "lr=1e-3",  "dropout=0.1",
                                        "N=8",       "M=20",       "range=300", "per_len=32",
                                        "tasks=reverse_string/duplicate_string"};
     ExpSettings base;
