@@ -45,6 +45,8 @@ static struct {
     size_t tokens;                /* tokens trained on, the whole run */
     bool evaluated;               /* the last advance ended on an evaluation */
     double valid_acc, valid_loss; /* the last evaluation's */
+    double first_valid;           /* the untrained model's, step 0: where the curve starts
+                                   * (NaN without validation data) */
     bool kept_changed;
     /* at the end: the last step's accuracies, then the kept model's */
     double last_valid, last_test, kept_valid, kept_test;
@@ -80,9 +82,24 @@ EXPORT int pw_train_begin(const char *args) {
         train_clear();
         return rc;
     }
+    /* the untrained model on the validation split: the chart's first
+     * point, so that the climb shows (an evaluation at step 100 may
+     * already be at 1.0) */
+    tr.first_valid = NAN;
+    if (tr.s.valid.n) {
+        EvalStats v;
+        if ((rc = evaluate_dataset(&tr.s.model, &tr.s.valid, 64, NULL, &v, e))) {
+            train_clear();
+            return rc;
+        }
+        tr.first_valid = eval_accuracy(&v);
+    }
     tr.start = clock_seconds();
     return 0;
 }
+
+/* The untrained model's validation accuracy (NaN without validation data). */
+EXPORT double pw_train_first_valid(void) { return tr.live ? tr.first_valid : NAN; }
 
 /* Runs up to n steps, stopping early after an evaluation (every
  * eval_every steps and at the last step, as build/train evaluates). */

@@ -200,6 +200,8 @@ async function trainOne(o) {
   const result = await request('train', { options: o }, (m) => {
     if (m.type === 'started') {
       run.steps = m.steps;
+      // the untrained model at step 0: the curve's first point
+      if (Number.isFinite(m.firstValid)) run.valid.push([0, m.firstValid]);
       $('#t-describe').textContent = `train: ${m.describe}`;
       return;
     }

@@ -32,6 +32,7 @@ async function start() {
     windowAccuracy: w('pw_train_window_accuracy', N, []),
     evaluated: w('pw_train_evaluated', N, []),
     validAccuracy: w('pw_train_valid_accuracy', N, []),
+    firstValid: w('pw_train_first_valid', N, []),
     validLoss: w('pw_train_valid_loss', N, []),
     keptChanged: w('pw_train_kept_changed', N, []),
     keptStep: w('pw_train_kept_step', N, []),
@@ -146,7 +147,8 @@ let modelPath = null;  // the file of the model open, for Download
 async function train(id, o) {
   stopAsked = false;
   if (api.begin(o.args.join('\n'))) return fail(id);
-  reply(id, { type: 'started', describe: api.describe(), steps: api.steps() });
+  reply(id, { type: 'started', describe: api.describe(), steps: api.steps(),
+              firstValid: api.firstValid() });
   let chunk = 1;
   while (!api.done() && !stopAsked) {
     const t0 = performance.now();

@@ -124,6 +124,10 @@ def _run(ck, b, p, a, env, tmp):
         elif scheme == "sinusoidal":
             ck.check(valid >= 0.95, f"agent with sinusoidal learns in the page: valid {valid:.4f} "
                      ">= 0.95")
+            # the curve starts at step 0, the untrained model, so the climb shows
+            first = b.js("window.posencTrain.state.runs.at(-1).valid[0]")
+            ck.check(first[0] == 0 and first[1] < valid - 0.2, "the accuracy curve starts at "
+                     f"step 0 below where it ends: {first} against {valid:.4f}")
             p.screenshot("#train", os.path.join(a.shots, "train.png"))
         else:
             ck.check(0.40 <= valid <= 0.60, f"agent with none stays at chance in the page: valid "
