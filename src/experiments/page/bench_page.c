@@ -255,8 +255,10 @@ static void pilots(Buf *b, const ExpResults *r, const char *dir) {
     buf_printf(b, "The standard run's recipe is the cheapest of the pilots below under which "
                "the paper's columns learn the training lengths (%.2f or more at the longest, "
                "N) on the most tasks; [experiments.md](experiments.md#the-recipe) gives the "
-               "command. One seed each, at the protocol above (`benchmark/pilots.csv`; "
-               "seconds of one thread, with the training's and the three tests'):\n\n",
+               "command. One seed each, at the protocol above (`benchmark/pilots.csv`, made by "
+               "`scripts/bench_pilots.sh`; seconds on the clock, training and three tests, "
+               "one thread beside other work on the other core; accuracies at N, on 1..N and "
+               "past N):\n\n",
                EXP_LEARNED);
     size_t row = 0;
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
