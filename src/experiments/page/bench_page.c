@@ -335,8 +335,12 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     buf_printf(&b, "Exact match (%%), the share of test tapes with every blank right, mean "
                "over seeds, on %zu..%zu:\n\n", out.lo, out.hi);
     scores_table(&b, r, out, true, false);
-    buf_printf(&b, "On the training lengths 1..%zu (mean over seeds): what each scheme "
-               "learned, before any length it never saw.\n\n", in.hi);
+    buf_printf(&b, "## Learned at N\n\nThe accuracy at the longest training length, %zu "
+               "(mean over seeds): whether each scheme learned the training lengths, the "
+               "claims' gate (%.2f or more), before any length it never saw.\n\n", in.hi,
+               EXP_LEARNED);
+    scores_table(&b, r, (Band){in.hi, in.hi}, false, false);
+    buf_printf(&b, "On all the training lengths 1..%zu (mean over seeds):\n\n", in.hi);
     scores_table(&b, r, in, false, false);
     exp_bench_claims(&b, r);
     char path[4096];
