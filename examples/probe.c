@@ -145,7 +145,8 @@ static void print_table(const Probed *p, size_t n, size_t rows, bool r2) {
 }
 
 /* Two charts, accuracy above R^2: a line per model, a colour per scheme,
- * pre-norm dashed, and chance. */
+ * pre-norm dashed, and chance, last and dashed grey, so that a model at
+ * chance (none's) shows through its gaps. */
 static void plot(const Cli *cli, const char *path, const Probed *p, size_t n, size_t rows) {
     static double x[MAX_LAYERS + 1], y[2][MAX_MODELS][MAX_LAYERS + 1], cx[2], cy[2];
     Series s[2][MAX_MODELS + 1];
@@ -170,7 +171,8 @@ static void plot(const Cli *cli, const char *path, const Probed *p, size_t n, si
     cx[0] = 0.0;
     cx[1] = (double)(rows - 1);
     cy[0] = cy[1] = p[0].r.chance;
-    s[0][n] = (Series){.x = cx, .y = cy, .n = 2, .label = "chance", .color = RGB_GREY};
+    s[0][n] = (Series){.x = cx, .y = cy, .n = 2, .label = "chance", .color = RGB_GREY,
+                       .dashed = true};
     LineChart lc[2] = {
         {.series = s[0], .n_series = n + 1,
          .title = "Position read back by a linear probe: test accuracy", .xlabel = NULL,
