@@ -133,18 +133,19 @@ floor: $(BUILD)/floor ## a cell's time against its arithmetic floor (CELL=ID, PA
 # per-head products) and of the others, on one thread as the grid runs a
 # cell. CELL names the cell (experiments --list shows them); a cell of the
 # benchmark's grid (bench-..., experiments --bench --list) runs as that
-# grid's, with --bench, and --all-schemes for the schemes only that one has.
+# grid's, with --bench, and --all-schemes for the schemes only that one has;
+# QUICK=1 counts the quick grid's cell of that name (a few seconds).
 CELL ?= lengths-reverse-none-s1
 $(BUILD)/sgemm_count.so: bench/sgemm_count.c $(CONFIG)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
 
 products: $(BUILD)/sgemm_count.so $(BUILD)/experiments ## count one cell's matrix products (CELL=ID; bench/README.md)
 	@grid=; case '$(CELL)' in bench-*) grid=--bench; \
-		$(BUILD)/experiments --bench --list | grep -qx -- '$(CELL)' || \
+		$(BUILD)/experiments --bench $(if $(QUICK),--quick) --list | grep -qx -- '$(CELL)' || \
 		grid='--bench --all-schemes';; esac; \
 	out=$$(env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 		LD_PRELOAD=$(abspath $(BUILD))/sgemm_count.so \
-		$(BUILD)/experiments $$grid --cell $(CELL) --cells - 2>&1 >/dev/null) || \
+		$(BUILD)/experiments $$grid $(if $(QUICK),--quick) --cell $(CELL) --cells - 2>&1 >/dev/null) || \
 		{ echo "$$out"; exit 1; }; echo "$$out"; \
 	case "$$out" in *"sgemm_count large"*) ;; \
 		*) echo "no counts: $(BUILD)/sgemm_count.so was not loaded"; exit 1;; esac
