@@ -419,7 +419,7 @@ web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 
 # of OpenBLAS's products (web/README.md).
 PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/checkpoint_read.c \
-	src/run/train_options.c src/run/session.c src/run/evaluation.c src/run/positions.c \
+	src/run/train_options.c src/run/session.c src/run/fresh.c src/run/evaluation.c src/run/positions.c \
 	src/run/outputs.c examples/train.c examples/cli.c
 $(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
