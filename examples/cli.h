@@ -229,7 +229,8 @@ void cli_check_stdout(void);
     "                        every step (the benchmark code's); the pool still gives\n"  \
     "                        the words, the classes and the validation split\n"         \
     "  --embed-std X         std of the token embedding's first draw (default 1,\n"      \
-    "                        nn.Embedding's; Ruoss et al.'s code draws 0.02)\n"
+    "                        nn.Embedding's; Ruoss et al.'s code draws 0.02); a new\n"    \
+    "                        model's only, not with --init\n"
 
 /* Matches only the model options that shape a position code (every scheme
  * option, --d-model, --heads, --seed), for programs that draw or measure a

@@ -414,6 +414,15 @@ START_TEST(the_draws_refuse_what_they_cannot_do) {
     snprintf(mt.data, sizeof mt.data, "data/toy.txt");
     ck_assert_int_eq(train_draw_check(&mt, &e), ERR_INPUT);
     ck_assert_msg(strstr(e.msg, "give --task") != NULL, "%s", e.msg);
+    /* --embed-std scales a first draw, which a fine-tuning (--init) has not */
+    fresh_run(&mt, &cfg, &opt, "rope");
+    ck_assert_msg(session_create(&s, &mt, &cfg, &opt, &e) == 0, "%s", e.msg);
+    Session t;
+    mt.embed_std = 0.02f;
+    ck_assert_int_eq(session_create_from(&t, &mt, &s.model, &s.vocab, &s.labels, &s.model.cfg,
+                                         &opt, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "--embed-std") && strstr(e.msg, "--init"), "%s", e.msg);
+    session_free(&s);
 }
 END_TEST
 

@@ -372,6 +372,10 @@ static int copy_weights(Session *s, const Model *a, const Vocab *v, const LabelS
 int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
                         const Vocab *words, const LabelSet *classes, const Config *cfg,
                         const OptConfig *opt, Err *e) {
+    if (meta->embed_std > 0.0f) /* the weights are from's: no first draw to scale */
+        return err_set(e, ERR_INPUT, "--embed-std sets the first draw of a new model's "
+                       "embeddings, and --init starts from the weights of a trained one: drop "
+                       "--embed-std");
     int rc = create(s, meta, cfg, opt, from, e);
     if (!rc && (rc = copy_weights(s, from, words, classes, e)))
         session_free(s);
