@@ -270,18 +270,20 @@ test: FORCE ## build and run the Check suites but the slow checks (2 minutes)
 # The slow checks in CHECK_RUNNERS runners at once (default: the CPUs),
 # sharing the docs' pages (each takes the next page no runner has claimed
 # in build/check-claims/; the first, POSENC_SHARD=0/N, runs the other slow
-# suites too), each its own log, build/check-K.log. Several
-# runners run a thread each (no number depends on it): two threads each
-# would wait for each other spinning on a machine they share.
+# suites too), each its own log, build/check-K.log. The pages' work/ is
+# build/docs-work/, emptied first: a run reads no file of an earlier one.
+# Several runners run a thread each (no number depends on it): two threads
+# each would wait for each other spinning on a machine they share.
 CHECK_RUNNERS ?= $(NPROC)
 CHECK_RUN = $(BLAS_ENV) $(if $(filter-out 1,$(CHECK_RUNNERS)),OMP_NUM_THREADS=1 \
 	OPENBLAS_NUM_THREADS=1) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) \
 	CK_INCLUDE_TAGS=slow $(CHECK_ONLY)
 check: FORCE ## the slow checks: every command of the docs, the long trainings
 	$(call built,$(TEST_BIN) $(PROG_BIN))
-	@rm -rf $(BUILD)/check-claims && mkdir -p $(BUILD)/check-claims
+	@rm -rf $(BUILD)/check-claims $(BUILD)/docs-work && mkdir -p $(BUILD)/check-claims
 	@n=$(CHECK_RUNNERS); pids=; k=0; while [ $$k -lt $$n ]; do \
 		POSENC_SHARD=$$k/$$n POSENC_CLAIMS=$(BUILD)/check-claims \
+		POSENC_DOCS_WORK=$(BUILD)/docs-work \
 		POSENC_TEST_LOG=$(BUILD)/check-$$k.log $(CHECK_RUN) $(TEST_BIN) & \
 		pids="$$pids $$!"; k=$$((k + 1)); done; \
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc

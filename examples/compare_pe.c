@@ -29,6 +29,7 @@ static const char *const USAGE[] = {
     "  --schemes LIST|all    comma-separated schemes (listed below; default all)\n"
     "  --seeds N             runs per scheme, seeds S, S+1, ... from --seed (default 3)\n"
     "  --out FILE            the CSV of every run (default compare_pe.csv)\n"
+    "  --quiet               no progress on stderr: only errors and warnings\n"
     "  --help                show this help\n"
     "\n", CLI_TRAIN_HELP, "\n", CLI_TASK_HELP, "\n", CLI_MODEL_HELP, "\n", CLI_SCHEMES, "\n",
     CLI_TASKS,
@@ -82,6 +83,7 @@ typedef struct {
     size_t seeds;
     const char **names; /* the schemes, n of them */
     size_t n;
+    bool quiet; /* --quiet: no progress on stderr */
 } Args;
 
 static void parse(Cli *cli, Args *a) {
@@ -100,6 +102,8 @@ static void parse(Cli *cli, Args *a) {
             a->seeds = cli_size(cli, "--seeds", cli->val, 1, MAX_SEEDS);
         } else if (cli_opt(cli, "--out")) {
             a->out = cli->val;
+        } else if (cli_flag(cli, "--quiet")) {
+            a->quiet = true;
         } else if (cli_task_option(cli, &a->mt.task_opt) ||
                    cli_train_option(cli, &a->mt, &a->opt)) {
         } else if (cli_model_option(cli, &a->cfg)) {
@@ -174,9 +178,11 @@ static void run_all(const Cli *cli, Args *a, FILE *csv, bool at, SchemeResult *r
              * from one machine, or one load, to the next */
             size_t done = i * a->seeds + k + 1, runs = a->n * a->seeds;
             spent += dt;
-            fprintf(stderr, "compare_pe: %-10s seed %llu: test accuracy %.4f (%.1f s; %zu of "
-                    "%zu runs, about %.0f s left)\n", a->names[i], (unsigned long long)c.seed,
-                    res[i].acc[k], dt, done, runs, spent / (double)done * (double)(runs - done));
+            if (!a->quiet)
+                fprintf(stderr, "compare_pe: %-10s seed %llu: test accuracy %.4f (%.1f s; %zu of "
+                        "%zu runs, about %.0f s left)\n", a->names[i],
+                        (unsigned long long)c.seed, res[i].acc[k], dt, done, runs,
+                        spent / (double)done * (double)(runs - done));
             /* as the table: '-' for a scheme that adds no code to the input */
             char extra[32] = "";
             if (at)
@@ -219,8 +225,9 @@ int main(int argc, char **argv) {
     check(&cli, &a);
     bool at = a.mt.random_positions > 0; /* Ruoss et al.'s evaluation too */
     FILE *csv = open_csv(&cli, &a, at);
-    fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; threads: "
-            "%s\n", a.mt.task, a.n, a.seeds, a.mt.steps, par_describe());
+    if (!a.quiet)
+        fprintf(stderr, "compare_pe: %s, %zu schemes x %zu seeds, %zu steps each; threads: "
+                "%s\n", a.mt.task, a.n, a.seeds, a.mt.steps, par_describe());
     SchemeResult *res = cli_alloc(&cli, a.n, sizeof *res, "the results");
     run_all(&cli, &a, csv, at, res);
     if (fclose(csv) != 0)

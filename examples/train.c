@@ -25,7 +25,8 @@ static const char *const USAGE[] = {
     "Trains an encoder with one positional-encoding scheme on a built-in task (the\n"
     "list is below; data/README.md describes each) or on your own data\n"
     "(docs/formats.md), evaluating on the validation split as it goes.\n"
-    "Progress goes to stderr; the final accuracies to stdout.\n"
+    "Progress goes to stderr (--quiet: only errors and warnings); the final\n"
+    "accuracies to stdout.\n"
     "\n"
     "Options:\n"
     "  --task NAME           a built-in task\n"
@@ -38,6 +39,7 @@ static const char *const USAGE[] = {
     "  --out MODEL           write the kept model here, with its training state, at\n"
     "                        each evaluation that changes it (to a temporary file,\n"
     "                        then renamed: never half-written)\n"
+    "  --quiet               no progress on stderr: only errors and warnings\n"
     "  --log CSV             write step,loss,accuracy,valid_loss,valid_accuracy,\n"
     "                        seconds,lr,kept_step at every evaluation (appended on\n"
     "                        --resume)\n"
@@ -90,6 +92,7 @@ typedef struct {
     double start;  /* when this run started */
     double before; /* seconds of training before it (a resumed run) */
     size_t first, tokens;
+    bool quiet; /* --quiet: no line of progress */
 } Progress;
 
 /* At an evaluation (w's, session_advance's): a line of progress on stderr,
@@ -115,9 +118,10 @@ static int report(Session *s, Progress *p, const StepWindow *w, const Kept *k, b
     }
     /* the threads now: fewer while other programs keep CPUs busy (par.h) */
     int threads = par_threads();
-    fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s, %d thread%s  %4.0fs "
-            "left\n", step, s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t,
-            threads, threads == 1 ? "" : "s", left);
+    if (!p->quiet)
+        fprintf(stderr, "step %6zu/%zu  loss %.4f  acc %5.1f%%%s  %6.0f tok/s, %d thread%s  %4.0fs "
+                "left\n", step, s->meta.steps, loss, 100.0 * acc, vtext, (double)p->tokens / t,
+                threads, threads == 1 ? "" : "s", left);
     /* saved before the log names it: a row's kept_step is a model on disk */
     if (out && changed) {
         if ((rc = session_save(s, out, e)))
@@ -240,6 +244,7 @@ typedef struct {
     const char *model_opt; /* a model option --init refuses */
     bool rescale;          /* an option a trained model may change (for --init) */
     bool steps_given, keep_given;
+    bool quiet; /* --quiet */
 } Args;
 
 static void parse(Cli *cli, Args *a) {
@@ -258,6 +263,8 @@ static void parse(Cli *cli, Args *a) {
             a->shaping = a->model_opt = arg;
         } else if (cli_opt(cli, "--out")) {
             a->out = cli->val;
+        } else if (cli_flag(cli, "--quiet")) {
+            a->quiet = true;
         } else if (cli_opt(cli, "--log")) {
             a->logpath = cli->val;
         } else if (cli_opt(cli, "--resume")) {
@@ -366,8 +373,10 @@ static void prepare(const Cli *cli, Run *r, const Args *a, bool *saved, Err *e) 
     s->meta.keep = best ? KEEP_BEST : KEEP_LAST;
     if (kept_init(k, s, best, e))
         fail(cli, r, e);
-    describe(s);
-    cli_print_memory("train", &s->meta, s->memory);
+    if (!a->quiet) {
+        describe(s);
+        cli_print_memory("train", &s->meta, s->memory);
+    }
     /* every output checked and locked before any training (issue 9) */
     if (cli_train_outputs(&s->meta, a->out, a->logpath, a->resume, a->init, e))
         fail(cli, r, e);
@@ -392,7 +401,8 @@ static void prepare(const Cli *cli, Run *r, const Args *a, bool *saved, Err *e) 
  * the log closed. */
 static void train(const Cli *cli, Run *r, const Args *a, bool *saved, Err *e) {
     Session *s = r->s;
-    Progress p = {.start = clock_seconds(), .before = s->meta.seconds, .first = s->trainer.step};
+    Progress p = {.start = clock_seconds(), .before = s->meta.seconds, .first = s->trainer.step,
+                  .quiet = a->quiet};
     while (s->trainer.step < s->meta.steps) {
         StepWindow w = {0};
         if (session_advance(s, r->k, SIZE_MAX, &w, e)) {
@@ -435,9 +445,9 @@ int main(int argc, char **argv) {
         k.step = s.trainer.step;
     if (finish(&s, &k, &e))
         fail(&cli, &r, &e);
-    if (a.out)
+    if (!a.quiet && a.out)
         fprintf(stderr, "train: %s holds the model of step %zu\n", a.out, k.step);
-    else
+    else if (!a.quiet)
         fprintf(stderr, "train: no --out was given, so the trained model was not saved\n");
     kept_free(&k);
     session_free(&s);

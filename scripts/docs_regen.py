@@ -9,8 +9,12 @@ then checks the pages against the programs on every `make check`.
 A line "..." in a block stands for lines the page leaves out; the lines
 around it are refreshed from the output lines of the same shape (the same
 words, numbers aside). `make demo` runs build/demo_order; other make
-commands are left alone, as the docs test leaves them. Read the diff
-before committing: a changed conclusion needs new prose, not just numbers.
+commands are left alone, as the docs test leaves them. The commands run
+from the top of the repository and write to work/, as a reader's do
+(docs/index.md); start from none (`rm -rf work`), and give the pages in
+reading order, so that no page reads a file an older run left. Read the
+diff before committing: a changed conclusion needs new prose, not just
+numbers.
 
 Numbers the prose quotes from a named block (`<!-- from #NAME: 0.9945@sinusoidal
 -->` after the paragraph; tests/test_docs.c describes the markers) are
@@ -28,7 +32,7 @@ import sys
 
 LABEL = re.compile(r"^<!-- block: (\S+) -->$")
 MARK = re.compile(r"^( {0,3})<!-- from ([^#]*)#([^:]+):(.*) -->$")
-# a number as the docs test reads one (as_number in tests/test_docs.c)
+# a number as the docs test reads one (docs_as_number in tests/test_docs.c)
 TOK = re.compile(r"^-?\d+(\.(\d*))?([eE]([-+]?\d+))?[,;:)\]%]*$")
 NUM = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[,;:)\]%]*$")
 

@@ -15,6 +15,8 @@ Suite *suite_attn(void);
 Suite *suite_vocab(void);
 Suite *suite_cli(void);
 Suite *suite_docs(void);
+/* part of suite_docs: the checks that read the pages (test_docs_read.c) */
+TCase *tcase_docs_read(void);
 Suite *suite_grad(void);
 /* part of suite_grad: the whole encoder's (test_grad_encoder.c) */
 TCase *tcase_grad_encoder(void);

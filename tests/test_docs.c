@@ -1,6 +1,7 @@
 /* The docs test: every command the README and docs/ show in a ```console
- * block runs, and prints what the page says it prints; and every number
- * the prose quotes from such a block is the number the block shows.
+ * block runs, and prints what the page says it prints (the checks that
+ * only read the pages, the numbers their prose quotes among them, are in
+ * test_docs_read.c).
  *
  * In a block, a line "$ cmd" is a command and the lines after it, up to
  * the next command or the end of the block, are its standard output. A
@@ -14,68 +15,50 @@
  * test` pins (the Makefile's BLAS_ENV); scripts/docs_regen.py rewrites the
  * pages' outputs after a change that moves them.
  *
- * Numbers in prose. A block gets a name from an HTML comment on the line
- * just before its fence, and a paragraph that quotes its output ends with
- * a comment listing the numbers it quotes (comments do not render):
- *
- *     <!-- block: reverse-seeds -->
- *     ```console
- *     $ build/compare_pe --task reverse ...
- *      sinusoidal | add | 0.9945 | ...
- *     ```
- *     The sinusoid reaches 0.9945 on average, and 0.99 on every seed.
- *     <!-- from #reverse-seeds: 0.9945@sinusoidal 0.99@sinusoidal -->
- *
- * "from PAGE#NAME" names a block of another page, the path relative to
- * the page, as a Markdown link is (05-training.md#reverse-seeds). Each
- * number must appear in the paragraph above the comment (the lines up to
- * the previous blank line), and in the named block's output, on a line
- * that has the word WORD when "@WORD" is given (words split at spaces,
- * commas and table bars: @sinusoidal, @12; @rope@pre-norm asks for both),
- * rounded to the digits the prose shows (3.6e-7 stands for 3.58e-07;
- * 0.99 for 0.9945). Markers indented up to three spaces (under a list
- * item) count; four make a code block, as in docs/index.md. Only ```console
- * blocks can be named, so the output the prose is checked against is
- * itself checked against the program. The numbers are read from the
- * pages, not rerun: the check is instant, and a block that docs_regen.py
- * rewrote makes the stale prose fail here (docs_regen.py updates the
- * numbers it can map, and lists the rest). */
-#define _POSIX_C_SOURCE 200809L
+ * "work" (the reader's folder, docs/index.md) becomes a folder of this
+ * run's; a page that reads what others wrote there names them in a line
+ * "<!-- needs: PAGE ... -->", and they run first. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "docs_pages.h"
 #include "suites.h"
 
-#define MAX_PAGES 64
+char docs_pages[MAX_PAGES][256];
+size_t docs_n_pages;
 
-static char pages[MAX_PAGES][256];
-static size_t n_pages;
-
-static void find_pages(void) {
-    if (n_pages)
+void docs_find_pages(void) {
+    if (docs_n_pages)
         return;
-    snprintf(pages[n_pages++], sizeof pages[0], "README.md");
+    snprintf(docs_pages[docs_n_pages++], sizeof docs_pages[0], "README.md");
     DIR *d = opendir("docs");
     if (!d)
         return;
-    for (struct dirent *ent; (ent = readdir(d)) && n_pages < MAX_PAGES;) {
+    for (struct dirent *ent; (ent = readdir(d)) && docs_n_pages < MAX_PAGES;) {
         size_t len = strlen(ent->d_name);
         if (len > 3 && strcmp(ent->d_name + len - 3, ".md") == 0)
-            snprintf(pages[n_pages++], sizeof pages[0], "docs/%s", ent->d_name);
+            snprintf(docs_pages[docs_n_pages++], sizeof docs_pages[0], "docs/%s", ent->d_name);
     }
     closedir(d);
     /* readdir's order is the file system's; sort for stable loop indices */
-    qsort(pages + 1, n_pages - 1, sizeof pages[0], (int (*)(const void *, const void *))strcmp);
+    qsort(docs_pages + 1, docs_n_pages - 1, sizeof docs_pages[0], (int (*)(const void *, const void *))strcmp);
 }
 
-static char *read_all(FILE *f) {
+char *docs_read_all(FILE *f) {
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     ck_assert_ptr_nonnull(buf);
@@ -91,7 +74,7 @@ static char *read_all(FILE *f) {
 }
 
 /* Splits text into lines in place. */
-static size_t split_lines(char *text, char ***lines) {
+size_t docs_split_lines(char *text, char ***lines) {
     size_t n = 0, cap = 64;
     char **v = malloc(cap * sizeof *v);
     ck_assert_ptr_nonnull(v);
@@ -111,9 +94,7 @@ static size_t split_lines(char *text, char ***lines) {
     return n;
 }
 
-/* Parses a whole token as a number, allowing trailing punctuation (which
- * must then match); sets *unit to one unit in its last printed digit. */
-static int as_number(const char *tok, double *v, double *unit, char *tail) {
+int docs_as_number(const char *tok, double *v, double *unit, char *tail) {
     char *end;
     *v = strtod(tok, &end);
     if (end == tok || strchr("0123456789", tok[0] == '-' ? tok[1] : tok[0]) == NULL)
@@ -135,7 +116,7 @@ static int as_number(const char *tok, double *v, double *unit, char *tail) {
 static int tokens_match(const char *want, const char *got) {
     double a, b, unit, unit_b;
     char ta[16], tb[16];
-    if (as_number(want, &a, &unit, ta) && as_number(got, &b, &unit_b, tb))
+    if (docs_as_number(want, &a, &unit, ta) && docs_as_number(got, &b, &unit_b, tb))
         return strcmp(ta, tb) == 0 && (fabs(a - b) <= 1.01 * unit || fabs(a - b) <= 1e-5);
     return strcmp(want, got) == 0;
 }
@@ -180,17 +161,51 @@ static long match_lines(char **want, size_t nw, char **got, size_t ng) {
     return j == ng ? -1 : (long)nw;
 }
 
-static void rewrite_command(char *out, size_t cap, const char *cmd, const char *bin) {
+/* The reader's working folder (docs/index.md): "work" at the start of a
+ * word of a command ("work/x.bin", "mkdir -p work") becomes this run's own
+ * folder, and the folder's path in the output becomes "work" again, as a
+ * reader's shell would print it. One folder per run of the tests,
+ * $POSENC_DOCS_WORK (make check empties it first), else
+ * $POSENC_BIN/docs-work: never a reader's own work/, nor a path that
+ * another clone on the machine shares. */
+static const char *work_folder(void) {
+    static char path[PATH_MAX];
+    if (!*path) {
+        const char *w = getenv("POSENC_DOCS_WORK"), *bin = getenv("POSENC_BIN");
+        char want[PATH_MAX];
+        if (w && *w)
+            snprintf(want, sizeof want, "%s", w);
+        else
+            snprintf(want, sizeof want, "%s/docs-work", bin ? bin : "build");
+        ck_assert_msg(mkdir(want, 0755) == 0 || errno == EEXIST, "cannot make %s: %s", want,
+                      strerror(errno));
+        ck_assert_msg(realpath(want, path) != NULL, "%s: %s", want, strerror(errno));
+    }
+    return path;
+}
+
+/* Does "work" at p stand for the folder: a word of its own, or its
+ * start followed by a path? */
+static bool is_work(const char *cmd, const char *p) {
+    bool word_start = p == cmd || strchr(" (|", p[-1]);
+    return word_start && strncmp(p, "work", 4) == 0 && (p[4] == '\0' || strchr("/ ;&|)", p[4]));
+}
+
+static void rewrite_command(char *out, size_t cap, const char *cmd, const char *bin,
+                            const char *work) {
     if (strcmp(cmd, "make demo") == 0) {
         snprintf(out, cap, "%s/demo_order", bin);
         return;
     }
     size_t n = 0;
-    for (const char *p = cmd; *p && n + 256 < cap;) {
-        bool word_start = p == cmd || p[-1] == ' ' || p[-1] == '(' || p[-1] == '|';
+    for (const char *p = cmd; *p && n + PATH_MAX < cap;) {
+        bool word_start = p == cmd || strchr(" (|", p[-1]);
         if (word_start && strncmp(p, "build/", 6) == 0) {
             n += (size_t)snprintf(out + n, cap - n, "%s/", bin);
             p += 6;
+        } else if (is_work(cmd, p)) {
+            n += (size_t)snprintf(out + n, cap - n, "%s", work);
+            p += 4;
         } else {
             out[n++] = *p++;
         }
@@ -198,28 +213,51 @@ static void rewrite_command(char *out, size_t cap, const char *cmd, const char *
     out[n] = '\0';
 }
 
-static void run_and_compare(const char *page, size_t lineno, const char *cmd, char **want,
-                            size_t nw) {
+/* text with every "from" replaced by "to" (a new string). */
+static char *replace_all(const char *text, const char *from, const char *to) {
+    size_t lf = strlen(from), lt = strlen(to), n = 0;
+    for (const char *p = text; (p = strstr(p, from)); p += lf)
+        n++;
+    char *out = malloc(strlen(text) + n * lt + 1), *o = out;
+    ck_assert_ptr_nonnull(out);
+    for (const char *p = text, *q; *p; p = q + lf) {
+        if (!(q = strstr(p, from))) {
+            strcpy(o, p);
+            return out;
+        }
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, lt);
+        o += lt;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Runs command cmd of page (at lineno) with work as the reader's folder
+ * and compares its output with want[0..nw): true if they match, else
+ * false, with why in msg and the output on stderr. */
+static bool run_command(const char *page, size_t lineno, const char *cmd, char **want,
+                        size_t nw, const char *work, char *msg, size_t cap) {
     const char *bin = getenv("POSENC_BIN");
-    char real[4096];
-    rewrite_command(real, sizeof real, cmd, bin ? bin : "build");
-    /* a learner's shell, not the runner's: a page that runs the tests
-     * must neither inherit make check's choice of tests nor truncate its
-     * log (this runs in the forked test, so the runner keeps them) */
-    static const char *const RUNNER_ONLY[] = {"POSENC_TEST_LOG", "CK_INCLUDE_TAGS",
-                                              "CK_EXCLUDE_TAGS", "CK_RUN_SUITE", "CK_RUN_CASE",
-                                              "POSENC_SHARD", "POSENC_DOCS_PAGES",
-                                              "POSENC_CLAIMS"};
-    for (size_t k = 0; k < sizeof RUNNER_ONLY / sizeof *RUNNER_ONLY; k++)
-        unsetenv(RUNNER_ONLY[k]);
+    char real[16384];
+    rewrite_command(real, sizeof real, cmd, bin ? bin : "build", work);
     FILE *p = popen(real, "r");
-    ck_assert_ptr_nonnull(p);
-    char *out = read_all(p);
+    if (!p) {
+        snprintf(msg, cap, "%s:%zu: cannot run '%s': %s", page, lineno, cmd, strerror(errno));
+        return false;
+    }
+    char *raw = docs_read_all(p);
     int st = pclose(p);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s:%zu: '%s' exited with %d", page,
-                  lineno, cmd, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-    char **got;
-    size_t ng = split_lines(out, &got);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        snprintf(msg, cap, "%s:%zu: '%s' exited with %d", page, lineno, cmd,
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        free(raw);
+        return false;
+    }
+    char *out = replace_all(raw, work, "work"), **got;
+    free(raw);
+    size_t ng = docs_split_lines(out, &got);
     if (ng && got[ng - 1][0] == '\0')
         ng--; /* the text ends with a newline */
     long bad = match_lines(want, nw, got, ng);
@@ -227,11 +265,68 @@ static void run_and_compare(const char *page, size_t lineno, const char *cmd, ch
         fprintf(stderr, "%s:%zu: output of '%s' differs from the page:\n", page, lineno, cmd);
         for (size_t j = 0; j < ng; j++)
             fprintf(stderr, "  got | %s\n", got[j]);
+        snprintf(msg, cap, "%s:%zu: '%s': page line %ld '%s' does not match its output", page,
+                 lineno, cmd, bad + 1, bad < (long)nw ? want[bad] : "(end: more output)");
     }
-    ck_assert_msg(bad < 0, "%s:%zu: '%s': page line %ld '%s' does not match its output", page,
-                  lineno, cmd, bad + 1, bad < (long)nw ? want[bad] : "(end: more output)");
     free(got);
     free(out);
+    return bad < 0;
+}
+
+/* Runs every command of page's ```console blocks in order, in work, up to
+ * the first that fails (false, why in msg); counts them in *commands. */
+static bool run_page(const char *page, const char *work, size_t *commands, char *msg,
+                     size_t cap) {
+    FILE *f = fopen(page, "r");
+    if (!f) {
+        snprintf(msg, cap, "cannot open %s (run the tests from the repository root)", page);
+        return false;
+    }
+    char *text = docs_read_all(f);
+    fclose(f);
+    char **lines;
+    size_t n = docs_split_lines(text, &lines);
+    bool in_console = false, ok = true;
+    for (size_t i = 0; i < n && ok; i++) {
+        if (!in_console) {
+            in_console = strcmp(lines[i], "```console") == 0;
+            continue;
+        }
+        if (strncmp(lines[i], "```", 3) == 0) {
+            in_console = false;
+            continue;
+        }
+        if (strncmp(lines[i], "$ ", 2) != 0)
+            continue;
+        size_t start = i + 1, end = start;
+        while (end < n && strncmp(lines[end], "$ ", 2) != 0 && strncmp(lines[end], "```", 3) != 0)
+            end++;
+        const char *cmd = lines[i] + 2;
+        if (strncmp(cmd, "make", 4) != 0 || strcmp(cmd, "make demo") == 0) {
+            ok = run_command(page, i + 1, cmd, lines + start, end - start, work, msg, cap);
+            ++*commands;
+        }
+        i = end - 1;
+    }
+    free(lines);
+    free(text);
+    return ok;
+}
+
+/* The environment of make check's runner, read before the commands run:
+ * they get a learner's shell, not the runner's (a page that runs the tests
+ * must neither inherit make check's choice of tests nor truncate its log;
+ * this is the forked test, so the runner keeps them). */
+static char claims_folder[PATH_MAX];
+static void leave_the_runner(void) {
+    const char *c = getenv("POSENC_CLAIMS");
+    snprintf(claims_folder, sizeof claims_folder, "%s", c ? c : "");
+    static const char *const RUNNER_ONLY[] = {"POSENC_TEST_LOG", "CK_INCLUDE_TAGS",
+                                              "CK_EXCLUDE_TAGS", "CK_RUN_SUITE", "CK_RUN_CASE",
+                                              "POSENC_SHARD", "POSENC_DOCS_PAGES",
+                                              "POSENC_CLAIMS", "POSENC_DOCS_WORK"};
+    for (size_t k = 0; k < sizeof RUNNER_ONLY / sizeof *RUNNER_ONLY; k++)
+        unsetenv(RUNNER_ONLY[k]);
 }
 
 /* Whether this runner takes page i: POSENC_DOCS_PAGES (the pages by path,
@@ -244,9 +339,9 @@ static bool page_wanted(size_t i) {
     const char *only = getenv("POSENC_DOCS_PAGES");
     if (only && *only) {
         bool listed = false;
-        size_t len = strlen(pages[i]);
+        size_t len = strlen(docs_pages[i]);
         for (const char *p = only; *p && !listed; p += strcspn(p, " "), p += strspn(p, " "))
-            listed = strcspn(p, " ") == len && strncmp(p, pages[i], len) == 0;
+            listed = strcspn(p, " ") == len && strncmp(p, docs_pages[i], len) == 0;
         if (!listed)
             return false;
     }
@@ -257,6 +352,7 @@ static bool page_wanted(size_t i) {
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
         if (fd < 0)
             return false;
+        dprintf(fd, "%ld\n", (long)getpid()); /* for a runner that waits on it */
         close(fd);
         return true;
     }
@@ -286,9 +382,9 @@ static size_t page_of(size_t i) {
     static size_t order[MAX_PAGES], weight[MAX_PAGES];
     static bool made;
     if (!made) {
-        for (size_t k = 0; k < n_pages; k++)
-            order[k] = k, weight[k] = page_weight(pages[k]);
-        for (size_t a = 1; a < n_pages; a++) /* stable: ties keep the name order */
+        for (size_t k = 0; k < docs_n_pages; k++)
+            order[k] = k, weight[k] = page_weight(docs_pages[k]);
+        for (size_t a = 1; a < docs_n_pages; a++) /* stable: ties keep the name order */
             for (size_t b = a; b > 0 && weight[order[b]] > weight[order[b - 1]]; b--) {
                 size_t t = order[b];
                 order[b] = order[b - 1], order[b - 1] = t;
@@ -298,282 +394,156 @@ static size_t page_of(size_t i) {
     return order[i];
 }
 
-START_TEST(docs_commands_print_what_the_pages_show) {
-    find_pages();
-    if ((size_t)_i >= n_pages || !page_wanted(page_of((size_t)_i)))
-        return;
-    const char *page = pages[page_of((size_t)_i)];
-    FILE *f = fopen(page, "r");
-    ck_assert_msg(f != NULL, "cannot open %s (run the tests from the repository root)", page);
-    char *text = read_all(f);
-    fclose(f);
-    char **lines;
-    size_t n = split_lines(text, &lines), commands = 0;
-    bool in_console = false;
-    for (size_t i = 0; i < n; i++) {
-        if (!in_console) {
-            in_console = strcmp(lines[i], "```console") == 0;
-            continue;
-        }
-        if (strncmp(lines[i], "```", 3) == 0) {
-            in_console = false;
-            continue;
-        }
-        if (strncmp(lines[i], "$ ", 2) != 0)
-            continue;
-        size_t start = i + 1, end = start;
-        while (end < n && strncmp(lines[end], "$ ", 2) != 0 && strncmp(lines[end], "```", 3) != 0)
-            end++;
-        const char *cmd = lines[i] + 2;
-        if (strncmp(cmd, "make", 4) != 0 || strcmp(cmd, "make demo") == 0) {
-            run_and_compare(page, i + 1, cmd, lines + start, end - start);
-            commands++;
-        }
-        i = end - 1;
-    }
-    if (strcmp(page, "README.md") == 0)
-        ck_assert_msg(commands > 0, "README.md shows no console commands");
-    free(lines);
-    free(text);
-}
-END_TEST
 
-/* Numbers in prose (the top of this file): the pages' lines, loaded once
- * per test process. */
-static char **page_lines[MAX_PAGES];
-static size_t page_n[MAX_PAGES];
-
-static void load_pages(void) {
-    find_pages();
-    for (size_t i = 0; i < n_pages; i++) {
-        if (page_lines[i])
-            continue;
-        FILE *f = fopen(pages[i], "r");
-        ck_assert_msg(f != NULL, "cannot open %s (run the tests from the repository root)",
-                      pages[i]);
-        char *text = read_all(f); /* kept: the lines point into it */
-        fclose(f);
-        page_n[i] = split_lines(text, &page_lines[i]);
-    }
+/* The mark a page leaves in the working folder when all its commands ran,
+ * for the pages that need its files (<!-- needs: PAGE ... -->). */
+static void done_mark(char *out, size_t cap, const char *work, const char *page) {
+    const char *base = strrchr(page, '/');
+    snprintf(out, cap, "%s/.docs-done-%s", work, base ? base + 1 : page);
 }
 
-/* The page a reference names: ref[0..len) is a path relative to page's
- * folder, as in a Markdown link; empty means the page itself. -1 if none. */
-static long page_named(size_t page, const char *ref, size_t len) {
-    if (len == 0)
-        return (long)page;
-    char path[512];
-    const char *slash = strrchr(pages[page], '/');
-    int dir = slash ? (int)(slash - pages[page] + 1) : 0;
-    snprintf(path, sizeof path, "%.*s%.*s", dir, pages[page], (int)len, ref);
-    const char *p = strncmp(path, "docs/../", 8) == 0 ? path + 8 : path;
-    for (size_t i = 0; i < n_pages; i++)
-        if (strcmp(pages[i], p) == 0)
-            return (long)i;
-    return -1;
+static bool is_done(const char *work, const char *page) {
+    char mark[2 * PATH_MAX];
+    done_mark(mark, sizeof mark, work, page);
+    return access(mark, F_OK) == 0;
 }
 
-/* The output lines [*start, *end) of the block page names `name`: 0, or
- * a reason it has none. */
-static const char *find_block(size_t page, const char *name, size_t *start, size_t *end) {
-    char label[160];
-    snprintf(label, sizeof label, "<!-- block: %s -->", name);
-    char **l = page_lines[page];
-    for (size_t i = 0; i < page_n[page]; i++) {
-        if (strcmp(l[i], label) != 0)
-            continue;
-        if (i + 1 == page_n[page] || strcmp(l[i + 1], "```console") != 0)
-            return "is not a ```console block (only those run)";
-        *start = i + 2;
-        for (*end = *start; *end < page_n[page] && strncmp(l[*end], "```", 3) != 0; (*end)++)
-            ;
-        return NULL;
-    }
-    return "is not there";
+static void mark_done(const char *work, const char *page) {
+    char mark[2 * PATH_MAX];
+    done_mark(mark, sizeof mark, work, page);
+    FILE *f = fopen(mark, "w");
+    ck_assert_msg(f != NULL && fclose(f) == 0, "cannot write %s", mark);
 }
 
-/* Does line hold the number text num as a word of its own? */
-static bool prose_has(const char *line, const char *num) {
-    size_t n = strlen(num);
-    for (const char *p = line; (p = strstr(p, num)); p++) {
-        char before = p == line ? ' ' : p[-1], after = p[n];
-        bool open = !isalnum((unsigned char)before) && !strchr("._", before) &&
-                    (before != '-' || num[0] == '-');
-        bool close = !isalnum((unsigned char)after) && after != '_' &&
-                     !(after == '.' && isdigit((unsigned char)p[n + 1]));
-        if (open && close)
+/* Claims page i in the claims folder for this process (its pid in the
+ * file, for the runners that wait on it): false if another has it. */
+static bool claim(size_t i) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%zu", claims_folder, i);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+        return false;
+    dprintf(fd, "%ld\n", (long)getpid());
+    close(fd);
+    return true;
+}
+
+/* Waits until page q, which another runner claimed, is done (true) or
+ * that runner's test has ended without finishing it (false): a condition,
+ * looked at five times a second, never a time. */
+static bool wait_for(size_t q, const char *work) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%zu", claims_folder, q);
+    for (;;) {
+        if (is_done(work, docs_pages[q]))
             return true;
+        long pid = 0;
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fscanf(f, "%ld", &pid) != 1)
+                pid = 0; /* claimed, its pid not yet written */
+            fclose(f);
+        }
+        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            return is_done(work, docs_pages[q]);
+        nanosleep(&(struct timespec){.tv_nsec = 200000000}, NULL);
     }
-    return false;
 }
 
-/* Does line have every one of words ("rope" or "rope@pre-norm") among
- * its words (split at spaces, commas and table bars)? */
-static bool has_words(const char *line, const char *words) {
-    for (const char *w = words; *w;) {
-        size_t n = strcspn(w, "@");
-        char buf[4096], *save;
-        bool found = false;
-        snprintf(buf, sizeof buf, "%s", line);
-        for (char *t = strtok_r(buf, " \t,|", &save); t && !found;
-             t = strtok_r(NULL, " \t,|", &save))
-            found = strlen(t) == n && strncmp(t, w, n) == 0;
-        if (!found)
+/* Runs first the pages that page i needs (<!-- needs: PAGE ... -->, paths
+ * as in a link from it), and theirs: one already done in work is skipped,
+ * one another runner claimed is waited for, any other is claimed and run
+ * here. False, with why in msg, if one fails. */
+static bool run_needs(size_t i, const char *work, char *msg, size_t cap) {
+    FILE *f = fopen(docs_pages[i], "r");
+    if (!f) {
+        snprintf(msg, cap, "cannot open %s", docs_pages[i]);
+        return false;
+    }
+    char line[4096], needs[4096] = "";
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "<!-- needs: ", 12) == 0)
+            snprintf(needs, sizeof needs, "%s", line + 12);
+    fclose(f);
+    const char *slash = strrchr(docs_pages[i], '/');
+    int dir = slash ? (int)(slash - docs_pages[i] + 1) : 0;
+    char *save;
+    for (char *w = strtok_r(needs, " \n", &save); w && strcmp(w, "-->") != 0;
+         w = strtok_r(NULL, " \n", &save)) {
+        char path[512];
+        snprintf(path, sizeof path, "%.*s%s", dir, docs_pages[i], w);
+        size_t q = 0;
+        while (q < docs_n_pages && strcmp(docs_pages[q], path) != 0)
+            q++;
+        if (q == docs_n_pages) {
+            snprintf(msg, cap, "%s needs %s, which is no page", docs_pages[i], path);
             return false;
-        w += n + (w[n] == '@');
+        }
+        if (is_done(work, path))
+            continue;
+        if (*claims_folder && !claim(q)) {
+            if (wait_for(q, work))
+                continue;
+            snprintf(msg, cap, "%s needs %s, which failed in another runner (its log says why)",
+                     docs_pages[i], path);
+            return false;
+        }
+        size_t commands = 0;
+        if (!run_needs(q, work, msg, cap) || !run_page(path, work, &commands, msg, cap))
+            return false;
+        mark_done(work, path);
     }
     return true;
 }
 
-/* Does a line of out[start, end) with the word `word` (any line if NULL)
- * show a number that rounds to num at num's digits? Commands do not
- * count. */
-static bool block_has(char **out, size_t start, size_t end, const char *num, const char *word) {
-    double a, ua, b, ub;
-    char tail[16];
-    if (!as_number(num, &a, &ua, tail))
-        return false;
-    for (size_t i = start; i < end; i++) {
-        if (strncmp(out[i], "$ ", 2) == 0 || (word && !has_words(out[i], word)))
-            continue;
-        char buf[4096], *save;
-        snprintf(buf, sizeof buf, "%s", out[i]);
-        for (char *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
-            t += strspn(t, "([|");
-            /* both sides are rounded: the true value lies within half a
-             * unit of each */
-            if (as_number(t, &b, &ub, tail) && fabs(a - b) <= 0.5 * (ua + ub) * (1 + 1e-9))
-                return true;
-        }
-    }
-    return false;
-}
-
-/* Checks one "<!-- from REF#NAME: NUM[@WORD] ... -->" at line i of a page;
- * returns the number of failures, each printed. */
-static size_t check_marker(size_t page, size_t i) {
-    char **l = page_lines[page];
-    const char *m = l[i] + strspn(l[i], " ") + strlen("<!-- from ");
-    const char *hash = strchr(m, '#'), *colon = hash ? strchr(hash, ':') : NULL;
-    size_t len = strlen(m);
-    if (!hash || !colon || len < 4 || strcmp(m + len - 4, " -->") != 0) {
-        fprintf(stderr, "%s:%zu: write the marker as <!-- from PAGE#BLOCK: NUMBER ... -->\n",
-                pages[page], i + 1);
-        return 1;
-    }
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", (int)(colon - hash - 1), hash + 1);
-    long src = page_named(page, m, (size_t)(hash - m));
-    size_t start = 0, end = 0;
-    const char *why = src < 0 ? "names no page in README.md or docs/"
-                              : find_block((size_t)src, name, &start, &end);
-    if (why) {
-        fprintf(stderr, "%s:%zu: block '%.*s' %s\n", pages[page], i + 1, (int)(colon - m), m,
-                why);
-        return 1;
-    }
-    /* the paragraph: the lines above, up to a blank line or a fence */
-    size_t top = i;
-    while (top > 0 && l[top - 1][0] != '\0' && strncmp(l[top - 1], "```", 3) != 0)
-        top--;
-    char list[4096], *save;
-    snprintf(list, sizeof list, "%.*s", (int)(len - 4 - (size_t)(colon + 1 - m)), colon + 1);
-    size_t bad = 0, count = 0;
-    for (char *t = strtok_r(list, " ", &save); t; t = strtok_r(NULL, " ", &save), count++) {
-        char *at = strchr(t, '@');
-        if (at)
-            *at++ = '\0';
-        bool in_prose = false;
-        for (size_t k = top; k < i && !in_prose; k++)
-            in_prose = strncmp(l[k] + strspn(l[k], " "), "<!--", 4) != 0 && prose_has(l[k], t);
-        if (!in_prose) {
-            fprintf(stderr, "%s:%zu: %s is not in the paragraph above the marker\n", pages[page],
-                    i + 1, t);
-            bad++;
-        } else if (!block_has(page_lines[src], start, end, t, at)) {
-            fprintf(stderr, "%s:%zu: %s is not what block '%s' of %s shows%s%s%s\n", pages[page],
-                    i + 1, t, name, pages[src], at ? " on a line with '" : "", at ? at : "",
-                    at ? "'" : "");
-            bad++;
-        }
-    }
-    if (count == 0) {
-        fprintf(stderr, "%s:%zu: the marker lists no numbers\n", pages[page], i + 1);
-        bad++;
-    }
-    return bad;
-}
-
-START_TEST(prose_numbers_match_their_blocks) {
-    load_pages();
-    size_t bad = 0, checked = 0;
-    for (size_t p = 0; p < n_pages; p++) {
-        char **l = page_lines[p];
-        for (size_t i = 0; i < page_n[p]; i++) {
-            /* a marker may be indented under a list item; four spaces
-             * or more make a code block, which shows one */
-            size_t indent = strspn(l[i], " ");
-            if (indent > 3)
-                continue;
-            const char *t = l[i] + indent;
-            if (strncmp(t, "<!-- from ", 10) == 0) {
-                bad += check_marker(p, i);
-                checked++;
-            } else if (strncmp(l[i], "<!-- block: ", 12) == 0) {
-                /* a name is unique on its page and names a console block */
-                for (size_t j = i + 1; j < page_n[p]; j++)
-                    if (strcmp(l[i], l[j]) == 0) {
-                        fprintf(stderr, "%s:%zu: %s is used again at line %zu\n", pages[p], i + 1,
-                                l[i], j + 1);
-                        bad++;
-                    }
-                if (i + 1 == page_n[p] || strcmp(l[i + 1], "```console") != 0) {
-                    fprintf(stderr, "%s:%zu: a block name must stand just before a ```console "
-                            "fence\n", pages[p], i + 1);
-                    bad++;
-                }
-            } else if (strncmp(t, "<!-- from", 9) == 0 || strncmp(t, "<!-- block", 10) == 0) {
-                fprintf(stderr, "%s:%zu: malformed marker '%s'\n", pages[p], i + 1, l[i]);
-                bad++;
-            }
-        }
-    }
-    ck_assert_msg(bad == 0, "%zu prose numbers or markers are wrong (listed above); after "
-                  "scripts/docs_regen.py, fix the prose the diff changed", bad);
-    ck_assert_msg(checked > 0, "no page has a <!-- from ... --> marker");
+START_TEST(docs_commands_print_what_the_pages_show) {
+    docs_find_pages();
+    if ((size_t)_i >= docs_n_pages || !page_wanted(page_of((size_t)_i)))
+        return;
+    size_t i = page_of((size_t)_i);
+    const char *page = docs_pages[i], *work = work_folder();
+    leave_the_runner();
+    char msg[8192] = "";
+    size_t commands = 0;
+    ck_assert_msg(run_needs(i, work, msg, sizeof msg), "%s", msg);
+    ck_assert_msg(run_page(page, work, &commands, msg, sizeof msg), "%s", msg);
+    mark_done(work, page);
+    if (strcmp(page, "README.md") == 0)
+        ck_assert_msg(commands > 0, "README.md shows no console commands");
 }
 END_TEST
 
-/* The other kind of block (docs/index.md, "Conventions the pages share"):
- * a ```text block that shows a command, a line "$ ...", is output pasted
- * from one run, which this test does not rerun. The line just before its
- * fence marks it, <!-- illustration: WHY -->, so that no output goes
- * untested without a reason the page gives. */
-START_TEST(pasted_output_is_marked_as_an_illustration) {
-    load_pages();
-    size_t bad = 0, marked = 0;
-    for (size_t p = 0; p < n_pages; p++) {
-        char **l = page_lines[p];
-        for (size_t i = 0; i < page_n[p]; i++) {
-            if (strcmp(l[i], "```text") != 0)
-                continue;
-            bool command = false, mark = i > 0 && strncmp(l[i - 1], "<!-- illustration: ", 19) == 0;
-            size_t end = i + 1;
-            for (; end < page_n[p] && strncmp(l[end], "```", 3) != 0; end++)
-                command = command || strncmp(l[end], "$ ", 2) == 0;
-            if (command && !mark) {
-                fprintf(stderr, "%s:%zu: this ```text block shows a command and its output, "
-                        "which the docs test does not run: make it a ```console block, or mark "
-                        "it <!-- illustration: WHY --> on the line before the fence and say so "
-                        "on the page\n", pages[p], i + 1);
-                bad++;
-            }
-            marked += command && mark;
-            i = end;
+/* Two readers at once (docs/index.md, "Your working folder"): two copies
+ * of a page's commands, side by side, each in a folder of its own, both
+ * print what the page shows. A path the two shared would let one hold
+ * (train and the programs lock what they write) or overwrite the other's
+ * file. The page draws 19 pictures, each locked while it is written. */
+#define TWO_READERS_PAGE "docs/pictures.md"
+START_TEST(two_readers_run_a_page_at_once) {
+    const char *work = work_folder();
+    leave_the_runner();
+    pid_t kid[2];
+    for (int k = 0; k < 2; k++) {
+        char folder[PATH_MAX + 32];
+        snprintf(folder, sizeof folder, "%s/reader-%d", work, k + 1);
+        ck_assert_msg(mkdir(folder, 0755) == 0 || errno == EEXIST, "cannot make %s", folder);
+        kid[k] = fork();
+        ck_assert_int_ge(kid[k], 0);
+        if (kid[k] == 0) {
+            char msg[8192] = "";
+            size_t commands = 0;
+            bool ok = run_page(TWO_READERS_PAGE, folder, &commands, msg, sizeof msg);
+            if (!ok)
+                fprintf(stderr, "reader %d: %s\n", k + 1, msg);
+            _exit(ok && commands > 0 ? 0 : 1);
         }
     }
-    ck_assert_msg(bad == 0, "%zu blocks of pasted output are not marked (listed above)", bad);
-    ck_assert_msg(marked > 0, "no page has a marked illustration: is the check reading them?");
+    for (int k = 0; k < 2; k++) {
+        int st;
+        ck_assert_int_eq(waitpid(kid[k], &st, 0), kid[k]);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                      "reader %d of " TWO_READERS_PAGE " failed (above)", k + 1);
+    }
 }
 END_TEST
 
@@ -582,14 +552,12 @@ Suite *suite_docs(void) {
     TCase *tc = tcase_create("pages");
     /* one test per page; indices past the last page pass at once */
     tcase_add_loop_test(tc, docs_commands_print_what_the_pages_show, 0, MAX_PAGES);
+    tcase_add_test(tc, two_readers_run_a_page_at_once);
     /* a page of trainings (5, 7, the answers) takes minutes on a busy machine */
     tcase_set_timeout(tc, 1500);
     /* about 2.5 minutes of both cores: make check, not make test */
     tcase_set_tags(tc, "slow");
     suite_add_tcase(s, tc);
-    TCase *prose = tcase_create("prose");
-    tcase_add_test(prose, prose_numbers_match_their_blocks);
-    tcase_add_test(prose, pasted_output_is_marked_as_an_illustration);
-    suite_add_tcase(s, prose);
+    suite_add_tcase(s, tcase_docs_read());
     return s;
 }

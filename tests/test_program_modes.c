@@ -312,6 +312,37 @@ START_TEST(bad_input_exits_2) {
 }
 END_TEST
 
+/* --quiet (docs/index.md, "Your working folder"): train and compare_pe
+ * print no progress and the same results, and still every error, so a
+ * page's command that fails says so. */
+START_TEST(quiet_drops_the_progress_not_the_errors) {
+    char *dir = scratch(), args[512], quiet[600];
+    snprintf(args, sizeof args, "--task agent --steps 200 --d-model 16 --heads 2 --d-ff 32 "
+             "--out %s/q.bin", dir);
+    snprintf(quiet, sizeof quiet, "%s --quiet", args);
+    Run loud = run("train", args), q = run("train", quiet);
+    ck_assert_msg(loud.status == 0 && q.status == 0, "%s%s", loud.err, q.err);
+    ck_assert_msg(strstr(loud.err, "step    200/200") != NULL, "%s", loud.err);
+    ck_assert_msg(q.err[0] == '\0', "--quiet printed: %s", q.err);
+    ck_assert_str_eq(q.out, loud.out);
+    run_free(&loud);
+    run_free(&q);
+    snprintf(quiet, sizeof quiet, "--task agent --steps 10 --quiet --out %s/none/q.bin", dir);
+    q = run("train", quiet);
+    ck_assert_int_eq(q.status, 2);
+    ck_assert_msg(strstr(q.err, "does not exist") != NULL, "%s", q.err);
+    run_free(&q);
+    snprintf(quiet, sizeof quiet, "--task agent --schemes none --seeds 1 --steps 20 --d-model 16 "
+             "--heads 2 --d-ff 32 --quiet --out %s/c.csv", dir);
+    q = run("compare_pe", quiet);
+    ck_assert_msg(q.status == 0, "%s", q.err);
+    ck_assert_msg(q.err[0] == '\0', "--quiet printed: %s", q.err);
+    ck_assert_msg(strstr(q.out, "| none |") != NULL, "%s", q.out);
+    run_free(&q);
+    remove_dir(dir);
+}
+END_TEST
+
 TCase *tcase_program_modes(void) {
     TCase *tc = tcase_create("program modes");
     tcase_add_test(tc, cls_pooling_end_to_end);
@@ -321,6 +352,7 @@ TCase *tcase_program_modes(void) {
     tcase_add_test(tc, refusals_and_guards_before_running);
     tcase_add_test(tc, experiments_quick_fills_every_table);
     tcase_add_test(tc, bad_input_exits_2);
+    tcase_add_test(tc, quiet_drops_the_progress_not_the_errors);
     tcase_set_timeout(tc, 900);
     tcase_set_tags(tc, "slow");
     return tc;

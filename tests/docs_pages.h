@@ -1,0 +1,24 @@
+/* What the two docs tests share: test_docs.c runs the pages' commands,
+ * test_docs_read.c checks the numbers their prose quotes from them. */
+#ifndef POSENC_DOCS_PAGES_H
+#define POSENC_DOCS_PAGES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define MAX_PAGES 64
+
+/* README.md, then the .md files of docs/ in name order (docs_find_pages fills them). */
+extern char docs_pages[MAX_PAGES][256];
+extern size_t docs_n_pages;
+void docs_find_pages(void);
+/* The rest of f, as one string (the caller frees it). */
+char *docs_read_all(FILE *f);
+/* Splits text into lines in place; *lines is an array the caller frees. */
+size_t docs_split_lines(char *text, char ***lines);
+/* Parses a whole token as a number, allowing trailing punctuation (which
+ * must then match, copied to tail, 16 bytes); sets *unit to one unit in
+ * its last printed digit. */
+int docs_as_number(const char *tok, double *v, double *unit, char *tail);
+
+#endif
