@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* dup, fdopen, clock_gettime */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,72 @@ static FILE *progress_stream(void) {
     return out;
 }
 
+/* Progress inside a suite, on a terminal (a slow suite runs for minutes on
+ * a busy machine): Check writes a line to a suite's log as each of its
+ * tests ends; a thread reads them from a pipe and rewrites one line of
+ * the terminal, which the suite's result then replaces. */
+typedef struct {
+    FILE *log;
+    int out; /* the terminal, written without stdio: Check forks each
+              * test, and a child would print a buffered line again */
+    const char *name;
+    int fd; /* the pipe's end Check writes to, through /dev/fd */
+    int n;  /* the tests ended so far */
+    pthread_t thread;
+} Watch;
+
+static void say(int fd, const char *text) {
+    for (size_t n = strlen(text), k; n > 0; text += k, n -= k) {
+        ssize_t got = write(fd, text, n);
+        if (got <= 0)
+            return; /* only a status line: nothing to do about it */
+        k = (size_t)got;
+    }
+}
+
+static void *count_tests(void *arg) {
+    Watch *w = arg;
+    char line[8192], status[128];
+    while (fgets(line, sizeof line, w->log))
+        /* a test's result: FILE:LINE:P|F|E:CASE:TEST:ITERATION: message */
+        if (strstr(line, ":P:") || strstr(line, ":F:") || strstr(line, ":E:")) {
+            snprintf(status, sizeof status, "\r  %-10s %3d checks so far", w->name, ++w->n);
+            say(w->out, status);
+        }
+    fclose(w->log);
+    return NULL;
+}
+
+/* Starts watching sr on a terminal that shows nothing else (the tests'
+ * output goes to POSENC_TEST_LOG); false (nothing to stop) elsewhere. */
+static bool watch_start(Watch *w, SRunner *sr, FILE *out, const char *name) {
+    int fds[2];
+    if (out == stdout || !isatty(fileno(out)) || pipe(fds) != 0)
+        return false;
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
+    *w = (Watch){.log = fdopen(fds[0], "r"), .out = fileno(out), .name = name, .fd = fds[1]};
+    if (!w->log || pthread_create(&w->thread, NULL, count_tests, w) != 0) {
+        if (w->log)
+            fclose(w->log);
+        else
+            close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    srunner_set_log(sr, path);
+    return true;
+}
+
+/* After the suite (Check has closed its log): the pipe's end closed, the
+ * thread joined, the status line cleared for the result. */
+static void watch_stop(Watch *w) {
+    close(w->fd);
+    pthread_join(w->thread, NULL);
+    if (w->n)
+        say(w->out, "\r                                          \r");
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     /* as the programs do: the kernels, then the team from the CPUs (the
@@ -167,7 +234,11 @@ int main(int argc, char **argv) {
         Suite *s = SUITES[i].make();
         SRunner *sr = srunner_create(s);
         double t = now();
+        Watch w;
+        bool watched = watch_start(&w, sr, out, SUITES[i].name);
         srunner_run_all(sr, CK_SILENT);
+        if (watched)
+            watch_stop(&w);
         int n = srunner_ntests_run(sr), f = srunner_ntests_failed(sr);
         if (n > 0) {
             /* CK_RUN_SUITE and CK_EXCLUDE_TAGS leave the others with none */
