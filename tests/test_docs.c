@@ -55,7 +55,8 @@ void docs_find_pages(void) {
     }
     closedir(d);
     /* readdir's order is the file system's; sort for stable loop indices */
-    qsort(docs_pages + 1, docs_n_pages - 1, sizeof docs_pages[0], (int (*)(const void *, const void *))strcmp);
+    qsort(docs_pages + 1, docs_n_pages - 1, sizeof docs_pages[0],
+          (int (*)(const void *, const void *))strcmp);
 }
 
 char *docs_read_all(FILE *f) {

@@ -189,13 +189,13 @@ static size_t check_marker(size_t page, size_t i) {
         for (size_t k = top; k < i && !in_prose; k++)
             in_prose = strncmp(l[k] + strspn(l[k], " "), "<!--", 4) != 0 && prose_has(l[k], t);
         if (!in_prose) {
-            fprintf(stderr, "%s:%zu: %s is not in the paragraph above the marker\n", docs_pages[page],
-                    i + 1, t);
+            fprintf(stderr, "%s:%zu: %s is not in the paragraph above the marker\n",
+                    docs_pages[page], i + 1, t);
             bad++;
         } else if (!block_has(page_lines[src], start, end, t, at)) {
-            fprintf(stderr, "%s:%zu: %s is not what block '%s' of %s shows%s%s%s\n", docs_pages[page],
-                    i + 1, t, name, docs_pages[src], at ? " on a line with '" : "", at ? at : "",
-                    at ? "'" : "");
+            fprintf(stderr, "%s:%zu: %s is not what block '%s' of %s shows%s%s%s\n",
+                    docs_pages[page], i + 1, t, name, docs_pages[src],
+                    at ? " on a line with '" : "", at ? at : "", at ? "'" : "");
             bad++;
         }
     }
@@ -225,8 +225,8 @@ START_TEST(prose_numbers_match_their_blocks) {
                 /* a name is unique on its page and names a console block */
                 for (size_t j = i + 1; j < page_n[p]; j++)
                     if (strcmp(l[i], l[j]) == 0) {
-                        fprintf(stderr, "%s:%zu: %s is used again at line %zu\n", docs_pages[p], i + 1,
-                                l[i], j + 1);
+                        fprintf(stderr, "%s:%zu: %s is used again at line %zu\n",
+                                docs_pages[p], i + 1, l[i], j + 1);
                         bad++;
                     }
                 if (i + 1 == page_n[p] || strcmp(l[i + 1], "```console") != 0) {
