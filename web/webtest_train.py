@@ -2,8 +2,8 @@
 
 Called by webtest.py with its browser, page and checks. It holds the
 training form to build/train's options (every scheme, every option of
-build/train --help but its files, each scheme option shown for the schemes
-pe_report --options says read it) and to build/train's messages for bad
+build/train --help but its files and --quiet, each scheme option shown for
+the schemes pe_report --options says read it) and to build/train's messages for bad
 combinations, typed into the form and sent as they come. It trains agent
 with sinusoidal and with none in the page (in its Web Worker), reads the
 accuracies from the results table, and holds them against build/train run
@@ -275,7 +275,9 @@ def _run(ck, b, p, a, env, tmp):
 
 
 # build/train's options that name files, or the machine's memory: none on the page
-NOT_ON_PAGE = {"--data", "--valid", "--out", "--log", "--resume", "--init", "--max-memory", "--help"}
+# build/train's files, and --quiet (the page shows the progress as a chart, with no terminal)
+NOT_ON_PAGE = {"--data", "--valid", "--out", "--log", "--resume", "--init", "--max-memory", "--help",
+               "--quiet"}
 # Bad combinations and values, each typed into the form: build/train refuses them all
 BAD = [
     ("--causal for reverse", {"#t-task": "reverse", "#t-pe": "rope", "#t-causal": True}),
@@ -311,7 +313,7 @@ def check_form(ck, b, p, a, env):
     want = {f for f in want if f not in NOT_ON_PAGE}
     got = form_flags(b)
     ck.check(set(got) == want and len(got) == len(want), f"the training form has every option "
-             f"of build/train --help but its files ({len(got)} options)",
+             f"of build/train --help but its files and --quiet ({len(got)} options)",
              f"missing {sorted(want - set(got))}, extra {sorted(set(got) - want)}")
     r = subprocess.run([a.bin + "/pe_report", "--options"], capture_output=True, text=True,
                        env=env)
