@@ -18,7 +18,7 @@
 static const char *const USAGE[] = {
     "Usage: train (--task NAME | --data FILE [--valid FILE]) [options]\n"
     "       train --resume MODEL [--steps N] [--out MODEL] [--log CSV]\n"
-    "                    [--keep best|last] [--max-memory MIB]\n"
+    "                    [--keep best|last] [--max-memory MIB] [--quiet]\n"
     "       train --init MODEL (--task NAME | --data FILE) [--rope-scaling ...]\n"
     "                    [training and task options]\n"
     "\n"
@@ -303,8 +303,8 @@ static void check(Cli *cli, Args *a) {
     const TrainMeta *mt = &a->mt;
     if (a->resume && a->shaping)
         cli_usage_error(cli, "with --resume the model, data and options come from the "
-                        "checkpoint; drop %s (only --steps, --keep, --out, --log and --max-memory "
-                        "apply)",
+                        "checkpoint; drop %s (only --steps, --keep, --out, --log, --max-memory "
+                        "and --quiet apply)",
                         a->shaping);
     if (a->resume && a->init)
         cli_usage_error(cli, "give --resume (go on with a run) or --init (start a new one "
