@@ -19,7 +19,6 @@
  * run's; a page that reads what others wrote there names them in a line
  * "<!-- needs: PAGE ... -->", and they run first. */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
