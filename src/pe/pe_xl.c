@@ -197,6 +197,22 @@ static void run_of(const Tile *tl, size_t i, size_t T, size_t *j0, size_t *j1) {
     *j1 = end > T - 1 ? min_size(end - (T - 1), T) : 0;
 }
 
+/* Query i's terms (b) and (d) over its run of nt keys: row[t] += scale
+ * sum_d a[d] rk[d][t], the sum over d in order. Along the keys, the
+ * channels unrolled for 8 of them (the common head size), so each key's
+ * sum stays in a register instead of a row of sums stored and reloaded
+ * for every channel. */
+static inline void run_score(float *restrict row, const float *restrict a,
+                             const float *restrict rk, size_t ld, size_t nt, float scale,
+                             size_t nd) {
+    for (size_t t = 0; t < nt; t++) {
+        float o = 0.0f;
+        for (size_t d = 0; d < nd; d++)
+            o += a[d] * rk[d * ld + t];
+        row[t] += scale * o;
+    }
+}
+
 static void xl_score(const PeHead *hd) {
     /* scores (T,T) += scale (u . k_j + (q_i + v) . W_R R(p_j - p_i)) */
     Head x = head_of(hd);
@@ -234,12 +250,11 @@ static void xl_score(const PeHead *hd) {
                     if (j0 >= j1)
                         continue;
                     size_t t0 = j0 + T - 1 - i - u0, nt = j1 - j0;
-                    memset(qo, 0, nt * sizeof *qo);
-                    for (size_t d = 0; d < tl.nd; d++)
-                        axpy(qo, rk + d * tl.nu + t0, a[d], nt);
                     float *row = hd->scores + i * T + j0;
-                    for (size_t j = 0; j < nt; j++)
-                        row[j] += hd->scale * qo[j];
+                    if (tl.nd == 8)
+                        run_score(row, a, rk + t0, tl.nu, nt, hd->scale, 8);
+                    else
+                        run_score(row, a, rk + t0, tl.nu, nt, hd->scale, tl.nd);
                     continue;
                 }
                 if (!by_pair) {
@@ -314,24 +329,37 @@ static void run_keys_grad(const PeHead *hd, const Head *x, const Tile *tl, float
  * tile's keys rk (channels by offsets), turned so that the channels of an
  * offset are one row: the sums along j in order, the channels side by
  * side. */
+static inline void run_dq_sums(float *r, const float *g, float (*k)[TILE_CHANNELS],
+                               size_t nj, size_t nd) {
+    for (size_t d = 0; d < nd; d++)
+        r[d] = 0.0f;
+    for (size_t j = 0; j < nj; j++) {
+        if (g[j] == 0.0f)
+            continue;
+        for (size_t d = 0; d < nd; d++)
+            r[d] += g[j] * k[j][d];
+    }
+}
+
 static void run_dq(const PeHead *hd, const Head *x, const Tile *tl, const float *rk) {
     size_t T = hd->T, ld = hd->ld;
-    float kt[TILE_OFFSETS][TILE_CHANNELS], r[TILE_CHANNELS];
+    float kt[TILE_OFFSETS][TILE_CHANNELS], r[TILE_CHANNELS], g[TILE_OFFSETS];
     for (size_t d = 0; d < tl->nd; d++)
         for (size_t t = 0; t < tl->nu; t++)
             kt[t][d] = rk[d * tl->nu + t];
     for (size_t i = 0; i < T; i++) {
         size_t j0, j1;
         run_of(tl, i, T, &j0, &j1);
-        memset(r, 0, tl->nd * sizeof *r);
-        for (size_t j = j0; j < j1; j++) {
-            float g = hd->scale * hd->dscores[i * T + j];
-            if (g == 0.0f)
-                continue;
-            const float *k = kt[j + T - 1 - i - tl->u0];
-            for (size_t d = 0; d < tl->nd; d++)
-                r[d] += g * k[d];
-        }
+        size_t nj = j1 > j0 ? j1 - j0 : 0;
+        for (size_t j = 0; j < nj; j++)
+            g[j] = hd->scale * hd->dscores[i * T + j0 + j];
+        float(*k)[TILE_CHANNELS] = nj ? kt + (j0 + T - 1 - i - tl->u0) : kt;
+        if (tl->nd == 8) /* 8 channels a head, the common case: a constant
+                          * count, so that the sums stay in registers (in
+                          * memory, each add waited on the store before it) */
+            run_dq_sums(r, g, k, nj, 8);
+        else
+            run_dq_sums(r, g, k, nj, tl->nd);
         for (size_t d = 0; d < tl->nd; d++) {
             hd->dq[i * ld + tl->d0 + d] += r[d];
             if (x->dv)
