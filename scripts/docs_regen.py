@@ -225,14 +225,21 @@ def regen(page):
     print(f"{page}: {changed} command outputs changed")
 
 
-if __name__ == "__main__":
-    # the kernels and threads the docs test uses (see the Makefile's BLAS_ENV):
+def environment(threads=True):
+    """The kernels and threads the docs test uses (see the Makefile's
+    BLAS_ENV), from the top of the repository; without threads, the
+    programs' own count, which follows the load, as a reader's does."""
     # the programs' own choice of kernels
     os.environ.pop("OPENBLAS_CORETYPE", None)
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
-    # the OpenMP build of OpenBLAS, and the model's loops, follow OpenMP's count
-    os.environ.setdefault("OMP_NUM_THREADS", "2")
+    if threads:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
+        # the OpenMP build of OpenBLAS, and the model's loops, follow OpenMP's count
+        os.environ.setdefault("OMP_NUM_THREADS", "2")
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+if __name__ == "__main__":
+    environment()
     every = ["README.md"] + sorted(glob.glob("docs/*.md"))
     args = [a for a in sys.argv[1:] if a != "--check"]
     old = blocks(every)
