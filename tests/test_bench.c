@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "../src/experiments/cellfile.h"
+#include "../src/experiments/page/stats.h"
+#include "../src/experiments/page/verdict.h"
 #include "../src/text/tasks.h"
 #include "suites.h"
 
@@ -376,6 +378,11 @@ START_TEST(quick_benchmark_writes_its_page) {
     char *page = slurp(path);
     ck_assert_msg(strstr(page, "**Quick settings**"), "the quick page does not say so");
     ck_assert_msg(strstr(page, "nan") == NULL, "benchmark.md has nan: %.80s", strstr(page, "nan"));
+    /* seeds too few for any U test to reach 0.05 are said to be, as no verdict */
+    bool few = mann_whitney_min_p(set.seeds, set.seeds, 2) >= VERDICT_ALPHA;
+    ck_assert_msg(!strstr(page, "says the seeds are too few") == !few,
+                  "%zu seeds: the page %s that no pair can be told apart", set.seeds,
+                  few ? "does not say" : "says");
     for (size_t s = 0; s < exp_bench_standard(); s++) {
         char col[64];
         snprintf(col, sizeof col, " %s |", exp_bench_column(s));
@@ -441,11 +448,13 @@ START_TEST(quick_benchmark_writes_its_page) {
     char row[96];
     snprintf(row, sizeof row, "| none | %zu | %+.3f |", pairs, sum / (double)pairs);
     ck_assert_msg(strstr(page, row), "the paired test's first row is not %s", row);
-    static const char *const PNG[] = {"paper.png", "others.png"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s/out/img/benchmark/%s", dir, PNG[i]);
-        ck_assert_msg(is_png(path), "%s is no PNG", path);
-    }
+    /* the paper's columns only: no figure of the other schemes, nor a
+     * sentence pointing at one */
+    snprintf(path, sizeof path, "%s/out/img/benchmark/paper.png", dir);
+    ck_assert_msg(is_png(path), "%s is no PNG", path);
+    snprintf(path, sizeof path, "%s/out/img/benchmark/others.png", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "%s drawn for the paper's columns", path);
+    ck_assert_msg(!strstr(page, "others.png"), "the page shows a figure it has not");
     /* again on the same cells: every cell skipped, the same page */
     char skipped[64];
     snprintf(skipped, sizeof skipped, "%zu done, skipped; 0 to run", runs);
@@ -493,6 +502,9 @@ START_TEST(quick_benchmark_writes_its_page) {
     }
     /* the page names the command that made it, and no other grid's page
      * is written over */
+    snprintf(path, sizeof path, "%s/all/img/benchmark/others.png", dir);
+    ck_assert_msg(is_png(path) && strstr(again, "(img/benchmark/others.png)"),
+                  "--all-schemes: no figure of the other schemes");
     ck_assert_msg(strstr(again, "comes from `make benchmark QUICK=1 ALL=1` (`build/experiments "
                          "--bench --quick --all-schemes --out build/benchmark-all-quick`)"),
                   "the all-schemes page names another command");

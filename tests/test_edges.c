@@ -532,6 +532,33 @@ START_TEST(memory_is_estimated_and_limited) {
 }
 END_TEST
 
+/* A file read whole ends in a NUL, whatever the heap held, and the
+ * limit bounds what is read: the benchmark page's pilots table once
+ * printed the bytes after the file's end (read as a string, unended). */
+START_TEST(files_read_are_ended_and_bounded) {
+    char *path = temp_file();
+    const size_t sizes[] = {3, 1 << 16};
+    for (size_t i = 0; i < 2; i++) {
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        for (size_t k = 0; k < sizes[i]; k++)
+            fputc('a' + (int)(k % 26), f);
+        fclose(f);
+        char *text = NULL;
+        size_t n = 0;
+        Err e;
+        ck_assert_int_eq(read_regular(path, 1 << 20, &text, &n, &e), 0);
+        ck_assert_uint_eq(n, sizes[i]);
+        ck_assert_msg(text[n] == '\0' && strlen(text) == n, "%zu bytes not ended", n);
+        free(text);
+        ck_assert_int_eq(read_regular(path, 2, &text, &n, &e), 0);
+        ck_assert_msg(n == 2 && text[2] == '\0', "limit 2 read %zu bytes", n);
+        free(text);
+    }
+    unlink(path);
+}
+END_TEST
+
 Suite *suite_edges(void) {
     Suite *s = suite_create("edges");
     TCase *tc = tcase_create("edges");
@@ -552,6 +579,7 @@ Suite *suite_edges(void) {
     tcase_add_test(tc, resume_with_fewer_steps_is_refused);
     tcase_add_test(tc, npy_export_is_clean_and_refuses_strangers);
     tcase_add_test(tc, memory_is_estimated_and_limited);
+    tcase_add_test(tc, files_read_are_ended_and_bounded);
     tcase_set_timeout(tc, 900);
     suite_add_tcase(s, tc);
     return s;

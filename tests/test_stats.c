@@ -70,6 +70,15 @@ START_TEST(mann_whitney_smallest_p) {
         p7[i] = mann_whitney_p(a, 10, b, 10);
     ck_assert_int_eq(holm_adjust(p7, 7, adj), 0);
     ck_assert_double_eq_tol(adj[0], 14.0 / 184756.0, 1e-15);
+    /* the page's rule reads the same smallest p's without running a test */
+    for (size_t n = 3; n <= 10; n++) {
+        ck_assert_double_eq_tol(mann_whitney_min_p(n, n, 2), mann_whitney_p(a, n, b, n), 1e-15);
+        ck_assert_double_eq_tol(mann_whitney_min_p(n, n, 1), mann_whitney_greater_p(b, n, a, n),
+                                1e-15);
+    }
+    ck_assert_double_eq_tol(mann_whitney_min_p(3, 3, 2), 0.1, 1e-15);
+    ck_assert_double_eq_tol(mann_whitney_min_p(3, 4, 2), 2.0 / 35.0, 1e-15);
+    ck_assert_double_eq_tol(mann_whitney_min_p(1, 1, 2), 1.0, 1e-15);
 }
 END_TEST
 

@@ -159,7 +159,7 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e) {
 }
 
 int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e) {
-    size_t cap = 1 << 16, got = 0;
+    size_t cap = limit < (1 << 16) ? (limit ? limit : 1) : 1 << 16, got = 0;
     int err = 0;
     char *b = xmalloc(cap, "a file being read", e);
     if (!b)
@@ -187,6 +187,15 @@ int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, 
         return err_set(e, ERR_INPUT, "cannot read %s: %s; give a readable file", path,
                        strerror(err ? err : EIO));
     }
+    if (got == cap) { /* room for the NUL that ends the text */
+        char *more = realloc(b, cap + 1);
+        if (!more) {
+            free(b);
+            return err_set(e, ERR_RUNTIME, "out of memory reading %s", path);
+        }
+        b = more;
+    }
+    b[got] = '\0';
     *buf = b;
     *n = got;
     return 0;

@@ -23,8 +23,10 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e);
 
 /* Reads f (opened from path, for messages) to its end or to limit bytes,
  * whichever comes first, into *buf (malloc'ed; the caller frees it) and
- * *n. A reader that refuses files above MAX passes limit MAX + 1: one byte
- * past tells a file at the limit from a larger one. ERR_INPUT when f
+ * *n, with a NUL after the n bytes (so a text can be read as a string; a
+ * NUL inside the file ends it early). A reader that refuses files above
+ * MAX passes limit MAX + 1: one byte past tells a file at the limit from
+ * a larger one. ERR_INPUT when f
  * cannot be read (a directory), ERR_RUNTIME when memory runs out. */
 int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e);
 /* path's bytes, up to limit, into *text (malloc'ed) if it is a regular

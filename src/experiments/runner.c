@@ -330,6 +330,15 @@ int exp_publish_page(const ExpRunner *r, Err *e) {
         !(rc = stage_folders(staging, r->page, e)) &&
         !(rc = r->set.bench ? exp_bench_write(&res, staging, e) : exp_write(&res, staging, e)))
         rc = publish_commit(r->out, staging, e);
+    /* a grid of the paper's columns draws no figure of the others: a
+     * fuller grid's, left in out, would stand beside a page without it */
+    if (!rc && r->set.bench && r->set.bench_columns <= exp_bench_paper()) {
+        char old[4096 + 64];
+        snprintf(old, sizeof old, "%s/img/benchmark/others.png", r->out);
+        if (remove(old) != 0 && errno != ENOENT)
+            rc = err_set(e, ERR_RUNTIME, "cannot remove %s: %s; remove it", old,
+                         strerror(errno));
+    }
     exp_results_free(&res);
     return rc;
 }

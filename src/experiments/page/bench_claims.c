@@ -75,6 +75,8 @@ int exp_bench_figures(const ExpResults *r, const char *dir, Err *e) {
     size_t n = 1;
     for (size_t c = exp_bench_paper(); c < r->set.bench_columns; c++)
         others[n++] = exp_bench_column(c);
+    if (n == 1) /* none alone: no figure (exp_publish_page removes an old one) */
+        return rc;
     snprintf(path, sizeof path, "%s/img/benchmark/others.png", dir);
     return rc ? rc : figure(r, path, others, n, e);
 }
@@ -252,15 +254,26 @@ static void randomized_pairs(Buf *b, const ExpResults *r, const size_t *plain, s
             exp_cmp_text(b, &c[k], &f);
             buf_printf(b, " |\n");
         }
+    /* the fewest seeds of a compared pair decide whether any could be told */
+    double min_p = 0.0;
+    for (size_t k = 0; k < n; k++)
+        if (c[k].gate == V_TESTABLE) {
+            double p = mann_whitney_min_p(c[k].a.n, c[k].b.n, 2);
+            min_p = p > min_p ? p : min_p;
+        }
+    char few[160] = "";
+    if (min_p >= VERDICT_ALPHA)
+        snprintf(few, sizeof few, " (no verdict: with %zu seeds a form, no U test here can "
+                 "give p below %.3f, as the rules above say)", r->set.seeds, min_p);
     buf_printf(b, "\nOf the %zu pairs, the randomized form is ahead in %zu, behind in %zu, "
-               "equivalent within ±%.2f in %zu and not told apart in %zu; %zu are not "
+               "equivalent within ±%.2f in %zu and not told apart in %zu%s; %zu are not "
                "compared (a form that did not learn the training lengths: %zu; both at the "
                "ceiling: %zu; both at the floor: %zu). Over all %zu pairs the randomized forms "
                "change the test accuracy by %+.1f points on average the paper's way (the best "
                "seed of each, of %zu, at one learning rate; the paper's best is over seeds and "
                "three rates) and by %+.1f over seeds (the mean).\n\n",
                n, count[V_AHEAD], count[V_BEHIND], VERDICT_MARGIN, count[V_EQUIVALENT],
-               count[V_NOT_TOLD_APART],
+               count[V_NOT_TOLD_APART], few,
                count[V_UNLEARNED] + count[V_CEILING] + count[V_FLOOR] + count[V_NO_RUNS],
                count[V_UNLEARNED], count[V_CEILING], count[V_FLOOR], n,
                100.0 * gain_best / (double)n, r->set.seeds, 100.0 * gain_mean / (double)n);
@@ -328,8 +341,10 @@ void exp_bench_claims(Buf *b, const ExpResults *r) {
     buf_printf(b, "## Accuracy by length\n\nThe mean over seeds at each input length; N, the "
                "longest trained, dashed grey. Ruoss et al.'s encodings, each randomized form "
                "dashed in its plain one's colour:\n\n![accuracy by input length, Ruoss et "
-               "al.'s encodings](img/benchmark/paper.png)\n\nThe other schemes:\n\n"
-               "![accuracy by input length, the other schemes](img/benchmark/others.png)\n\n");
+               "al.'s encodings](img/benchmark/paper.png)\n\n");
+    if (r->set.bench_columns > exp_bench_paper())
+        buf_printf(b, "The other schemes:\n\n![accuracy by input length, the other "
+                   "schemes](img/benchmark/others.png)\n\n");
     exp_rules(b, r->set.seeds);
     randomized_claim(b, r);
     solved_claims(b, r);

@@ -304,15 +304,20 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     buf_printf(&b, "Every number on this page comes from `%s` (`%s`): %zu of the algorithmic tasks of Delétang et al. (ICLR "
                "2023, \"Neural Networks and the Chomsky Hierarchy\"), on which Ruoss et al. "
                "(ACL 2023, \"Randomized Positional Encodings Boost Length Generalization of "
-               "Transformers\") compared positional encodings on an encoder, with every "
-               "scheme of this project side by side, %s. The tasks climb the "
+               "Transformers\") compared positional encodings on an encoder, %s, %s. The "
+               "tasks climb the "
                "Chomsky hierarchy: regular (a finite automaton does them), deterministic "
                "context-free (a stack), context-sensitive (a tape). "
                "[Page 8](08-benchmark.md) takes one task through by hand; "
                "[results.md](results.md) tests the literature's claims on the project's own "
                "toy tasks, whose verdict rules this page follows. The CSV files behind every "
                "table are in [benchmark/](benchmark/).\n\n",
-               make, run, r->set.bench_n_tasks, seeds_phrase(s, false));
+               make, run, r->set.bench_n_tasks,
+               s->bench_columns > exp_bench_paper()
+                   ? "with every scheme of this project side by side"
+                   : "in the paper's columns (this project's other schemes are columns by "
+                     "option: `make benchmark ALL=1`)",
+               seeds_phrase(s, false));
     protocol(&b, r);
     pilots(&b, r, dir);
     buf_printf(&b, "## Table 1, as Ruoss et al. make it\n\nThe per-token accuracy (%%) on the "

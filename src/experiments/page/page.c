@@ -36,10 +36,22 @@ void exp_rules(Buf *b, size_t seeds) {
                "when X is ahead on one task or more and behind on none; disagrees when X is "
                "behind on more than it is ahead, or equivalent on every task tested; cannot "
                "tell otherwise (a null result is never a verdict); and cannot be tested here "
-               "when no task passes the gate.\n\n",
+               "when no task passes the gate.",
                seeds, VERDICT_MARGIN, VERDICT_MARGIN, 100.0 * hl_coverage(seeds, seeds),
                seeds, seeds, VERDICT_ALPHA, VERDICT_CEILING, VERDICT_FLOOR_ABOVE,
                EXP_LEARNED);
+    /* a test that cannot say yes gives no verdict: say when the seeds are
+     * too few for any p below alpha, before any correction */
+    double two = mann_whitney_min_p(seeds, seeds, 2), one = mann_whitney_min_p(seeds, seeds, 1);
+    if (seeds && two >= VERDICT_ALPHA)
+        buf_printf(b, " With %zu seeds against %zu, the smallest p the U test can give is "
+                   "%.3f (2/C(%zu, %zu))%s, not below %.2f even before a correction: here no "
+                   "pair can be shown ahead or behind%s, whatever the models do, and \"not "
+                   "told apart\" says the seeds are too few, not that the schemes are alike.",
+                   seeds, seeds, two, 2 * seeds, seeds,
+                   one >= VERDICT_ALPHA ? " and the equivalence test's is half of it" : "",
+                   VERDICT_ALPHA, one >= VERDICT_ALPHA ? " or equivalent" : "");
+    buf_printf(b, "\n\n");
 }
 
 int exp_write(const ExpResults *r, const char *dir, Err *e) {

@@ -173,6 +173,14 @@ done:
     return p > 1.0 ? 1.0 : p;
 }
 
+double mann_whitney_min_p(size_t na, size_t nb, int sides) {
+    double c = 1.0; /* C(na + nb, na), built as a product of ratios */
+    for (size_t k = 1; k <= na; k++)
+        c = c * (double)(nb + k) / (double)k;
+    double p = (double)sides / c;
+    return p > 1.0 ? 1.0 : p;
+}
+
 double mann_whitney_p(const double *a, size_t na, const double *b, size_t nb) {
     return mw_tail(a, na, b, nb, 0.0, TAIL_BOTH);
 }

@@ -49,6 +49,11 @@ void wilson95(double k, double n, double *lo, double *hi);
  * 1e-9 (relative) of each other tie. NaN when a set is empty, a value is
  * NaN, or memory ran out. */
 double mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
+/* The smallest p the exact test can give for na seeds against nb, ties
+ * aside: 2 / C(na + nb, na) two-sided (sides 2), 1 / C one-sided (sides
+ * 1), at most 1. A page whose seeds are this few says no pair can be
+ * told apart at its alpha, whatever the models do. */
+double mann_whitney_min_p(size_t na, size_t nb, int sides);
 
 /* The one-sided p-value P(U >= observed U of a) of the same test, against
  * the null that a is not stochastically greater than b: small when a's
