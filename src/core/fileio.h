@@ -26,8 +26,8 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e);
  * *n, with a NUL after the n bytes (so a text can be read as a string; a
  * NUL inside the file ends it early). A reader that refuses files above
  * MAX passes limit MAX + 1: one byte past tells a file at the limit from
- * a larger one. ERR_INPUT when f
- * cannot be read (a directory), ERR_RUNTIME when memory runs out. */
+ * a larger one. ERR_INPUT when f cannot be read (a directory),
+ * ERR_RUNTIME when memory runs out. */
 int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e);
 /* path's bytes, up to limit, into *text (malloc'ed) if it is a regular
  * file: 0, ENOENT when it is missing, else an errno with e set (a FIFO is

@@ -256,15 +256,17 @@ static void randomized_pairs(Buf *b, const ExpResults *r, const size_t *plain, s
         }
     /* the fewest seeds of a compared pair decide whether any could be told */
     double min_p = 0.0;
+    size_t fewest = 0;
     for (size_t k = 0; k < n; k++)
         if (c[k].gate == V_TESTABLE) {
             double p = mann_whitney_min_p(c[k].a.n, c[k].b.n, 2);
-            min_p = p > min_p ? p : min_p;
+            if (p > min_p)
+                min_p = p, fewest = c[k].a.n < c[k].b.n ? c[k].a.n : c[k].b.n;
         }
     char few[160] = "";
     if (min_p >= VERDICT_ALPHA)
         snprintf(few, sizeof few, " (no verdict: with %zu seeds a form, no U test here can "
-                 "give p below %.3f, as the rules above say)", r->set.seeds, min_p);
+                 "give p below %.3f, as the rules above say)", fewest, min_p);
     buf_printf(b, "\nOf the %zu pairs, the randomized form is ahead in %zu, behind in %zu, "
                "equivalent within ±%.2f in %zu and not told apart in %zu%s; %zu are not "
                "compared (a form that did not learn the training lengths: %zu; both at the "

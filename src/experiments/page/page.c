@@ -46,11 +46,12 @@ void exp_rules(Buf *b, size_t seeds) {
     if (seeds && two >= VERDICT_ALPHA)
         buf_printf(b, " With %zu seeds against %zu, the smallest p the U test can give is "
                    "%.3f (2/C(%zu, %zu))%s, not below %.2f even before a correction: here no "
-                   "pair can be shown ahead or behind%s, whatever the models do, and \"not "
-                   "told apart\" says the seeds are too few, not that the schemes are alike.",
+                   "pair can be shown %s, whatever the models do, and \"not told apart\" says "
+                   "the seeds are too few, not that the schemes are alike.",
                    seeds, seeds, two, 2 * seeds, seeds,
                    one >= VERDICT_ALPHA ? " and the equivalence test's is half of it" : "",
-                   VERDICT_ALPHA, one >= VERDICT_ALPHA ? " or equivalent" : "");
+                   VERDICT_ALPHA,
+                   one >= VERDICT_ALPHA ? "ahead, behind or equivalent" : "ahead or behind");
     buf_printf(b, "\n\n");
 }
 
