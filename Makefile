@@ -166,8 +166,10 @@ demo: FORCE ## build every program, then run build/demo_order on its default sen
 # not answer is named and left out; with cells left, make stops there).
 CELLS_DIR  = $(if $(QUICK),$(BUILD)/cells-quick,$(BUILD)/cells)
 EXP_SET    = $(if $(QUICK),--quick) $(if $(SEEDS),--seeds $(SEEDS))
-EXP_ARGS   = $(EXP_SET) --cells $(CELLS_DIR) $(if $(JOBS),--jobs $(JOBS)) \
-	--out $(if $(QUICK),$(BUILD)/experiments-quick,docs)
+# the page goes where the program puts its grid's page (src/experiments/
+# grid.h: docs for the standard grids, a folder of its own under build/ for
+# any other: build/experiments-seeds-12)
+EXP_ARGS   = $(EXP_SET) --cells $(CELLS_DIR) $(if $(JOBS),--jobs $(JOBS))
 REMOTE_DIR ?= $(CURDIR)
 experiments: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## run the experiments of docs/results.md as cells (QUICK=1, JOBS=N, HOSTS=FILE)
 ifneq ($(HOSTS),)
@@ -189,15 +191,20 @@ endif
 # quick grid's cells go to build/cells-bench-quick, and the hosts are given
 # --bench with the other settings, so that they list, run and store the
 # benchmark's cells. SET='K=V,...' changes the protocol (experiments --set),
-# its cells and page in build/cells-bench-set and build/benchmark-set. ALL=1 adds the registry's other schemes
-# (--all-schemes), their cells beside the standard run's, the page into
-# build/benchmark-all/ (with QUICK=1, build/benchmark-all-quick/: a page
-# is never written over another grid's, src/experiments/grid.h).
-BENCH_CELLS = $(if $(QUICK),$(BUILD)/cells-bench-quick,$(if $(SET),$(BUILD)/cells-bench-set,docs/benchmark/cells))
+# its cells and page in build/cells-bench-set and build/benchmark-set (with
+# QUICK=1, build/cells-bench-quick-set and build/benchmark-quick-set). ALL=1
+# adds the registry's other schemes (--all-schemes), their cells beside the
+# standard run's, the page into build/benchmark-all/ (with QUICK=1,
+# build/benchmark-all-quick/); SEEDS=N, its page into build/benchmark-seeds-N/:
+# a page is never written over another grid's (src/experiments/grid.h).
+# FROM_CELLS=1 trains nothing: the page from the cells alone, a cell
+# missing or damaged named and make stopped (what CI runs on the committed
+# cells).
+BENCH_CELLS = $(if $(SET),$(BUILD)/cells-bench$(if $(QUICK),-quick)-set,$(if $(QUICK),$(BUILD)/cells-bench-quick,docs/benchmark/cells))
 BENCH_SET   = --bench $(EXP_SET) $(if $(ALL),--all-schemes) $(if $(SET),--set '$(SET)')
 BENCH_ARGS  = $(BENCH_SET) --cells $(BENCH_CELLS) $(if $(JOBS),--jobs $(JOBS)) $(if $(RETRAIN),--retrain) \
-	--out $(if $(QUICK),$(BUILD)/benchmark$(if $(ALL),-all)-quick,$(if $(SET),$(BUILD)/benchmark-set,$(if $(ALL),$(BUILD)/benchmark-all,docs)))
-benchmark: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## Deletang et al.'s tasks: docs/benchmark.md from its committed cells (QUICK=1, JOBS=N, HOSTS=FILE, ALL=1, SET=..., RETRAIN=1)
+	$(if $(FROM_CELLS),--from-cells)
+benchmark: $(BUILD)/experiments $(if $(HOSTS),build/grid-deps.ok) ## Deletang et al.'s tasks: docs/benchmark.md from its committed cells (QUICK=1, JOBS=N, HOSTS=FILE, ALL=1, SET=..., RETRAIN=1, FROM_CELLS=1)
 ifneq ($(HOSTS),)
 	scripts/grid_hosts.sh $(HOSTS) $(BUILD)/experiments $(BENCH_CELLS) \
 		$(REMOTE_DIR) $(BENCH_SET)

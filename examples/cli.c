@@ -459,12 +459,27 @@ static void release_locks(void) {
         output_unlock(&held[--n_held]);
 }
 
-int cli_hold_output(const char *path, const char *opt, bool sidecar, Err *e) {
-    if (n_held == sizeof held / sizeof *held)
-        return err_set(e, ERR_RUNTIME, "more than %zu outputs to lock", n_held);
+/* The next free lock, or NULL with e set. */
+static OutputLock *next_held(Err *e) {
+    if (n_held == sizeof held / sizeof *held) {
+        err_set(e, ERR_RUNTIME, "more than %zu outputs to lock", n_held);
+        return NULL;
+    }
     if (n_held == 0)
         atexit(release_locks);
-    int rc = output_lock(&held[n_held], path, opt, sidecar, e);
+    return &held[n_held];
+}
+
+int cli_hold_output(const char *path, const char *opt, bool sidecar, Err *e) {
+    OutputLock *l = next_held(e);
+    int rc = l ? output_lock(l, path, opt, sidecar, e) : ERR_RUNTIME;
+    n_held += rc == 0;
+    return rc;
+}
+
+int cli_hold_folder(const char *dir, const char *name, const char *opt, Err *e) {
+    OutputLock *l = next_held(e);
+    int rc = l ? output_lock_folder(l, dir, name, opt, e) : ERR_RUNTIME;
     n_held += rc == 0;
     return rc;
 }

@@ -176,6 +176,9 @@ int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
  * checks and before the work, so that the second run is refused at its
  * start, not after it has done its work. */
 int cli_hold_output(const char *path, const char *opt, bool sidecar, Err *e);
+/* The same for a folder (output_lock_folder: DIR/NAME.lock, a refusal
+ * naming DIR). */
+int cli_hold_folder(const char *dir, const char *name, const char *opt, Err *e);
 
 /* The rule that no output is an input or another output, for a program's
  * files (outputs_distinct): a usage error naming both otherwise. */

@@ -89,16 +89,25 @@ static const char *const USAGE[] = {
     "                        --bench 3; 2 with --quick; with --bench, the columns\n"
     "                        that are not Ruoss et al.'s get at most 5); each seed\n"
     "                        draws the weights, the batch order and the data; cells\n"
-    "                        of the first seeds are kept\n"
+    "                        of the first seeds are kept; a page of other seeds than\n"
+    "                        the default goes to a folder of its own, e.g.\n"
+    "                        build/benchmark-seeds-5\n"
     "  --set K=V[,K=V...]    with --bench: the protocol changed, each K once (lists\n"
     "                        of rates or tasks separated by /); its cells go to\n"
     "                        build/cells-bench-set and its page to\n"
-    "                        build/benchmark-set unless --cells and --out say where.\n"
+    "                        build/benchmark-set (with --quick, ...-quick-set)\n"
+    "                        unless --cells and --out say where; a page is written\n"
+    "                        only over a page of its own grid (the same changes,\n"
+    "                        seeds, --quick and --all-schemes).\n"
     "                        The settings and what a cell costs: docs/experiments.md\n", EXP_PROTOCOL_HELP,
     "  --retrain             with --bench: run again the cells another build made;\n"
     "                        without it they count as done (the benchmark's cells\n"
     "                        are committed, docs/benchmark/cells: `make benchmark`\n"
     "                        builds the page from them; each names its build)\n"
+    "  --from-cells          write the page from the cells' files alone, training\n"
+    "                        none: a cell missing or damaged is named, exit 2 (CI\n"
+    "                        rebuilds the benchmark's page from its committed\n"
+    "                        cells so)\n"
     "  --list                print the cells' names, one per line, and stop\n"
     "  --missing             with --list: only the cells not done yet\n"
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
@@ -126,11 +135,13 @@ typedef struct {
     size_t seeds, jobs;
     const char *protocol; /* --set: the benchmark's protocol changed, or NULL */
     bool retrain;         /* --retrain: the benchmark's cells of other builds run again */
+    bool from_cells;      /* --from-cells: the page from the cells alone, none trained */
     /* the job: one cell (--cell ID), storing records (--store), listing
      * the cells (--list, --missing), or else the whole grid */
     const char *cell;
     bool do_store, list, missing;
     char seeds_text[32];
+    char out_default[256];
 } Grid;
 
 /* The grid as the runner runs it (src/experiments/runner.h). */
@@ -138,7 +149,7 @@ static ExpRunner runner(Grid *g) {
     ExpRunner r = {.set = g->set, .cells = g->cells, .n = g->n, .cells_dir = g->cells_dir,
                    .out = g->out, .page = g->page, .exe = g->cli.argv[0],
                    .source = POSENC_SOURCE_ID, .jobs = g->jobs,
-                   .any_source = g->bench && !g->retrain};
+                   .any_source = g->bench && !g->retrain, .from_cells = g->from_cells};
     size_t k = 0;
     if (g->quick)
         r.args[k++] = "--quick";
@@ -265,19 +276,20 @@ static void die_of_signal(void) {
  * over the standard one, nor any run over a file of someone else's; and
  * the quick grid, whose numbers say nothing, never writes into docs/. */
 static void refuse_other_page(const Grid *g) {
-    char path[4096], ours[64];
+    char path[4096], ours[EXP_GRID_TEXT + 64], out[256];
     snprintf(path, sizeof path, "%s/%s.md", g->out, g->page);
     exp_grid_make(ours, sizeof ours, &g->set);
+    exp_grid_out(out, sizeof out, &g->set);
     const char *slash = strrchr(g->out, '/');
     if (g->quick && strcmp(slash ? slash + 1 : g->out, "docs") == 0) {
         fprintf(stderr, "experiments: --quick writes tiny models' numbers, never into docs/: "
-                "give --quick another --out (its default is %s)\n", exp_grid_out(&g->set));
+                "give --quick another --out (its default is %s)\n", out);
         exit(2);
     }
     FILE *in = fopen(path, "rb");
     if (!in)
         return; /* no page yet (a folder in the way is publishing's to refuse) */
-    char head[4096];
+    char head[8192];
     size_t n = fread(head, 1, sizeof head - 1, in);
     head[n] = '\0';
     fclose(in);
@@ -288,7 +300,7 @@ static void refuse_other_page(const Grid *g) {
     if (from)
         fprintf(stderr, "experiments: %s was made by `%.*s`, and this run is `%s`: one page, "
                 "one grid; give this run another --out (its default is %s)\n", path,
-                (int)len, from + 1, ours, exp_grid_out(&g->set));
+                (int)len, from + 1, ours, out);
     else
         fprintf(stderr, "experiments: %s is not a page this program wrote (it names no `make "
                 "...` command in its first lines): give this run another --out, or move that "
@@ -328,6 +340,8 @@ static void parse(Grid *g, int argc, char **argv) {
             g->do_store = true;
         else if (cli_flag(&g->cli, "--retrain"))
             g->retrain = true;
+        else if (cli_flag(&g->cli, "--from-cells"))
+            g->from_cells = true;
         else
             cli_unknown(&g->cli, arg);
     }
@@ -343,6 +357,12 @@ static void check(Grid *g) {
                         "one");
     if (g->missing && !g->list)
         cli_usage_error(&g->cli, "--missing goes with --list");
+    if (g->from_cells && !whole_grid(g))
+        cli_usage_error(&g->cli, "--from-cells writes the page from the cells; it does not go "
+                        "with --cell, --list or --store");
+    if (g->from_cells && g->retrain)
+        cli_usage_error(&g->cli, "--from-cells trains nothing, and --retrain trains again: "
+                        "give one");
     if (g->all_schemes && !g->bench)
         cli_usage_error(&g->cli, "--all-schemes goes with --bench");
     if (g->retrain && !g->bench)
@@ -362,12 +382,14 @@ static void check(Grid *g) {
             cli_fail(&g->cli, &e);
     } else
         exp_settings(&g->set, g->quick, g->seeds);
-    /* another protocol's cells and page go beside the standard run's,
-     * never over them */
+    /* another grid's cells and page go beside the standard run's, never
+     * over them (grid.h) */
     if (!g->cells_dir)
-        g->cells_dir = g->protocol ? "build/cells-bench-set" : exp_grid_cells(&g->set);
-    if (!g->out)
-        g->out = g->protocol ? "build/benchmark-set" : exp_grid_out(&g->set);
+        g->cells_dir = exp_grid_cells(&g->set);
+    if (!g->out) {
+        exp_grid_out(g->out_default, sizeof g->out_default, &g->set);
+        g->out = g->out_default;
+    }
     if (exp_cells(&g->set, &g->cells, &g->n, &e))
         cli_fail(&g->cli, &e);
     if (whole_grid(g))
@@ -394,10 +416,27 @@ static void list_cells(const Grid *g, const size_t *todo, size_t n_todo) {
  * page, or on one set of cells, would overwrite each other file by file:
  * the second is refused, as train refuses. A folder of cells all done is
  * only read: it may be read-only. */
+/* --from-cells: the page is made from the cells alone, so a cell that is
+ * not there as a sound record stops the run before anything is written,
+ * named, with the two ways out; nothing trains. */
+static void refuse_missing_cells(const Grid *g, const size_t *todo, size_t n_todo) {
+    if (!g->from_cells || !n_todo)
+        return;
+    fprintf(stderr, "experiments: --from-cells: %zu of the %zu cells are not in %s as sound "
+            "records (", n_todo, g->n, g->cells_dir);
+    for (size_t k = 0; k < n_todo && k < 4; k++)
+        fprintf(stderr, "%s%s", k ? ", " : "", g->cells[todo[k]].id);
+    fprintf(stderr, "%s; a damaged one is named above), and the page is made from the cells "
+            "alone: restore them (git checkout -- %s, where they are committed), or run "
+            "without --from-cells to train them\n", n_todo > 4 ? ", ..." : "", g->cells_dir);
+    exit(2);
+}
+
 static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
     Err e;
+    refuse_missing_cells(g, todo, n_todo);
     OutputLock page_lock, cells_lock = {.fd = -1};
-    char page[4096], cells_name[4096];
+    char page[4096];
     bool cells_writable = writable(g->cells_dir);
     if (n_todo && !cells_writable) {
         fprintf(stderr, "experiments: %zu cells are to run and %s is not writable: make it "
@@ -406,9 +445,9 @@ static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
     }
     make_dirs(&g->cli, g->out);
     snprintf(page, sizeof page, "%s/%s.md", g->out, g->page);
-    snprintf(cells_name, sizeof cells_name, "%s/cells", g->cells_dir);
     if (output_lock(&page_lock, page, "--out", true, &e) ||
-        (cells_writable && output_lock(&cells_lock, cells_name, "--cells", true, &e)) ||
+        (cells_writable && output_lock_folder(&cells_lock, g->cells_dir, "cells", "--cells",
+                                              &e)) ||
         publish_recover(g->out, g->page, &e))
         cli_fail(&g->cli, &e);
     if (!g->jobs)

@@ -89,9 +89,7 @@ static void claim_out(const Cli *cli, const char *dir) {
     if (!exists && mkdir(dir, 0777) != 0)
         cli_usage_error(cli, "cannot create --out %s: %s; check that its parent exists "
                         "and is writable", dir, strerror(errno));
-    char lock[4096];
-    path_in(cli, lock, sizeof lock, dir, ".make_data");
-    if (cli_hold_output(lock, "--out", true, &e))
+    if (cli_hold_folder(dir, ".make_data", "--out", &e))
         cli_error(cli, &e);
     for (int k = 0; k < 3; k++) {
         char path[4096], name[16], first[sizeof MARK] = "";

@@ -58,6 +58,9 @@ TCase *tcase_guard_grid(void);
 TCase *tcase_guard_train(void);
 TCase *tcase_guard_messages(void);
 TCase *tcase_guard_formats(void);
+/* Edge cases round five (issue 47), suite_guards too: the benchmark's
+ * committed cells as data (test_guard_cells.c). */
+TCase *tcase_guard_cells(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);

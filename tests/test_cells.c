@@ -289,7 +289,7 @@ START_TEST(damaged_bytes_and_fifos_are_refused) {
     ck_assert_int_eq(load(dir, &set, c, &e), CELL_DAMAGED);
     /* an older format: made by older sources, runs again */
     write_text(path, "posenc cell 3\nid tasks-agent-rope-s1\nvalue 0.5\nend\n");
-    ck_assert_int_eq(load(dir, &set, c, &e), CELL_OTHER_SOURCE);
+    ck_assert_int_eq(load(dir, &set, c, &e), CELL_OLD_FORMAT);
     free(text);
     unlink(path);
     ck_assert_int_eq(mkfifo(path, 0666), 0);

@@ -101,7 +101,7 @@ START_TEST(a_page_is_written_only_over_its_own_grids) {
 END_TEST
 
 /* Records through --store: one cut mid-line with the next glued onto its
- * last line costs only itself (named), and a CRLF stream is read. */
+ * last line costs only itself (named), and a CRLF stream, or file, is read. */
 START_TEST(a_cut_record_never_costs_the_next) {
     char top[256];
     snprintf(top, sizeof top, "%s", scratch());
@@ -114,11 +114,12 @@ START_TEST(a_cut_record_never_costs_the_next) {
     expect_sh(top, "$B/experiments --bench --quick --cell bench-even_pairs-none-s1 --cells - | "
               "sed 's/$/\\r/' | $B/experiments --bench --quick --store --cells F", 0,
               "stored bench-even_pairs-none-s1");
-    /* a cell file copied with its line ends converted: said to be so (not
-     * "an older format"), and its cell runs again */
+    /* a cell file copied with its line ends converted (a checkout with
+     * core.autocrlf): read as it was written, its checksum judging the
+     * LF form, so it is done (issue 47: never retrained) */
     expect_sh(top, "sed 's/$/\\r/' F/bench-even_pairs-none-s1.cell > crlf && mv crlf "
-              "F/bench-even_pairs-none-s1.cell && $B/experiments --bench --quick --list "
-              "--missing --cells F | grep -qx bench-even_pairs-none-s1", 0, "lines end in CRLF");
+              "F/bench-even_pairs-none-s1.cell && ! $B/experiments --bench --quick --list "
+              "--missing --cells F | grep -qx bench-even_pairs-none-s1", 0, NULL);
     /* the reader alone: the glued line ends the cut record, starts the next */
     ExpRecordReader r = {0};
     Err e;

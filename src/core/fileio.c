@@ -268,3 +268,12 @@ int read_regular(const char *path, size_t limit, char **text, size_t *n, Err *e)
     fclose(in);
     return rc ? EIO : 0;
 }
+
+size_t text_lf(char *text, size_t n) {
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(text[i] == '\r' && i + 1 < n && text[i + 1] == '\n'))
+            text[out++] = text[i];
+    text[out] = '\0';
+    return out;
+}

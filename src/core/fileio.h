@@ -34,6 +34,12 @@ int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, 
  * opened without waiting for a writer, and refused: never waited on). */
 int read_regular(const char *path, size_t limit, char **text, size_t *n, Err *e);
 
+/* Takes the carriage return out of every CRLF line end of text (n bytes,
+ * NUL-terminated as read_stream leaves it), in place; returns the new
+ * length. A checkout with git's core.autocrlf gives text files CRLF line
+ * ends: a record checksummed over its LF form still checks after this. */
+size_t text_lf(char *text, size_t n);
+
 /* Whether path names a folder, following symbolic links: a link the user
  * names to a folder is that folder. 0 with *exists set when it is one,
  * or with *exists clear when nothing is there (not even a link); else

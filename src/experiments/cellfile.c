@@ -71,9 +71,10 @@ void exp_cell_shape(ExpCellShape *sh, const ExpSettings *set, const ExpCell *cel
         }
         return;
     }
-    case EXP_BENCH: /* per input length 1..M */
+    case EXP_BENCH: /* per input length 1..M; the score over N+1..M */
         sh->n_per_len = sh->n_exact_len = set->bench_M + 1;
         sh->first = 1, sh->last = set->bench_M;
+        sh->mean_from = set->bench_N + 1, sh->mean_to = set->bench_M;
         return;
     default: /* tasks, variants: one accuracy */
         return;
@@ -300,10 +301,6 @@ int exp_cell_parse(const char *text, size_t n, size_t *used, ExpCellFile *f, boo
             v = v * 10 + (unsigned)(text[k++] - '0');
         bool versioned = n > any && memcmp(text, EXP_CELL_MAGIC_ANY, any) == 0 && k > any;
         unsigned ours = (unsigned)atoi(&EXP_CELL_MAGIC[any]);
-        if (versioned && k + 1 < n && text[k] == '\r' && text[k + 1] == '\n')
-            return err_set(e, ERR_INPUT, "its lines end in CRLF (a carriage return before each "
-                           "newline: a copy that converted line ends?); copy cell files "
-                           "unchanged, byte for byte");
         *old = versioned && k < n && text[k] == '\n' && v < ours;
         if (versioned && k < n && text[k] == '\n' && v > ours)
             return err_set(e, ERR_INPUT, "a record of a newer format ('%.*s'; this build reads "
@@ -345,6 +342,30 @@ static int check_values(const double *v, size_t n, const ExpCellShape *sh, doubl
     return 0;
 }
 
+/* The mean of v over from..to, summed in the order the cell summed it
+ * (cell_bench.c), so that a sound record gives its own value back bit for
+ * bit: an edited summary, or an edited length, is caught even with the
+ * checksum redone. */
+static double mean_over(const double *v, size_t from, size_t to) {
+    double sum = 0.0;
+    for (size_t i = from; i <= to; i++)
+        sum += v[i];
+    return sum / (double)(to - from + 1);
+}
+
+static int check_summary(const ExpSeries *x, const ExpCellShape *sh, Err *e) {
+    if (!sh->mean_to)
+        return 0;
+    double value = mean_over(x->per_len, sh->mean_from, sh->mean_to);
+    double exact = mean_over(x->exact_len, sh->mean_from, sh->mean_to);
+    if (value != x->value || exact != x->exact)
+        return err_set(e, ERR_INPUT, "result %s: value %.17g and exact %.17g are not the means "
+                       "of its per_len and exact_len over lengths %zu..%zu (%.17g and %.17g): "
+                       "the record was edited", x->name, x->value, x->exact, sh->mean_from,
+                       sh->mean_to, value, exact);
+    return 0;
+}
+
 static int check_shape(const ExpCellFile *f, const ExpCellShape *sh, Err *e) {
     const ExpCellResult *r = &f->res;
     if (r->n_series != sh->n_series)
@@ -370,6 +391,8 @@ static int check_shape(const ExpCellFile *f, const ExpCellShape *sh, Err *e) {
         if (!rc)
             rc = check_values(x->exact_len, r->n_exact_len, sh, 0.0, 1.0, x->name,
                               "exact_len", e);
+        if (!rc)
+            rc = check_summary(x, sh, e);
         if (rc)
             return rc;
     }
@@ -425,6 +448,8 @@ ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCel
         return CELL_MISSING;
     bool old = false;
     ExpCellState st = CELL_DAMAGED;
+    if (!err) /* a checkout that converted line ends: the checksum judges the LF form */
+        n = text_lf(text, n);
     if (!err && n > EXP_CELL_MAX)
         err_set(e, ERR_INPUT, "it is longer than a cell record can be");
     else if (!err && exp_cell_parse(text, n, &used, f, &old, e) == 0) {
@@ -433,7 +458,7 @@ ExpCellState exp_cell_load(const char *dir, const ExpSettings *set, const ExpCel
         else
             st = exp_cell_check(f, set, cell, source, e);
     } else if (old)
-        st = CELL_OTHER_SOURCE;
+        st = CELL_OLD_FORMAT;
     free(text);
     if (st != CELL_DONE)
         exp_cell_file_free(f);

@@ -22,6 +22,12 @@ typedef struct {
     size_t first, last;
     double lo, hi;   /* value and per_len: accuracy 0..1, the gap 0..inf, R^2 -inf..1 */
     bool has_exact;  /* exact and exact_len in 0..1; else exact is NaN */
+    /* Where value and exact are the means of per_len and exact_len over
+     * the entries mean_from..mean_to (the benchmark's test lengths
+     * N+1..M), summed in that order, so a reader recomputes them exactly;
+     * mean_to 0 where a kind's summary is no such mean (a pooled
+     * accuracy). */
+    size_t mean_from, mean_to;
 } ExpCellShape;
 
 void exp_cell_shape(ExpCellShape *sh, const ExpSettings *set, const ExpCell *cell);
@@ -62,7 +68,8 @@ typedef enum {
     CELL_MISSING,        /* no file */
     CELL_DAMAGED,        /* a file that is no sound cell record (e has why) */
     CELL_OTHER_SETTINGS, /* made for other settings */
-    CELL_OTHER_SOURCE,   /* made by a build of other sources (or an older format) */
+    CELL_OTHER_SOURCE,   /* made by a build of other sources */
+    CELL_OLD_FORMAT,     /* a record of an older format: made by older sources */
 } ExpCellState;
 
 /* Checks a parsed record against the cell it should be, field by field:

@@ -56,7 +56,7 @@ static void cell_settings(const char *path, char *key, size_t cap) {
     Err why;
     key[0] = '\0';
     /* the settings line comes within the record's first lines */
-    if (read_regular(path, 4096, &text, &n, &why) == 0 &&
+    if (read_regular(path, 4096, &text, &n, &why) == 0 && (n = text_lf(text, n)) &&
         n > strlen(EXP_CELL_MAGIC) && memcmp(text, EXP_CELL_MAGIC "\n", strlen(EXP_CELL_MAGIC) + 1) == 0) {
         char *at = memmem(text, n, "\nsettings ", 10);
         char *nl = at ? memchr(at + 10, '\n', n - (size_t)(at + 10 - text)) : NULL;
@@ -70,7 +70,8 @@ static void cell_settings(const char *path, char *key, size_t cap) {
  * settings key, how many with others (the first such key into other). */
 typedef struct {
     size_t ours, theirs;
-    char other[512];
+    char other[512];      /* the first other key */
+    char other_file[256]; /* ... and the file that holds it */
 } Census;
 
 static void census(const char *dir, const char *key, Census *c) {
@@ -89,18 +90,32 @@ static void census(const char *dir, const char *key, Census *c) {
             continue;
         if (strcmp(theirs, key) == 0)
             c->ours++;
-        else if (c->theirs++ == 0)
+        else if (c->theirs++ == 0) {
             snprintf(c->other, sizeof c->other, "%s", theirs);
+            snprintf(c->other_file, sizeof c->other_file, "%s", ent->d_name);
+        }
     }
     closedir(d);
 }
 
+/* Another grid's name beside ours: "the quick grid", or "other settings
+ * of the benchmark's full grid" when the two share a name. */
+static void other_grid(char *buf, size_t cap, const char *theirs, const char *ours) {
+    bool renamed = strcmp(grid_name(theirs), grid_name(ours)) == 0;
+    snprintf(buf, cap, "%s%s", renamed ? "other settings of " : "", grid_name(theirs));
+}
+
 /* The folder's cells, as its grid.settings should name them: "its 330
- * cells are the quick grid's" */
+ * cells were made by the quick grid, as this run", or, of the first cell of
+ * another grid, its file and how its settings differ from this run's */
 static void describe(char *buf, size_t cap, const Census *c, const char *key) {
+    char grid[128], diff[256];
+    other_grid(grid, sizeof grid, c->other, key);
+    key_diff(diff, sizeof diff, c->other, key);
     if (c->theirs)
-        snprintf(buf, cap, "it holds %zu cell%s made by %s (%s)", c->theirs,
-                 c->theirs == 1 ? "" : "s", grid_name(c->other), c->other);
+        snprintf(buf, cap, "it holds %zu cell%s made by %s (%s%s: %s)", c->theirs,
+                 c->theirs == 1 ? "" : "s", grid, c->theirs == 1 ? "" : "the first, ",
+                 c->other_file, diff);
     else if (c->ours)
         snprintf(buf, cap, "its %zu cell%s made by %s, as this run", c->ours,
                  c->ours == 1 ? " was" : "s were", grid_name(key));
@@ -125,6 +140,8 @@ int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err
     size_t n = 0;
     Err why;
     int err = read_regular(path, 4096, &text, &n, &why);
+    if (!err)
+        n = text_lf(text, n); /* a checkout that converted line ends */
     if (err == ENOENT) {
         if (c.theirs)
             return err_set(e, ERR_INPUT, "%s has no " GRID_FILE " and %s, and this run is %s: "
@@ -149,14 +166,13 @@ int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err
                      "in from another folder; move them out, or give another --cells folder",
                      path, grid_name(key), cells);
     else if (formed && !(c.ours && !c.theirs)) {
-        char diff[256];
+        char diff[256], grid[128];
         key_diff(diff, sizeof diff, text + magic, key);
         /* the same grid under other settings (a newer protocol, say) is
          * another grid too, and said so */
-        bool renamed = strcmp(grid_name(text + magic), grid_name(key)) == 0;
-        rc = err_set(e, ERR_INPUT, "%s holds the cells of another grid: %s%s (%s), and this run "
-                     "is %s (%s); give this run another --cells folder%s%s", dir,
-                     renamed ? "other settings of " : "", grid_name(text + magic), diff,
+        other_grid(grid, sizeof grid, text + magic, key);
+        rc = err_set(e, ERR_INPUT, "%s holds the cells of another grid: %s (%s), and this run "
+                     "is %s (%s); give this run another --cells folder%s%s", dir, grid, diff,
                      grid_name(key), cells,
                      c.ours + c.theirs ? "" : ", or remove that one to run this grid there: rm -r ",
                      c.ours + c.theirs ? "" : dir);

@@ -95,16 +95,31 @@ extern const char *const exp_kind_names[EXP_KINDS];
  * names it, and a run refuses to write over a page another names) and
  * what that command runs ("build/experiments --bench --quick
  * --all-schemes --out build/benchmark-all-quick"). */
+/* A page's identity is its whole grid: the benchmark or the results, the
+ * quick settings, every scheme (ALL), the seeds when they are not the
+ * default, and the protocol's changes (SET, exp_bench_set_text). Each
+ * grid but the two standard ones has folders of its own under build/
+ * ("build/benchmark-quick-set-seeds-4"), so no run writes over another
+ * grid's page, and the page names the command that made it ("make
+ * benchmark SEEDS=4 SET='steps=100'"). */
+#define EXP_GRID_TEXT 1024
 const char *exp_grid_cells(const ExpSettings *s);
-const char *exp_grid_out(const ExpSettings *s);
+void exp_grid_out(char *buf, size_t cap, const ExpSettings *s);
 void exp_grid_make(char *buf, size_t cap, const ExpSettings *s);
 void exp_grid_run(char *buf, size_t cap, const ExpSettings *s);
+/* Whether s is the grid with s->bench's default seeds. */
+bool exp_grid_default_seeds(const ExpSettings *s);
 
 /* Changes the benchmark's protocol from text such as "layers=5,d_model=64,
  * lr=1e-3/3e-4,tasks=reverse_string/duplicate_string" (experiments --set):
  * each name once, each value in its range (exp_bench_protocol lists
  * them), the lists separated by '/'. ERR_INPUT naming what is wrong. */
 int exp_bench_set(ExpSettings *s, const char *text, Err *e);
+/* What s changes of its protocol (the quick or the standard one), as --set
+ * would take it, in the protocol's order of names: "steps=100,tasks=
+ * even_pairs" ("" for none). The same changes typed in any order give the
+ * same text: it names the grid. */
+void exp_bench_set_text(char *buf, size_t cap, const ExpSettings *s);
 /* The names --set takes, their ranges and what they mean: one line each,
  * into buf (a test holds EXP_PROTOCOL_HELP to it). */
 void exp_bench_protocol(char *buf, size_t cap);

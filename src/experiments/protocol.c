@@ -165,5 +165,61 @@ int exp_bench_set(ExpSettings *s, const char *text, Err *e) {
     if (s->d_model % s->heads)
         return err_set(e, ERR_INPUT, "--set: heads (%zu) must divide d_model (%zu)", s->heads,
                        s->d_model);
+    /* a protocol is named by what it changes (exp_bench_set_text): one that
+     * changes nothing would be the standard grid under another name */
+    char changed[8];
+    exp_bench_set_text(changed, sizeof changed, s);
+    if (!changed[0])
+        return err_set(e, ERR_INPUT, "--set '%s' changes nothing: each value is the %s "
+                       "protocol's own; leave --set out", text, s->quick ? "quick" : "standard");
     return 0;
+}
+
+/* Row i's value in s, as --set takes it: "5", "3e-4/1e-3", "reverse_string/
+ * duplicate_string" (the tasks in the benchmark's order). */
+static void row_text(char *buf, size_t cap, const ExpSettings *s, size_t i) {
+    const void *f = (const char *)s + ROWS[i].offset;
+    size_t used = 0;
+    buf[0] = '\0';
+    switch (ROWS[i].kind) {
+    case P_SIZE: {
+        size_t v;
+        memcpy(&v, f, sizeof v);
+        snprintf(buf, cap, "%zu", v);
+        return;
+    }
+    case P_REAL: {
+        double v;
+        memcpy(&v, f, sizeof v);
+        real_text(buf, cap, v, false);
+        return;
+    }
+    case P_RATES:
+        for (size_t k = 0; k < s->bench_n_lr && used < cap; k++) {
+            char one[32];
+            real_text(one, sizeof one, s->bench_lr[k], false);
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", k ? "/" : "", one);
+        }
+        return;
+    case P_TASKS:
+        for (size_t t = 0; t < s->bench_n_tasks && used < cap; t++)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", t ? "/" : "",
+                                     s->bench_task[t]);
+        return;
+    }
+}
+
+void exp_bench_set_text(char *buf, size_t cap, const ExpSettings *s) {
+    ExpSettings def;
+    exp_settings_bench(&def, s->quick, s->seeds);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_ROWS && used < cap; i++) {
+        char ours[512], theirs[512];
+        row_text(ours, sizeof ours, s, i);
+        row_text(theirs, sizeof theirs, &def, i);
+        if (strcmp(ours, theirs) != 0)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s=%s", used ? "," : "",
+                                     ROWS[i].name, ours);
+    }
 }

@@ -21,7 +21,7 @@
 static const char *wanted(const ExpRunner *r) { return r->any_source ? NULL : r->source; }
 
 size_t exp_find_todo(const ExpRunner *r, size_t *todo, size_t *stale) {
-    size_t n_todo = 0;
+    size_t n_todo = 0, n_old = 0, first_old = 0;
     *stale = 0;
     for (size_t i = 0; i < r->n; i++) {
         Err e;
@@ -32,10 +32,19 @@ size_t exp_find_todo(const ExpRunner *r, size_t *todo, size_t *stale) {
             continue;
         }
         if (st == CELL_DAMAGED)
-            fprintf(stderr, "experiments: %s/%s.cell is damaged: %s; it runs again\n",
-                    r->cells_dir, r->cells[i].id, e.msg);
+            fprintf(stderr, "experiments: %s/%s.cell is damaged: %s%s\n", r->cells_dir,
+                    r->cells[i].id, e.msg, r->from_cells ? "" : "; it runs again");
+        if (st == CELL_OLD_FORMAT && n_old++ == 0)
+            first_old = i;
         todo[n_todo++] = i, *stale += st != CELL_MISSING;
     }
+    /* named, as damage is: a format change reruns every cell, so one line */
+    if (n_old)
+        fprintf(stderr, "experiments: %zu cell file%s of %s %s of an older format (made by "
+                "older sources; the first, %s/%s.cell)%s\n", n_old, n_old == 1 ? "" : "s",
+                r->cells_dir, n_old == 1 ? "is a record" : "are records", r->cells_dir,
+                r->cells[first_old].id, r->from_cells ? "" : n_old == 1 ? ": it runs again"
+                : ": they run again");
     return n_todo;
 }
 

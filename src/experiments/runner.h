@@ -28,11 +28,13 @@ typedef struct {
     bool any_source;       /* a cell another build made counts as done (the benchmark's
                             * committed cells; experiments --retrain runs them again) */
     size_t jobs;           /* cells at once */
+    bool from_cells;       /* the page from the cells alone: none runs (--from-cells) */
 } ExpRunner;
 
 /* The cells not done yet into todo (in the grid's order); *stale counts
  * those whose file is there but made by other sources or settings, or
- * damaged (each damaged one named on stderr). */
+ * damaged (each damaged one named on stderr, with "it runs again" unless
+ * r->from_cells). */
 size_t exp_find_todo(const ExpRunner *r, size_t *todo, size_t *stale);
 
 /* Runs the cells todo[0..n_todo), jobs at once, each a process of

@@ -179,6 +179,34 @@ static int lock_fd(int fd, const char *what, const char *opt, Err *e) {
     return err_set(e, ERR_RUNTIME, "cannot lock %s: %s", what, strerror(err));
 }
 
+/* Opens lock_path, a file of its own (created), which output_unlock
+ * removes. */
+static int open_sidecar(OutputLock *l, const char *lock_path, Err *e) {
+    if (!(l->path = xmalloc(strlen(lock_path) + 1, "a file name", e)))
+        return ERR_RUNTIME;
+    memcpy(l->path, lock_path, strlen(lock_path) + 1);
+    l->fd = open(l->path, O_RDWR | O_CREAT, 0666);
+    if (l->fd < 0) {
+        int rc = err_set(e, ERR_INPUT, "cannot create the lock file %s: %s; choose a "
+                         "directory you may write to", l->path, strerror(errno));
+        free(l->path);
+        l->path = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+static int take(OutputLock *l, const char *shown, const char *opt, Err *e) {
+    int rc = lock_fd(l->fd, shown, opt, e);
+    if (rc) {
+        close(l->fd); /* not ours to remove: the other run holds it */
+        free(l->path);
+        l->fd = -1;
+        l->path = NULL;
+    }
+    return rc;
+}
+
 int output_lock(OutputLock *l, const char *path, const char *opt, bool sidecar, Err *e) {
     l->fd = -1;
     l->path = NULL;
@@ -191,27 +219,23 @@ int output_lock(OutputLock *l, const char *path, const char *opt, bool sidecar, 
             return err_set(e, ERR_INPUT, "cannot write %s %s: %s; check the directory", opt,
                            path, strerror(errno));
     } else {
-        size_t n = strlen(path) + 6;
-        if (!(l->path = xmalloc(n, "a file name", e)))
-            return ERR_RUNTIME;
-        snprintf(l->path, n, "%s.lock", path);
-        l->fd = open(l->path, O_RDWR | O_CREAT, 0666);
-        if (l->fd < 0) {
-            int rc = err_set(e, ERR_INPUT, "cannot create the lock file %s: %s; choose a "
-                             "directory you may write to", l->path, strerror(errno));
-            free(l->path);
-            l->path = NULL;
+        char lock[4096 + 8];
+        snprintf(lock, sizeof lock, "%s.lock", path);
+        int rc = open_sidecar(l, lock, e);
+        if (rc)
             return rc;
-        }
     }
-    int rc = lock_fd(l->fd, path, opt, e);
-    if (rc) {
-        close(l->fd); /* not ours to remove: the other run holds it */
-        free(l->path);
-        l->fd = -1;
-        l->path = NULL;
-    }
-    return rc;
+    return take(l, path, opt, e);
+}
+
+int output_lock_folder(OutputLock *l, const char *dir, const char *name, const char *opt,
+                       Err *e) {
+    l->fd = -1;
+    l->path = NULL;
+    char lock[4096 + 256];
+    snprintf(lock, sizeof lock, "%s/%s.lock", dir, name);
+    int rc = open_sidecar(l, lock, e);
+    return rc ? rc : take(l, dir, opt, e);
 }
 
 void output_unlock(OutputLock *l) {

@@ -59,6 +59,11 @@ typedef struct {
 } OutputLock;
 
 int output_lock(OutputLock *l, const char *path, const char *opt, bool sidecar, Err *e);
+/* The same for a folder its runs share (a grid's cells, make_data's
+ * splits): the lock is DIR/NAME.lock, and a refusal names DIR, the folder
+ * the user gave, not the lock file. */
+int output_lock_folder(OutputLock *l, const char *dir, const char *name, const char *opt,
+                       Err *e);
 void output_unlock(OutputLock *l);
 
 /* A set of files replaced as one (a page, its tables and its figures), so

@@ -252,6 +252,7 @@ static void pilots(Buf *b, const ExpResults *r, const char *dir) {
         free(text);
         return;
     }
+    n = text_lf(text, n); /* a checkout that converted line ends reads the same */
     buf_printf(b, "The standard run's recipe is the cheapest of the pilots below under which "
                "the paper's columns learn the training lengths (%.2f or more at the longest, "
                "N) on the most tasks; [experiments.md](experiments.md#the-recipe) gives the "
@@ -294,7 +295,7 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     Band in = exp_bench_trained(r), out = exp_bench_tested(r);
     Buf b = {0};
     buf_printf(&b, "# The benchmark: Delétang et al.'s tasks on Ruoss et al.'s protocol\n\n");
-    char make[64], run[160];
+    char make[EXP_GRID_TEXT + 64], run[EXP_GRID_TEXT + 320];
     exp_grid_make(make, sizeof make, s);
     exp_grid_run(run, sizeof run, s);
     if (s->quick)

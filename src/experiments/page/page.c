@@ -70,7 +70,7 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
     const ExpSettings *s = &r->set;
     Buf b = {0};
     buf_printf(&b, "# Results: what each scheme buys\n\n");
-    char make[64], run[160];
+    char make[EXP_GRID_TEXT + 64], run[EXP_GRID_TEXT + 320];
     exp_grid_make(make, sizeof make, s);
     exp_grid_run(run, sizeof run, s);
     if (s->quick)
