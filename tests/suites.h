@@ -58,6 +58,9 @@ TCase *tcase_guard_grid(void);
 TCase *tcase_guard_train(void);
 TCase *tcase_guard_messages(void);
 TCase *tcase_guard_formats(void);
+/* Edge cases round five (issue 47), items 8 and 9: the command lines of
+ * the programs, floor and the docs' scripts (test_guard_usage.c). */
+TCase *tcase_guard_usage(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);
