@@ -61,6 +61,8 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o) \
 	$(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard web/*.c)))
 TEST_BIN := $(BUILD)/run_tests
+# The programs the suites run: examples/'s, and floor's command line
+TEST_PROGS := $(PROG_BIN) $(BUILD)/floor
 
 .PHONY: all demo test check sanitize fuzz bench floor products clean help deps experiments benchmark web webtest \
 	gridtest built-targets FORCE
@@ -115,7 +117,8 @@ build/bench-deps.ok: scripts/deps.sh
 bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS sgemm and PyTorch
 	/usr/bin/python3 bench/torch_ref.py $(BUILD)/bench | tee $(BUILD)/bench.txt
 
-$(BUILD)/floor: $(BUILD)/obj/bench/floor.o $(LIB)
+# floor parses its options as the programs do (examples/cli.c)
+$(BUILD)/floor: $(BUILD)/obj/bench/floor.o $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
 # How near a cell comes to the arithmetic floor (bench/floor.c): its CPU
@@ -271,7 +274,7 @@ BLAS_ENV := env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 TEST_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) POSENC_TEST_LOG=$(BUILD)/test.log \
 	CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
 test: FORCE ## build and run the Check suites but the slow checks (2 minutes)
-	$(call built,$(TEST_BIN) $(PROG_BIN))
+	$(call built,$(TEST_BIN) $(TEST_PROGS))
 	$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow $(TEST_BIN))
 
 # The slow checks in CHECK_RUNNERS runners at once (default: the CPUs),
@@ -286,7 +289,7 @@ CHECK_RUN = $(BLAS_ENV) $(if $(filter-out 1,$(CHECK_RUNNERS)),OMP_NUM_THREADS=1 
 	OPENBLAS_NUM_THREADS=1) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) \
 	CK_INCLUDE_TAGS=slow $(CHECK_ONLY)
 check: FORCE ## the slow checks: every command of the docs, the long trainings
-	$(call built,$(TEST_BIN) $(PROG_BIN))
+	$(call built,$(TEST_BIN) $(TEST_PROGS))
 	@rm -rf $(BUILD)/check-claims $(BUILD)/docs-work && mkdir -p $(BUILD)/check-claims
 	@n=$(CHECK_RUNNERS); pids=; k=0; while [ $$k -lt $$n ]; do \
 		POSENC_SHARD=$$k/$$n POSENC_CLAIMS=$(BUILD)/check-claims \

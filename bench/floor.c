@@ -24,8 +24,11 @@
 #include "../src/model/kernels.h"
 #include "../src/model/matmul.h"
 #include "../src/model/par.h"
+#include "../examples/cli.h"
 
-static const char USAGE[] =
+/* The help, as the programs' (examples/cli.c parses the options alike:
+ * "--repeat N" or "--repeat=N", each once). */
+static const char *const USAGE[] = {
     "Usage: floor CELL [--paper-size] [--products] [--repeat N]\n"
     "Runs one cell of the experiments' or the benchmark's grid (experiments --list,\n"
     "experiments --bench --list, with --all-schemes for the schemes only that one has)\n"
@@ -37,7 +40,8 @@ static const char USAGE[] =
     "  --products    the heads' products by OpenBLAS, not head_products.c's loops\n"
     "  --repeat N    run the cell N times (1..100, default 1), each after a measure\n"
     "                of the peak: the least CPU seconds against the highest peak,\n"
-    "                the least disturbed of each on a shared machine\n";
+    "                the least disturbed of each on a shared machine\n",
+    NULL};
 
 #define PEAK_N 1024
 #define PEAK_CALLS 20
@@ -99,40 +103,32 @@ static double cpu_seconds(void) {
 }
 
 int main(int argc, char **argv) {
-    kernels_choose(argv);
-    par_start();
+    Cli cli;
+    cli_init(&cli, argc, argv, "floor"); /* the kernels, then the team */
     const char *id = NULL;
     bool paper = false, products = false;
     int repeat = 1;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(USAGE, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--paper-size") == 0) {
+    for (const char *arg; (arg = cli_next(&cli));) {
+        cli_help(&cli, USAGE);
+        if (cli_flag(&cli, "--paper-size")) {
             paper = true;
-        } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
-            char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > 100) {
-                fprintf(stderr, "floor: --repeat wants a whole number from 1 to 100, not "
-                        "'%s'\n", argv[i]);
-                return 2;
-            }
-            repeat = (int)n;
-        } else if (strcmp(argv[i], "--products") == 0) {
+        } else if (cli_flag(&cli, "--products")) {
             products = true;
-            attention_small_heads(false);
-        } else if (argv[i][0] != '-' && !id) {
-            id = argv[i];
+        } else if (cli_opt(&cli, "--repeat")) {
+            repeat = (int)cli_size(&cli, "--repeat", cli.val, 1, 100);
+        } else if (arg[0] == '-') {
+            cli_unknown(&cli, arg);
+        } else if (!id) {
+            id = arg;
         } else {
-            fprintf(stderr, "floor: unknown argument '%s'\n%s", argv[i], USAGE);
-            return 2;
+            cli_usage_error(&cli, "one cell at a time: give '%s' or '%s', not both", id, arg);
         }
     }
-    if (!id) {
-        fprintf(stderr, "floor: name a cell\n%s", USAGE);
-        return 2;
-    }
+    if (!id)
+        cli_usage_error(&cli, "name the cell to run, CELL: experiments --list names the "
+                        "experiments' cells, experiments --bench --list the benchmark's");
+    if (products)
+        attention_small_heads(false);
     Err e;
     ExpSettings set;
     ExpCell *cells = NULL;

@@ -104,6 +104,49 @@ bool cli_flag(Cli *cli, const char *name) {
     return true;
 }
 
+static void usage_text(Buf *b, const char *const *usage);
+
+/* The word the help text puts after option name ("N" of "  --steps N",
+ * "S" of "--seed S, --data-seed S"), into buf (cap bytes); "" when the
+ * help gives none. */
+static const char *value_word(const Cli *cli, const char *name, char *buf, size_t cap) {
+    buf[0] = '\0';
+    if (!cli->usage)
+        return buf;
+    Buf b = {0};
+    usage_text(&b, cli->usage);
+    buf_put(&b, "", 1);
+    const char *text = b.failed ? "" : (const char *)b.p;
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p && !buf[0]; p = strstr(p + 1, name)) {
+        /* an entry of the list ("\n  --steps N"), a second spelling after
+         * a comma, or the usage line's "[--repeat N]" */
+        bool entry = p - text >= 3 && p[-1] == ' ' && p[-2] == ' ' && p[-3] == '\n';
+        bool spelling = p - text >= 2 && p[-1] == ' ' && p[-2] == ',';
+        bool bracket = p > text && p[-1] == '[';
+        const char *w = p + n;
+        if ((!entry && !spelling && !bracket) || w[0] != ' ' || w[1] == ' ' || w[1] == '-' ||
+            w[1] == '\n' || w[1] == '\0')
+            continue;
+        /* to the bracket that closes the usage line's, or to the blanks
+         * before the entry's text or the comma before a second spelling:
+         * "K=V[,K=V...]" and "constant|noam" are one word each */
+        size_t k = 0;
+        for (int depth = 0; w[1 + k] && w[1 + k] != '\n'; k++) {
+            char c = w[1 + k], next = w[2 + k];
+            if (bracket ? c == ' ' || (c == ']' && depth-- == 0)
+                        : (c == ' ' && (next == ' ' || next == '\n' || next == '\0')) ||
+                              (c == ',' && next == ' '))
+                break;
+            depth += c == '[';
+        }
+        if (k < cap)
+            snprintf(buf, cap, "%.*s", (int)k, w + 1);
+    }
+    buf_free(&b);
+    return buf;
+}
+
 bool cli_opt(Cli *cli, const char *name) {
     const char *a = cli->argv[cli->i];
     size_t n = strlen(name);
@@ -112,8 +155,13 @@ bool cli_opt(Cli *cli, const char *name) {
     if (a[n] == '=') {
         cli->val = a + n + 1;
     } else {
+        /* the last argument: say what goes after it, never "unknown" */
+        char word[64];
+        if (cli->i + 1 >= cli->argc && *value_word(cli, name, word, sizeof word))
+            cli_usage_error(cli, "option %s needs a value: give it as '%s %s'", name, name,
+                            word);
         if (cli->i + 1 >= cli->argc)
-            cli_usage_error(cli, "option %s needs a value", name);
+            cli_usage_error(cli, "option %s needs a value: give one after it", name);
         cli->val = cli->argv[++cli->i];
     }
     /* one value each: a second would silently replace the first */
@@ -523,6 +571,11 @@ int cli_train_outputs(const TrainMeta *mt, const char *out, const char *log,
 void cli_unknown(const Cli *cli, const char *arg) {
     if (arg[0] != '-' || arg[1] != '-')
         cli_usage_error(cli, "unknown option or stray argument '%s'", arg);
+    /* an option of the help that matched no cli_opt: a flag given a value */
+    const char *eq = strchr(arg, '=');
+    if (eq && cli->usage && options_has(arg))
+        cli_usage_error(cli, "%.*s takes no value; give it alone, without '%s'", (int)(eq - arg),
+                        arg, eq);
     /* the "--name" words of the help text itself (cli_help registered it),
      * so the suggestions can never name an option the program lacks */
     size_t n = strcspn(arg, "=");

@@ -42,9 +42,10 @@ const char *cli_next(Cli *cli);
 /* True if the current argument is the flag name. */
 bool cli_flag(Cli *cli, const char *name);
 /* True if the current argument is option name; its value goes to cli->val.
- * A missing value is a usage error (exits 2), and so is a second value:
- * every option takes one, and a repeat is refused, naming it, rather than
- * silently replacing the first. */
+ * A missing value (the option given last) is a usage error (exits 2) that
+ * says what goes after it, as the help writes it ("give it as '--steps
+ * N'"), and so is a second value: every option takes one, and a repeat is
+ * refused, naming it, rather than silently replacing the first. */
 bool cli_opt(Cli *cli, const char *name);
 
 /* If the current argument is --help or -h, prints usage (pieces, ending
@@ -60,7 +61,9 @@ extern const char CLI_SCHEMES[], CLI_SCHEME_OPTIONS[], CLI_TUNABLE_OPTIONS[], CL
 bool cli_is_tunable(const char *arg);
 
 /* The current argument matched nothing: a usage error, with the closest
- * option of the help text as a suggestion ("did you mean '--steps'?"). */
+ * option of the help text as a suggestion ("did you mean '--steps'?"); an
+ * option of the help given "=VALUE" is a flag given a value ("--causal
+ * takes no value"). */
 _Noreturn void cli_unknown(const Cli *cli, const char *arg);
 
 /* The rule for the scheme options (pe_check_read): one given that none

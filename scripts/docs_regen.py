@@ -11,10 +11,10 @@ around it are refreshed from the output lines of the same shape (the same
 words, numbers aside). `make demo` runs build/demo_order; other make
 commands are left alone, as the docs test leaves them. The commands run
 from the top of the repository and write to work/, as a reader's do
-(docs/index.md); start from none (`rm -rf work`), and give the pages in
-reading order, so that no page reads a file an older run left. Read the
-diff before committing: a changed conclusion needs new prose, not just
-numbers.
+(docs/index.md), whatever folder a PAGE is named from; start from none
+(`rm -rf work`), and give the pages in reading order, so that no page
+reads a file an older run left. Read the diff before committing: a
+changed conclusion needs new prose, not just numbers.
 
 Numbers the prose quotes from a named block (`<!-- from #NAME: 0.9945@sinusoidal
 -->` after the paragraph; tests/test_docs.c describes the markers) are
@@ -222,7 +222,36 @@ def regen(page):
             out.extend(got)
         i = j
     open(page, "w").write("\n".join(out))
-    print(f"{page}: {changed} command outputs changed")
+    return changed
+
+
+def usage_error(prog, msg):
+    """msg and a pointer to --help on stderr, and exit 2 (bad input), as
+    the programs report a bad command line."""
+    print(f"{prog}: {msg}\nTry 'python3 {sys.argv[0]} --help'.", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_pages(prog, names):
+    """[(name as given, its lines)] of each page, read before environment()
+    moves to the top of the repository, so that a path given from another
+    folder names the page it named there; each a readable UTF-8 file, or a
+    usage error naming it (and nothing has run yet)."""
+    pages = []
+    for name in names:
+        if os.path.isdir(name):
+            usage_error(prog, f"{name} is a folder, not a page: give its pages, as "
+                              f"{os.path.join(name, '*.md')}")
+        try:
+            with open(name, encoding="utf-8") as f:
+                pages.append((name, f.read().split("\n")))
+        except OSError as e:
+            usage_error(prog, f"cannot read the page {name}: {e.strerror}; check the path "
+                              "(README.md and docs/*.md are the pages)")
+        except UnicodeDecodeError as e:
+            usage_error(prog, f"{name} is not a page: its byte {e.start + 1} is not UTF-8 "
+                              "text; give a Markdown page (README.md, docs/*.md)")
+    return pages
 
 
 def environment(threads=True):
@@ -238,14 +267,30 @@ def environment(threads=True):
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 
-if __name__ == "__main__":
+def main():
+    args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        print(__doc__.strip())
+        return 0
+    names = [a for a in args if a != "--check"]
+    for a in names:
+        if a.startswith("-"):
+            usage_error("docs_regen.py", f"unknown option '{a}': the options are --check and "
+                                         "--help, the other arguments pages")
+    read_pages("docs_regen.py", names)
+    # each page by its absolute path: the commands run from the top
+    pages = [(name, os.path.abspath(name)) for name in names]
     environment()
     every = ["README.md"] + sorted(glob.glob("docs/*.md"))
-    args = [a for a in sys.argv[1:] if a != "--check"]
     old = blocks(every)
-    if "--check" not in sys.argv:
-        for page in args or every:
-            regen(page)
-    wrong = check_prose(every, old, "--check" not in sys.argv)
+    if "--check" not in args:
+        for name, path in pages or [(p, p) for p in every]:
+            changed = regen(path)
+            print(f"{name}: {changed} command outputs changed")
+    wrong = check_prose(every, old, "--check" not in args)
     print(f"prose numbers: {wrong} left wrong" if wrong else "prose numbers: all match their blocks")
-    sys.exit(1 if wrong else 0)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

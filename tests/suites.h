@@ -61,6 +61,9 @@ TCase *tcase_guard_formats(void);
 /* Edge cases round five (issue 47), suite_guards too: the benchmark's
  * committed cells as data (test_guard_cells.c). */
 TCase *tcase_guard_cells(void);
+/* Edge cases round five (issue 47), items 8 and 9: the command lines of
+ * the programs, floor and the docs' scripts (test_guard_usage.c). */
+TCase *tcase_guard_usage(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);

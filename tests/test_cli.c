@@ -284,9 +284,10 @@ static bool accepted(const Run *r) {
 }
 
 /* The value-taking options of prog's --help, in names (at most cap). A
- * flag given "=" is an unknown option; a value-taking option takes ""
- * (and meets --zz-end) or refuses it as a value. Nothing runs: every
- * command line ends in an unknown option. */
+ * flag given "=" is refused as taking no value (an unknown option, were
+ * it no option of prog); a value-taking option takes "" (and meets
+ * --zz-end) or refuses it as a value. Nothing runs: every command line
+ * ends in an unknown option. */
 static size_t value_options(const char *prog, char names[][32], size_t cap) {
     Run help = run(prog, "--help");
     ck_assert_int_eq(help.status, 0);
@@ -304,7 +305,8 @@ static size_t value_options(const char *prog, char names[][32], size_t cap) {
             seen = strcmp(names[i], opt) == 0;
         snprintf(unknown, sizeof unknown, "unknown option '%s", opt);
         Run r = seen ? (Run){0} : parse_only(prog, opt, "");
-        if (!seen && r.status == 2 && !strstr(r.err, unknown))
+        if (!seen && r.status == 2 && !strstr(r.err, unknown) &&
+            !strstr(r.err, " takes no value; "))
             snprintf(names[n++], 32, "%s", opt);
         if (!seen)
             run_free(&r);

@@ -10,5 +10,6 @@ Suite *suite_guards(void) {
     suite_add_tcase(s, tcase_guard_messages());
     suite_add_tcase(s, tcase_guard_formats());
     suite_add_tcase(s, tcase_guard_cells());
+    suite_add_tcase(s, tcase_guard_usage());
     return s;
 }

@@ -115,6 +115,41 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
     return rc;
 }
 
+/* A task's split (which: "valid", "test"; its options r) whose labels the
+ * model's classes hold; otherwise ERR_INPUT naming the cause, which no
+ * data file given could be: another task's model, or a training split
+ * whose lengths or size never showed the label (cycle_navigation's inputs
+ * of one word reach 3 of its 5 places). */
+static int task_labels_known(const TextData *d, const Checkpoint *ck, const char *task,
+                             const char *which, const TaskOptions *r, Err *e) {
+    const char *label = data_unknown_label(d, &ck->labels, NULL);
+    if (!label)
+        return 0;
+    char known[160];
+    labelset_list(&ck->labels, known, sizeof known);
+    bool on_task = ck->has_train && ck->meta.task[0];
+    const char *from = ck->has_train ? (on_task ? ck->meta.task : ck->meta.data) : "";
+    TaskOptions t;
+    if (on_task && strcmp(ck->meta.task, task) == 0 &&
+        !task_options_resolve(&t, &ck->meta.task_opt, task, &(Err){0}))
+        return err_set(e, ERR_INPUT, "the %s split of %s (inputs of %zu to %zu words) holds "
+                       "the label '%s', which the model's training split (%zu examples of %zu "
+                       "to %zu words) never showed: it knows %zu labels (%s) and cannot "
+                       "predict another; evaluate it on inputs of its training lengths "
+                       "(--max-len %zu), or train one on more or longer examples (train "
+                       "--train-examples, train --max-train-len)", which, task, r->min_len,
+                       r->max_len, label, t.n_train, t.min_len, t.max_train_len, ck->labels.n,
+                       known, t.max_train_len);
+    if (from[0])
+        return err_set(e, ERR_INPUT, "the model was trained on %s, not %s: the label '%s' of "
+                       "%s is none of its %zu (%s); evaluate it on its own %s (%s %s), or give "
+                       "a model trained on %s", from, task, label, task, ck->labels.n, known,
+                       on_task ? "task" : "data", on_task ? "--task" : "--data", from, task);
+    return err_set(e, ERR_INPUT, "the label '%s' of %s is none of the model's %zu (%s): it was "
+                   "trained on other data; give a model trained on %s", label, task,
+                   ck->labels.n, known, task);
+}
+
 /* session_eval_data, with labels or (words_only) without: a position
  * probe needs the words alone, whatever the model's classes. */
 static int eval_text(Dataset *out, const Checkpoint *ck, const char *task, const char *path,
@@ -124,10 +159,11 @@ static int eval_text(Dataset *out, const Checkpoint *ck, const char *task, const
     TextData txt[3];
     memset(txt, 0, sizeof txt);
     int rc;
+    TaskOptions r = {0}; /* a task's, resolved */
     if (task) {
         /* the options the model was trained with, so "test" is the same
          * held-out split; then whatever the caller overrides */
-        TaskOptions o = {0}, r;
+        TaskOptions o = {0};
         if (ck->has_train && strcmp(ck->meta.task, task) == 0)
             o = ck->meta.task_opt;
         else
@@ -151,6 +187,8 @@ static int eval_text(Dataset *out, const Checkpoint *ck, const char *task, const
         rc = data_read(&txt[2], path, e);
     }
     TextData *src = &txt[task && strcmp(which, "valid") == 0 ? 1 : 2];
+    if (!rc && task && !words_only)
+        rc = task_labels_known(src, ck, task, which, &r, e);
     if (!rc && ck->model.cfg.pool == POOL_CLS)
         rc = textdata_prepend(src, DATA_CLS, e);
     if (!rc)

@@ -27,6 +27,11 @@ int session_fresh_batch(Session *s, size_t *T, Err *e) {
     if (!rc && s->model.cfg.pool == POOL_CLS)
         rc = textdata_prepend(&txt[0], DATA_CLS, e);
     size_t unknown = 0;
+    const char *label = rc ? NULL : data_unknown_label(&txt[0], &s->labels, NULL);
+    if (label) /* the pool's classes are the model's: a new one has no output */
+        rc = err_set(e, ERR_INPUT, "a fresh batch of %s holds the label '%s', which its "
+                     "training pool of %zu examples never shows; give the pool more examples "
+                     "(--train-examples)", s->meta.task, label, s->train.n);
     if (!rc)
         rc = data_encode(&d, &txt[0], &s->vocab, &s->labels, false, &unknown, e);
     if (!rc && unknown)

@@ -72,6 +72,39 @@ static int load_text(TextData txt[3], TrainMeta *mt, Err *e) {
     return 0;
 }
 
+/* Split i (1 valid, 2 test) of txt holds only labels the training split
+ * gave the classes; otherwise ERR_INPUT naming the cause where the run
+ * knows it: a task's training split too small to show every class (no
+ * data was given, so "use other data" would mislead), or a --valid file
+ * with a label --data lacks. */
+static int labels_seen(const TextData txt[3], int i, const TrainMeta *mt, const LabelSet *l,
+                       Err *e) {
+    size_t at;
+    const char *label = data_unknown_label(&txt[i], l, &at);
+    if (!label)
+        return 0;
+    char known[160];
+    labelset_list(l, known, sizeof known);
+    if (mt->task[0]) {
+        const Task *t = task_find(mt->task);
+        char more[96] = "";
+        if (t && txt[0].n < t->n_train)
+            snprintf(more, sizeof more, " (%s's default is %zu)", mt->task, t->n_train);
+        return err_set(e, ERR_INPUT, "the training split of %s, %zu example%s, never shows the "
+                       "label '%s' that its %s split holds (it shows %zu: %s), and a model "
+                       "cannot learn a class it never sees; give more --train-examples%s",
+                       mt->task, txt[0].n, txt[0].n == 1 ? "" : "s", label,
+                       i == 1 ? "validation" : "test", l->n, known, more);
+    }
+    char where[320] = "";
+    if (txt[i].name && txt[i].line)
+        snprintf(where, sizeof where, "%s:%zu: ", txt[i].name, txt[i].line[at]);
+    return err_set(e, ERR_INPUT, "%sthe label '%s' is not one of the %zu labels of --data %s "
+                   "(%s), and a model cannot learn a class it never sees; give --valid "
+                   "examples of those labels only, or add examples labelled '%s' to --data",
+                   where, label, l->n, mt->data, known, label);
+}
+
 /* Builds the vocabulary and classes from train, then encodes all three;
  * a model that pools by [CLS] reads it before every sentence. */
 static int load_data(Session *s, Pooling pool, Err *e) {
@@ -89,8 +122,9 @@ static int load_data(Session *s, Pooling pool, Err *e) {
         rc = data_encode(&s->train, &txt[0], &s->vocab, &s->labels, true, NULL, e);
     }
     for (int i = 1; i < 3 && !rc; i++)
-        rc = data_encode(i == 1 ? &s->valid : &s->test, &txt[i], &s->vocab, &s->labels, false,
-                         NULL, e);
+        if (!(rc = labels_seen(txt, i, &s->meta, &s->labels, e)))
+            rc = data_encode(i == 1 ? &s->valid : &s->test, &txt[i], &s->vocab, &s->labels,
+                             false, NULL, e);
     for (int i = 0; i < 3; i++)
         textdata_free(&txt[i]);
     if (!rc && s->labels.n < 2)

@@ -427,19 +427,39 @@ int labelset_add(LabelSet *s, const char *name, int *id, Err *e) {
     return 0;
 }
 
-static int unknown_label(const LabelSet *s, const char *label, Err *e) {
-    char known[160] = "";
+const char *labelset_list(const LabelSet *s, char *buf, size_t cap) {
     size_t used = 0;
-    for (size_t i = 0; i < s->n && used + 1 < sizeof known; i++) {
-        int k = snprintf(known + used, sizeof known - used, "%s%s", i ? " " : "", s->names[i]);
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->n && used + 1 < cap; i++) {
+        int k = snprintf(buf + used, cap - used, "%s%s", i ? " " : "", s->names[i]);
         if (k < 0)
             break;
         used += (size_t)k;
     }
-    if (used >= sizeof known - 1)
-        memcpy(known + sizeof known - 4, "...", 4);
+    if (cap > 4 && used >= cap - 1)
+        memcpy(buf + cap - 4, "...", 4);
+    return buf;
+}
+
+const char *data_unknown_label(const TextData *d, const LabelSet *s, size_t *at) {
+    bool token = d->kind == LABELS_TOKEN;
+    for (size_t i = 0; i < d->n; i++) {
+        size_t la = token ? d->start[i] : i, lb = token ? d->start[i + 1] : i + 1;
+        for (size_t j = la; j < lb; j++)
+            if (strcmp(d->label[j], DATA_NO_LABEL) != 0 && labelset_find(s, d->label[j]) < 0) {
+                if (at)
+                    *at = i;
+                return d->label[j];
+            }
+    }
+    return NULL;
+}
+
+static int unknown_label(const LabelSet *s, const char *label, Err *e) {
+    char known[160];
     return err_set(e, ERR_INPUT, "the label '%s' is not one of the %zu the model was trained "
-                   "on (%s); use data with the training labels", label, s->n, known);
+                   "on (%s); use data with the training labels", label, s->n,
+                   labelset_list(s, known, sizeof known));
 }
 
 /* Puts where example i is ("FILE:LINE" or "example N") in front of the

@@ -1,4 +1,5 @@
-/* Labelled examples: the built-in toy tasks and users' own files.
+/* Labelled examples: the built-in tasks (ours and Delétang et al.'s) and users'
+ * own files.
  *
  * Two kinds of labels: one per sentence (agent, direction, contains) or
  * one per token (reverse, sort, previous). Examples exist first as text (TextData:
@@ -115,6 +116,15 @@ void labelset_free(LabelSet *s);
 /* The id of name, or -1. */
 int labelset_find(const LabelSet *s, const char *name);
 int labelset_add(LabelSet *s, const char *name, int *id, Err *e);
+/* s's names, blank-separated, into buf (cap bytes), cut with "..." when
+ * they do not fit; returns buf. */
+const char *labelset_list(const LabelSet *s, char *buf, size_t cap);
+
+/* The first label of d that s lacks (DATA_NO_LABEL, which scores nothing,
+ * aside), with its example's index in *at (at may be NULL); NULL when s
+ * holds every label of d. A caller that knows where d came from (a task's
+ * split, a file) names the cause before data_encode's plain refusal. */
+const char *data_unknown_label(const TextData *d, const LabelSet *s, size_t *at);
 
 /* Maps text to ids. With grow set (training data) new words join v and new
  * labels join s; without it (evaluation data) unknown words become <unk>

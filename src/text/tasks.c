@@ -140,11 +140,20 @@ int task_options_resolve(TaskOptions *out, const TaskOptions *in, const char *ta
                        *options_list(change, sizeof change, lengths) ? change : "them");
     const size_t n[3] = {out->n_train, out->n_valid, out->n_test};
     size_t longest = task_longest(t, out);
+    static const char *const split[3] = {"training", "validation", "test"};
+    /* evaluate and probe size the split they read by --examples */
+    static const char *const sizes[3][4] = {{"--train-examples", "--max-len", NULL},
+                                            {"--valid-examples", "--examples", "--max-len", NULL},
+                                            {"--test-examples", "--examples", "--max-len", NULL}};
     for (int i = 0; i < 3; i++)
         if (n[i] > TASK_MAX_EXAMPLES || n[i] * longest > TASK_MAX_TOKENS)
-            return err_set(e, ERR_INPUT, "a split of %zu examples of up to %zu tokens is more "
-                           "than a toy task makes (%d examples, %d tokens); ask for fewer",
-                           n[i], longest, TASK_MAX_EXAMPLES, TASK_MAX_TOKENS);
+            return err_set(e, ERR_INPUT, "the %s split of %s, %zu examples of up to %zu tokens "
+                           "each, is more than one split of a task may hold (%d examples, %d "
+                           "tokens counting each example at the longest); ask for fewer or "
+                           "shorter examples%s%s", split[i], task, n[i], longest,
+                           TASK_MAX_EXAMPLES, TASK_MAX_TOKENS,
+                           *options_list(change, sizeof change, sizes[i]) ? ": change " : "",
+                           change);
     return 0;
 }
 
