@@ -439,15 +439,15 @@ $(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 
 # The page in headless Chromium against build/demo_order and
 # build/pe_report (web/webtest.py says how, and why Python's standard
-# library drives it), and section 5, training, against build/train and
-# build/evaluate (web/webtest_train.py);
+# library drives it), and section 5, training, against build/train,
+# build/evaluate and build/encode (web/webtest_train.py);
 # it saves a screenshot of each section in build/web/shots/.
 build/webtest-deps.ok: scripts/deps.sh
 	@mkdir -p $(@D)
 	scripts/deps.sh webtest
 	@touch $@
 
-webtest: web $(BUILD)/demo_order $(BUILD)/pe_report $(BUILD)/train $(BUILD)/evaluate $(BUILD)/train-plain build/webtest-deps.ok ## the page in headless Chromium, against the programs
+webtest: web $(BUILD)/demo_order $(BUILD)/pe_report $(BUILD)/train $(BUILD)/evaluate $(BUILD)/encode $(BUILD)/train-plain build/webtest-deps.ok ## the page in headless Chromium, against the programs
 	$(BLAS_ENV) python3 web/webtest.py --page $(WEB) --demo $(BUILD)/demo_order --bin $(BUILD) \
 		--shots $(WEB)/shots
 

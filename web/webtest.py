@@ -117,10 +117,14 @@ class Chromium:
             self.cond.notify_all()
 
     def send(self, method, params=None, session=True, timeout=60):
+        """session: True for the page's, False for the browser's, or the id of another
+        target's session (window())."""
         self.next_id += 1
         mid = self.next_id
         msg = {"id": mid, "method": method, "params": params or {}}
-        if session and self.session:
+        if isinstance(session, str):
+            msg["sessionId"] = session
+        elif session and self.session:
             msg["sessionId"] = self.session
         self.out.write(json.dumps(msg).encode() + b"\0")
         deadline = time.monotonic() + timeout
@@ -146,9 +150,19 @@ class Chromium:
                   {"width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
         self.send("Page.navigate", {"url": url})
 
-    def js(self, expr, await_promise=False):
+    def window(self, url="about:blank"):
+        """Opens url in a window of its own, beside the page (a tab of the page's window
+        would hide the page, and a hidden page draws no frames): the id of its session,
+        for send and js."""
+        target = self.send("Target.createTarget", {"url": url, "newWindow": True},
+                           session=False)
+        return self.send("Target.attachToTarget", {"targetId": target["targetId"],
+                                                   "flatten": True},
+                         session=False)["sessionId"], target["targetId"]
+
+    def js(self, expr, await_promise=False, session=True):
         r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True,
-                                           "awaitPromise": await_promise})
+                                           "awaitPromise": await_promise}, session=session)
         if "exceptionDetails" in r:
             raise RuntimeError(f"page script failed: {r['exceptionDetails']}")
         return r["result"].get("value")

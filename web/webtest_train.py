@@ -8,8 +8,9 @@ combinations, typed into the form and sent as they come. It trains agent
 with sinusoidal and with none in the page (in its Web Worker), reads the
 accuracies from the results table, and holds them against build/train run
 with the same options on one thread (the command the page prints); it
-times each run and takes the longest gap between two frames of the page
-while it trained. It downloads the trained model and scores it with
+times each run and counts the frames the page drew while it trained against
+a blank page's beside it (and shows, with a main thread held in slices, that
+the count can fail). It downloads the trained model and scores it with
 build/evaluate; it opens a model trained by build/train and compares the
 page's accuracy per length with build/evaluate's, and a truncated copy
 whose message must be the loader's. It saves screenshots of the section.
@@ -23,22 +24,103 @@ import subprocess
 import tempfile
 import time
 
-MAX_FRAME_GAP_MS = 100  # on a quiet machine: no frame longer than this while training
-# On a busy machine every frame is late, whatever the page does, so the bound
-# is also judged against a baseline measured in the same run, under the same
-# load: the longest frame gap while a plain Web Worker spins the CPU for as
-# long as the training took (the page's worker must block the page no more
-# than any computing worker does).
-BASELINE_FACTOR = 2.0
-BASELINE_JS = """new Promise(done => {
-  const ms = %d;
-  const code = 'const t = performance.now(); while (performance.now() - t < ' + ms + ') {} postMessage(1);';
-  const w = new Worker(URL.createObjectURL(new Blob([code], {type: 'text/javascript'})));
-  let last = performance.now(), gap = 0, frames = 0, busy = true;
-  const tick = t => { gap = Math.max(gap, t - last); last = t; frames++; if (busy) requestAnimationFrame(tick); };
+# The page stays responsive while it trains: the trainer computes in a Web
+# Worker, so the page's main thread keeps drawing frames. The check counts
+# them against a blank page drawing frames in a window of its own beside the
+# page, over the same seconds (Beside): the two see the same load at the same
+# moments, the page's own worker among it. The page must draw at least
+# MIN_FRAME_SHARE as many frames a second as the blank page; what makes it
+# draw fewer is its own main thread held by its own work.
+#
+# Why not the longest gap between two frames, the check before (issue 47,
+# item 10): it is one frame, and a busy machine can make any one frame late
+# whatever the page does. Beside two busy loops the page's longest gap was
+# 100.1 ms once, against a bound of 100 ms; the plain worker it was compared
+# with ran after the training, under another moment's load. A share of the
+# frames is a rate over the whole run: a frame or two made late by the load
+# costs a frame or two of hundreds. Measured on 2 cores (run by hand): the
+# page drew 99.9 to 100.4% of the blank page's frames, quiet and beside two
+# busy loops, while the trainer moved from its worker to the page's main
+# thread (run there in its chunks of about 40 ms, the page drawing between
+# them) drew 63 to 68% quiet and 41 to 60% beside two busy loops.
+# control_check shows in every run that a main thread held in such chunks
+# fails the check.
+MIN_FRAME_SHARE = 0.9
+# A main thread that computes in slices of this many ms, with a frame between
+# two (train_worker.js's chunk of about 40 ms, were it run on the main thread).
+# It loses fewer frames than 40 ms slices suggest, a fifth to a third, not
+# three fifths: after a late frame Chromium runs the next one's callback at
+# once, so the frames come in pairs.
+CONTROL_SLICE_MS = 40
+CONTROL_SECONDS = 2.0
+COUNT_START = """(() => {
+  const m = window.posencFrameCount = {frames: 0, gap: 0, t0: performance.now(), on: true};
+  let last = m.t0;
+  const tick = t => {
+    if (!m.on) return;
+    m.gap = Math.max(m.gap, t - last); last = t; m.frames++;
+    requestAnimationFrame(tick);
+  };
   requestAnimationFrame(tick);
-  w.onmessage = () => { busy = false; w.terminate(); done({gap, frames}); };
-})"""
+  return true; })()"""
+COUNT_STOP = """(() => { const m = window.posencFrameCount; m.on = false;
+  return {frames: m.frames, gap: m.gap, seconds: (performance.now() - m.t0) / 1000}; })()"""
+# the main thread held in slices, with a frame between two, for a while
+HOLD_JS = """new Promise(done => {
+  const t0 = performance.now();
+  const slice = () => {
+    const s = performance.now();
+    while (performance.now() - s < %d) {}
+    if (performance.now() - t0 < %d) setTimeout(slice, 0); else done(true);
+  };
+  setTimeout(slice, 0); })"""
+
+
+class Beside:
+    """A blank page in a window of its own beside the page: counts its frames between
+    start and stop."""
+
+    def __init__(self, b):
+        self.b = b
+        self.session, self.target = b.window()
+
+    def start(self, session=None):
+        self.b.js(COUNT_START, session=session or self.session)
+
+    def stop(self, session=None):
+        """{'frames', 'gap' (the longest, ms), 'seconds', 'rate' (frames a second)}"""
+        r = self.b.js(COUNT_STOP, session=session or self.session)
+        r["rate"] = r["frames"] / max(r["seconds"], 1e-9)
+        return r
+
+    def close(self):
+        try:
+            self.b.send("Target.closeTarget", {"targetId": self.target}, session=False)
+        except (RuntimeError, OSError):
+            pass  # the browser is gone: what failed is said already
+
+
+def frame_share(page_rate, beside_rate):
+    return page_rate / beside_rate if beside_rate > 0 else 0.0
+
+
+def control_check(ck, b, beside):
+    """The check can fail: the blank page, its main thread held in slices of
+    CONTROL_SLICE_MS, counted against the page (idle now) beside it."""
+    beside.start()
+    beside.start(session=True)
+    b.js(HOLD_JS % (CONTROL_SLICE_MS, 1000 * CONTROL_SECONDS), await_promise=True,
+         session=beside.session)
+    held, idle = beside.stop(), beside.stop(session=True)
+    share = frame_share(held["rate"], idle["rate"])
+    ck.check(share < MIN_FRAME_SHARE, f"the responsiveness check fails a page whose main "
+             f"thread computes in {CONTROL_SLICE_MS} ms slices (as the trainer's chunks would "
+             f"there): it drew {held['rate']:.1f} frames a second, {100 * share:.0f}% of the "
+             f"{idle['rate']:.1f} of the page, idle now, beside it, under "
+             f"{100 * MIN_FRAME_SHARE:.0f}%; longest gaps {held['gap']:.1f} ms and "
+             f"{idle['gap']:.1f} ms")
+
+
 # build/train's progress line from the step to the evaluation's mark, without the speed
 PROGRESS = re.compile(r"step +\d+/\d+  loss \S+  acc +\S+%  valid loss \S+  acc +\S+%( \*)?")
 
@@ -83,24 +165,24 @@ def train_in_page(b, p, scheme, steps, task="agent", timeout=600):
     rows = b.js("[...document.querySelectorAll('#t-results tbody tr')].map(t => ({...t.dataset}))")
     st = b.js("({gap: window.posencTrain.state.frameGapMs, frames: window.posencTrain.state.frames,"
               " wall: window.posencTrain.state.wallSeconds})")
+    st["rate"] = st["frames"] / max(st["wall"], 1e-9)
     return rows, st
-
-
-def baseline_gap(b, seconds):
-    """The longest frame gap while a plain worker computes for `seconds`."""
-    return b.js(BASELINE_JS % int(1000 * min(max(seconds, 1.0), 30.0)), await_promise=True)
 
 
 def run(ck, b, p, a, env):
     wait(b, "document.body.dataset.trainReady === '1'", 30, "the trainer's worker")
     tmp = tempfile.mkdtemp(prefix="posenc-webtest-train-")
+    beside = None
     try:
-        _run(ck, b, p, a, env, tmp)
+        beside = Beside(b)
+        _run(ck, b, p, a, env, tmp, beside)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if beside:
+            beside.close()
 
 
-def _run(ck, b, p, a, env, tmp):
+def _run(ck, b, p, a, env, tmp, beside):
     one = {**env, "OMP_NUM_THREADS": "1"}
     tasks = b.js("[...document.querySelectorAll('#t-task option')].map(o => o.value)")
     schemes = b.js("[...document.querySelectorAll('#t-pe option')].map(o => o.value)")
@@ -112,13 +194,17 @@ def _run(ck, b, p, a, env, tmp):
     steps = int(p.value("#t-steps"))
     results = {}
     for task, scheme in (("agent", "sinusoidal"), ("agent", "none"), ("reverse", "sinusoidal")):
+        beside.start()
         rows, st = train_in_page(b, p, scheme, steps, task)
+        blank = beside.stop()
         row = rows[-1]
         valid, test, secs = float(row["valid"]), float(row["test"]), float(row["seconds"])
         results[scheme] = (valid, test)
         print(f"# {task}, {scheme}, {steps} steps in the browser: {secs:.2f} s of training, "
-              f"{float(row['tokensPerSecond']):.0f} tokens/s ({st['wall']:.2f} s on the clock), valid {valid:.4f}, test {test:.4f}; longest "
-              f"frame gap {st['gap']:.1f} ms over {st['frames']} frames")
+              f"{float(row['tokensPerSecond']):.0f} tokens/s ({st['wall']:.2f} s on the clock), valid {valid:.4f}, test {test:.4f}; "
+              f"{st['frames']} frames, the longest gap {st['gap']:.1f} ms; the blank page beside "
+              f"it {blank['frames']} frames in {blank['seconds']:.2f} s, the longest gap "
+              f"{blank['gap']:.1f} ms")
         if task != "agent":
             pass  # not at a ceiling: how far the page's rounding takes it from build/train
         elif scheme == "sinusoidal":
@@ -132,12 +218,11 @@ def _run(ck, b, p, a, env, tmp):
         else:
             ck.check(0.40 <= valid <= 0.60, f"agent with none stays at chance in the page: valid "
                      f"{valid:.4f} in [0.40, 0.60]")
-        base = baseline_gap(b, st["wall"])
-        bound = max(MAX_FRAME_GAP_MS, BASELINE_FACTOR * base["gap"])
-        ck.check(st["gap"] < bound, f"the page stays responsive while {scheme} trains: longest "
-                 f"frame gap {st['gap']:.1f} ms < {bound:.1f} ms (the larger of "
-                 f"{MAX_FRAME_GAP_MS} ms and {BASELINE_FACTOR:g} x {base['gap']:.1f} ms, the "
-                 f"longest while a plain worker computed as long)")
+        share = frame_share(st["rate"], blank["rate"])
+        ck.check(share >= MIN_FRAME_SHARE, f"the page stays responsive while {scheme} trains "
+                 f"{task}: it drew {st['rate']:.1f} frames a second, {100 * share:.1f}% of the "
+                 f"{blank['rate']:.1f} of a blank page beside it (at least "
+                 f"{100 * MIN_FRAME_SHARE:.0f}%)")
         cmd = p.text("#t-command").replace("build/train", a.bin + "/train", 1)
         plain = native_train(cmd.replace("/train ", "/train-plain ", 1), one)
         # build/train prints 4 decimals
@@ -162,6 +247,8 @@ def _run(ck, b, p, a, env, tmp):
         if task == "agent":  # at the ceiling or at chance, rounding cannot move it
             ck.check(d <= 0.01, f"{task} with {scheme}: the page's accuracies are build/train's "
                      f"on one thread within 0.01 (differ by {d:.4f})")
+
+    control_check(ck, b, beside)
 
     # 2. The model shown is the kept one, and the download loads in build/evaluate.
     p.select("#t-pe", "sinusoidal")
