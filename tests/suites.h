@@ -58,6 +58,9 @@ TCase *tcase_guard_grid(void);
 TCase *tcase_guard_train(void);
 TCase *tcase_guard_messages(void);
 TCase *tcase_guard_formats(void);
+/* Round five (issue 47), also in suite_guards: xPos at long and random
+ * positions, and what an overflow's message names (test_guard_xpos.c). */
+TCase *tcase_guard_xpos(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);

@@ -9,5 +9,6 @@ Suite *suite_guards(void) {
     suite_add_tcase(s, tcase_guard_train());
     suite_add_tcase(s, tcase_guard_messages());
     suite_add_tcase(s, tcase_guard_formats());
+    suite_add_tcase(s, tcase_guard_xpos());
     return s;
 }
