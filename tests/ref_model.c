@@ -68,8 +68,8 @@ static void ref_attention(double *out, double *qkv, const Model *m, const double
         for (size_t r = 0; r < B * T; r++)
             for (size_t h = 0; h < NH; h++)
                 for (size_t part = 0; part < 2; part++)
-                    s->ref_rotate(pc, qkv + r * 3 * C + part * C + h * HS, HS, pos[r],
-                                  part ? PE_KEY : PE_QUERY);
+                    s->ref_rotate(pc, qkv + r * 3 * C + part * C + h * HS, HS,
+                                  pos + r / T * T, T, r % T, part ? PE_KEY : PE_QUERY);
     for (size_t b = 0; b < B; b++)
         for (size_t h = 0; h < NH; h++)
             for (size_t i = 0; i < T; i++) {

@@ -64,6 +64,9 @@ TCase *tcase_guard_cells(void);
 /* Edge cases round five (issue 47), items 8 and 9: the command lines of
  * the programs, floor and the docs' scripts (test_guard_usage.c). */
 TCase *tcase_guard_usage(void);
+/* Round five (issue 47), also in suite_guards: xPos at long and random
+ * positions, and what an overflow's message names (test_guard_xpos.c). */
+TCase *tcase_guard_xpos(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);

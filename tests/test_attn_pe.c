@@ -16,18 +16,28 @@
 #include "../src/pe/pe_alibi.h"
 #include "../src/pe/pe_t5.h"
 
-/* q (or k, which) of one head, HS channels, at position p, through the
- * scheme's own prepare and rotate. */
+/* Row t (HS channels) of a head of a sentence at positions pos[0..T),
+ * every row x0, turned as q (or k, which) through the scheme's own
+ * prepare and rotate. */
+static void turn_at(float *x, const float *x0, size_t HS, const size_t *pos, size_t T, size_t t,
+                    const PeConfig *pc, PeOperand which) {
+    const PeScheme *s = pe_find(pc->name);
+    float *R = malloc(s->scratch(pc, T, HS) * sizeof *R), *X = calloc(T * HS, sizeof *X);
+    ck_assert(R && X);
+    s->prepare(R, pc, pos, T, HS);
+    for (size_t i = 0; i < T * HS; i++)
+        X[i] = x0[i % HS];
+    PeHead hd = {.pc = pc, .scratch = R, .pos = pos, .T = T, .HS = HS, .NH = 1, .ld = HS};
+    s->rotate(&hd, X, which, false);
+    memcpy(x, X + t * HS, HS * sizeof *x);
+    free(R);
+    free(X);
+}
+
+/* q (or k) at position p, a sentence of one token. */
 static void rope_at(float *x, const float *x0, size_t HS, size_t p, const PeConfig *pc,
                     PeOperand which) {
-    const PeScheme *s = pe_find(pc->name);
-    float *R = malloc(s->scratch(pc, 1, HS) * sizeof *R);
-    ck_assert_ptr_nonnull(R);
-    s->prepare(R, pc, &p, 1, HS);
-    memcpy(x, x0, HS * sizeof *x);
-    PeHead hd = {.pc = pc, .scratch = R, .pos = &p, .T = 1, .HS = HS, .NH = 1, .ld = HS};
-    s->rotate(&hd, x, which, false);
-    free(R);
+    turn_at(x, x0, HS, &p, 1, 0, pc, which);
 }
 
 static double dotf(const float *a, const float *b, size_t n) {
@@ -430,33 +440,48 @@ START_TEST(attention_properties_on_the_logits) {
 }
 END_TEST
 
-/* xPos by hand: at position 3 pair 0 of a query turns by 3 radians and is
- * scaled by zeta_0^(3/512), zeta_0 = 0.4/1.4; pair 1 by 0.03 and
- * zeta_1^(3/512), zeta_1 = 0.9/1.4; a key by the inverse scales. Then the
- * score of query m and key m + off is zeta_0^(-off/512) cos(off) for unit
- * vectors on pair 0, whatever m: a factor of the offset alone. */
+/* xPos by hand, centred as torchscale's XPOS centres it: in a sentence at
+ * positions 0..4 the scale counts from c = ceil(5/2) = 3 (its min_pos =
+ * -5 // 2 = -3), at 0..3 from 2, and the angles from 0. At the centre
+ * pair 0 turns by the position in radians, unscaled; at position 0 it
+ * does not turn and is scaled by zeta_0^(-3/512) as a query, zeta_0^(3/512)
+ * as a key, zeta_0 = 0.4/1.4; pair 1 at position 1 turns by 0.01 and is
+ * scaled by zeta_1^(-+2/512), zeta_1 = 0.9/1.4. Then the score of query m
+ * and key m + off, the two one sentence, is zeta_0^(-off/512) cos(off)
+ * for unit vectors on pair 0, whatever m: a factor of the offset alone,
+ * out to m = 10^5, where a scale counted from 0 (3.5^(10^5/512) for the
+ * key) is past any float. */
 START_TEST(xpos_scales_the_query_and_the_key_apart) {
     PeConfig pc;
     pe_config_default(&pc, "xpos");
     const float e0[4] = {1, 0, 0, 0}, e2[4] = {0, 0, 1, 0};
+    const size_t five[5] = {0, 1, 2, 3, 4};
     double z0 = 0.4 / 1.4, z1 = 0.9 / 1.4;
     float x[4];
     for (int which = 0; which < 2; which++) {
+        PeOperand op = which ? PE_KEY : PE_QUERY;
         double sign = which ? -1.0 : 1.0;
-        rope_at(x, e0, 4, 3, &pc, which ? PE_KEY : PE_QUERY);
-        double s0 = pow(z0, sign * 3.0 / 512.0), s1 = pow(z1, sign * 3.0 / 512.0);
-        ck_assert_float_eq_tol(x[0], cos(3.0) * s0, 1e-6);
-        ck_assert_float_eq_tol(x[1], sin(3.0) * s0, 1e-6);
-        ck_assert_float_eq(x[2], 0.0f);
-        rope_at(x, e2, 4, 3, &pc, which ? PE_KEY : PE_QUERY);
-        ck_assert_float_eq_tol(x[2], cos(0.03) * s1, 1e-6);
-        ck_assert_float_eq_tol(x[3], sin(0.03) * s1, 1e-6);
+        for (size_t T = 4; T <= 5; T++) {
+            size_t c = (T + 1) / 2;
+            turn_at(x, e0, 4, five, T, c, &pc, op);
+            ck_assert_msg(fabs(x[0] - cos((double)c)) <= 1e-6 && fabs(x[1] - sin((double)c)) <=
+                          1e-6, "T %zu, the centre %zu: (%.7f, %.7f) is not the turn alone", T,
+                          c, (double)x[0], (double)x[1]);
+        }
+        turn_at(x, e0, 4, five, 5, 0, &pc, op);
+        ck_assert_float_eq_tol(x[0], pow(z0, sign * -3.0 / 512.0), 1e-6);
+        ck_assert_float_eq(x[1], 0.0f);
+        turn_at(x, e2, 4, five, 5, 1, &pc, op);
+        double s1 = pow(z1, sign * -2.0 / 512.0);
+        ck_assert_float_eq_tol(x[2], cos(0.01) * s1, 1e-6);
+        ck_assert_float_eq_tol(x[3], sin(0.01) * s1, 1e-6);
     }
     float q[4], k[4];
     for (size_t off = 0; off <= 300; off += 60)
-        for (size_t m = 0; m <= 400; m += 80) {
-            rope_at(q, e0, 4, m, &pc, PE_QUERY);
-            rope_at(k, e0, 4, m + off, &pc, PE_KEY);
+        for (size_t m = 0; m <= 100000; m += 20000) {
+            size_t two[2] = {m, m + off};
+            turn_at(q, e0, 4, two, 2, 0, &pc, PE_QUERY);
+            turn_at(k, e0, 4, two, 2, 1, &pc, PE_KEY);
             double want = pow(z0, -(double)off / 512.0) * cos((double)off);
             ck_assert_msg(fabs(dotf(q, k, 4) - want) <= 2e-5, "query %zu, key %zu: %.7f, want "
                           "%.7f", m, m + off, dotf(q, k, 4), want);

@@ -11,5 +11,6 @@ Suite *suite_guards(void) {
     suite_add_tcase(s, tcase_guard_formats());
     suite_add_tcase(s, tcase_guard_cells());
     suite_add_tcase(s, tcase_guard_usage());
+    suite_add_tcase(s, tcase_guard_xpos());
     return s;
 }

@@ -7,6 +7,7 @@
 
 #include "../core/options.h"
 #include "attention.h"
+#include "overflow.h"
 
 /* Adds or concatenates the position code into x0 for sentences b0..b0+B-1
  * of the batch, the micro-batch x0 holds; padded positions get none.
@@ -278,6 +279,11 @@ static int batch_begin(const Model *m, Acts *a, const int *ids, const size_t *le
                        "has %zu: draw them for the batch (encoder_draw_layers)", a->drawn_T, T);
     a->layers_in_use = a->layers_drawn;
     a->layers_drawn = false;
+    /* a factor of the positions past float's range would make every pass
+     * NaN, whatever the weights: refused before the pass */
+    int over = overflow_check_positions(m, a, lens, B, T, e);
+    if (over)
+        return over;
     AttnHook hk;
     if (!attn_hook(&hk, m, a, NULL, 0, T, 0))
         return 0;
@@ -305,7 +311,8 @@ static int batch_begin(const Model *m, Acts *a, const int *ids, const size_t *le
 /* Finite weights can still overflow float (every weight 3e38): the
  * outputs are then NaN or infinite, and what reads them (an accuracy, a
  * cosine, a probe) would report a number that means nothing. Every
- * program's forward pass ends here, so one check covers them all. */
+ * program's forward pass ends here, so one check covers them all, and
+ * its message names the cause it finds (overflow.h). */
 static int check_finite(const Model *m, const Acts *a, const size_t *lens, size_t B, size_t T,
                         Err *e) {
     size_t C = m->cfg.d_model, K = m->cfg.n_classes;
@@ -322,12 +329,11 @@ static int check_finite(const Model *m, const Acts *a, const size_t *lens, size_
                 ok &= isfinite(a->logits[b * K + k]) != 0;
         if (ok)
             continue;
-        float big = 0.0f;
-        for (size_t i = 0; i < m->n_params; i++)
-            big = fabsf(m->mem[i]) > big ? fabsf(m->mem[i]) : big;
+        char why[400];
+        OverflowCause cause = overflow_cause(why, sizeof why, m, a, lens, b, 1, T);
         return err_set(e, ERR_INPUT, "the model's output for sentence %zu is not a finite number "
-                       "(NaN or infinity): its weights (the largest %g in magnitude) overflow "
-                       "float arithmetic; the model cannot be used", b + 1, (double)big);
+                       "(NaN or infinity): %s%s", b + 1, why, cause == OVERFLOW_SCHEME ? ""
+                       : "; the model cannot be used");
     }
     return 0;
 }

@@ -1,11 +1,13 @@
 #include "train.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/options.h"
 #include "../core/rng.h"
+#include "overflow.h"
 #include "par.h"
 
 /* What to do about a diverged run, to a program whose runs take a learning
@@ -167,6 +169,28 @@ static double grad_norm2(const Trainer *t, double *part) {
     return norm2;
 }
 
+/* A step whose loss or gradient is not finite (what says which, and the
+ * step): the cause found (overflow.h), not guessed. The learning rate is
+ * named only where it could have acted: after an update, with every
+ * weight finite and no factor of the positions to blame. Before the
+ * first update the weights the run starts from are at fault; a factor of
+ * the positions is the options' (ERR_INPUT, as a bad option). */
+static int diverged(const Trainer *t, const Model *m, const Acts *a, const size_t *lens,
+                    size_t B, size_t T, const char *what, Err *e) {
+    char why[400];
+    OverflowCause cause = overflow_cause(why, sizeof why, m, a, lens, 0, B, T);
+    if (cause == OVERFLOW_SCHEME)
+        return err_set(e, ERR_INPUT, "%s: %s", what, why);
+    if (t->step == 0)
+        return err_set(e, ERR_INPUT, "%s, before any update, so in the weights the run starts "
+                       "from: %s; start from other weights", what, why);
+    if (cause == OVERFLOW_WEIGHT)
+        return err_set(e, ERR_RUNTIME, "%s: %s after %zu updates: training diverged%s", what,
+                       why, t->step, DIVERGED_ADVICE);
+    return err_set(e, ERR_RUNTIME, "%s: %s, every weight finite and no factor of the positions "
+                   "to blame: training diverged%s", what, why, DIVERGED_ADVICE);
+}
+
 int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens,
                const size_t *pos, const int *labels, size_t B, size_t T, StepStats *st, Err *e) {
     int rc;
@@ -194,13 +218,16 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
     a->drop = (Dropout){0};
     if (rc)
         return rc;
-    if (!isfinite(st->loss))
-        return err_set(e, ERR_RUNTIME, "the loss is %g at step %zu: training diverged%s",
-                       (double)st->loss, next, DIVERGED_ADVICE);
+    char what[64];
+    if (!isfinite(st->loss)) {
+        snprintf(what, sizeof what, "the loss is %g at step %zu", (double)st->loss, next);
+        return diverged(t, m, a, lens, B, T, what, e);
+    }
     st->grad_norm = (float)sqrt(grad_norm2(t, t->part));
-    if (!isfinite(st->grad_norm))
-        return err_set(e, ERR_RUNTIME, "the gradient is not finite at step %zu: training "
-                       "diverged%s", next, DIVERGED_ADVICE);
+    if (!isfinite(st->grad_norm)) {
+        snprintf(what, sizeof what, "the gradient is not finite at step %zu", next);
+        return diverged(t, m, a, lens, B, T, what, e);
+    }
     float scale = 1.0f;
     if (t->opt.clip > 0.0f && st->grad_norm > t->opt.clip)
         scale = t->opt.clip / st->grad_norm;

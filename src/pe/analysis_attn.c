@@ -9,6 +9,7 @@
  * Shaw's q0 . aK(q - p) / sqrt(HS) with its vectors drawn so too.
  * The scheme's own functions compute it, the ones the model calls. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,14 @@ static int border(double *max_abs, double *excursion, const Probe *pr, size_t N4
 
 int attention_properties(PeProps *o, const PePlan *plan, const PeConfig *pc, uint64_t seed,
                          size_t N, size_t far, Err *e) {
+    /* the widest positions measured are border's 0..4N-1: a factor of
+     * the positions past float's range there would fill the table with
+     * inf and n/a, so it is refused, named, first */
+    char where[96];
+    snprintf(where, sizeof where, "the positions 0..%zu measured (4 times %zu)", 4 * N - 1, N);
+    int over = pe_check_span(plan, pc, 0, 4 * N - 1, where, e);
+    if (over)
+        return over;
     Probe pr = {0}, ps = {0};
     double *S = xmalloc(N * N * sizeof *S, "the logits", e);
     double *S2 = xmalloc(N * N * sizeof *S2, "the logits", e);

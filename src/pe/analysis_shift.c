@@ -23,18 +23,23 @@ static int place(float *X, const PePlan *plan, const PeConfig *pc, const float *
     memcpy(X, q0, HS * sizeof *X);
     memcpy(X + HS, k0, HS * sizeof *X);
     size_t n = (pos[0] > pos[1] ? pos[0] : pos[1]) + 1; /* the sentence they sit in */
-    float *buf = xmalloc((s->rotate ? s->scratch(pc, 1, HS) : 2 * w) * sizeof *buf, "the code", e);
+    size_t n_buf = s->rotate ? s->scratch(pc, 2, HS) + 2 * HS : 2 * w;
+    float *buf = xmalloc(n_buf * sizeof *buf, "the code", e);
     if (!buf)
         return ERR_RUNTIME;
     if (s->rotate) {
-        /* each a sentence of one token at its position, turned as what it
-         * is: the query, then the key */
-        for (size_t r = 0; r < 2; r++) {
-            s->prepare(buf, pc, pos + r, 1, HS);
-            PeHead hd = {.pc = pc, .scratch = buf, .pos = pos + r, .T = 1, .HS = HS, .NH = 1,
-                         .ld = HS};
-            s->rotate(&hd, X + r * HS, r ? PE_KEY : PE_QUERY, false);
-        }
+        /* the two a sentence at pos[0..2), prepared as the model prepares
+         * one (xpos counts its scale from the sentence's centre: one token
+         * alone would be its own centre, and the scale would vanish); the
+         * rows turned as queries, and a copy as keys: the query is the
+         * first row of one, the key the second of the other */
+        float *keys = buf + n_buf - 2 * HS;
+        memcpy(keys, X, 2 * HS * sizeof *keys);
+        s->prepare(buf, pc, pos, 2, HS);
+        PeHead hd = {.pc = pc, .scratch = buf, .pos = pos, .T = 2, .HS = HS, .NH = 1, .ld = HS};
+        s->rotate(&hd, X, PE_QUERY, false);
+        s->rotate(&hd, keys, PE_KEY, false);
+        memcpy(X + HS, keys + HS, HS * sizeof *X);
     } else {
         pe_fill_at(buf, plan, pc, NULL, pos, 2, n);
         pe_combine(X, buf, 2, w, HS, plan->combine);

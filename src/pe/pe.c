@@ -403,6 +403,59 @@ size_t pe_scratch(const PePlan *plan, const PeConfig *pc, size_t T) {
     return s->scratch ? s->scratch(pc, T, plan->head_size) : 0;
 }
 
+/* The factor of positions lo..hi, true; false (g untouched) for a scheme
+ * whose scores take none. */
+static bool gain_of(PeGain *g, const PePlan *plan, const PeConfig *pc, size_t lo, size_t hi) {
+    const PeScheme *s = plan->scheme;
+    if (!s->score_gain)
+        return false;
+    *g = (PeGain){0};
+    s->score_gain(g, pc, plan->head_size, hi - lo, PE_GAIN_SHARE);
+    return true;
+}
+
+/* "raise --xpos-scale-base to 3 or more, ...": what brings the factor
+ * back within half of float's range, the share the advice keeps. */
+static void gain_advice(char *buf, size_t cap, const PeGain *g) {
+    snprintf(buf, cap, "raise %s to %g or more, or keep a sentence's positions within %zu of "
+             "each other (either keeps the factor within 10^%.1f, half of float's range, the "
+             "other half q.k's)", g->option ? g->option->flag : "its option", g->option_min,
+             g->span_max, PE_GAIN_SHARE);
+}
+
+/* where: the scheme's factor over positions lo..hi, how far it goes past
+ * float's range or half of it (past), and what to change. */
+static void gain_words(char *buf, size_t cap, const PePlan *plan, const PeGain *g,
+                       const char *where, const char *past) {
+    int n = snprintf(buf, cap, "%s: %s's %s = 10^%.1f multiplies the score of the two tokens "
+                     "farthest apart, %s; ", where, plan->scheme->name, g->formula, g->log10,
+                     past);
+    if (n > 0 && (size_t)n < cap)
+        gain_advice(buf + n, cap - (size_t)n, g);
+}
+
+int pe_check_span(const PePlan *plan, const PeConfig *pc, size_t lo, size_t hi, const char *where,
+                  Err *e) {
+    PeGain g;
+    if (!gain_of(&g, plan, pc, lo, hi) || g.log10 <= PE_FLOAT_LOG10)
+        return 0;
+    char msg[sizeof e->msg];
+    gain_words(msg, sizeof msg, plan, &g, where, "past float32's largest number (10^38.5): "
+               "attention would overflow to NaN whatever the weights");
+    return err_set(e, ERR_INPUT, "%s", msg);
+}
+
+void pe_gain_cause(char *buf, size_t cap, const PePlan *plan, const PeConfig *pc, size_t lo,
+                   size_t hi, const char *where) {
+    PeGain g;
+    buf[0] = '\0';
+    if (!gain_of(&g, plan, pc, lo, hi) || g.log10 <= PE_GAIN_SHARE)
+        return;
+    gain_words(buf, cap, plan, &g, where, g.log10 > PE_FLOAT_LOG10
+               ? "past float32's largest number (10^38.5)"
+               : "more than half of float32's range (10^38.5), and q.k took it past");
+}
+
 size_t pe_positions_scratch(const PeConfig *pc, size_t T, size_t HS) {
     (void)pc, (void)HS;
     return T;

@@ -140,6 +140,21 @@ typedef struct {
     size_t h, NH, HS;
 } PeRefPair;
 
+/* What a scheme's factor of the positions comes to over a sentence
+ * (PeScheme.score_gain): a factor that multiplies the scores q.k and
+ * grows with how far apart two tokens are (xpos's scale). */
+typedef struct {
+    double log10;           /* the largest factor a score takes, as a power of ten (a factor
+                             * past any float is still a number) */
+    char formula[96];       /* what it is, after the scheme's name, e.g. "scale
+                             * zeta_0^(-89/B) = 3.5^(89/1)" */
+    const PeOption *option; /* the option that sets it, e.g. --xpos-scale-base */
+    double option_min;      /* the least value of option that keeps the factor within the
+                             * share asked */
+    size_t span_max;        /* the widest span whose factor stays within the share at pc's
+                             * value of option */
+} PeGain;
+
 typedef struct PeScheme {
     const char *name;
     const char *about;       /* one line, for --help and the demo */
@@ -256,8 +271,20 @@ typedef struct PeScheme {
      * pass (KERPLE's r > 0); NULL when any value goes. */
     void (*constrain)(const PeConfig *pc, float *params, size_t n);
 
+    /* A scheme whose scores take a factor of the positions that grows with
+     * their distance (xpos's scale): what that factor comes to, at most, in
+     * a sentence whose positions span `span` (the largest minus the
+     * smallest, as prepare gets them) for heads of HS channels, and what
+     * keeps it within 10^share (pe_check_span, pe_gain_cause); NULL when the
+     * scores take no such factor. */
+    void (*score_gain)(PeGain *g, const PeConfig *pc, size_t HS, size_t span, double share);
+
     /* -- the same in double, for the reference model of the tests -- */
-    void (*ref_rotate)(const PeConfig *pc, double *x, size_t HS, size_t p, PeOperand which);
+    /* Row t of a sentence at positions pos[0..T) (the positions prepare
+     * gets, so that a scheme that reads more than the row's own position,
+     * xpos's centre, reads the same here), turned in place as which says. */
+    void (*ref_rotate)(const PeConfig *pc, double *x, size_t HS, const size_t *pos, size_t T,
+                       size_t t, PeOperand which);
     /* What the scheme adds to the score of query pi and key pj (after
      * q.k / sqrt(HS)), and to value j as query i reads it (HS values). */
     double (*ref_score)(const PeRefPair *r);
@@ -355,6 +382,28 @@ void pe_fill(float *P, const PePlan *plan, const PeConfig *pc, const float *para
  * (each below plan->max_positions). */
 void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *params,
                 const size_t *pos, size_t T, size_t n);
+
+/* A scheme's factor of the positions (PeScheme.score_gain) against
+ * float32, whose largest number is 3.4e38 = 10^PE_FLOAT_LOG10. A score is
+ * that factor times q.k: a factor past float's range overflows the
+ * scores of the two tokens farthest apart whatever the weights, and one
+ * past half of it (10^PE_GAIN_SHARE) is the larger part of any overflow
+ * (q.k would need the other half). The advice keeps it within that half. */
+#define PE_FLOAT_LOG10 38.5318394 /* log10(FLT_MAX) */
+#define PE_GAIN_SHARE (PE_FLOAT_LOG10 / 2)
+/* ERR_INPUT, before any harm, when the factor of positions lo..hi (lo <=
+ * hi) is past float's range: the message names the factor, where the
+ * positions are (where, e.g. "sentence 1 (90 tokens) at positions
+ * 0..89"), and what to change (the scheme's option, or a narrower span).
+ * 0 for the schemes without score_gain. */
+int pe_check_span(const PePlan *plan, const PeConfig *pc, size_t lo, size_t hi, const char *where,
+                  Err *e);
+/* The same words for a pass that overflowed with the factor of lo..hi
+ * past half of float's range (above 10^PE_GAIN_SHARE): the factor's
+ * doing, more than q.k's. Into buf (cap bytes), a clause that
+ * ends with what to change; "" when the factor stays within that half. */
+void pe_gain_cause(char *buf, size_t cap, const PePlan *plan, const PeConfig *pc, size_t lo,
+                   size_t hi, const char *where);
 
 /* Floats of an attention scheme's scratch for one sentence of T tokens
  * (0 for the other schemes). */

@@ -233,9 +233,10 @@ void rope_turn_pair_ref(double *x, size_t HS, bool split, size_t i, double angle
 
 /* The same rotation of one row in double, for the reference model:
  * pairs turned by p theta_i and multiplied by the scaling's gain. */
-static void rope_ref_rotate(const PeConfig *pc, double *x, size_t HS, size_t p,
-                            PeOperand which) {
-    (void)which;
+static void rope_ref_rotate(const PeConfig *pc, double *x, size_t HS, const size_t *pos,
+                            size_t T, size_t t, PeOperand which) {
+    (void)which, (void)T;
+    size_t p = pos[t];
     bool split = pe_layout(pc) == LAYOUT_SPLIT;
     double gain = rope_gain(pc);
     for (size_t i = 0; i < HS / 2; i++)

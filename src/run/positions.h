@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/err.h"
 #include "../core/rng.h"
+#include "../pe/pe.h"
 
 /* What --random-positions draws (train --random-draw): the input's sorted
  * positions once a batch, for every scheme; or what Ruoss et al.'s code
@@ -20,5 +22,14 @@ typedef enum { RANDOM_DRAW_POSITIONS = 0, RANDOM_DRAW_RUOSS = 1 } RandomDraw;
  * sentence's draw is every sentence's. */
 void session_draw_batch_positions(size_t *pos, Rng *rng, const size_t *lens, size_t B, size_t T,
                                   size_t N, bool shared);
+
+/* The widest positions a run gives a sentence: 0..N-1 drawn in training
+ * (--random-positions N; 0 for none), or 0..n-1 for the longest sentence
+ * of the training, validation and test splits (longest[3], in tokens;
+ * evaluation counts from 0). ERR_INPUT before the first step when the
+ * scheme's factor of the positions is past float's range there
+ * (pe_check_span): every step would be NaN. */
+int positions_check_run(const PePlan *plan, const PeConfig *pc, size_t N, const size_t longest[3],
+                        Err *e);
 
 #endif

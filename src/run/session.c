@@ -255,6 +255,11 @@ static int check_run(Session *s, const Config *c, const char *resumed, Err *e) {
                      s->meta.random_positions ? s->meta.random_positions
                      : plan.max_positions, s->meta.random_positions ? "--random-positions" :
                      "its learned table");
+    /* after the advice above, which is about a table's rows: a factor of
+     * the positions says what to change itself */
+    size_t longest[3] = {s->train.max_len, s->valid.max_len, s->test.max_len};
+    if (!rc)
+        rc = positions_check_run(&plan, &c->pe, s->meta.random_positions, longest, e);
     return rc ? rc : check_memory(s, c, e);
 }
 

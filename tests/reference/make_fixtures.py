@@ -118,15 +118,18 @@ def rope(x, split):
 
 def xpos(x, which):
     # x (B,H,T,HS): rope's turn (interleaved pairs), each pair's cos and sin
-    # multiplied by zeta_i^(t/512) for the query and zeta_i^(-t/512) for the
-    # key, zeta_i = (2i + 0.4 HS) / (1.4 HS): torchscale's XPOS (Sun et al.
-    # 2022; scale_base 512) with the positions 0..T-1 (torchscale centres
-    # them, which changes no score: they hold the offset alone)
+    # multiplied by zeta_i^(n/512) for the query and zeta_i^(-n/512) for the
+    # key, zeta_i = (2i + 0.4 HS) / (1.4 HS), as torchscale's XPOS (Sun et
+    # al. 2022; scale_base 512): n counts from the centre, min_pos =
+    # -(length + offset) // 2 with offset 0 (-4 for T = 7), to min_pos + T -
+    # 1, while the angles count from 0 (its fixed_pos_embedding)
     T, HS = x.shape[2], x.shape[3]
+    min_pos = -T // 2
+    n = torch.arange(min_pos, min_pos + T, dtype=torch.float64).unsqueeze(1)
     t = torch.arange(T, dtype=torch.float64).unsqueeze(1)
     theta = 10000.0 ** (-torch.arange(0, HS, 2, dtype=torch.float64) / HS)
     zeta = (torch.arange(0, HS, 2, dtype=torch.float64) + 0.4 * HS) / (1.4 * HS)
-    scale = zeta ** ((1 if which == "q" else -1) * t / 512.0)
+    scale = zeta ** ((1 if which == "q" else -1) * n / 512.0)
     cos, sin = (scale * torch.cos(t * theta)).float(), (scale * torch.sin(t * theta)).float()
     a, b = x[..., 0::2], x[..., 1::2]
     return torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
