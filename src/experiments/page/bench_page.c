@@ -13,6 +13,7 @@
 #include "../../core/fileio.h"
 #include "../../text/tasks.h"
 #include "bench.h"
+#include "prose.h"
 #include "stats.h"
 #include "tables.h"
 
@@ -294,31 +295,16 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     const ExpSettings *s = &r->set;
     Band in = exp_bench_trained(r), out = exp_bench_tested(r);
     Buf b = {0};
-    buf_printf(&b, "# The benchmark: Delétang et al.'s tasks on Ruoss et al.'s protocol\n\n");
+    exp_page_head(&b, s, "bench.title", "benchmark");
     char make[EXP_GRID_TEXT + 64], run[EXP_GRID_TEXT + 320];
     exp_grid_make(make, sizeof make, s);
     exp_grid_run(run, sizeof run, s);
-    if (s->quick)
-        buf_printf(&b, "**Quick settings** (`%s`): tiny models trained "
-                   "for a few steps, to check the pipeline. These numbers say nothing about "
-                   "the schemes; the real page is docs/benchmark.md.\n\n", make);
-    buf_printf(&b, "Every number on this page comes from `%s` (`%s`): %zu of the algorithmic tasks of Delétang et al. (ICLR "
-               "2023, \"Neural Networks and the Chomsky Hierarchy\"), on which Ruoss et al. "
-               "(ACL 2023, \"Randomized Positional Encodings Boost Length Generalization of "
-               "Transformers\") compared positional encodings on an encoder, %s, %s. The "
-               "tasks climb the "
-               "Chomsky hierarchy: regular (a finite automaton does them), deterministic "
-               "context-free (a stack), context-sensitive (a tape). "
-               "[Page 8](08-benchmark.md) takes one task through by hand; "
-               "[results.md](results.md) tests the literature's claims on the project's own "
-               "toy tasks, whose verdict rules this page follows. The CSV files behind every "
-               "table are in [benchmark/](benchmark/).\n\n",
-               make, run, r->set.bench_n_tasks,
-               s->bench_columns > exp_bench_paper()
-                   ? "with every scheme of this project side by side"
-                   : "in the paper's columns (this project's other schemes are columns by "
-                     "option: `make benchmark ALL=1`)",
-               seeds_phrase(s, false));
+    PROSE(&b, "bench.intro", pv_text("make", make), pv_text("run", run),
+          pv_count("tasks", r->set.bench_n_tasks),
+          pv_tmpl("columns", s->bench_columns > exp_bench_paper() ? "bench.columns_all"
+                                                                   : "bench.columns_paper"),
+          pv_text("seeds", seeds_phrase(s, false)));
+    buf_printf(&b, "\n\n");
     protocol(&b, r);
     pilots(&b, r, dir);
     buf_printf(&b, "## Table 1, as Ruoss et al. make it\n\nThe per-token accuracy (%%) on the "

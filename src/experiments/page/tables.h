@@ -16,6 +16,10 @@
 /* The rules every verdict of a page follows, stated once (verdict.h):
  * the paragraph both pages open their verdicts with. */
 void exp_rules(Buf *b, size_t seeds);
+/* A page's title (the template's name) and, on a quick grid's page, the
+ * quick head that says so (page: "results" or "benchmark", the real page
+ * it points to). */
+void exp_page_head(Buf *b, const ExpSettings *s, const char *title, const char *page);
 
 /* The three bands of every length table: trained (min_len..L), up to 2L,
  * up to 4L. */
