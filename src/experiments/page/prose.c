@@ -31,6 +31,7 @@ static struct {
     bool loaded;
     char folder[4096];
     char *files[MAX_FILES]; /* each file's text (the templates point into it) */
+    char *paths[MAX_FILES];  /* and its path, for messages */
     char names[MAX_FILES][256];
     size_t n_files;
     Template t[MAX_TEMPLATES];
@@ -267,7 +268,7 @@ static int split(char *text, size_t n, const char *file, Err *e) {
 
 static void unload(void) {
     for (size_t i = 0; i < P.n_files; i++)
-        free(P.files[i]);
+        free(P.files[i]), free(P.paths[i]);
     P.n_files = P.n = 0;
     P.loaded = false;
 }
@@ -299,16 +300,19 @@ static int load(Err *e) {
     size_t files = P.n_files;
     P.n_files = 0;
     for (size_t i = 0; i < files; i++) {
-        char path[8192], *text = NULL;
+        char *path = malloc(strlen(P.folder) + strlen(P.names[i]) + 2), *text = NULL;
         size_t n = 0;
         Err why;
-        snprintf(path, sizeof path, "%s/%s", P.folder, P.names[i]);
-        if (read_regular(path, FILE_MAX, &text, &n, &why) != 0)
+        if (!path)
+            return err_set(e, ERR_RUNTIME, "out of memory reading the templates");
+        sprintf(path, "%s/%s", P.folder, P.names[i]);
+        int rc = read_regular(path, FILE_MAX, &text, &n, &why);
+        P.files[P.n_files] = text, P.paths[P.n_files++] = path;
+        if (rc)
             return err_set(e, ERR_INPUT, "cannot read the template file %s: %s", path,
                            why.msg);
-        P.files[P.n_files++] = text;
         n = text_lf(text, n);
-        if (split(text, n, P.names[i], e))
+        if (split(text, n, path, e))
             return ERR_INPUT;
     }
     P.loaded = true;

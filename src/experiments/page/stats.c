@@ -33,7 +33,7 @@ int exp_page_end(const char *page, Err *e) {
                        "was not written", page);
     Err why;
     if (prose_end(&why))
-        return err_set(e, ERR_INPUT, "%s was not written: %s", page, why.msg);
+        return err_set(e, ERR_INPUT, "the page was not written: %s", why.msg);
     return 0;
 }
 
