@@ -71,10 +71,16 @@ ClaimVerdict exp_claim_decide(Cmp *c, size_t n, TestFamily *f);
 /* p as the page prints it: three decimals, or two digits below 0.001
  * ("1.1e-05"), where three decimals would say 0.000. */
 void exp_p_text(Buf *b, double p);
-/* "this run agrees", ..., or "cannot be tested here". */
-const char *exp_claim_text(ClaimVerdict v);
+/* The template that words a claim's verdict (templates/verdicts.md):
+ * "claim.agrees" ("this run agrees"), ..., "claim.untestable" ("it
+ * cannot be tested here"). */
+const char *exp_claim_name(ClaimVerdict v);
 /* The correction's name in the text: "Holm" or "BH". */
 const char *exp_correction_name(const TestFamily *f);
+/* A fragment of the page built apart (a table's rows, a list, for a
+ * template's value) is done: its failure is the page's, and it is
+ * freed. */
+void exp_part_done(Buf *b, Buf *part);
 /* A Buf's bytes for "%.*s" (a Buf holds no terminating NUL). */
 #define TEXT(buf) (buf).failed ? 0 : (int)(buf).n, (buf).p ? (const char *)(buf).p : ""
 
