@@ -120,13 +120,3 @@ void exp_part_done(Buf *b, Buf *part) {
     b->failed |= part->failed;
     buf_free(part);
 }
-
-const char *exp_words(size_t n) {
-    static const char *const WORDS[] = {"no",    "one",  "two", "three", "four", "five",
-                                        "six",   "seven", "eight", "nine", "ten"};
-    static char digits[24];
-    if (n < sizeof WORDS / sizeof *WORDS)
-        return WORDS[n];
-    snprintf(digits, sizeof digits, "%zu", n);
-    return digits;
-}

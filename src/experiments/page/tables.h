@@ -33,8 +33,6 @@ void exp_band_header(Buf *b, const Band *bands, const char *first);
 void *exp_table_alloc(Buf *b, size_t n, size_t size);
 /* " mean ± SD [lowest, highest] |": a table cell, "n/a" when undefined. */
 void exp_cell_range(Buf *b, Stat s);
-/* A count as the page's prose writes it: "five" up to ten, "12" past. */
-const char *exp_words(size_t n);
 /* ---- a comparison of two sets of seeds, as the page states it ----
  *
  * The rules are verdict.h's: a pair passes the gate or is not tested; the
