@@ -49,6 +49,8 @@ TCase *tcase_bench_program(void);
 TCase *tcase_protocol(void);
 /* part of suite_cells: the cells another cell holds (test_held.c) */
 TCase *tcase_held(void);
+/* part of suite_cells: the pages' templates and their filler (test_prose.c) */
+TCase *tcase_prose(void);
 /* Edge cases round four (issue 36), suite_guards: the grid's folders,
  * records and publishing (test_guard_grid.c), train's resumes and logs
  * (test_guard_train.c), the programs' messages (test_guard_messages.c),

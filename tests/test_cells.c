@@ -552,6 +552,7 @@ Suite *suite_cells(void) {
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_bench());
     suite_add_tcase(s, tcase_held());
+    suite_add_tcase(s, tcase_prose());
     /* each runs the quick grid, a few seconds on a quiet machine: room for
      * one whose cores are busy with other work */
     TCase *prog = tcase_create("program");

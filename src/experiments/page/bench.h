@@ -21,6 +21,11 @@ Stat exp_bench_stat(const ExpResults *r, const char *task, const char *column, B
 const char *exp_bench_level_name(size_t level);
 const char *exp_bench_level(const ExpResults *r, size_t t);
 
+/* Frees part, a fragment the code built for a template (a table, a list,
+ * a phrase), after the template placed it: out of memory in the part is
+ * the page's, which then is not written. */
+void exp_bench_part_done(Buf *page, Buf *part);
+
 /* DIR/img/benchmark/paper.png (none and Ruoss et al.'s encodings with
  * their randomized forms) and others.png (the other schemes): accuracy by
  * input length, the mean over seeds, a panel per task. */

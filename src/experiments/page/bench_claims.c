@@ -1,7 +1,8 @@
 /* The benchmark page's figures (accuracy by input length, a panel per
  * task) and its closing sections: Ruoss et al.'s claims checked one by
  * one under the results page's rules (verdict.h), with the numbers that
- * decide each. */
+ * decide each. The sentences are templates (templates/bench-3-claims.md):
+ * the verdicts and the tables' rows are this file's. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "../../plot/chart.h"
 #include "../../text/tasks.h"
 #include "bench.h"
+#include "prose.h"
 #include "stats.h"
 #include "tables.h"
 
@@ -163,66 +165,63 @@ static Paired paired_at(const ExpResults *r, const size_t *plain, size_t pairs, 
     return x;
 }
 
+/* One row of claim 1's table (after the first, on a line of its own):
+ * the gate, the pairs it keeps, and their test. */
+static void paired_row(Buf *rows, double gate, const Paired *x) {
+    if (gate == 0.0)
+        buf_printf(rows, "%s| none | %zu | ", rows->n ? "\n" : "", x->n);
+    else
+        buf_printf(rows, "%s| %.2f | %zu | ", rows->n ? "\n" : "", gate, x->n);
+    if (x->n == 0) {
+        buf_printf(rows, "| | | ");
+        PROSE_TEXT(rows, "bench.claim1.no_pair");
+        buf_printf(rows, " |");
+    } else if (x->v == CLAIM_UNTESTABLE) {
+        buf_printf(rows, "%+.3f | | | ", x->mean);
+        PROSE_TEXT(rows, "bench.claim1.too_few");
+        buf_printf(rows, " |");
+    } else {
+        buf_printf(rows, "%+.3f | [%+.3f, %+.3f] | %.2g | %s |", x->mean, x->lo, x->hi, x->p,
+                   claim_words(x->v));
+    }
+}
+
 /* Ruoss et al.'s first claim as they state it: the randomized forms raise
  * the test accuracy on average over tasks and encodings. One difference a
  * pair; ungated, then gated on the accuracy at N; the verdict stands only
  * if no gate changes it. */
 static void paired_claim(Buf *b, const ExpResults *r, const size_t *plain, size_t pairs) {
     Band out = exp_bench_tested(r);
-    buf_printf(b, "## Ruoss et al.'s claims, checked\n\n"
-               "**1. The randomized forms raise the test accuracy on average** (by 12.0 points "
-               "\"on average\" over their 15 tasks, their abstract). Tested as stated, on the "
-               "average: for each task and encoding, the randomized form's mean over seeds "
-               "minus the plain form's, on %zu..%zu, one difference a pair; Wilcoxon's "
-               "signed-rank test on them (two-sided) and a bootstrap 95%% interval of their "
-               "mean (%d resamples). It agrees when p < %.2f and the interval lies above 0, "
-               "disagrees when p < %.2f and it lies below 0, and cannot tell otherwise, or "
-               "with fewer than %d pairs (2/2^5 = 0.0625: no p below 0.05 is possible). "
-               "First every pair, then only those where both forms learned the training "
-               "lengths (both means at length %zu at the gate or above), the gate from %.2f "
-               "to %.2f; the verdict is the ungated one only if no gate changes it.\n\n"
-               "| gate at length %zu | pairs | mean random − plain | 95%% interval | "
-               "Wilcoxon p | verdict |\n| --- | ---: | ---: | --- | ---: | --- |\n",
-               out.lo, out.hi, PAIRED_DRAWS, VERDICT_ALPHA, VERDICT_ALPHA, PAIRED_MIN,
-               r->set.bench_N, GATES[1], GATES[N_GATES - 1], r->set.bench_N);
+    Buf rows = {0};
     ClaimVerdict v0 = CLAIM_UNTESTABLE;
     bool moved = false;
     for (size_t g = 0; g < N_GATES; g++) {
         Paired x = paired_at(r, plain, pairs, GATES[g]);
-        if (g == 0)
-            buf_printf(b, "| none | %zu | ", x.n);
-        else
-            buf_printf(b, "| %.2f | %zu | ", GATES[g], x.n);
-        if (x.n == 0)
-            buf_printf(b, "| | | no pair passes the gate |\n");
-        else if (x.v == CLAIM_UNTESTABLE)
-            buf_printf(b, "%+.3f | | | too few pairs |\n", x.mean);
-        else
-            buf_printf(b, "%+.3f | [%+.3f, %+.3f] | %.2g | %s |\n", x.mean, x.lo, x.hi, x.p,
-                       claim_words(x.v));
+        paired_row(&rows, GATES[g], &x);
         if (g == 0)
             v0 = x.v;
         else if (x.v != CLAIM_UNTESTABLE && x.v != v0)
             moved = true;
     }
-    ClaimVerdict v = moved ? CLAIM_CANNOT_TELL : v0;
-    buf_printf(b, "\nThe verdict on the claim: **%s**%s.\n\n", claim_words(v),
-               moved ? " (the gate changes the verdict, so none is given)" : "");
+    PROSE(b, "bench.claim1", pv_count("lo", out.lo), pv_count("hi", out.hi),
+          pv_count("draws", PAIRED_DRAWS), pv_real("alpha", VERDICT_ALPHA),
+          pv_count("min_pairs", PAIRED_MIN), pv_count("N", r->set.bench_N),
+          pv_real("lowest_gate", GATES[1]), pv_real("highest_gate", GATES[N_GATES - 1]),
+          pv_buf("rows", &rows), pv_text("verdict", claim_words(moved ? CLAIM_CANNOT_TELL : v0)),
+          moved ? pv_tmpl("why", "bench.claim1.moved") : pv_text("why", ""));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &rows);
 }
 
-/* The same claim pair by pair, the detail below the paired test: each
- * randomized form against its plain one on every task past N, the pairs
- * that pass the results page's gate one family (Holm); and the average
- * gain, the paper's way (best seeds) and over seeds. */
-static void randomized_pairs(Buf *b, const ExpResults *r, const size_t *plain, size_t pairs) {
-    size_t n = pairs * r->set.bench_n_tasks;
-    Cmp *c = exp_table_alloc(b, n, sizeof *c);
-    if (!c)
-        return;
+/* The pairs of claim 1 one by one: each randomized form against its plain
+ * one on every task past N, c[k] for task k / pairs and pair k % pairs;
+ * the pairs that pass the results page's gate in f (Holm), decided. The
+ * average gain over the pairs, the paper's way (best seeds) and over
+ * seeds, in gain[0] and gain[1]. */
+static void compare_pairs(const ExpResults *r, const size_t *plain, size_t pairs, Cmp *c,
+                          TestFamily *f, double gain[2]) {
     Band out = exp_bench_tested(r);
-    TestFamily f;
-    family_init(&f, CORRECT_HOLM);
-    double gain_best = 0.0, gain_mean = 0.0;
+    gain[0] = gain[1] = 0.0;
     for (size_t t = 0, k = 0; t < r->set.bench_n_tasks; t++) {
         const char *task = r->set.bench_task[t];
         double floor = exp_bench_stat(r, task, FLOOR, out, false).mean;
@@ -231,30 +230,17 @@ static void randomized_pairs(Buf *b, const ExpResults *r, const size_t *plain, s
             Stat w = exp_bench_stat(r, task, rnd, out, false);
             Stat wo = exp_bench_stat(r, task, pl, out, false);
             exp_cmp(&c[k], w, wo, exp_gate(w, wo, floor, true, at_N(r, task, rnd),
-                                           at_N(r, task, pl)), &f);
-            gain_best += w.hi - wo.hi, gain_mean += w.mean - wo.mean;
+                                           at_N(r, task, pl)), f);
+            gain[0] += w.hi - wo.hi, gain[1] += w.mean - wo.mean;
         }
     }
-    exp_claim_decide(c, n, &f);
-    buf_printf(b, "**Pair by pair.** Each randomized form against its plain one, task by task, "
-               "on %zu..%zu, under the rules above: a pair is compared only where both learned "
-               "the training lengths (%.2f or more at length %zu) and where they are not both "
-               "at the ceiling or at the floor (at or below none's accuracy on the task plus "
-               "%.2f); the %zu pairs compared are one family (Holm):\n\n"
-               "| task | pair | random − plain (mean over seeds) | verdict |\n"
-               "| --- | --- | ---: | --- |\n",
-               out.lo, out.hi, EXP_LEARNED, r->set.bench_N, VERDICT_FLOOR_ABOVE, f.n);
-    size_t count[V_NOT_TOLD_APART + 1] = {0};
-    for (size_t t = 0, k = 0; t < r->set.bench_n_tasks; t++)
-        for (size_t p = 0; p < pairs; p++, k++) {
-            count[c[k].v]++;
-            buf_printf(b, "| %s | %s − %s | %+.3f | ", r->set.bench_task[t],
-                       exp_bench_column(plain[p] + 1), exp_bench_column(plain[p]),
-                       c[k].a.mean - c[k].b.mean);
-            exp_cmp_text(b, &c[k], &f);
-            buf_printf(b, " |\n");
-        }
-    /* the fewest seeds of a compared pair decide whether any could be told */
+    exp_claim_decide(c, pairs * r->set.bench_n_tasks, f);
+}
+
+/* The sentence that no pair could be told apart, when the fewest seeds of
+ * a compared pair leave no U test a p below alpha; empty otherwise. */
+static Buf few_seeds(const Cmp *c, size_t n) {
+    Buf text = {0};
     double min_p = 0.0;
     size_t fewest = 0;
     for (size_t k = 0; k < n; k++)
@@ -263,22 +249,53 @@ static void randomized_pairs(Buf *b, const ExpResults *r, const size_t *plain, s
             if (p > min_p)
                 min_p = p, fewest = c[k].a.n < c[k].b.n ? c[k].a.n : c[k].b.n;
         }
-    char few[160] = "";
     if (min_p >= VERDICT_ALPHA)
-        snprintf(few, sizeof few, " (no verdict: with %zu seeds a form, no U test here can "
-                 "give p below %.3f, as the rules above say)", fewest, min_p);
-    buf_printf(b, "\nOf the %zu pairs, the randomized form is ahead in %zu, behind in %zu, "
-               "equivalent within ±%.2f in %zu and not told apart in %zu%s; %zu are not "
-               "compared (a form that did not learn the training lengths: %zu; both at the "
-               "ceiling: %zu; both at the floor: %zu). Over all %zu pairs the randomized forms "
-               "change the test accuracy by %+.1f points on average the paper's way (the best "
-               "seed of each, of %zu, at one learning rate; the paper's best is over seeds and "
-               "three rates) and by %+.1f over seeds (the mean).\n\n",
-               n, count[V_AHEAD], count[V_BEHIND], VERDICT_MARGIN, count[V_EQUIVALENT],
-               count[V_NOT_TOLD_APART], few,
-               count[V_UNLEARNED] + count[V_CEILING] + count[V_FLOOR] + count[V_NO_RUNS],
-               count[V_UNLEARNED], count[V_CEILING], count[V_FLOOR], n,
-               100.0 * gain_best / (double)n, r->set.seeds, 100.0 * gain_mean / (double)n);
+        PROSE(&text, "bench.pairs.few_seeds", pv_count("seeds", fewest),
+              pv_real("min_p", min_p));
+    return text;
+}
+
+/* The same claim pair by pair, the detail below the paired test: each
+ * randomized form against its plain one on every task past N, the pairs
+ * that pass the results page's gate one family (Holm); a row each, then
+ * the count of each verdict and the average gain, the paper's way (best
+ * seeds) and over seeds. */
+static void randomized_pairs(Buf *b, const ExpResults *r, const size_t *plain, size_t pairs) {
+    size_t n = pairs * r->set.bench_n_tasks;
+    Cmp *c = exp_table_alloc(b, n, sizeof *c);
+    if (!c)
+        return;
+    TestFamily f;
+    family_init(&f, CORRECT_HOLM);
+    double gain[2];
+    compare_pairs(r, plain, pairs, c, &f, gain);
+    Buf rows = {0}, few = few_seeds(c, n);
+    size_t count[V_NOT_TOLD_APART + 1] = {0};
+    for (size_t t = 0, k = 0; t < r->set.bench_n_tasks; t++)
+        for (size_t p = 0; p < pairs; p++, k++) {
+            count[c[k].v]++;
+            buf_printf(&rows, "%s| %s | %s − %s | %+.3f | ", k ? "\n" : "", r->set.bench_task[t],
+                       exp_bench_column(plain[p] + 1), exp_bench_column(plain[p]),
+                       c[k].a.mean - c[k].b.mean);
+            exp_cmp_text(&rows, &c[k], &f);
+            buf_printf(&rows, " |");
+        }
+    Band out = exp_bench_tested(r);
+    PROSE(b, "bench.pairs", pv_count("lo", out.lo), pv_count("hi", out.hi),
+          pv_real("learned", EXP_LEARNED), pv_count("N", r->set.bench_N),
+          pv_real("floor_above", VERDICT_FLOOR_ABOVE), pv_count("compared", f.n),
+          pv_buf("rows", &rows), pv_count("pairs", n), pv_count("ahead", count[V_AHEAD]),
+          pv_count("behind", count[V_BEHIND]), pv_real("margin", VERDICT_MARGIN),
+          pv_count("equivalent", count[V_EQUIVALENT]),
+          pv_count("not_told_apart", count[V_NOT_TOLD_APART]), pv_buf("few_seeds", &few),
+          pv_count("not_compared",
+                   count[V_UNLEARNED] + count[V_CEILING] + count[V_FLOOR] + count[V_NO_RUNS]),
+          pv_count("unlearned", count[V_UNLEARNED]), pv_count("ceiling", count[V_CEILING]),
+          pv_count("floor", count[V_FLOOR]), pv_real("gain_best", 100.0 * gain[0] / (double)n),
+          pv_count("seeds", r->set.seeds), pv_real("gain_mean", 100.0 * gain[1] / (double)n));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &rows);
+    exp_bench_part_done(b, &few);
     family_free(&f);
     free(c);
 }
@@ -291,63 +308,72 @@ static void randomized_claim(Buf *b, const ExpResults *r) {
 
 /* Which tasks a scheme learns on the training lengths, and which any
  * solves past them (EXP_SOLVED, on the mean over seeds and on the best
- * seed); and how the level limits the best of them. */
-static void solved_claims(Buf *b, const ExpResults *r) {
+ * seed): a row per task, then the tasks none learns. */
+static void solved_claim(Buf *b, const ExpResults *r) {
     Band in = {r->set.bench_N, r->set.bench_N}, out = exp_bench_tested(r);
-    buf_printf(b, "**2. Which tasks an encoding solves.** A task is learned when a scheme's "
-               "mean over seeds reaches %.2f at the longest training length, %zu (as in claim "
-               "1), and solved when it reaches %.2f on %zu..%zu (Ruoss et al. read their best "
-               "seeds: the best seed's number is beside it).\n\n"
-               "| level | task | best at %zu | best on %zu..%zu (its best seed) | none on "
-               "%zu..%zu |\n| --- | --- | --- | --- | ---: |\n",
-               EXP_LEARNED, in.hi, EXP_SOLVED, out.lo, out.hi, in.hi, out.lo, out.hi, out.lo,
-               out.hi);
     size_t unlearned = 0, solved = 0;
-    Buf not_learned = {0};
-    double level_best[4] = {0}, level_none[4] = {0};
-    size_t level_n[4] = {0};
+    Buf rows = {0}, not_learned = {0};
     for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
         Stat bi, bo;
         size_t ci = best_column(r, t, in, &bi), co = best_column(r, t, out, &bo);
         Stat none = exp_bench_stat(r, r->set.bench_task[t], FLOOR, out, false);
-        buf_printf(b, "| %s | %s | %s %.3f | %s %.3f (%.3f) | %.3f |\n", exp_bench_level(r, t),
-                   r->set.bench_task[t], exp_bench_column(ci), bi.mean, exp_bench_column(co),
-                   bo.mean, bo.hi, none.mean);
+        buf_printf(&rows, "%s| %s | %s | %s %.3f | %s %.3f (%.3f) | %.3f |", t ? "\n" : "",
+                   exp_bench_level(r, t), r->set.bench_task[t], exp_bench_column(ci), bi.mean,
+                   exp_bench_column(co), bo.mean, bo.hi, none.mean);
         if (!(bi.mean >= EXP_LEARNED))
-            buf_printf(&not_learned, "%s%s", unlearned++ ? ", " : "", r->set.bench_task[t]);
+            buf_printf(&not_learned, "%s%s", unlearned++ ? ", " : ": ", r->set.bench_task[t]);
         solved += bo.mean >= EXP_SOLVED;
-        size_t lv = task_find(r->set.bench_task[t])->level;
-        level_best[lv] += bo.mean, level_none[lv] += none.mean, level_n[lv]++;
     }
-    buf_printf(b, "\nNo scheme learns the training lengths of %zu task%s%s%.*s; %zu of the %zu "
-               "tasks %s solved past them by some scheme.\n\n",
-               unlearned, unlearned == 1 ? "" : "s", unlearned ? ": " : "", TEXT(not_learned),
-               solved, r->set.bench_n_tasks, solved == 1 ? "is" : "are");
-    buf_free(&not_learned);
-    buf_printf(b, "**3. The best encoding by level, beside none.** The best scheme's mean "
-               "accuracy on %zu..%zu, averaged over the tasks of each level, with none's "
-               "beside it (none sits near chance, and chance differs by task: one over the "
-               "symbols a blank may take, 0.5 for a bit, 0.2 for a digit modulo 5):",
-               out.lo, out.hi);
+    PROSE(b, "bench.claim2", pv_real("learned", EXP_LEARNED), pv_count("N", in.hi),
+          pv_real("solved", EXP_SOLVED), pv_count("lo", out.lo), pv_count("hi", out.hi),
+          pv_buf("rows", &rows), pv_count("unlearned", unlearned),
+          pv_text("s", unlearned == 1 ? "" : "s"), pv_buf("which", &not_learned),
+          pv_count("solved_tasks", solved), pv_count("tasks", r->set.bench_n_tasks),
+          pv_text("are", solved == 1 ? "is" : "are"));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &rows);
+    exp_bench_part_done(b, &not_learned);
+}
+
+/* How the level limits the best scheme: past N, the best column's mean
+ * over seeds and none's, averaged over the tasks of each level. */
+static void level_claim(Buf *b, const ExpResults *r) {
+    Band out = exp_bench_tested(r);
+    double level_best[4] = {0}, level_none[4] = {0};
+    size_t level_n[4] = {0};
+    for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
+        Stat bo;
+        best_column(r, t, out, &bo);
+        size_t lv = task_find(r->set.bench_task[t])->level;
+        level_best[lv] += bo.mean, level_n[lv]++;
+        level_none[lv] += exp_bench_stat(r, r->set.bench_task[t], FLOOR, out, false).mean;
+    }
+    Buf levels = {0};
     for (size_t lv = 1; lv < 4; lv++)
-        if (level_n[lv])
-            buf_printf(b, " %s %.3f (none %.3f)%s", exp_bench_level_name(lv),
-                       level_best[lv] / (double)level_n[lv], level_none[lv] / (double)level_n[lv],
-                       lv < 3 ? ";" : ".");
-    buf_printf(b, " Delétang et al. relate which tasks a network generalizes on to their "
-               "level; the figures above show, task by task, where each scheme falls off "
-               "past N.\n\n");
+        if (level_n[lv]) {
+            buf_printf(&levels, " ");
+            PROSE(&levels, "bench.claim3.level", pv_text("level", exp_bench_level_name(lv)),
+                  pv_real("best", level_best[lv] / (double)level_n[lv]),
+                  pv_real("none", level_none[lv] / (double)level_n[lv]));
+            buf_printf(&levels, "%s", lv < 3 ? ";" : ".");
+        }
+    PROSE(b, "bench.claim3", pv_count("lo", out.lo), pv_count("hi", out.hi),
+          pv_buf("levels", &levels));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &levels);
 }
 
 void exp_bench_claims(Buf *b, const ExpResults *r) {
-    buf_printf(b, "## Accuracy by length\n\nThe mean over seeds at each input length; N, the "
-               "longest trained, dashed grey. Ruoss et al.'s encodings, each randomized form "
-               "dashed in its plain one's colour:\n\n![accuracy by input length, Ruoss et "
-               "al.'s encodings](img/benchmark/paper.png)\n\n");
-    if (r->set.bench_columns > exp_bench_paper())
-        buf_printf(b, "The other schemes:\n\n![accuracy by input length, the other "
-                   "schemes](img/benchmark/others.png)\n\n");
+    PROSE_TEXT(b, "bench.figures");
+    buf_printf(b, "\n\n");
+    if (r->set.bench_columns > exp_bench_paper()) {
+        PROSE_TEXT(b, "bench.figures.others");
+        buf_printf(b, "\n\n");
+    }
     exp_rules(b, r->set.seeds);
+    PROSE_TEXT(b, "bench.claims");
+    buf_printf(b, "\n\n");
     randomized_claim(b, r);
-    solved_claims(b, r);
+    solved_claim(b, r);
+    level_claim(b, r);
 }

@@ -1,6 +1,7 @@
 /* What the benchmark's page reads from its runs (bench.h): the bands of
- * lengths, a column's statistics on a task, the tasks' levels; the page's
- * writers (bench_page.c, bench_claims.c) both build on it. */
+ * lengths, a column's statistics on a task, the tasks' levels; and the
+ * fragments its templates place. The page's writers (bench_page.c,
+ * bench_claims.c) both build on it. */
 #include "../../text/tasks.h"
 #include "bench.h"
 #include "stats.h"
@@ -23,4 +24,9 @@ const char *exp_bench_level_name(size_t level) {
 
 const char *exp_bench_level(const ExpResults *r, size_t t) {
     return exp_bench_level_name(task_find(r->set.bench_task[t])->level);
+}
+
+void exp_bench_part_done(Buf *page, Buf *part) {
+    page->failed |= part->failed;
+    buf_free(part);
 }

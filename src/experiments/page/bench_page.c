@@ -2,7 +2,9 @@
  * Delétang et al.'s tasks on Ruoss et al.'s protocol, every scheme side
  * by side. This file writes the page's head, its protocol and how ours
  * differs, the tables and the CSV files; the figures and the claims are
- * bench_claims.c's. */
+ * bench_claims.c's. The sentences are templates
+ * (templates/bench-*.md, prose.h): the code gives them the numbers, the
+ * tables it builds and its choice between sentences. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include "../../core/fileio.h"
 #include "../../text/tasks.h"
 #include "bench.h"
+#include "prose.h"
 #include "stats.h"
 #include "tables.h"
 
@@ -55,14 +58,15 @@ static void columns_header(Buf *b, const ExpResults *r, const char *first) {
     buf_printf(b, "\n| --- | --- |");
     for (size_t s = 0; s < r->set.bench_columns; s++)
         buf_printf(b, " ---: |");
-    buf_printf(b, "\n");
 }
 
 /* A table of every task and scheme: the best seed (what Table 1 of Ruoss
  * et al. gives), or the mean over seeds ± their SD, in percent as the
- * paper prints; the best of each row in bold. */
-static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, bool best) {
-    columns_header(b, r, "task");
+ * paper prints; the best of each row in bold. A fragment for a template:
+ * it ends without a line break (the template places the breaks). */
+static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
+    Buf b = {0};
+    columns_header(&b, r, "task");
     for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
         Stat st[EXP_BENCH_MAX];
         double top = -1.0;
@@ -74,30 +78,29 @@ static void scores_table(Buf *b, const ExpResults *r, Band band, bool exact, boo
         }
         /* the level once, on its first task */
         bool first = t == 0 || strcmp(exp_bench_level(r, t), exp_bench_level(r, t - 1)) != 0;
-        buf_printf(b, "| %s | %s |", first ? exp_bench_level(r, t) : "", r->set.bench_task[t]);
+        buf_printf(&b, "\n| %s | %s |", first ? exp_bench_level(r, t) : "", r->set.bench_task[t]);
         for (size_t s = 0; s < r->set.bench_columns; s++) {
             double v = best ? st[s].hi : st[s].mean;
             const char *bold = fabs(100.0 * v - 100.0 * top) < 0.05 ? "**" : "";
             if (isnan(v))
-                buf_printf(b, " n/a |");
+                buf_printf(&b, " n/a |");
             else if (best)
-                buf_printf(b, " %s%.1f%s |", bold, 100.0 * v, bold);
+                buf_printf(&b, " %s%.1f%s |", bold, 100.0 * v, bold);
             else
-                buf_printf(b, " %s%.1f%s ± %.1f |", bold, 100.0 * v, bold, 100.0 * st[s].sd);
+                buf_printf(&b, " %s%.1f%s ± %.1f |", bold, 100.0 * v, bold, 100.0 * st[s].sd);
         }
-        buf_printf(b, "\n");
     }
     /* the average over tasks, the row Ruoss et al.'s claim is about */
-    buf_printf(b, "| | **average** |");
+    buf_printf(&b, "\n| | **average** |");
     for (size_t s = 0; s < r->set.bench_columns; s++) {
         double sum = 0.0;
         for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
             Stat st = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(s), band, exact);
             sum += best ? st.hi : st.mean;
         }
-        buf_printf(b, " %.1f |", 100.0 * sum / r->set.bench_n_tasks);
+        buf_printf(&b, " %.1f |", 100.0 * sum / r->set.bench_n_tasks);
     }
-    buf_printf(b, "\n\n");
+    return b;
 }
 
 /* The columns past Ruoss et al.'s, "t5, shaw, fire and kerple". */
@@ -114,21 +117,23 @@ static const char *ours(const ExpSettings *s) {
 
 /* "10 seeds", or "10 seeds (5 for t5, shaw, fire and kerple)" when the
  * columns past Ruoss et al.'s have fewer; "10 seeds; 5 for ..." where it
- * stands inside parentheses already (inside). */
-static const char *seeds_phrase(const ExpSettings *s, bool inside) {
-    static char text[256];
-    char each[64] = ""; /* a sweep: every seed at every rate, pooled */
-    if (s->bench_n_lr > 1)
-        snprintf(each, sizeof each, " at each of %zu learning rates", s->bench_n_lr);
+ * stands inside parentheses already (inside). A fragment the caller
+ * frees (exp_bench_part_done). */
+static Buf seeds_phrase(const ExpSettings *s, bool inside) {
+    Buf each = {0}, text = {0};
+    if (s->bench_n_lr > 1) /* a sweep: every seed at every rate, pooled */
+        PROSE(&each, "bench.seeds.rates", pv_count("rates", s->bench_n_lr));
     if (s->bench_extra_seeds == s->seeds)
-        snprintf(text, sizeof text, "%zu seeds%s", s->seeds, each);
+        PROSE(&text, "bench.seeds", pv_count("seeds", s->seeds), pv_buf("rates", &each));
     else
-        snprintf(text, sizeof text, "%zu seeds%s%s%zu for %s%s", s->seeds, each,
-                 inside ? "; " : " (", s->bench_extra_seeds, ours(s), inside ? "" : ")");
+        PROSE(&text, inside ? "bench.seeds.fewer_inside" : "bench.seeds.fewer",
+              pv_count("seeds", s->seeds), pv_buf("rates", &each),
+              pv_count("fewer", s->bench_extra_seeds), pv_text("ours", ours(s)));
+    exp_bench_part_done(&text, &each);
     return text;
 }
 
-/* "1e-3", or "1e-3, 3e-4 (the best of them per cell of Table 1)". */
+/* "1e-3", or "1e-3, 3e-4" for a sweep. */
 static const char *rates(const ExpSettings *s) {
     static char text[160];
     size_t n = 0;
@@ -148,91 +153,84 @@ static size_t longest_tape(const ExpSettings *s) {
     return most;
 }
 
-/* Ruoss et al.'s setting beside ours: what matches their code (and
- * where), and every way ours differs, with why. */
+/* Ruoss et al.'s setting beside ours, a row per way ours differs (or
+ * matches their code where it decides a number), with why. */
+static void reference_table(Buf *b, const ExpSettings *s) {
+    Buf seeds = seeds_phrase(s, false);
+    size_t N = s->bench_N, M = s->bench_M, tape = longest_tape(s);
+    PROSE(b, "bench.protocol.table", pv_real("dropout", s->bench_dropout), pv_count("N", N),
+          pv_count("M", M), pv_real("ratio", (double)M / (double)N),
+          pv_count("last_position", s->random_range - 1),
+          pv_real("times", (double)s->random_range / (double)tape), pv_count("tape", tape),
+          pv_count("layers", s->layers), pv_text("s", s->layers == 1 ? "" : "s"),
+          pv_count("d_model", s->d_model), pv_count("heads", s->heads),
+          pv_count("d_ff", s->d_ff), pv_count("batch", s->batch), pv_text("rates", rates(s)),
+          pv_count("steps", s->bench_steps), pv_count("per_len", s->bench_per_len),
+          pv_count("test_batch", s->bench_test_batch), pv_buf("seeds", &seeds),
+          pv_tmpl("rate", s->bench_n_lr == 1 ? "bench.protocol.one_rate"
+                                             : "bench.protocol.each_rate"));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &seeds);
+}
+
+/* The paper's columns and ours, and the grid's size in cells: the
+ * columns past the paper's (ALL=1) run with their own seeds. */
+static void columns(Buf *b, const ExpResults *r) {
+    const ExpSettings *s = &r->set;
+    size_t tasks = s->bench_n_tasks, extra = s->bench_columns - exp_bench_paper();
+    Buf added = {0}, grid = {0};
+    if (extra) {
+        PROSE(&added, "bench.protocol.ours", pv_text("ours", ours(s)));
+        PROSE(&grid, "bench.protocol.grid_extra", pv_count("tasks", tasks),
+              pv_count("extra", extra), pv_count("seeds", s->bench_extra_seeds));
+    }
+    size_t cells = tasks * s->bench_n_lr * (exp_bench_paper() * s->seeds +
+                                            extra * s->bench_extra_seeds);
+    PROSE(b, "bench.protocol.columns", pv_count("positions", s->random_range),
+          pv_buf("ours", &added), pv_count("tasks", tasks), pv_count("paper", exp_bench_paper()),
+          pv_count("seeds", s->seeds), pv_buf("extra", &grid),
+          s->bench_n_lr > 1 ? pv_tmpl("rates", "bench.protocol.grid_rates")
+                            : pv_text("rates", ""),
+          pv_count("cells", cells));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &added);
+    exp_bench_part_done(b, &grid);
+}
+
+/* How a model is trained and scored; Ruoss et al.'s setting beside ours,
+ * what matches their code and every way ours differs; the grid. */
 static void protocol(Buf *b, const ExpResults *r) {
     const ExpSettings *s = &r->set;
-    size_t N = s->bench_N, M = s->bench_M;
-    buf_printf(b, "## The protocol, and where ours differs\n\n"
-               "Each model reads a tape: the input, then one blank per output symbol (one "
-               "blank for a task with one answer), and is trained and scored on the blanks "
-               "only ([data/README.md](../data/README.md) gives each task's tape; `build/"
-               "make_data --task NAME` writes one out). It trains on inputs of 1..%zu words, "
-               "each batch of one length drawn uniformly, new sentences every step, and is "
-               "tested at every input length 1..%zu, %zu fresh tapes a length; its score is "
-               "the per-token accuracy on the blanks averaged over the lengths %zu..%zu, with "
-               "the share of tapes whose every blank is right (exact match) beside it. The "
-               "training follows the reference code (google-deepmind/randomized_positional_"
-               "encodings: experiments/training.py, example.py; models/transformer.py, "
-               "positional_encodings.py) where it decides numbers:\n\n",
-               N, M, s->bench_per_len, N + 1, M);
-    buf_printf(b, "| | the reference code | here |\n| --- | --- | --- |\n"
-               "| training sentences | new every step (task.sample_batch) | the same (`--train-"
-               "draw fresh`) |\n"
-               "| randomized sin/cos, learned | sorted positions from 0..L-1 once a batch, at "
-               "the input | the same |\n"
-               "| randomized RoPE | sorted positions drawn afresh in every layer | the same "
-               "(`--random-draw ruoss`) |\n"
-               "| randomized ALiBi and relative | in every layer, sorted distances of 1..L-1, "
-               "one per offset, mirrored | the same |\n"
-               "| ALiBi without a causal mask | -m d for keys d apart, the keys to the left 0.5 m "
-               "closer | the same (`--alibi-slopes ruoss`) |\n"
-               "| optimizer | Adam (optax: b2 0.999, eps 1e-8), no weight decay, no warm-up, "
-               "the gradient's norm clipped at 1 | the same |\n"
-               "| first draws | embeddings TruncatedNormal(0.02) times sqrt(d_model); a "
-               "learned table TruncatedNormal(1) | N(0, 0.02²) times sqrt(d_model); N(0, 1) "
-               "(not truncated) |\n"
-               "| dropout | 0.1 on the attention's and the FFN's outputs (and on embedding "
-               "plus code for sin/cos and learned), in training and, through the same apply, "
-               "at test | %.2g in training where PyTorch's encoder layer puts it (also on the "
-               "attention weights and the FFN's hidden layer, and on the embedding for every "
-               "scheme); none at test (a test with dropout scores a noisier model than the "
-               "one trained) |\n"
-               "| training lengths N, test lengths to M | 40 and 500 (their example: 100) | "
-               "%zu and %zu (M/N = %.1f, their example's 2.5) |\n"
-               "| random positions from | 0..2047 | 0..%zu (%.1f times the longest test tape, "
-               "%zu words; 2048 is about 4 times 500) |\n"
-               "| model | encoder, 5 layers, width 64, 8 heads, d_ff 256, q k v without bias | "
-               "encoder, %zu layer%s, width %zu, %zu heads, d_ff %zu, post-norm, q k v with "
-               "bias |\n"
-               "| training | batch 128, lr 1e-3 (the paper takes the best over learning rates), "
-               "10,000 steps | batch "
-               "%zu, lr %s, %zu steps (the cost: [experiments.md](experiments.md#the-"
-               "benchmarks-grid)) |\n"
-               "| inputs | one-hot vectors through a linear layer | words of a vocabulary, "
-               "an embedding table (the same product on one-hot rows) |\n"
-               "| randomized relative, the code's indexing | reads its sinusoid table (rows "
-               "0..L-1) at row L + offset: past the end for the query and every key to its "
-               "right, which JAX clamps to row L-1, so all of those get one encoding (its "
-               "comment means row L to be offset 0) | the sinusoid of the offset, as the "
-               "comment means |\n"
-               "| test tapes per length | 512, in batches of 64, noise drawn per batch | %zu, "
-               "in batches of %zu, one draw per batch |\n"
-               "| a cell of Table 1 | the best model over seeds and learning rates | the best "
-               "of %s at %s (and the mean over seeds beside it) |\n\n",
-               s->bench_dropout, N, M, (double)M / (double)N, s->random_range - 1,
-               (double)s->random_range / (double)longest_tape(s), longest_tape(s), s->layers,
-               s->layers == 1 ? "" : "s", s->d_model, s->heads, s->d_ff, s->batch, rates(s),
-               s->bench_steps, s->bench_per_len, s->bench_test_batch, seeds_phrase(s, false),
-               s->bench_n_lr == 1 ? "one learning rate" : "each learning rate");
-    size_t extra = s->bench_columns - exp_bench_paper();
-    buf_printf(b, "Their columns are ours: none, sin/cos (`sinusoidal`), relative "
-               "(Transformer-XL's, our `xl`), RoPE, ALiBi and learned, each randomized form "
-               "beside its plain one (`random X` is `X` with `--random-positions %zu "
-               "--random-draw ruoss`)%s%s%s. A learned table has a row for every position a "
-               "test tape reaches (those past the training tapes stay as initialized), as "
-               "their table has rows to its longest test. The grid is %zu tasks x %zu "
-               "columns x %zu seeds",
-               s->random_range, extra ? "; ours adds " : "", extra ? ours(s) : "",
-               extra ? " plain" : "", r->set.bench_n_tasks, exp_bench_paper(), s->seeds);
-    if (extra)
-        buf_printf(b, " + %zu tasks x %zu x %zu", r->set.bench_n_tasks, extra,
-                   s->bench_extra_seeds);
-    buf_printf(b, "%s = %zu cells; [experiments.md](experiments.md) says how to run it, on "
-               "more machines too, and what it costs.\n\n",
-               s->bench_n_lr > 1 ? " x the rates" : "",
-               r->set.bench_n_tasks * s->bench_n_lr *
-                   (exp_bench_paper() * s->seeds + extra * s->bench_extra_seeds));
+    PROSE(b, "bench.protocol", pv_count("N", s->bench_N), pv_count("M", s->bench_M),
+          pv_count("per_len", s->bench_per_len), pv_count("first_tested", s->bench_N + 1));
+    buf_printf(b, "\n\n");
+    reference_table(b, s);
+    columns(b, r);
+}
+
+/* The pilots' CSV text as a table (a fragment without a final line
+ * break): a row per line, a cell per field, the first line the header. */
+static Buf pilots_table(char *text) {
+    Buf b = {0};
+    size_t row = 0;
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), row++) {
+        size_t cols = 1;
+        buf_printf(&b, "%s|", row ? "\n" : "");
+        for (char *c = line; *c; c++)
+            if (*c == ',')
+                buf_printf(&b, " |"), cols++;
+            else
+                buf_printf(&b, "%s%c", c == line || c[-1] == ',' ? " " : "", *c);
+        buf_printf(&b, " |");
+        if (row == 0) {
+            buf_printf(&b, "\n");
+            for (size_t k = 0; k < cols; k++)
+                buf_printf(&b, "| --- ");
+            buf_printf(&b, "|");
+        }
+    }
+    return b;
 }
 
 /* The recipe pilots (scripts/bench_pilots.sh) kept beside the page's
@@ -244,42 +242,56 @@ static void pilots(Buf *b, const ExpResults *r, const char *dir) {
     char *text = NULL;
     size_t n = 0;
     Err e;
-    buf_printf(b, "## The recipe\n\n");
+    PROSE_TEXT(b, "bench.recipe");
+    buf_printf(b, "\n\n");
     if (read_regular(path, 1 << 20, &text, &n, &e) != 0 || n == 0) {
-        buf_printf(b, "No recipe pilots are kept beside this page (benchmark/pilots.csv): "
-                   "[experiments.md](experiments.md#the-recipe) says how the standard run's "
-                   "recipe was chosen.\n\n");
-        free(text);
-        return;
+        PROSE_TEXT(b, "bench.recipe.none");
+    } else {
+        text_lf(text, n); /* a checkout that converted line ends reads the same */
+        Buf table = pilots_table(text);
+        PROSE(b, "bench.recipe.pilots", pv_real("learned", EXP_LEARNED), pv_buf("pilots", &table));
+        exp_bench_part_done(b, &table);
     }
-    n = text_lf(text, n); /* a checkout that converted line ends reads the same */
-    buf_printf(b, "The standard run's recipe is the cheapest of the pilots below under which "
-               "the paper's columns learn the training lengths (%.2f or more at the longest, "
-               "N) on the most tasks; [experiments.md](experiments.md#the-recipe) gives the "
-               "command. One seed each, at the protocol above (`benchmark/pilots.csv`, made by "
-               "`scripts/bench_pilots.sh`; seconds on the clock, training and three tests, "
-               "one thread beside other work on the other core; accuracies at N, on 1..N and "
-               "past N):\n\n",
-               EXP_LEARNED);
-    size_t row = 0;
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save), row++) {
-        size_t cols = 1;
-        buf_printf(b, "|");
-        for (char *c = line; *c; c++)
-            if (*c == ',')
-                buf_printf(b, " |"), cols++;
-            else
-                buf_printf(b, "%s%c", c == line || c[-1] == ',' ? " " : "", *c);
-        buf_printf(b, " |\n");
-        if (row == 0) {
-            for (size_t k = 0; k < cols; k++)
-                buf_printf(b, "| --- ");
-            buf_printf(b, "|\n");
-        }
-    }
-    buf_printf(b, "\n");
+    buf_printf(b, "\n\n");
     free(text);
+}
+
+/* Table 1 as the paper makes it: the best seed, on the test lengths. */
+static void table1(Buf *b, const ExpResults *r) {
+    Band out = exp_bench_tested(r);
+    Buf seeds = seeds_phrase(&r->set, true), table = scores_table(r, out, false, true);
+    PROSE(b, "bench.table1", pv_count("lo", out.lo), pv_count("hi", out.hi),
+          pv_buf("seeds", &seeds), pv_buf("table", &table));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &seeds);
+    exp_bench_part_done(b, &table);
+}
+
+/* The cautious reading: the mean over seeds, of the accuracy and of the
+ * exact match, on the test lengths. */
+static void means(Buf *b, const ExpResults *r) {
+    Band out = exp_bench_tested(r);
+    Buf seeds = seeds_phrase(&r->set, false), accuracy = scores_table(r, out, false, false),
+        exact = scores_table(r, out, true, false);
+    PROSE(b, "bench.mean", pv_buf("seeds", &seeds), pv_buf("accuracy", &accuracy),
+          pv_count("lo", out.lo), pv_count("hi", out.hi), pv_buf("exact", &exact));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &seeds);
+    exp_bench_part_done(b, &accuracy);
+    exp_bench_part_done(b, &exact);
+}
+
+/* Whether each scheme learned the training lengths: at N, the claims'
+ * gate, and on all of 1..N. */
+static void learned(Buf *b, const ExpResults *r) {
+    Band in = exp_bench_trained(r);
+    Buf at_N = scores_table(r, (Band){in.hi, in.hi}, false, false),
+        trained = scores_table(r, in, false, false);
+    PROSE(b, "bench.learned", pv_count("N", in.hi), pv_real("learned", EXP_LEARNED),
+          pv_buf("at_N", &at_N), pv_buf("trained", &trained));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &at_N);
+    exp_bench_part_done(b, &trained);
 }
 
 int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
@@ -292,62 +304,24 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     if (rc)
         return rc;
     const ExpSettings *s = &r->set;
-    Band in = exp_bench_trained(r), out = exp_bench_tested(r);
     Buf b = {0};
-    buf_printf(&b, "# The benchmark: Delétang et al.'s tasks on Ruoss et al.'s protocol\n\n");
+    exp_page_head(&b, s, "bench.title", "benchmark");
     char make[EXP_GRID_TEXT + 64], run[EXP_GRID_TEXT + 320];
     exp_grid_make(make, sizeof make, s);
     exp_grid_run(run, sizeof run, s);
-    if (s->quick)
-        buf_printf(&b, "**Quick settings** (`%s`): tiny models trained "
-                   "for a few steps, to check the pipeline. These numbers say nothing about "
-                   "the schemes; the real page is docs/benchmark.md.\n\n", make);
-    buf_printf(&b, "Every number on this page comes from `%s` (`%s`): %zu of the algorithmic tasks of Delétang et al. (ICLR "
-               "2023, \"Neural Networks and the Chomsky Hierarchy\"), on which Ruoss et al. "
-               "(ACL 2023, \"Randomized Positional Encodings Boost Length Generalization of "
-               "Transformers\") compared positional encodings on an encoder, %s, %s. The "
-               "tasks climb the "
-               "Chomsky hierarchy: regular (a finite automaton does them), deterministic "
-               "context-free (a stack), context-sensitive (a tape). "
-               "[Page 8](08-benchmark.md) takes one task through by hand; "
-               "[results.md](results.md) tests the literature's claims on the project's own "
-               "toy tasks, whose verdict rules this page follows. The CSV files behind every "
-               "table are in [benchmark/](benchmark/).\n\n",
-               make, run, r->set.bench_n_tasks,
-               s->bench_columns > exp_bench_paper()
-                   ? "with every scheme of this project side by side"
-                   : "in the paper's columns (this project's other schemes are columns by "
-                     "option: `make benchmark ALL=1`)",
-               seeds_phrase(s, false));
+    Buf seeds = seeds_phrase(s, false);
+    PROSE(&b, "bench.intro", pv_text("make", make), pv_text("run", run),
+          pv_count("tasks", r->set.bench_n_tasks),
+          pv_tmpl("columns", s->bench_columns > exp_bench_paper() ? "bench.columns_all"
+                                                                   : "bench.columns_paper"),
+          pv_buf("seeds", &seeds));
+    buf_printf(&b, "\n\n");
+    exp_bench_part_done(&b, &seeds);
     protocol(&b, r);
     pilots(&b, r, dir);
-    buf_printf(&b, "## Table 1, as Ruoss et al. make it\n\nThe per-token accuracy (%%) on the "
-               "blanks, averaged over the test lengths %zu..%zu, of the best seed (of %s; "
-               "their Table 1 takes the best model over seeds and learning rates); the best "
-               "of each row in bold.\n\n", out.lo, out.hi, seeds_phrase(s, true));
-    scores_table(&b, r, out, false, true);
-    buf_printf(&b, "The paper's own numbers are not beside these: its Table 1 could not be "
-               "read from any copy this project can reach (arXiv 2305.16843 on ar5iv and "
-               "the raw LaTeX of Google's SPIQA dataset are stored, but only their "
-               "openings can be read here; the reference repository publishes no results; "
-               "a blog that reprints the table does so as an image), and no number is "
-               "filled in from memory. The page compares with the paper's text instead: "
-               "the abstract's 12.0 points on average, which claim 1 tests.\n\n");
-    buf_printf(&b, "## The cautious reading: the mean over seeds\n\nThe same accuracy as the "
-               "mean over the %s ± their standard deviation: what a new seed can "
-               "expect, where the best seed says what the scheme can reach.\n\n",
-               seeds_phrase(s, false));
-    scores_table(&b, r, out, false, false);
-    buf_printf(&b, "Exact match (%%), the share of test tapes with every blank right, mean "
-               "over seeds, on %zu..%zu:\n\n", out.lo, out.hi);
-    scores_table(&b, r, out, true, false);
-    buf_printf(&b, "## Learned at N\n\nThe accuracy at the longest training length, %zu "
-               "(mean over seeds): whether each scheme learned the training lengths, the "
-               "claims' gate (%.2f or more), before any length it never saw.\n\n", in.hi,
-               EXP_LEARNED);
-    scores_table(&b, r, (Band){in.hi, in.hi}, false, false);
-    buf_printf(&b, "On all the training lengths 1..%zu (mean over seeds):\n\n", in.hi);
-    scores_table(&b, r, in, false, false);
+    table1(&b, r);
+    means(&b, r);
+    learned(&b, r);
     exp_bench_claims(&b, r);
     char path[4096];
     snprintf(path, sizeof path, "%s/benchmark.md", dir);

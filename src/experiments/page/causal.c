@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "prose.h"
 #include "sections.h"
 #include "tables.h"
 
@@ -34,14 +35,14 @@ static void haviv_says(Buf *b, CausalStats st) {
         exp_cmp(&c[t], st[t][0][0], st[t][EXP_CAUSAL_SCHEMES][0],
                 exp_gate(st[t][0][0], st[t][EXP_CAUSAL_SCHEMES][0], NAN, false, 1.0, 1.0), &f);
     ClaimVerdict v = exp_claim_decide(c, EXP_CAUSAL_TASKS, &f);
-    buf_printf(b, "Haviv et al. (2022) find that a causal model with no position learns "
-               "position. Here: none with the mask against none without, on the trained "
-               "lengths, one family (Holm) (");
+    Buf pairs = {0};
     for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++) {
-        buf_printf(b, "%s%s ", t ? "; " : "", exp_causal_tasks[t]);
-        exp_cmp_text(b, &c[t], &f);
+        buf_printf(&pairs, "%s%s ", t ? "; " : "", exp_causal_tasks[t]);
+        exp_cmp_text(&pairs, &c[t], &f);
     }
-    buf_printf(b, "): %s.\n\n", exp_claim_text(v));
+    PROSE(b, "causal.haviv", pv_buf("pairs", &pairs), pv_tmpl("verdict", exp_claim_name(v)));
+    buf_printf(b, "\n\n");
+    exp_part_done(b, &pairs);
     family_free(&f);
 }
 
@@ -64,20 +65,37 @@ static void press_says(Buf *b, const ExpResults *r, CausalStats st) {
                              st[t][si][0].mean),
                     &f);
     ClaimVerdict v = exp_claim_decide(c, n, &f);
-    buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
-               "not, in causal language models (their Figure 1). In their regime, with the "
-               "mask: alibi against the sinusoid past L, on each task and band, one family "
-               "(Holm), the floor chance (%.2f), both having learned the trained lengths "
-               "(%.2f or more) (", CAUSAL_CHANCE, EXP_LEARNED);
+    Buf pairs = {0};
     for (size_t i = 0, t = 0; t < EXP_CAUSAL_TASKS; t++)
         for (int k = 1; k < 3; k++, i++) {
-            buf_printf(b, "%s%s %zu..%zu ", i ? "; " : "", exp_causal_tasks[t], bands[k].lo,
+            buf_printf(&pairs, "%s%s %zu..%zu ", i ? "; " : "", exp_causal_tasks[t], bands[k].lo,
                        bands[k].hi);
-            exp_cmp_text(b, &c[i], &f);
+            exp_cmp_text(&pairs, &c[i], &f);
         }
-    buf_printf(b, "): %s. Section 3 reads the same claim on the encoder.\n\n",
-               exp_claim_text(v));
+    PROSE(b, "causal.press", pv_real("chance", CAUSAL_CHANCE), pv_real("learned", EXP_LEARNED),
+          pv_buf("pairs", &pairs), pv_tmpl("verdict", exp_claim_name(v)));
+    buf_printf(b, "\n\n");
+    exp_part_done(b, &pairs);
     family_free(&f);
+}
+
+/* The rows of Kazemnejad et al.'s table: a scheme's pairs, each none's
+ * lead with its interval, the corrected p and the verdict, or the gate's
+ * verdict; no newline after the last. */
+static void kazemnejad_rows(Buf *b, const Cmp *c) {
+    for (size_t i = 0, s = 1; s < EXP_CAUSAL_SCHEMES; s++) {
+        buf_printf(b, "%s| %s |", s > 1 ? "\n" : "", exp_causal_schemes[s]);
+        for (size_t j = 0; j < 2 * EXP_CAUSAL_TASKS; j++, i++) {
+            buf_printf(b, " ");
+            if (c[i].gate == V_TESTABLE) {
+                buf_printf(b, "%+.2f [%+.2f, %+.2f], ", c[i].t.shift, c[i].t.lo, c[i].t.hi);
+                exp_p_text(b, c[i].p_adj);
+                buf_printf(b, ": ");
+            }
+            PROSE_TEXT(b, pair_verdict_name(c[i].v));
+            buf_printf(b, " |");
+        }
+    }
 }
 
 /* Kazemnejad et al.: no position generalizes best. None against each
@@ -98,62 +116,51 @@ static void kazemnejad_says(Buf *b, const ExpResults *r, CausalStats st) {
                                  st[t][0][0].mean, st[t][s][0].mean),
                         &f);
     ClaimVerdict v = exp_claim_decide(c, n, &f);
-    buf_printf(b, "Kazemnejad et al. (2023) find no position generalizing best to longer "
-               "inputs, in decoders. Here, with the mask: none against each scheme past L, "
-               "on each task and band, one family (Holm) of the %zu pairs below; a cell is "
-               "none's lead over the scheme with its interval, the corrected p, and the "
-               "pair's verdict.\n\n| none against |", n);
+    Buf columns = {0}, rules = {0}, rows = {0};
     for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++)
-        for (int k = 1; k < 3; k++)
-            buf_printf(b, " %s %zu..%zu |", exp_causal_tasks[t], bands[k].lo, bands[k].hi);
-    buf_printf(b, "\n| --- |");
-    for (size_t i = 0; i < 2 * EXP_CAUSAL_TASKS; i++)
-        buf_printf(b, " --- |");
-    buf_printf(b, "\n");
-    for (size_t i = 0, s = 1; s < EXP_CAUSAL_SCHEMES; s++) {
-        buf_printf(b, "| %s |", exp_causal_schemes[s]);
-        for (size_t j = 0; j < 2 * EXP_CAUSAL_TASKS; j++, i++) {
-            if (c[i].gate != V_TESTABLE)
-                buf_printf(b, " %s |", pair_verdict_words(c[i].v));
-            else {
-                buf_printf(b, " %+.2f [%+.2f, %+.2f], ", c[i].t.shift, c[i].t.lo, c[i].t.hi);
-                exp_p_text(b, c[i].p_adj);
-                buf_printf(b, ": %s |", pair_verdict_words(c[i].v));
-            }
+        for (int k = 1; k < 3; k++) {
+            buf_printf(&columns, " %s %zu..%zu |", exp_causal_tasks[t], bands[k].lo,
+                       bands[k].hi);
+            buf_printf(&rules, " --- |");
         }
-        buf_printf(b, "\n");
-    }
-    buf_printf(b, "\nOn this table, %s (none ahead of a scheme in one pair or more and "
-               "behind in none would agree).\n\n", exp_claim_text(v));
+    kazemnejad_rows(&rows, c);
+    PROSE(b, "causal.kazemnejad", pv_count("n", n), pv_buf("columns", &columns),
+          pv_buf("rules", &rules), pv_buf("rows", &rows), pv_tmpl("verdict", exp_claim_name(v)));
+    buf_printf(b, "\n\n");
+    exp_part_done(b, &columns), exp_part_done(b, &rules), exp_part_done(b, &rows);
     family_free(&f);
 }
 
-void exp_causal_section(Buf *b, const ExpResults *r) {
+/* A table per task of every scheme with the mask and none without it,
+ * their Stats kept in st; no newline after the last. */
+static void causal_tables(Buf *b, const ExpResults *r, CausalStats st) {
     Band bands[3];
     exp_bands(r, bands);
-    buf_printf(b, "## 7. The causal mask\n\nThe setup of section 3 with `--causal`: word i "
-               "attends to words 0..i only, as in a decoder. Two tasks a causal reader can do: "
-               "`previous` (section 3's) and `first` (each digit's label is the first digit "
-               "of the sentence: it needs the start, which no position and no mask cannot "
-               "find). `%s` is none trained without the mask, the control: what the mask "
-               "alone gives (`results/causal.csv`). Chance on both is about 0.10 (ten "
-               "digits).\n\n", EXP_NO_MASK);
-    Stat st[EXP_CAUSAL_TASKS][EXP_CAUSAL_SCHEMES + 1][3];
     for (size_t t = 0; t < EXP_CAUSAL_TASKS; t++) {
         const char *task = exp_causal_tasks[t];
-        buf_printf(b, "### %s, causal\n\n", task);
-        exp_band_header(b, bands, "scheme");
+        Buf table = {0};
+        exp_band_header(&table, bands, "scheme");
         for (size_t s = 0; s <= EXP_CAUSAL_SCHEMES; s++) {
             const char *name = s < EXP_CAUSAL_SCHEMES ? exp_causal_schemes[s] : EXP_NO_MASK;
-            buf_printf(b, "| %s |", name);
+            buf_printf(&table, "%s| %s |", s ? "\n" : "", name);
             for (int k = 0; k < 3; k++) {
                 st[t][s][k] = exp_stat(r, EXP_CAUSAL, task, name, exp_band_value, &bands[k]);
-                exp_cell_range(b, st[t][s][k]);
+                exp_cell_range(&table, st[t][s][k]);
             }
-            buf_printf(b, "\n");
         }
-        buf_printf(b, "\n");
+        buf_printf(b, "%s", t ? "\n\n" : "");
+        PROSE(b, "causal.table", pv_text("task", task), pv_buf("table", &table));
+        exp_part_done(b, &table);
     }
+}
+
+void exp_causal_section(Buf *b, const ExpResults *r) {
+    Stat st[EXP_CAUSAL_TASKS][EXP_CAUSAL_SCHEMES + 1][3];
+    Buf tables = {0};
+    causal_tables(&tables, r, st);
+    PROSE(b, "causal", pv_text("no_mask", EXP_NO_MASK), pv_buf("tables", &tables));
+    buf_printf(b, "\n\n");
+    exp_part_done(b, &tables);
     haviv_says(b, st);
     press_says(b, r, st);
     kazemnejad_says(b, r, st);
@@ -161,26 +168,17 @@ void exp_causal_section(Buf *b, const ExpResults *r) {
 
 void exp_probe_section(Buf *b, const ExpResults *r) {
     size_t layers = r->set.probe_layers;
-    buf_printf(b, "## 8. Where the mask puts position\n\nThe linear probe of "
-               "[page 4](04-relative.md) on models with no position, with and without the "
-               "mask: %zu layers (deeper than the grid's, so that position can build up), "
-               "trained on `previous` at lengths %zu..%zu for %zu steps; a ridge map from a "
-               "word's row to its position, fitted on the validation sentences and scored by "
-               "R^2 on the test sentences (`results/probe.csv`). Row 0 is the input (the "
-               "embeddings alone).\n\n| row | %s | %s |\n| --- | ---: | ---: |\n", layers,
-               r->set.min_len, r->set.L, r->set.length_steps, exp_probe_names[0],
-               exp_probe_names[1]);
     Stat last[EXP_PROBES];
+    Buf rows = {0}, cmp = {0};
     for (size_t l = 0; l <= layers; l++) {
-        buf_printf(b, "| %zu |", l);
+        buf_printf(&rows, "%s| %zu |", l ? "\n" : "", l);
         for (size_t p = 0; p < EXP_PROBES; p++) {
             Band one = {l, l};
             Stat s = exp_stat(r, EXP_PROBE, "previous", exp_probe_names[p], exp_band_value, &one);
-            exp_cell_range(b, s);
+            exp_cell_range(&rows, s);
             if (l == layers)
                 last[p] = s;
         }
-        buf_printf(b, "\n");
     }
     TestFamily f;
     family_init(&f, CORRECT_HOLM);
@@ -188,12 +186,12 @@ void exp_probe_section(Buf *b, const ExpResults *r) {
     exp_cmp(&c, last[0], last[1], isnan(last[0].mean) || isnan(last[1].mean) ? V_NO_RUNS
                                                                              : V_TESTABLE, &f);
     ClaimVerdict cv = exp_claim_decide(&c, 1, &f);
-    buf_printf(b, "\nAt the last layer, R^2 with the mask against without: ");
-    exp_cmp_text(b, &c, &f);
+    exp_cmp_text(&cmp, &c, &f);
     family_free(&f);
-    buf_printf(b, ". Haviv et al. (2022) probe causal language models without positional "
-               "encodings and read the position back from their layers: %s. Without "
-               "the mask a word's row is the same wherever the word stands (section 1): a map "
-               "can read only what the sentence's words and length say of the position.\n",
-               exp_claim_text(cv));
+    PROSE(b, "probe", pv_count("layers", layers), pv_count("lo", r->set.min_len),
+          pv_count("L", r->set.L), pv_count("steps", r->set.length_steps),
+          pv_text("with", exp_probe_names[0]), pv_text("without", exp_probe_names[1]),
+          pv_buf("rows", &rows), pv_buf("cmp", &cmp), pv_tmpl("verdict", exp_claim_name(cv)));
+    buf_printf(b, "\n");
+    exp_part_done(b, &rows), exp_part_done(b, &cmp);
 }

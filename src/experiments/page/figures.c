@@ -7,6 +7,7 @@
 
 #include "../../pe/pe.h"
 #include "../../plot/chart.h"
+#include "prose.h"
 #include "sections.h"
 
 /* The mean accuracy at each length 0..max_len over a configuration's
@@ -26,8 +27,53 @@ static size_t family_of(const PeScheme *s) {
     return pe_in_attention(s) ? 2 : s->first_position == 1 ? 0 : 1;
 }
 
-static const char *const FAMILY[3] = {"no position and the naive codes", "the absolute codes",
-                                      "inside attention"};
+/* The templates of the panels' families, and of the three lines of a
+ * random figure's panel. */
+static const char *const FAMILY[3] = {"figure.naive", "figure.absolute", "figure.attention"};
+static const char *const WHAT[3] = {"figure.trained", "figure.random", "figure.random_at_0"};
+
+/* A figure's labels, each from its template (results-3-lengths.md) as a C
+ * string, NUL-terminated in its Buf. */
+typedef struct {
+    Buf what[3], longest, x, y, title[3];
+} Labels;
+
+static const char *label(Buf *b, const char *name, const ProseVal *v, size_t n) {
+    prose_fill(b, name, v, n);
+    buf_put(b, "", 1);
+    return b->failed || !b->p ? "" : (const char *)b->p;
+}
+
+static void labels_free(Labels *w) {
+    for (int i = 0; i < 3; i++)
+        buf_free(&w->what[i]), buf_free(&w->title[i]);
+    buf_free(&w->longest), buf_free(&w->x), buf_free(&w->y);
+}
+
+/* The panels' charts: the series of panel p are the n[p] from s + p *
+ * stride, to which the mark of L (vx, the caller's, as long as the
+ * charts) is added. */
+static void panels(LineChart *lc, Labels *w, Series *s, size_t stride, size_t *n,
+                   const double *vx, const ExpResults *r, const char *task, bool random) {
+    static const double vy[2] = {0.0, 1.0};
+    const char *longest = label(&w->longest, "figure.longest", NULL, 0);
+    const char *xlabel = label(&w->x, "figure.x", NULL, 0);
+    const char *ylabel = label(&w->y, "figure.y", NULL, 0);
+    for (size_t p = 0; p < 3; p++) {
+        Series *panel = s + p * stride;
+        panel[n[p]++] = (Series){.x = vx, .y = vy, .n = 2, .label = longest,
+                                 .color = RGB_GREY, .dashed = true};
+        ProseVal v[3] = {pv_text("task", task),
+                         random ? pv_text("panel", exp_random_schemes[p])
+                                : pv_tmpl("panel", FAMILY[p]),
+                         pv_count("seeds", r->set.seeds)};
+        lc[p] = (LineChart){.series = panel, .n_series = n[p],
+                            .title = label(&w->title[p], "figure.title", v, 3),
+                            .xlabel = xlabel, .ylabel = ylabel, .plot_w = 560, .plot_h = 220,
+                            .fixed_y = true, .ymin = 0.0, .ymax = 1.0, .x_integer = true,
+                            .legend = true};
+    }
+}
 
 int exp_length_figure(const ExpResults *r, const char *dir, const char *task, bool random,
                       Err *e) {
@@ -37,9 +83,6 @@ int exp_length_figure(const ExpResults *r, const char *dir, const char *task, bo
     /* random: trained at 0..T-1; with random positions, tested at random
      * positions (Ruoss et al.); the same tested at 0..T-1 */
     static const ExpKind kinds[3] = {EXP_LENGTHS, EXP_RANDOM_TEST, EXP_RANDOM};
-    static const char *const what[3] = {"trained at 0..T-1",
-                                        "random positions, tested as trained",
-                                        "random positions, tested at 0..T-1"};
     size_t L = r->set.L, top = 4 * L, S = random ? 3 : exp_scheme_count();
     size_t withs = random ? 3 : 1, lines = S * withs;
     /* x, then a curve per line; each panel holds up to every line, and the
@@ -50,6 +93,10 @@ int exp_length_figure(const ExpResults *r, const char *dir, const char *task, bo
         free(x), free(s);
         return ERR_RUNTIME;
     }
+    Labels w = {0};
+    const char *what[3];
+    for (int i = 0; i < 3; i++)
+        what[i] = label(&w.what[i], WHAT[i], NULL, 0);
     size_t n[3] = {0}, k = 0;
     for (size_t len = 0; len <= top; len++)
         x[len] = (double)len;
@@ -61,30 +108,23 @@ int exp_length_figure(const ExpResults *r, const char *dir, const char *task, bo
             mean_curve(y, r, kinds[with], task, name, top);
             s[panel * (lines + 1) + n[panel]] = (Series){
                 .x = x + r->set.min_len, .y = y + r->set.min_len,
-                .n = top - r->set.min_len + 1, .label = random ? what[with] : name,
+                .n = top - r->set.min_len + 1,
+                .label = random ? what[with] : name,
                 .color = series_color(random ? with : n[panel]), .dashed = with == 2,
                 .markers = true};
             n[panel]++;
         }
-    static const double vy[2] = {0.0, 1.0};
     double vx[2] = {(double)L, (double)L};
-    char titles[3][160];
     LineChart lc[3];
-    for (size_t p = 0; p < 3; p++) {
-        Series *panel = s + p * (lines + 1);
-        panel[n[p]++] = (Series){.x = vx, .y = vy, .n = 2, .label = "longest training length",
-                                 .color = RGB_GREY, .dashed = true};
-        snprintf(titles[p], sizeof titles[p], "%s, %s: accuracy by length, mean of %zu seeds",
-                 task, random ? rnd[p] : FAMILY[p], r->set.seeds);
-        lc[p] = (LineChart){.series = panel, .n_series = n[p], .title = titles[p],
-                            .xlabel = "sentence length", .ylabel = "accuracy", .plot_w = 560,
-                            .plot_h = 220, .fixed_y = true, .ymin = 0.0, .ymax = 1.0,
-                            .x_integer = true, .legend = true};
-    }
+    panels(lc, &w, s, lines + 1, n, vx, r, task, random);
+    /* a template missing or malformed: no figure with a blank label */
+    int rc = prose_end(e);
     char path[4096];
     snprintf(path, sizeof path, "%s/img/results/%s_%s.png", dir, random ? "random" : "lengths",
              task);
-    int rc = linecharts_png(path, lc, 3, 1, e);
+    if (!rc)
+        rc = linecharts_png(path, lc, 3, 1, e);
+    labels_free(&w);
     free(x), free(s);
     return rc;
 }

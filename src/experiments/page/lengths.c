@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "prose.h"
 #include "sections.h"
 #include "tables.h"
 
@@ -18,16 +19,14 @@ typedef struct {
 /* ALiBi's three forms, each against the sinusoid */
 static const char *const ALIBI[3] = {"alibi", "asymmetric alibi", "cls alibi"};
 
-/* A task's table: per token on each band, then exact match (every label
- * of a sentence right) on the three, mean over seeds, in a last column. */
-static void table(Buf *b, const ExpResults *r, const char *task, const Band *bands, Row *rows) {
-    buf_printf(b, "### %s\n\n![%s: accuracy by length](img/results/lengths_%s.png)\n\n"
-               "| scheme | %zu..%zu (trained) | %zu..%zu | %zu..%zu | exact match |\n"
-               "| --- | ---: | ---: | ---: | ---: |\n", task, task, task, bands[0].lo,
-               bands[0].hi, bands[1].lo, bands[1].hi, bands[2].lo, bands[2].hi);
+/* A task's rows: per token on each band, then exact match (every label
+ * of a sentence right) on the three, mean over seeds, in a last column;
+ * no newline after the last (the template places the table). */
+static void table_rows(Buf *b, const ExpResults *r, const char *task, const Band *bands,
+                       Row *rows) {
     for (size_t i = 0; i < exp_scheme_count(); i++) {
         const char *name = exp_scheme_at(i);
-        buf_printf(b, "| %s |", name);
+        buf_printf(b, "%s| %s |", i ? "\n" : "", name);
         for (int k = 0; k < 3; k++) {
             rows[i].band[k] = exp_stat(r, EXP_LENGTHS, task, name, exp_band_value, &bands[k]);
             exp_cell_range(b, rows[i].band[k]);
@@ -40,7 +39,7 @@ static void table(Buf *b, const ExpResults *r, const char *task, const Band *ban
             else
                 buf_printf(b, "%.2f", x.mean);
         }
-        buf_printf(b, " |\n");
+        buf_printf(b, " |");
     }
 }
 
@@ -93,7 +92,7 @@ static void rank_text(Buf *b, Ranking *k, const TestFamily *f) {
         buf_printf(b, "%s (%.2f)", exp_scheme_at(k->best[place]), k->mean[place]);
     }
     if (!isnan(k->floor))
-        buf_printf(b, "; no position %.2f", k->floor);
+        PROSE(b, "lengths.floor", pv_real("floor", k->floor));
 }
 
 /* One claim: the pairs of its tasks, their family, and the words. */
@@ -112,15 +111,16 @@ static void claim_add(Claim *c, const char *task, Stat a, Stat s, double floor, 
 }
 
 /* "(reverse 0.46 against 0.99: did not learn the trained lengths; sort
- * ...): this run agrees" */
+ * ...): this run agrees." */
 static ClaimVerdict claim_says(Buf *b, Claim *c) {
     ClaimVerdict cv = exp_claim_decide(c->pair, c->n, &c->f);
-    buf_printf(b, " (");
+    Buf pairs = {0};
     for (size_t i = 0; i < c->n; i++) {
-        buf_printf(b, "%s%s ", i ? "; " : "", c->task[i]);
-        exp_cmp_text(b, &c->pair[i], &c->f);
+        buf_printf(&pairs, "%s%s ", i ? "; " : "", c->task[i]);
+        exp_cmp_text(&pairs, &c->pair[i], &c->f);
     }
-    buf_printf(b, "): %s.", exp_claim_text(cv));
+    PROSE(b, "lengths.claim", pv_buf("pairs", &pairs), pv_tmpl("verdict", exp_claim_name(cv)));
+    exp_part_done(b, &pairs);
     return cv;
 }
 
@@ -143,77 +143,65 @@ static void judge(Claim *alibi, Claim *shaw, const char *task, const Row *rows) 
     }
 }
 
-static void alibi_says(Buf *b, const ExpResults *r, Claim *alibi) {
-    size_t L = r->set.L;
-    buf_printf(b, "Press et al. (2022) report that ALiBi extrapolates where the sinusoid does "
-               "not, in causal language models (their Figure 1); section 7 judges that in "
-               "their regime, with the mask. A second reading, on the encoder: each form of "
-               "ALiBi against the sinusoid on %zu..%zu, task by task, one family (Holm) per "
-               "form.", L + 1, 2 * L);
-    static const char *const NAMED[3] = {"Symmetric alibi",
-                                         "Asymmetric alibi, posenc's own form",
-                                         "Cls alibi, with BERT's [CLS] word"};
-    for (int f = 0; f < 3; f++) {
-        buf_printf(b, " %s", NAMED[f]);
-        claim_says(b, &alibi[f]);
-    }
-}
-
-static void nope_says(Buf *b, const ExpResults *r) {
+/* Press et al.'s claim read on the encoder, each of ALiBi's forms against
+ * the sinusoid past L; and Kazemnejad et al.'s, no position best, which
+ * none's reverse answers: it cannot learn the trained lengths here. */
+static void claims_say(Buf *b, const ExpResults *r, Claim *alibi) {
     Band bands[3];
     exp_bands(r, bands);
+    Buf form[3] = {{0}};
+    for (int f = 0; f < 3; f++)
+        claim_says(&form[f], &alibi[f]);
     Stat nst = exp_stat(r, EXP_LENGTHS, "reverse", exp_floor_scheme, exp_band_value, &bands[0]);
     bool none = exp_scheme_index(exp_floor_scheme) < exp_scheme_count();
-    buf_printf(b, " Kazemnejad et al. (2023) find no position at all best for length "
-               "generalization in decoders; that rests on the causal mask, and here, without "
-               "it, none %s (%.2f on reverse's trained lengths); section 7 runs their "
-               "comparison with the mask.\n\n",
-               none && !isnan(nst.mean) && nst.mean < 0.5 ? "cannot learn the tasks at all"
-                                                          : "is not the worst",
-               nst.mean);
+    bool cannot = none && !isnan(nst.mean) && nst.mean < 0.5;
+    PROSE(b, "lengths.claims", pv_count("lo", bands[1].lo), pv_count("hi", bands[1].hi),
+          pv_buf("symmetric", &form[0]), pv_buf("asymmetric", &form[1]),
+          pv_buf("cls", &form[2]),
+          pv_tmpl("none_does", cannot ? "lengths.none_cannot" : "lengths.none_not_worst"),
+          pv_real("none_mean", nst.mean));
+    buf_printf(b, "\n\n");
+    for (int f = 0; f < 3; f++)
+        exp_part_done(b, &form[f]);
 }
 
+/* Shaw's claim on the trained lengths, when the grid has shaw. */
 static void shaw_says(Buf *b, Claim *shaw) {
     if (!shaw->n)
         return;
-    buf_printf(b, "Shaw et al. (2018) found relative representations alone better than the "
-               "sinusoid (translation, their Table 1: +1.3 BLEU English-German, +0.3 "
-               "English-French, both for the big model). Here: shaw against the sinusoid on "
-               "the trained lengths, task by task, one family (Holm)");
-    if (claim_says(b, shaw) == CLAIM_UNTESTABLE)
-        buf_printf(b, " Tasks whose trained lengths the two do not both solve would test it, "
-                   "as the algorithmic tasks of Delétang et al. (2023) do.");
+    Buf claim = {0};
+    bool untestable = claim_says(&claim, shaw) == CLAIM_UNTESTABLE;
+    PROSE(b, "lengths.shaw", pv_buf("claim", &claim),
+          untestable ? pv_tmpl("untestable", "lengths.shaw_untestable")
+                     : pv_text("untestable", ""));
     buf_printf(b, "\n\n");
+    exp_part_done(b, &claim);
 }
 
-/* The rule of the rankings, stated once above the tables. */
-static void rankings_rule(Buf *b) {
-    buf_printf(b, "In the rankings below each table, > means the first is ahead by the "
-               "corrected test, ≈ that the two are shown alike within %.2f, ~ that they are "
-               "not told apart (or both at the ceiling or at the floor); the tests of every "
-               "ranking of this section are one family (Benjamini-Hochberg), and each ranking "
-               "ends with the no-position floor.\n\n", VERDICT_MARGIN);
+/* A task's table (its rows, made before the rankings' family was
+ * corrected) and its two rankings past L. */
+static void task_table(Buf *b, const char *task, const Band *bands, Buf *rows, Ranking *k,
+                       const TestFamily *rankings) {
+    Buf best[2] = {{0}};
+    for (int i = 0; i < 2; i++)
+        rank_text(&best[i], &k[i], rankings);
+    PROSE(b, "lengths.table", pv_text("task", task), pv_count("lo0", bands[0].lo),
+          pv_count("hi0", bands[0].hi), pv_count("lo1", bands[1].lo),
+          pv_count("hi1", bands[1].hi), pv_count("lo2", bands[2].lo),
+          pv_count("hi2", bands[2].hi), pv_buf("rows", rows), pv_buf("best1", &best[0]),
+          pv_buf("best2", &best[1]));
+    buf_printf(b, "\n\n");
+    exp_part_done(b, &best[0]), exp_part_done(b, &best[1]), exp_part_done(b, rows);
 }
 
 void exp_lengths_section(Buf *b, const ExpResults *r) {
-    size_t L = r->set.L, lo = r->set.min_len, S = exp_scheme_count();
+    size_t L = r->set.L, S = exp_scheme_count();
     Band bands[3];
     exp_bands(r, bands);
-    buf_printf(b, "## 3. Length generalization\n\nA setup adapted from Kazemnejad et al. "
-               "(2023), who train decoders on their synthetic tasks up to L = 20, test up to "
-               "2L and score exact match (the whole output right). Here an encoder is trained "
-               "on lengths %zu..%zu (L = %zu, %zu steps) and tested on %zu sentences of "
-               "lengths %zu..%zu (to 4L), scored per token (`results/lengths.csv`), with "
-               "exact match beside it. Three tasks: `reverse` and `sort` need each "
-               "position, `previous` (each digit's label is the digit before it) only the "
-               "order of neighbours (its first token has no word before it, and no label: it "
-               "is not scored). Each "
-               "cell is the mean over the lengths of its band, then over seeds, ± the SD, "
-               "[lowest, highest seed]; n/a: the learned table has no rows past L. The last "
-               "column is exact match (every label of a sentence right) on the three bands, "
-               "mean over seeds. ",
-               lo, L, L, r->set.length_steps, r->set.n_test_lengths, lo, 4 * L);
-    rankings_rule(b);
+    PROSE(b, "lengths.head", pv_count("lo", r->set.min_len), pv_count("L", L),
+          pv_count("steps", r->set.length_steps), pv_count("n_test", r->set.n_test_lengths),
+          pv_count("top", 4 * L), pv_real("margin", VERDICT_MARGIN));
+    buf_printf(b, "\n\n");
     Row *rows = exp_table_alloc(b, EXP_LENGTH_TASKS * S, sizeof *rows);
     Ranking *ranks = exp_table_alloc(b, EXP_LENGTH_TASKS * 2, sizeof *ranks);
     Claim *claims = exp_table_alloc(b, 4, sizeof *claims), *shaw = claims + 3;
@@ -225,31 +213,21 @@ void exp_lengths_section(Buf *b, const ExpResults *r) {
     family_init(&rankings, CORRECT_BH);
     for (int c = 0; c < 4; c++)
         family_init(&claims[c].f, CORRECT_HOLM);
-    /* the tables first, each ranking's tests into the one family */
+    /* the tables' rows first, each ranking's tests into the one family */
     Buf tables[EXP_LENGTH_TASKS] = {{0}};
     size_t none = exp_scheme_index(exp_floor_scheme);
     for (size_t t = 0; t < EXP_LENGTH_TASKS; t++) {
         Row *row = rows + t * S;
-        table(&tables[t], r, exp_length_tasks[t], bands, row);
+        table_rows(&tables[t], r, exp_length_tasks[t], bands, row);
         for (int k = 1; k < 3; k++)
             rank(&ranks[t * 2 + (size_t)k - 1], row, (size_t)k,
                  none < S ? row[none].band[k].mean : NAN, &rankings);
         judge(claims, shaw, exp_length_tasks[t], row);
     }
     family_adjust(&rankings);
-    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++) {
-        buf_printf(b, "%.*s\n", TEXT(tables[t]));
-        b->failed |= tables[t].failed;
-        for (int k = 1; k < 3; k++) {
-            buf_printf(b, "%s %zu..%zu the best are ", k == 1 ? "On" : "; on", bands[k].lo,
-                       bands[k].hi);
-            rank_text(b, &ranks[t * 2 + (size_t)k - 1], &rankings);
-        }
-        buf_printf(b, ".\n\n");
-        buf_free(&tables[t]);
-    }
-    alibi_says(b, r, claims);
-    nope_says(b, r);
+    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
+        task_table(b, exp_length_tasks[t], bands, &tables[t], &ranks[t * 2], &rankings);
+    claims_say(b, r, claims);
     shaw_says(b, shaw);
     family_free(&rankings);
     for (int c = 0; c < 4; c++)

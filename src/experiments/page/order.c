@@ -8,6 +8,7 @@
 
 #include "../../text/order.h"
 #include "../../text/tasks.h"
+#include "prose.h"
 #include "sections.h"
 #include "stats.h"
 #include "tables.h"
@@ -66,7 +67,7 @@ static size_t list_of(Buf *b, const Stat *st, const Verdict *v, Verdict want) {
         if (!isnan(st[i].mean) && v[i] == want)
             buf_printf(b, "%s%s (%.2f)", k++ ? ", " : "", exp_scheme_at(i), st[i].mean);
     if (!k)
-        buf_printf(b, "no scheme");
+        PROSE_TEXT(b, "tasks.no_scheme");
     return k;
 }
 
@@ -100,20 +101,14 @@ static size_t distinct_test_sentences(const char *task, size_t n_test) {
 
 void exp_order_section(Buf *b, const ExpResults *r) {
     size_t S = exp_scheme_count(), none = exp_scheme_index(exp_floor_scheme);
-    double none_hi = NAN;
-    buf_printf(b, "## 1. Order, untrained\n\nFor each seed, a model of each scheme (untrained) "
-               "reads 4 sentences of 8 distinct words and a random reordering of each; the "
-               "figure is the largest |difference| between a word's output row in the "
-               "reordering and the same word's row in the sentence, as `demo_order` measures "
-               "it (`results/order.csv`).\n\n| scheme | mean | lowest | highest | verdict |\n"
-               "| --- | ---: | ---: | ---: | --- |\n");
-    double blind_max = 0.0, others_min = INFINITY;
+    double none_hi = NAN, blind_max = 0.0, others_min = INFINITY;
     size_t n_blind = 0;
+    Buf rows = {0};
     for (size_t i = 0; i < S; i++) {
         Stat st = exp_stat(r, EXP_ORDER, "order", exp_scheme_at(i), NULL, NULL);
         bool blind = st.hi <= ORDER_BLIND_TOL;
-        buf_printf(b, "| %s | %.2e | %.2e | %.2e | %s |\n", exp_scheme_at(i), st.mean, st.lo,
-                   st.hi, blind ? "order-blind" : "order-sensitive");
+        buf_printf(&rows, "%s| %s | %.2e | %.2e | %.2e | %s |", i ? "\n" : "", exp_scheme_at(i),
+                   st.mean, st.lo, st.hi, blind ? "order-blind" : "order-sensitive");
         if (blind)
             blind_max = fmax(blind_max, st.hi), n_blind++;
         else
@@ -121,120 +116,116 @@ void exp_order_section(Buf *b, const ExpResults *r) {
         if (i == none)
             none_hi = st.hi;
     }
+    /* the expectation: none alone is blind (Yun et al.) */
     bool none_only = n_blind == 1 && none_hi <= ORDER_BLIND_TOL;
-    buf_printf(b, "\n%s: %s is order-blind, its rows moving by at most %.1e (float rounding), "
-               "and every other scheme moves them by at least %.2g; self-attention without "
-               "position is permutation-equivariant and each code breaks the symmetry, as Yun "
-               "et al. (2020) describe%s.\n\n",
-               none_only ? "As expected" : "Not as expected",
-               none_only ? "only none" : "more than none", blind_max, others_min,
-               none_only ? "" : " (this run does not agree)");
+    PROSE(b, "order", pv_buf("rows", &rows),
+          pv_tmpl("expected", none_only ? "order.expected" : "order.unexpected"),
+          pv_tmpl("blind", none_only ? "order.only_none" : "order.not_only_none"),
+          pv_real("blind_max", blind_max), pv_real("others_min", others_min),
+          none_only ? pv_text("disagrees", "") : pv_tmpl("disagrees", "order.disagrees"));
+    buf_printf(b, "\n\n");
+    exp_part_done(b, &rows);
 }
 
 /* ---- 2. agent and direction ---- */
 
-/* Symmetric ALiBi on direction, and the forms that break its mirror
- * (di: direction's Stat per scheme of the grid). */
-static const char *chance_words(Verdict v) {
-    return v == AT_CHANCE ? "is at chance" : v == NOT_TOLD ? "is not told from chance"
-                                                           : "is above chance";
+static const char *const TASK[2] = {"agent", "direction"};
+
+/* How a scheme stands against chance, as the sentences word it. */
+static const char *chance_name(Verdict v) {
+    return v == AT_CHANCE ? "chance.at" : v == NOT_TOLD ? "chance.untold" : "chance.above";
 }
 
+/* Symmetric ALiBi on direction, and the forms that break its mirror
+ * (di: direction's Stat per scheme of the grid, v their verdicts). */
 static void alibi_mirror(Buf *b, const Stat *di, const Verdict *v) {
     size_t S = exp_scheme_count(), a = exp_scheme_index("alibi");
     /* not above chance: shown at it, or below 0.5 and not told from it */
     bool alibi_chance = a < S && (v[a] == AT_CHANCE || (v[a] == NOT_TOLD && di[a].mean <= 0.5));
     bool spread = alibi_chance && v[a] == NOT_TOLD;
     if (a < S && !isnan(di[a].mean)) {
-        buf_printf(b, "Symmetric alibi %s on direction (%.2f", spread ? "is not above chance"
-                   : chance_words(v[a]), di[a].mean);
+        Buf wide = {0};
         if (spread)
-            buf_printf(b, "; its seeds spread too wide to show it within %.2f of 0.5",
-                       VERDICT_MARGIN);
-        buf_printf(b, "): %s",
-                   alibi_chance
-                       ? "a bias that is the same to the left and to the right gives a "
-                         "sequence and its reverse the same sentence vector, and their labels "
-                         "are opposite. Press et al.'s ALiBi is causal, so the paper never "
-                         "meets this; the encoder form its first author gives (issue #5 of "
-                         "ofirpress/attention_with_linear_biases, to which the authors' README "
-                         "sends encoder users) is this symmetric bias, -m|i-j|, and an encoder "
-                         "without a mask meets it unless something breaks the mirror."
-                       : v[a] == NOT_TOLD
-                           ? "the seeds cannot say whether it learned anything."
-                           : "this is not what a reflection-blind model can do, and calls for "
-                             "a closer look.");
+            PROSE(&wide, "tasks.spread", pv_real("margin", VERDICT_MARGIN));
+        PROSE(b, "tasks.alibi",
+              pv_tmpl("stands", spread ? "chance.not_above" : chance_name(v[a])),
+              pv_real("mean", di[a].mean), pv_buf("spread", &wide),
+              pv_tmpl("why", alibi_chance         ? "tasks.mirror"
+                             : v[a] == NOT_TOLD   ? "tasks.unsure"
+                                                  : "tasks.closer_look"));
+        exp_part_done(b, &wide);
     }
     /* the forms that break it: slopes that differ by side, a [CLS] word */
     static const char *const FORM[2] = {"asymmetric alibi", "cls alibi"};
-    static const char *const HOW[2] = {
-        "Asymmetric alibi (head h's slope m_h to the left of a word and m_(H-1-h) to its "
-        "right: posenc's own form)",
-        "Cls alibi (symmetric, with BERT's [CLS] word at position 0 of every sentence and its "
-        "row as the sentence vector)"};
+    static const char *const HOW[2] = {"tasks.asymmetric", "tasks.cls"};
     for (int f = 0; f < 2; f++) {
         size_t as = exp_scheme_index(FORM[f]);
         if (as >= S || isnan(di[as].mean))
             continue;
-        buf_printf(b, " %s %s on direction (%.2f, seeds %.2f to %.2f)%s", HOW[f],
-                   chance_words(v[as]), di[as].mean, di[as].lo, di[as].hi,
-                   v[as] == AT_CHANCE  ? ": this form did not give it direction here."
-                   : v[as] == NOT_TOLD ? "."
-                                       : ": the mirror is broken, and the task is learnable.");
+        buf_printf(b, " ");
+        PROSE(b, "tasks.form", pv_tmpl("form", HOW[f]), pv_tmpl("stands", chance_name(v[as])),
+              pv_real("mean", di[as].mean), pv_real("lo", di[as].lo), pv_real("hi", di[as].hi),
+              pv_tmpl("then", v[as] == AT_CHANCE  ? "tasks.no_direction"
+                              : v[as] == NOT_TOLD ? "tasks.told_nothing"
+                                                  : "tasks.broken"));
     }
+}
+
+/* The table's rows (no newline after the last), each scheme's Stats
+ * kept in ag and di. */
+static void tasks_rows(Buf *rows, const ExpResults *r, Stat *ag, Stat *di) {
+    for (size_t i = 0; i < exp_scheme_count(); i++) {
+        ag[i] = exp_stat(r, EXP_TASKS, TASK[0], exp_scheme_at(i), NULL, NULL);
+        di[i] = exp_stat(r, EXP_TASKS, TASK[1], exp_scheme_at(i), NULL, NULL);
+        buf_printf(rows, "%s| %s |", i ? "\n" : "", exp_scheme_at(i));
+        cell(rows, ag[i]), range(rows, ag[i]), cell(rows, di[i]), range(rows, di[i]);
+    }
+}
+
+/* A task's verdicts, each followed by a space: the schemes at chance,
+ * solved, between, and not told from chance. */
+static void chance_says(Buf *b, const char *task, const Stat *st, const Verdict *v) {
+    static const Verdict WANT[4] = {AT_CHANCE, SOLVED_IT, BETWEEN, NOT_TOLD};
+    Buf list[4] = {{0}};
+    for (int k = 0; k < 4; k++)
+        list_of(&list[k], st, v, WANT[k]);
+    PROSE(b, "tasks.chance", pv_text("task", task), pv_buf("at_chance", &list[0]),
+          pv_real("solved", EXP_SOLVED), pv_buf("solved_it", &list[1]),
+          pv_buf("between", &list[2]), pv_buf("not_told", &list[3]));
+    buf_printf(b, " ");
+    for (int k = 0; k < 4; k++)
+        exp_part_done(b, &list[k]);
 }
 
 void exp_tasks_section(Buf *b, const ExpResults *r) {
     size_t S = exp_scheme_count();
     Stat *ag = exp_table_alloc(b, 2 * S, sizeof *ag), *di = ag ? ag + S : NULL;
-    if (!ag)
-        return;
-    buf_printf(b, "## 2. Who did it, and which came first\n\nTest accuracy on `agent` (who "
-               "did it: 'Rohan killed the lion' against 'lion killed the Rohan') and on "
-               "`direction` (is the first digit greater than the last), %zu steps "
-               "(`results/tasks.csv`). Both tasks need order; chance is 0.50.\n\n"
-               "| scheme | agent | agent range | direction | direction range |\n"
-               "| --- | ---: | ---: | ---: | ---: |\n", r->set.task_steps);
-    for (size_t i = 0; i < S; i++) {
-        ag[i] = exp_stat(r, EXP_TASKS, "agent", exp_scheme_at(i), NULL, NULL);
-        di[i] = exp_stat(r, EXP_TASKS, "direction", exp_scheme_at(i), NULL, NULL);
-        buf_printf(b, "| %s |", exp_scheme_at(i));
-        cell(b, ag[i]), range(b, ag[i]), cell(b, di[i]), range(b, di[i]);
-        buf_printf(b, "\n");
-    }
-    const Stat *task[2] = {ag, di};
-    const char *tname[2] = {"agent", "direction"};
     Verdict *v = exp_table_alloc(b, 2 * S, sizeof *v);
-    if (!v) {
-        free(ag);
+    if (!ag || !v) {
+        free(ag), free(v);
         return;
     }
-    buf_printf(b, "\n");
+    Buf rows = {0}, says = {0}, distinct = {0};
+    tasks_rows(&rows, r, ag, di);
+    const Stat *task[2] = {ag, di};
     for (int t = 0; t < 2; t++) {
         chance_verdicts(task[t], S, v + (size_t)t * S);
-        buf_printf(b, "On %s, at chance: ", tname[t]);
-        list_of(b, task[t], v + (size_t)t * S, AT_CHANCE);
-        buf_printf(b, "; 0.95 or more: ");
-        list_of(b, task[t], v + (size_t)t * S, SOLVED_IT);
-        buf_printf(b, "; above chance, below 0.95: ");
-        list_of(b, task[t], v + (size_t)t * S, BETWEEN);
-        buf_printf(b, "; not told from chance: ");
-        list_of(b, task[t], v + (size_t)t * S, NOT_TOLD);
-        buf_printf(b, ". ");
+        chance_says(&says, TASK[t], task[t], v + (size_t)t * S);
     }
-    alibi_mirror(b, di, v + S);
+    alibi_mirror(&says, di, v + S);
+    /* the rule, on the page that applies it, with how far the test
+     * sentences are from independent draws */
+    for (int t = 0; t < 2; t++) {
+        buf_printf(&distinct, "%s", t ? "; " : "");
+        PROSE(&distinct, "tasks.distinct", pv_text("task", TASK[t]),
+              pv_count("distinct", distinct_test_sentences(TASK[t], r->set.n_test)));
+    }
+    PROSE(b, "tasks", pv_count("steps", r->set.task_steps), pv_buf("rows", &rows),
+          pv_buf("verdicts", &says), pv_count("seeds", r->set.seeds),
+          pv_real("margin", VERDICT_MARGIN), pv_count("n_test", r->set.n_test),
+          pv_buf("distinct", &distinct));
     buf_printf(b, "\n\n");
-    /* the rule, on the page that applies it */
-    buf_printf(b, "The seeds are the units: at chance means that the mean of a scheme's %zu "
-               "seeds is shown within %.2f of 0.5 (two one-sided t tests), above chance that "
-               "a t test puts it above 0.5; the tests of the schemes of one task are one "
-               "family (Benjamini-Hochberg). A seed's %zu test sentences are no independent "
-               "draws (they come from one model), and they repeat:", r->set.seeds,
-               VERDICT_MARGIN, r->set.n_test);
-    for (int t = 0; t < 2; t++)
-        buf_printf(b, "%s %s's test split of seed 1 holds %zu distinct sentences", t ? ";" : "",
-                   tname[t], distinct_test_sentences(tname[t], r->set.n_test));
-    buf_printf(b, ".\n\n");
+    exp_part_done(b, &rows), exp_part_done(b, &says), exp_part_done(b, &distinct);
     free(v);
     free(ag);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../run/trial.h"
+#include "prose.h"
 #include "sections.h"
 #include "tables.h"
 
@@ -26,22 +27,19 @@ static void random_table(Buf *b, const ExpResults *r, ExpKind kind, RandomVerdic
     const char *const *rnd = exp_random_schemes;
     Band bands[3];
     exp_bands(r, bands);
-    buf_printf(b, "| task | scheme | %zu..%zu | | %zu..%zu | | %zu..%zu | |\n"
-               "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-               bands[0].lo, bands[0].hi, bands[1].lo, bands[1].hi, bands[2].lo, bands[2].hi);
+    Buf rows = {0};
     family_init(&v->f_in, CORRECT_BH);
     family_init(&v->f_past, CORRECT_HOLM);
     for (size_t t = 0, n = 0; t < EXP_LENGTH_TASKS; t++)
         for (size_t i = 0; i < EXP_RANDOM_SCHEMES; i++, n++) {
             const char *task = exp_length_tasks[t];
-            buf_printf(b, "| %s | %s |", task, rnd[i]);
+            buf_printf(&rows, "%s| %s | %s |", n ? "\n" : "", task, rnd[i]);
             Stat w[3], wo[3];
             for (int k = 0; k < 3; k++) {
                 wo[k] = exp_stat(r, EXP_LENGTHS, task, rnd[i], exp_band_value, &bands[k]);
                 w[k] = exp_stat(r, kind, task, rnd[i], exp_band_value, &bands[k]);
-                exp_cell_range(b, wo[k]), exp_cell_range(b, w[k]);
+                exp_cell_range(&rows, wo[k]), exp_cell_range(&rows, w[k]);
             }
-            buf_printf(b, "\n");
             Stat none0 = exp_stat(r, EXP_LENGTHS, task, exp_floor_scheme, exp_band_value, &bands[0]);
             Stat none1 = exp_stat(r, EXP_LENGTHS, task, exp_floor_scheme, exp_band_value, &bands[1]);
             v->task[n] = task, v->scheme[n] = rnd[i];
@@ -52,6 +50,10 @@ static void random_table(Buf *b, const ExpResults *r, ExpKind kind, RandomVerdic
         }
     exp_claim_decide(v->in, PAIRS, &v->f_in);
     v->past_claim = exp_claim_decide(v->past, PAIRS, &v->f_past);
+    PROSE(b, "random.table", pv_count("lo0", bands[0].lo), pv_count("hi0", bands[0].hi),
+          pv_count("lo1", bands[1].lo), pv_count("hi1", bands[1].hi),
+          pv_count("lo2", bands[2].lo), pv_count("hi2", bands[2].hi), pv_buf("rows", &rows));
+    exp_part_done(b, &rows);
 }
 
 /* "reverse/sinusoidal +0.51 (ahead), ..." for the pairs whose verdict is
@@ -64,26 +66,34 @@ static size_t pairs_with(Buf *b, const RandomVerdicts *v, const Cmp *c, PairVerd
         if (want == V_TESTABLE ? differ : c[n].v != want)
             continue;
         buf_printf(b, "%s%s/%s ", k++ ? ", " : "", v->task[n], v->scheme[n]);
-        if (c[n].gate == V_TESTABLE)
-            buf_printf(b, "%+.2f [%+.2f, %+.2f]%s%s", c[n].t.shift, c[n].t.lo, c[n].t.hi,
-                       want == V_TESTABLE ? " " : "",
-                       want == V_TESTABLE ? pair_verdict_words(c[n].v) : "");
-        else
-            buf_printf(b, "(%s)", pair_verdict_words(c[n].gate));
+        if (c[n].gate == V_TESTABLE) {
+            buf_printf(b, "%+.2f [%+.2f, %+.2f]", c[n].t.shift, c[n].t.lo, c[n].t.hi);
+            /* the list of neither says which of the two it is */
+            if (want == V_TESTABLE) {
+                buf_printf(b, " ");
+                PROSE_TEXT(b, pair_verdict_name(c[n].v));
+            }
+        } else {
+            buf_printf(b, "(");
+            PROSE_TEXT(b, pair_verdict_name(c[n].gate));
+            buf_printf(b, ")");
+        }
     }
     if (!k)
-        buf_printf(b, "no case");
+        PROSE_TEXT(b, "random.no_case");
     return k;
 }
 
 /* "raise the accuracy for A; lower it for B; neither for C" */
 static void random_says(Buf *b, const RandomVerdicts *v, const Cmp *c) {
-    buf_printf(b, "raise the accuracy for ");
-    pairs_with(b, v, c, V_AHEAD);
-    buf_printf(b, "; lower it for ");
-    pairs_with(b, v, c, V_BEHIND);
-    buf_printf(b, "; neither, as far as the tests tell or the gate lets them, for ");
-    pairs_with(b, v, c, V_TESTABLE);
+    static const PairVerdict WANT[3] = {V_AHEAD, V_BEHIND, V_TESTABLE};
+    Buf list[3] = {{0}};
+    for (int k = 0; k < 3; k++)
+        pairs_with(&list[k], v, c, WANT[k]);
+    PROSE(b, "random.says", pv_buf("raise", &list[0]), pv_buf("lower", &list[1]),
+          pv_buf("neither", &list[2]));
+    for (int k = 0; k < 3; k++)
+        exp_part_done(b, &list[k]);
 }
 
 static void random_verdicts_free(RandomVerdicts *v) {
@@ -91,45 +101,32 @@ static void random_verdicts_free(RandomVerdicts *v) {
 }
 
 void exp_random_section(Buf *b, const ExpResults *r) {
-    size_t L = r->set.L, N = r->set.random_range;
-    buf_printf(b, "## 4. Randomized positions\n\nThe runs of section 3 for sinusoidal, learned "
-               "and rope, again with `--random-positions %zu` (Ruoss et al. 2023): each "
-               "training sentence gets sorted positions drawn from 0..%zu, so positions past "
-               "L are seen in training. Ruoss et al.'s randomized encodings have no switch "
-               "for evaluation: in their reference code a test sentence gets sorted random "
-               "positions from the same range too. This page follows them: each test "
-               "sentence is scored with %d draws of its positions and the accuracy is the "
-               "mean over the draws (`results/random_test.csv`). The models trained without "
-               "random positions are evaluated at 0..T-1, as section 3 does. Cells as in "
-               "section 3, without | with; every (task, scheme) is judged on its own, with "
-               "no average over them.\n\n",
-               N, N - 1, TRIAL_DRAWS);
-    RandomVerdicts v;
-    random_table(b, r, EXP_RANDOM_TEST, &v);
-    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++)
-        buf_printf(b, "%s![%s with and without random positions](img/results/random_%s.png)\n",
-                   t ? "" : "\n", exp_length_tasks[t], exp_length_tasks[t]);
-    buf_printf(b, "\nOn %zu..%zu (with against without, one family, Holm; the page's gate, "
-               "both having learned the trained lengths), random positions ", L + 1, 2 * L);
-    random_says(b, &v, v.past);
-    buf_printf(b, " (task/scheme, with minus without, with its interval); the learned table, "
-               "undefined past L without them, gets rows for every position with them. On "
-               "the trained lengths (one family, Benjamini-Hochberg) they ");
-    random_says(b, &v, v.in);
-    buf_printf(b, ". Ruoss et al. report +12.0 points on average over 15 tasks for randomized "
-               "encodings (their Table 1); with their evaluation, on 3 tasks and small "
-               "models, %s. They draw one set of positions per batch, and this "
-               "page one per sentence.\n\n", exp_claim_text(v.past_claim));
-    random_verdicts_free(&v);
-
-    buf_printf(b, "The same models evaluated at positions 0..T-1 instead (a variant, not "
-               "Ruoss et al.'s protocol: every test sentence then sits packed at the start "
-               "of the range, an arrangement training drew rarely; `results/random.csv`):\n\n");
-    random_table(b, r, EXP_RANDOM, &v);
-    buf_printf(b, "\nEvaluated so, on %zu..%zu random positions ", L + 1, 2 * L);
-    random_says(b, &v, v.past);
-    buf_printf(b, "; on the trained lengths they ");
-    random_says(b, &v, v.in);
-    buf_printf(b, ".\n\n");
-    random_verdicts_free(&v);
+    size_t N = r->set.random_range;
+    Band bands[3];
+    exp_bands(r, bands);
+    /* evaluated as Ruoss et al. do, at random positions; then at 0..T-1 */
+    static const ExpKind KIND[2] = {EXP_RANDOM_TEST, EXP_RANDOM};
+    RandomVerdicts v[2];
+    Buf table[2] = {{0}}, says[4] = {{0}}, figures = {0};
+    for (int e = 0; e < 2; e++) {
+        random_table(&table[e], r, KIND[e], &v[e]);
+        random_says(&says[2 * e], &v[e], v[e].past);
+        random_says(&says[2 * e + 1], &v[e], v[e].in);
+    }
+    for (size_t t = 0; t < EXP_LENGTH_TASKS; t++) {
+        buf_printf(&figures, "%s", t ? "\n" : "");
+        PROSE(&figures, "random.figure", pv_text("task", exp_length_tasks[t]));
+    }
+    PROSE(b, "random", pv_count("range", N), pv_count("last", N - 1),
+          pv_count("draws", (size_t)TRIAL_DRAWS), pv_buf("table_test", &table[0]),
+          pv_buf("figures", &figures), pv_count("lo", bands[1].lo), pv_count("hi", bands[1].hi),
+          pv_buf("past", &says[0]), pv_buf("trained", &says[1]),
+          pv_tmpl("claim", exp_claim_name(v[0].past_claim)), pv_buf("table_plain", &table[1]),
+          pv_buf("plain_past", &says[2]), pv_buf("plain_trained", &says[3]));
+    buf_printf(b, "\n\n");
+    for (int e = 0; e < 2; e++)
+        random_verdicts_free(&v[e]), exp_part_done(b, &table[e]);
+    for (int k = 0; k < 4; k++)
+        exp_part_done(b, &says[k]);
+    exp_part_done(b, &figures);
 }

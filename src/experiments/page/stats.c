@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prose.h"
+
 static bool page_oom; /* since exp_page_begin */
 
 void *exp_page_alloc(size_t n, size_t size) {
@@ -20,11 +22,19 @@ void *exp_page_realloc(void *p, size_t size) {
     return q;
 }
 
-void exp_page_begin(void) { page_oom = false; }
+void exp_page_begin(void) {
+    page_oom = false;
+    prose_begin();
+}
 
 int exp_page_end(const char *page, Err *e) {
-    return page_oom ? err_set(e, ERR_RUNTIME, "out of memory computing the statistics of %s: "
-                              "the page was not written", page) : 0;
+    if (page_oom)
+        return err_set(e, ERR_RUNTIME, "out of memory computing the statistics of %s: the page "
+                       "was not written", page);
+    Err why;
+    if (prose_end(&why))
+        return err_set(e, ERR_INPUT, "the page was not written: %s", why.msg);
+    return 0;
 }
 
 void wilson95(double k, double n, double *lo, double *hi) {

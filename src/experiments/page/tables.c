@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tables.h"
+#include "prose.h"
 #include "stats.h"
+#include "tables.h"
 
 void exp_bands(const ExpResults *r, Band *b) {
     size_t L = r->set.L;
@@ -16,9 +17,11 @@ void exp_bands(const ExpResults *r, Band *b) {
 }
 
 void exp_band_header(Buf *b, const Band *bands, const char *first) {
-    buf_printf(b, "| %s | %zu..%zu (trained) | %zu..%zu | %zu..%zu |\n| --- | ---: | ---: | ---: |\n",
-               first, bands[0].lo, bands[0].hi, bands[1].lo, bands[1].hi, bands[2].lo,
-               bands[2].hi);
+    PROSE(b, "bands.header", pv_text("first", first), pv_count("lo0", bands[0].lo),
+          pv_count("hi0", bands[0].hi), pv_count("lo1", bands[1].lo),
+          pv_count("hi1", bands[1].hi), pv_count("lo2", bands[2].lo),
+          pv_count("hi2", bands[2].hi));
+    buf_printf(b, "\n");
 }
 
 void *exp_table_alloc(Buf *b, size_t n, size_t size) {
@@ -57,18 +60,18 @@ void exp_cmp_decide(Cmp *c, const TestFamily *f) {
     c->v = verdict_compare(c->t.shift, c->p_adj, c->tost_adj, VERDICT_ALPHA);
 }
 
-const char *exp_claim_text(ClaimVerdict v) {
+const char *exp_claim_name(ClaimVerdict v) {
     switch (v) {
     case CLAIM_AGREES:
-        return "this run agrees";
+        return "claim.agrees";
     case CLAIM_DISAGREES:
-        return "this run disagrees";
+        return "claim.disagrees";
     case CLAIM_CANNOT_TELL:
-        return "this run cannot tell";
+        return "claim.cannot_tell";
     case CLAIM_UNTESTABLE:
         break;
     }
-    return "it cannot be tested here";
+    return "claim.untestable";
 }
 
 const char *exp_correction_name(const TestFamily *f) {
@@ -94,25 +97,26 @@ void exp_p_text(Buf *b, double p) {
 }
 
 void exp_cmp_text(Buf *b, const Cmp *c, const TestFamily *f) {
-    buf_printf(b, "%.2f against %.2f", c->a.mean, c->b.mean);
     if (c->gate != V_TESTABLE) {
-        buf_printf(b, ": %s", pair_verdict_words(c->gate));
+        PROSE(b, "cmp.gated", pv_real("a", c->a.mean), pv_real("b", c->b.mean),
+              pv_tmpl("gate", pair_verdict_name(c->gate)));
         return;
     }
-    buf_printf(b, ", %+.2f [%+.2f, %+.2f], p = ", c->t.shift, c->t.lo, c->t.hi);
-    exp_p_text(b, c->t.p);
-    buf_printf(b, " (%s ", exp_correction_name(f));
-    exp_p_text(b, c->p_adj);
-    buf_printf(b, "), Cliff's delta %+.2f (%s): %s", c->t.delta, cliffs_size(c->t.delta),
-               pair_verdict_words(c->v));
+    /* p's format depends on its size (exp_p_text): a fragment each */
+    Buf p = {0}, p_adj = {0};
+    exp_p_text(&p, c->t.p);
+    exp_p_text(&p_adj, c->p_adj);
+    PROSE(b, "cmp.tested", pv_real("a", c->a.mean), pv_real("b", c->b.mean),
+          pv_real("shift", c->t.shift), pv_real("lo", c->t.lo), pv_real("hi", c->t.hi),
+          pv_buf("p", &p), pv_text("correction", exp_correction_name(f)),
+          pv_buf("p_adj", &p_adj), pv_real("delta", c->t.delta),
+          pv_text("size", cliffs_size(c->t.delta)),
+          pv_tmpl("verdict", pair_verdict_name(c->v)));
+    exp_part_done(b, &p);
+    exp_part_done(b, &p_adj);
 }
 
-const char *exp_words(size_t n) {
-    static const char *const WORDS[] = {"no",    "one",  "two", "three", "four", "five",
-                                        "six",   "seven", "eight", "nine", "ten"};
-    static char digits[24];
-    if (n < sizeof WORDS / sizeof *WORDS)
-        return WORDS[n];
-    snprintf(digits, sizeof digits, "%zu", n);
-    return digits;
+void exp_part_done(Buf *b, Buf *part) {
+    b->failed |= part->failed;
+    buf_free(part);
 }

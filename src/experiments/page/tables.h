@@ -16,6 +16,10 @@
 /* The rules every verdict of a page follows, stated once (verdict.h):
  * the paragraph both pages open their verdicts with. */
 void exp_rules(Buf *b, size_t seeds);
+/* A page's title (the template's name) and, on a quick grid's page, the
+ * quick head that says so (page: "results" or "benchmark", the real page
+ * it points to). */
+void exp_page_head(Buf *b, const ExpSettings *s, const char *title, const char *page);
 
 /* The three bands of every length table: trained (min_len..L), up to 2L,
  * up to 4L. */
@@ -29,8 +33,6 @@ void exp_band_header(Buf *b, const Band *bands, const char *first);
 void *exp_table_alloc(Buf *b, size_t n, size_t size);
 /* " mean ± SD [lowest, highest] |": a table cell, "n/a" when undefined. */
 void exp_cell_range(Buf *b, Stat s);
-/* A count as the page's prose writes it: "five" up to ten, "12" past. */
-const char *exp_words(size_t n);
 /* ---- a comparison of two sets of seeds, as the page states it ----
  *
  * The rules are verdict.h's: a pair passes the gate or is not tested; the
@@ -67,10 +69,16 @@ ClaimVerdict exp_claim_decide(Cmp *c, size_t n, TestFamily *f);
 /* p as the page prints it: three decimals, or two digits below 0.001
  * ("1.1e-05"), where three decimals would say 0.000. */
 void exp_p_text(Buf *b, double p);
-/* "this run agrees", ..., or "cannot be tested here". */
-const char *exp_claim_text(ClaimVerdict v);
+/* The template that words a claim's verdict (templates/verdicts.md):
+ * "claim.agrees" ("this run agrees"), ..., "claim.untestable" ("it
+ * cannot be tested here"). */
+const char *exp_claim_name(ClaimVerdict v);
 /* The correction's name in the text: "Holm" or "BH". */
 const char *exp_correction_name(const TestFamily *f);
+/* A fragment of the page built apart (a table's rows, a list, for a
+ * template's value) is done: its failure is the page's, and it is
+ * freed. */
+void exp_part_done(Buf *b, Buf *part);
 /* A Buf's bytes for "%.*s" (a Buf holds no terminating NUL). */
 #define TEXT(buf) (buf).failed ? 0 : (int)(buf).n, (buf).p ? (const char *)(buf).p : ""
 

@@ -3,27 +3,26 @@
  * interleaved code added to the embeddings, on reverse. */
 #include <math.h>
 
+#include "prose.h"
 #include "sections.h"
 #include "tables.h"
 
+/* The claim that the two layouts are the same: shown alike agrees, a
+ * difference disagrees. */
+static const char *sameness_name(PairVerdict layout) {
+    return layout == V_EQUIVALENT                        ? "variants.agrees"
+           : layout == V_AHEAD || layout == V_BEHIND     ? "variants.disagrees"
+           : layout == V_NOT_TOLD_APART                  ? "variants.cannot_tell"
+                                                         : "variants.untestable";
+}
+
 void exp_variants_section(Buf *b, const ExpResults *r) {
     Stat st[EXP_VARIANTS];
-    buf_printf(b, "## 5. Layout, combine, scaling\n\nThe sinusoid on `reverse` at its "
-               "default lengths (4..12 in training and test), %zu seeds each "
-               "(`results/variants.csv`): the paper's interleaved layout added to the "
-               "embeddings, the split layout [sin | cos], the code concatenated in half the "
-               "channels, and embeddings multiplied by sqrt(d_model) (the paper's section "
-               "3.4). That last row tests our setup, not the paper's: it scales our N(0, 1) "
-               "embeddings, whose rows are already about as long as the code's, where the "
-               "paper's embedding matrix is shared with the output layer and its scale is "
-               "not stated ([page 3](03-sinusoid.md#scaling-the-embeddings-by-sqrtd_model) "
-               "shows the sizes).\n\n"
-               "| variant | mean | std | lowest | highest |\n| --- | ---: | ---: | ---: | ---: |\n",
-               r->set.variant_seeds);
+    Buf rows = {0}, pairs = {0};
     for (size_t v = 0; v < EXP_VARIANTS; v++) {
         st[v] = exp_stat(r, EXP_VARIANT, "reverse", exp_variant_names[v], NULL, NULL);
-        buf_printf(b, "| %s | %.4f | %.4f | %.4f | %.4f |\n", exp_variant_names[v], st[v].mean,
-                   st[v].sd, st[v].lo, st[v].hi);
+        buf_printf(&rows, "%s| %s | %.4f | %.4f | %.4f | %.4f |", v ? "\n" : "",
+                   exp_variant_names[v], st[v].mean, st[v].sd, st[v].lo, st[v].hi);
     }
     /* each variant against the baseline, one family (Holm), through the
      * page's gate (no floor here: none is not trained on these lengths) */
@@ -33,22 +32,16 @@ void exp_variants_section(Buf *b, const ExpResults *r) {
     for (size_t v = 1; v < EXP_VARIANTS; v++)
         exp_cmp(&c[v], st[v], st[0], exp_gate(st[v], st[0], NAN, false, 1.0, 1.0), &f);
     exp_claim_decide(c + 1, EXP_VARIANTS - 1, &f);
-    buf_printf(b, "\nEach variant against the baseline (%.4f), one family (Holm): ", st[0].mean);
     for (size_t v = 1; v < EXP_VARIANTS; v++) {
-        buf_printf(b, "%s%s ", v > 1 ? "; " : "", exp_variant_names[v]);
-        exp_cmp_text(b, &c[v], &f);
+        buf_printf(&pairs, "%s%s ", v > 1 ? "; " : "", exp_variant_names[v]);
+        exp_cmp_text(&pairs, &c[v], &f);
     }
-    /* a claim of sameness: shown alike agrees, a difference disagrees */
     PairVerdict layout = c[1].v;
-    const char *says = layout == V_EQUIVALENT                        ? "agrees"
-                       : layout == V_AHEAD || layout == V_BEHIND     ? "disagrees"
-                       : layout == V_NOT_TOLD_APART                  ? "cannot tell"
-                                                                     : "cannot test it here";
-    buf_printf(b, ". The two layouts are one set of channels in another order, with the same "
-               "properties; the tensor2tensor discussion (PR #177) reported them training "
-               "alike, and this run %s%s.\n\n", says,
-               layout == V_CEILING ? " (both at the ceiling: this task cannot tell two "
-                                     "layouts apart, and a harder one would)"
-                                   : "");
+    PROSE(b, "variants", pv_count("seeds", r->set.variant_seeds), pv_buf("rows", &rows),
+          pv_real("baseline", st[0].mean), pv_buf("pairs", &pairs),
+          pv_tmpl("says", sameness_name(layout)),
+          layout == V_CEILING ? pv_tmpl("ceiling", "variants.ceiling") : pv_text("ceiling", ""));
+    buf_printf(b, "\n\n");
+    exp_part_done(b, &rows), exp_part_done(b, &pairs);
     family_free(&f);
 }

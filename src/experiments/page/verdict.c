@@ -6,19 +6,20 @@
 
 #include "stats.h"
 
-const char *pair_verdict_words(PairVerdict v) {
-    static const char *const words[] = {
-        [V_TESTABLE] = "testable",
-        [V_CEILING] = "both at the ceiling",
-        [V_FLOOR] = "both at the floor",
-        [V_UNLEARNED] = "did not learn the trained lengths",
-        [V_NO_RUNS] = "no runs",
-        [V_AHEAD] = "ahead",
-        [V_BEHIND] = "behind",
-        [V_EQUIVALENT] = "equivalent",
-        [V_NOT_TOLD_APART] = "not told apart",
+const char *pair_verdict_name(PairVerdict v) {
+    static const char *const names[] = {
+        [V_TESTABLE] = "pair.testable",
+        [V_CEILING] = "pair.ceiling",
+        [V_FLOOR] = "pair.floor",
+        [V_UNLEARNED] = "pair.unlearned",
+        [V_NO_RUNS] = "pair.no_runs",
+        [V_AHEAD] = "pair.ahead",
+        [V_BEHIND] = "pair.behind",
+        [V_EQUIVALENT] = "pair.equivalent",
+        [V_NOT_TOLD_APART] = "pair.untold",
     };
-    return (size_t)v < sizeof words / sizeof *words ? words[v] : "?";
+    /* no template has this name: the filler stops the page, naming it */
+    return (size_t)v < sizeof names / sizeof *names ? names[v] : "pair.unknown";
 }
 
 PairVerdict verdict_gate(double mean_a, double mean_b, double floor_mean, double ceiling,

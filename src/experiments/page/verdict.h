@@ -39,10 +39,10 @@ typedef enum {
     V_NOT_TOLD_APART, /* neither shown different nor shown alike */
 } PairVerdict;
 
-/* Words for a PairVerdict: "ahead", "behind", "equivalent", "not told
- * apart", "both at the ceiling", "both at the floor", "did not learn the
- * trained lengths", "no runs", "testable". */
-const char *pair_verdict_words(PairVerdict v);
+/* The template that words a PairVerdict (templates/verdicts.md, prose.h):
+ * "pair.ahead", "pair.untold", "pair.ceiling" ("both at the ceiling"),
+ * and so on. */
+const char *pair_verdict_name(PairVerdict v);
 
 /* The gate for a pair with means (over seeds) mean_a and mean_b on a task
  * and band: V_NO_RUNS when either is NaN; V_UNLEARNED when the band is

@@ -1,0 +1,161 @@
+/* The pages' templates (src/experiments/page/prose.h): the filler puts
+ * the values where the template says and refuses, with the template's
+ * file and line, whatever it cannot place; a writer's edit of a template
+ * reaches the page with nothing rebuilt. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../src/experiments/page/prose.h"
+#include "suites.h"
+
+/* A folder of one template file, t.md, holding text; the filler reads it
+ * from now on. The folder's path into dir. */
+static void templates_of(char *dir, size_t cap, const char *text) {
+    snprintf(dir, cap, "%s", scratch());
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.md", dir);
+    write_text(path, text);
+    ck_assert_int_eq(setenv("POSENC_TEMPLATES", dir, 1), 0);
+    prose_reload();
+    prose_begin();
+}
+
+/* The page's error after the fills (prose_end), "" without one. */
+static const char *error_now(void) {
+    static Err e;
+    e.msg[0] = '\0';
+    prose_end(&e);
+    return e.msg;
+}
+
+static void done_with(const char *dir) {
+    unsetenv("POSENC_TEMPLATES");
+    prose_reload();
+    prose_begin();
+    remove_dir(dir);
+}
+
+START_TEST(a_template_is_filled_as_written) {
+    char dir[256];
+    templates_of(dir, sizeof dir, "a comment\n\n@@ one\nL = {{L}}, {x} {{p:.3f}} "
+                 "{{d:+.2f}} and {{who}}{{tail}}.\n\n\n@@ two\nsecond\n");
+    Buf b = {0}, frag = {0};
+    buf_printf(&frag, "|a|b|");
+    PROSE(&b, "one", pv_count("L", 12), pv_real("p", 0.0123), pv_real("d", 0.5),
+          pv_tmpl("who", "two"), pv_buf("tail", &frag));
+    ck_assert_str_eq(error_now(), "");
+    buf_put(&b, "", 1);
+    /* the blank lines at its end are the code's to write, not the template's */
+    ck_assert_str_eq((const char *)b.p, "L = 12, {x} 0.012 +0.50 and second|a|b|.");
+    buf_free(&b), buf_free(&frag);
+    done_with(dir);
+}
+END_TEST
+
+/* Each refusal names the file and the line, and leaves the page unwritten. */
+START_TEST(what_the_filler_cannot_place_is_refused_with_its_line) {
+    static const struct {
+        const char *text, *want;
+        int values; /* which values the code gives: 1 L, 2 L and extra, 3 p (a number) */
+    } cases[] = {
+        {"@@ one\nfirst line\nL = {{L}} and {{M}}\n", "t.md:3: {{M}}: template one is given no "
+         "value of that name (it is given: L)", 1},
+        {"@@ one\nL = {{L}}\n", "t.md:1: template one does not use the value extra", 2},
+        {"@@ one\n\np = {{p:.2q}}\n", "t.md:3: '{{p:.2q}}': unknown format '.2q'", 3},
+        {"@@ one\np = {{p}}\n", "t.md:2: {{p}} is a number: give it a format, e.g. {{p:.2f}}",
+         3},
+        {"@@ one\nL = {{L:.2f}}\n", "t.md:2: {{L:.2f}}: L is a count", 1},
+        {"@@ one\nL = {{L}} }}\n", "t.md:2: a '}}' with no '{{' before it", 1},
+        {"@@ one\nL = {{L\n}}\n", "t.md:2: a '{{' not closed by '}}' on its line", 1},
+        {"@@ one\nL = {{L is}}\n", "t.md:2: '{{L is}}' is no placeholder", 1},
+        {"@@ one\n{{L}}\n@@ one\nx\n", "t.md:3: a second template one (the first: ", 1},
+        {"@@ other\n{{L}}\n", "no template named one in", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char dir[256];
+        templates_of(dir, sizeof dir, cases[i].text);
+        Buf b = {0};
+        buf_printf(&b, "kept");
+        if (cases[i].values == 1)
+            PROSE(&b, "one", pv_count("L", 1));
+        else if (cases[i].values == 2)
+            PROSE(&b, "one", pv_count("L", 1), pv_text("extra", "x"));
+        else
+            PROSE(&b, "one", pv_real("p", 0.5));
+        const char *why = error_now();
+        ck_assert_msg(strstr(why, cases[i].want), "case %zu: '%s' lacks '%s'", i, why,
+                      cases[i].want);
+        ck_assert_msg(b.n == 4, "case %zu: the failed fill left %zu bytes", i, b.n);
+        buf_free(&b);
+        done_with(dir);
+    }
+    /* a folder that is not there: said so, with what to do */
+    ck_assert_int_eq(setenv("POSENC_TEMPLATES", "/nonexistent/templates", 1), 0);
+    prose_reload();
+    prose_begin();
+    Buf b = {0};
+    PROSE_TEXT(&b, "one");
+    ck_assert_msg(strstr(error_now(), "POSENC_TEMPLATES is /nonexistent/templates, which is no "
+                                      "folder"), "%s", error_now());
+    buf_free(&b);
+    unsetenv("POSENC_TEMPLATES");
+    prose_reload();
+}
+END_TEST
+
+/* Every template file of the sources is well formed, and a page made
+ * from the sources' templates by the program is the committed page; a
+ * word edited in a copy of a template reaches the page, with nothing
+ * rebuilt, and a template broken in the copy stops the page, named. */
+START_TEST(a_writers_edit_reaches_the_page_without_a_rebuild) {
+    char top[1024], cmd[4096];
+    ck_assert_ptr_nonnull(getcwd(top, sizeof top));
+    char *dir = scratch();
+    snprintf(cmd, sizeof cmd, "cp -r %s/src/experiments/page/templates T && mkdir -p O/benchmark "
+             "&& cp %s/docs/benchmark/pilots.csv O/benchmark/ && cp %s/docs/benchmark.md docs.md "
+             "&& stat -c %%Y $B/experiments > built", top, top, top);
+    expect_sh(dir, cmd, 0, NULL);
+    snprintf(cmd, sizeof cmd, "POSENC_TEMPLATES=T $B/experiments --bench --from-cells --cells "
+             "%s/docs/benchmark/cells --out O && cmp O/benchmark.md docs.md", top);
+    expect_sh(dir, cmd, 0, NULL);
+    snprintf(cmd, sizeof cmd, "sed -i 's/of the algorithmic tasks of/of the algorithmic puzzles "
+             "of/' T/bench-0-head.md && POSENC_TEMPLATES=T $B/experiments --bench --from-cells "
+             "--cells %s/docs/benchmark/cells --out P && grep -q 'algorithmic puzzles of "
+             "Delétang' P/benchmark.md && stat -c %%Y $B/experiments | cmp - built", top);
+    expect_sh(dir, cmd, 0, NULL);
+    snprintf(cmd, sizeof cmd, "sed -i 's/{{tasks}} of the/{{tasks}} of the {{nobody}}/' "
+             "T/bench-0-head.md && POSENC_TEMPLATES=T $B/experiments --bench --from-cells "
+             "--cells %s/docs/benchmark/cells --out Q", top);
+    expect_sh(dir, cmd, 2, "{{nobody}}: template bench.intro is given no value of that name");
+    /* the file and the line the placeholder is on */
+    expect_sh(dir, "POSENC_TEMPLATES=T $B/experiments --bench --from-cells --cells "
+              "$B/../docs/benchmark/cells --out Q 2> err; grep -q \"T/bench-0-head.md:$(grep -n "
+              "nobody T/bench-0-head.md | cut -d: -f1): {{nobody}}\" err", 0, NULL);
+    expect_sh(dir, "test ! -e Q/benchmark.md", 0, NULL);
+    remove_dir(dir);
+    /* the sources' files, each read as the filler reads it */
+    FILE *ls = popen("ls src/experiments/page/templates/*.md", "r");
+    ck_assert_ptr_nonnull(ls);
+    size_t files = 0;
+    for (char line[2048]; fgets(line, sizeof line, ls);) {
+        line[strcspn(line, "\n")] = '\0';
+        Err e;
+        ck_assert_msg(prose_check_file(line, &e) == 0, "%s", e.msg);
+        files++;
+    }
+    pclose(ls);
+    ck_assert_uint_ge(files, 3);
+}
+END_TEST
+
+TCase *tcase_prose(void) {
+    TCase *tc = tcase_create("templates");
+    tcase_add_test(tc, a_template_is_filled_as_written);
+    tcase_add_test(tc, what_the_filler_cannot_place_is_refused_with_its_line);
+    tcase_add_test(tc, a_writers_edit_reaches_the_page_without_a_rebuild);
+    return tc;
+}
