@@ -144,12 +144,13 @@ void expect_csv(const char *dir, const char *name, const char *header, size_t li
  * no folder is read-only); returns its exit status, stderr in *err. */
 int sh_in(const char *dir, const char *cmd, char **err) {
     const char *bin = getenv("POSENC_BIN");
-    char abs[4096], errpath[512], full[8192];
+    char abs[4096], top[4096], errpath[512], full[16384];
     ck_assert_ptr_nonnull(realpath(bin ? bin : "build", abs));
+    ck_assert_ptr_nonnull(getcwd(top, sizeof top));
     snprintf(errpath, sizeof errpath, "%s/stderr.txt", dir);
-    snprintf(full, sizeof full, "cd '%s' && B='%s'; NOBODY=; [ \"$(id -u)\" -eq 0 ] && "
+    snprintf(full, sizeof full, "cd '%s' && B='%s' TOP='%s'; NOBODY=; [ \"$(id -u)\" -eq 0 ] && "
              "NOBODY='setpriv --reuid=65534 --regid=65534 --clear-groups'; { %s\n} 2>'%s'",
-             dir, abs, cmd, errpath);
+             dir, abs, top, cmd, errpath);
     int st = system(full);
     *err = slurp(errpath);
     unlink(errpath);

@@ -116,7 +116,8 @@ void run_free(Run *r);
  * message on stderr containing want. */
 void expect_exit(const char *prog, const char *args, int code, const char *want);
 
-/* Runs cmd through sh in dir, with $B the programs' folder (absolute) and
+/* Runs cmd through sh in dir, with $B the programs' folder (absolute), $TOP
+ * the sources' (the tests run there: build/san's programs are not in it) and
  * $NOBODY, when root, a prefix that runs what follows as an unprivileged
  * user (root writes anywhere); returns its exit status, stderr in *err
  * (free it). expect_sh wants the status code and want in stderr (want may

@@ -61,7 +61,7 @@ START_TEST(the_page_is_rebuilt_from_the_committed_cells_alone) {
     expect_sh(dir, "rm C/" CELL ".cell && " FROM_CELLS, 2,
               "--from-cells: 1 of the 495 cells are not in C as sound records (" CELL);
     expect_sh(dir, "test ! -e C/" CELL ".cell", 0, NULL); /* nothing trained */
-    expect_sh(dir, "cp $B/../docs/benchmark/cells/" CELL ".cell C/ && sed -i 's/^seed 1$/seed "
+    expect_sh(dir, "cp $TOP/docs/benchmark/cells/" CELL ".cell C/ && sed -i 's/^seed 1$/seed "
               "2/' C/" CELL ".cell && " FROM_CELLS, 2, "C/" CELL ".cell is damaged");
     refute_sh(dir, FROM_CELLS, "runs again");
     expect_sh(dir, FROM_CELLS " --retrain", 2, "give one");
@@ -87,9 +87,9 @@ START_TEST(a_summary_is_checked_against_its_lengths) {
     expect_sh(dir, "$B/experiments --bench --list --missing --cells C | grep -qx " CELL, 0,
               "are not the means of its per_len and exact_len over lengths 11..25");
     /* an edited test length (25, the last), the summary kept: the same */
-    expect_sh(dir, "cp $B/../docs/benchmark/cells/" CELL ".cell C/ && sed -i "
+    expect_sh(dir, "cp $TOP/docs/benchmark/cells/" CELL ".cell C/ && sed -i "
               "'/^per_len /s/ 0.37909654561558903$/ 0.47909654561558903/' C/" CELL ".cell && "
-              "! cmp -s C/" CELL ".cell $B/../docs/benchmark/cells/" CELL ".cell", 0, NULL);
+              "! cmp -s C/" CELL ".cell $TOP/docs/benchmark/cells/" CELL ".cell", 0, NULL);
     redo_checksum(path);
     expect_sh(dir, "$B/experiments --bench --list --missing --cells C | grep -qx " CELL, 0,
               NULL);
@@ -218,23 +218,23 @@ START_TEST(bench_recheck_says_what_it_checks) {
         expect_sh(dir, cmd, 0, NULL);
     }
     /* from another folder, the folder named relative to it */
-    expect_sh(dir, "mkdir -p elsewhere && cd elsewhere && $B/../scripts/bench_recheck.sh ../F "
+    expect_sh(dir, "mkdir -p elsewhere && cd elsewhere && $TOP/scripts/bench_recheck.sh ../F "
               "--bench --quick -- bench-even_pairs-none-s1 > out && grep -q 'the same results' "
               "out", 0, NULL);
-    expect_sh(dir, "$B/../scripts/bench_recheck.sh F --bench -- bench-even_pairs-none-s1", 2,
+    expect_sh(dir, "$TOP/scripts/bench_recheck.sh F --bench -- bench-even_pairs-none-s1", 2,
               "do not name the grid of");
-    expect_sh(dir, "$B/../scripts/bench_recheck.sh F --bench --quick -- nothing-s1", 2,
+    expect_sh(dir, "$TOP/scripts/bench_recheck.sh F --bench --quick -- nothing-s1", 2,
               "no cell of this grid is named nothing-s1");
     /* the draw: named, reproducible, from the cheaper half */
-    expect_sh(dir, "BENCH_RECHECK_SEED=a $B/../scripts/bench_recheck.sh F --bench --quick > a "
-              "&& BENCH_RECHECK_SEED=a $B/../scripts/bench_recheck.sh F --bench --quick > a2 && "
+    expect_sh(dir, "BENCH_RECHECK_SEED=a $TOP/scripts/bench_recheck.sh F --bench --quick > a "
+              "&& BENCH_RECHECK_SEED=a $TOP/scripts/bench_recheck.sh F --bench --quick > a2 && "
               "cmp a a2 && grep -q 'drawn by seed a (BENCH_RECHECK_SEED=a draws them again) "
               "from the 3 cells' a && test $(grep -c 'the same results' a) -eq 2", 0, NULL);
     expect_sh(dir, "for s in b c d e f g h; do BENCH_RECHECK_SEED=$s "
-              "$B/../scripts/bench_recheck.sh F --bench --quick | head -n 1 | sed 's/.*s://'; "
+              "$TOP/scripts/bench_recheck.sh F --bench --quick | head -n 1 | sed 's/.*s://'; "
               "done | sort -u | grep -c . | grep -qv '^1$'", 0, NULL);
     expect_sh(dir, "sed -i '/^result /d; /^per_len /d; /^exact_len /d' "
-              "F/bench-even_pairs-none-s1.cell && $B/../scripts/bench_recheck.sh F --bench "
+              "F/bench-even_pairs-none-s1.cell && $TOP/scripts/bench_recheck.sh F --bench "
               "--quick -- bench-even_pairs-none-s1", 2, "holds no result lines: it is damaged");
     remove_dir(dir);
 }

@@ -133,7 +133,7 @@ START_TEST(a_writers_edit_reaches_the_page_without_a_rebuild) {
     expect_sh(dir, cmd, 2, "{{nobody}}: template bench.intro is given no value of that name");
     /* the file and the line the placeholder is on */
     expect_sh(dir, "POSENC_TEMPLATES=T $B/experiments --bench --from-cells --cells "
-              "$B/../docs/benchmark/cells --out Q 2> err; grep -q \"T/bench-0-head.md:$(grep -n "
+              "$TOP/docs/benchmark/cells --out Q 2> err; grep -q \"T/bench-0-head.md:$(grep -n "
               "nobody T/bench-0-head.md | cut -d: -f1): {{nobody}}\" err", 0, NULL);
     expect_sh(dir, "test ! -e Q/benchmark.md", 0, NULL);
     remove_dir(dir);
