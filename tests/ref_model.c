@@ -63,7 +63,7 @@ static void ref_attention(double *out, double *qkv, const Model *m, const double
     const PeScheme *s = m->pe.scheme;
     const PeConfig *pc = &m->cfg.pe;
     size_t C = m->cfg.d_model, NH = m->cfg.n_heads, HS = C / NH;
-    double *w = dalloc(T), *vj = dalloc(T * HS);
+    double *w = dalloc(T), *vj = dalloc(T * HS), *logits = dalloc(T);
     if (s->ref_rotate)
         for (size_t r = 0; r < B * T; r++)
             for (size_t h = 0; h < NH; h++)
@@ -74,39 +74,48 @@ static void ref_attention(double *out, double *qkv, const Model *m, const double
         for (size_t h = 0; h < NH; h++)
             for (size_t i = 0; i < T; i++) {
                 const double *q = qkv + (b * T + i) * 3 * C + h * HS;
-                double max = -INFINITY, sum = 0.0;
-                for (size_t j = 0; j < lens[b]; j++) {
+                /* the keys query i sees, and their raw logits: the row the
+                 * scheme's term may read (PeRefRow) */
+                size_t n = m->cfg.causal && i + 1 < lens[b] ? i + 1 : lens[b];
+                for (size_t j = 0; j < n; j++) {
                     const double *k = qkv + (b * T + j) * 3 * C + C + h * HS;
-                    const double *v = k + C;
-                    PeRefPair pair = {.pc = pc, .params = table, .q = q, .k = k,
-                                      .pi = pos[b * T + i], .pj = pos[b * T + j], .h = h,
-                                      .NH = NH, .HS = HS};
                     double dot = 0.0;
                     for (size_t d = 0; d < HS; d++)
                         dot += q[d] * k[d];
-                    w[j] = dot / sqrt((double)HS) + (s->ref_score ? s->ref_score(&pair) : 0.0);
+                    logits[j] = dot / sqrt((double)HS);
+                }
+                double max = -INFINITY, sum = 0.0;
+                for (size_t j = 0; j < n; j++) {
+                    const double *k = qkv + (b * T + j) * 3 * C + C + h * HS;
+                    const double *v = k + C;
+                    PeRefRow row = {.pc = pc, .params = table, .q = q, .k = k,
+                                    .pi = pos[b * T + i], .pj = pos[b * T + j], .i = i, .j = j,
+                                    .n = n, .logits = logits, .pos = pos + b * T,
+                                    .causal = m->cfg.causal, .h = h, .NH = NH, .HS = HS};
+                    w[j] = logits[j] + (s->ref_score ? s->ref_score(&row) : 0.0);
                     max = fmax(max, w[j]);
                     /* value j as query i reads it */
                     memcpy(vj + j * HS, v, HS * sizeof *vj);
                     if (s->ref_value)
-                        s->ref_value(&pair, vj + j * HS);
+                        s->ref_value(&row, vj + j * HS);
                 }
-                for (size_t j = 0; j < lens[b]; j++)
+                for (size_t j = 0; j < n; j++)
                     sum += (w[j] = exp(w[j] - max));
                 /* dropout on the weights, after the softmax */
-                for (size_t j = 0; j < lens[b]; j++)
+                for (size_t j = 0; j < n; j++)
                     w[j] /= sum;
-                ref_dropout(w, lens[b], layer * ENC_SITES_PER_LAYER + ENC_SITE_ATT,
+                ref_dropout(w, n, layer * ENC_SITES_PER_LAYER + ENC_SITE_ATT,
                             ((b * NH + h) * T + i) * T);
                 for (size_t d = 0; d < HS; d++) {
                     double o = 0.0;
-                    for (size_t j = 0; j < lens[b]; j++)
+                    for (size_t j = 0; j < n; j++)
                         o += w[j] * vj[j * HS + d];
                     out[(b * T + i) * C + h * HS + d] = o;
                 }
             }
     free(w);
     free(vj);
+    free(logits);
 }
 
 double ref_forward(const Model *m, const double *P, const int *ids, const size_t *lens,

@@ -116,7 +116,7 @@ START_TEST(xl_drawn_distances_score_their_offsets) {
                 dq[d] = q[i * HS + d], dk[d] = k[j * HS + d];
             /* the offset +dist[j - i] to the right, -dist[i - j] to the left */
             size_t far = j >= i ? dist[j - i] : dist[i - j];
-            PeRefPair rp = {.pc = &pc, .params = P, .q = dq, .k = dk, .pi = j >= i ? 0 : far,
+            PeRefRow rp = {.pc = &pc, .params = P, .q = dq, .k = dk, .pi = j >= i ? 0 : far,
                             .pj = j >= i ? far : 0, .h = 1, .NH = NH, .HS = HS};
             double bias = pe_find("xl")->ref_score(&rp);
             ck_assert_msg(fabs(S[i * T + j] - bias) <= 1e-5, "(%zu, %zu): %.7f, want %.7f", i,

@@ -67,6 +67,10 @@ static PeHead head_view(const AttnHook *hook, size_t b, size_t h, size_t T, size
                     .scratch = hook->scratch + s * hook->stride, .pos = hook->pos + s * T,
                     .dist = hook->dist,
                     .T = T, .HS = HS, .h = h, .NH = NH, .layer = hook->layer,
+                    .len = hook->lens ? hook->lens[b] : T, .causal = hook->causal,
+                    .logits = hook->logits ? hook->logits + (b * NH + h) * T * T : NULL,
+                    .work = hook->work ? hook->work + (size_t)par_thread() * hook->work_stride
+                                       : NULL,
                     .scale = 1.0f / sqrtf((float)HS), .ld = 3 * C, .ld_out = C};
 }
 
@@ -90,6 +94,9 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
     }
     /* scores (T,T) = q k^T / sqrt(HS) */
     prod_qk(a, q, C3, k, C3, T, HS, scale);
+    /* a term of the content reads the raw logits, kept for its backward */
+    if (hook && hook->logits)
+        memcpy(hook->logits + (b * NH + h) * T * T, a, T * T * sizeof *a);
     if (s && s->score)
         s->score(&hd);
     /* Padded query rows attend like the others (their outputs are
@@ -170,6 +177,10 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
         for (size_t j = 0; j < T; j++)
             di[j] = ai[j] * (di[j] - dot);
     }
+    /* forward: scores += a term of the logits (reads_logits): its part
+     * through them joins dscores, and the products below take it to q, k */
+    if (s && s->logits_backward)
+        s->logits_backward(&hd);
     /* forward: scores = q k^T / sqrt(HS) */
     /* dq (T,HS) = dscores (T,T) k (T,HS) / sqrt(HS) */
     prod_ax(dq, C3, ds, false, k, C3, T, HS, scale);

@@ -28,6 +28,13 @@ typedef struct {
                            * first's scratch and positions */
     const size_t *dist;   /* (T): the layer's drawn distances (PeHead.dist), or NULL */
     size_t layer;
+    const size_t *lens;   /* (B): the sentences' real tokens, for the backward's view */
+    bool causal;          /* ... and the mask (the forward gets both as arguments) */
+    float *logits;        /* (B,NH,T,T): the raw logits, kept for a scheme that reads them
+                           * (PeScheme.reads_logits), or NULL */
+    float *work;          /* a workspace of work_stride floats per thread (PeScheme.work), or
+                           * NULL */
+    size_t work_stride;
 } AttnHook;
 
 /* Dropout on the attention weights (PyTorch's MultiheadAttention puts it

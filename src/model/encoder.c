@@ -37,7 +37,7 @@ static void position_forward(const Model *m, Acts *a, const size_t *lens, bool n
  * (its table, and the table's gradient in g when g is not NULL), or NULL
  * for input schemes. */
 static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, Params *g,
-                                 size_t b0, size_t T, size_t l) {
+                                 const size_t *lens, size_t b0, size_t T, size_t l) {
     if (!pe_in_attention(m->pe.scheme))
         return NULL;
     size_t stride = pe_scratch(&m->pe, &m->cfg.pe, T);
@@ -45,7 +45,9 @@ static const AttnHook *attn_hook(AttnHook *hook, const Model *m, const Acts *a, 
                        .params = model_pe_table(m, &m->p, l),
                        .grad = g ? model_pe_table(m, g, l) : NULL,
                        .scratch = a->scratch + b0 * stride, .stride = stride,
-                       .pos = a->pos + b0 * T, .layer = l};
+                       .pos = a->pos + b0 * T, .layer = l, .lens = lens,
+                       .causal = m->cfg.causal, .logits = a->layer[l].logits,
+                       .work = a->work, .work_stride = pe_work(&m->pe, &m->cfg.pe, T)};
     if (a->layers_in_use) { /* the layer's own draw, the batch's */
         hook->shared = true;
         hook->scratch = a->layer_scratch + l * stride;
@@ -285,7 +287,7 @@ static int batch_begin(const Model *m, Acts *a, const int *ids, const size_t *le
     if (over)
         return over;
     AttnHook hk;
-    if (!attn_hook(&hk, m, a, NULL, 0, T, 0))
+    if (!attn_hook(&hk, m, a, NULL, lens, 0, T, 0))
         return 0;
     if (a->layers_in_use) {
         prepare_layers(m, a, T);
@@ -359,7 +361,7 @@ static void micro_forward(const Model *m, Acts *a, const int *ids, const size_t 
         LayerActs *la = &a->layer[l];
         LayerDrop dr = {drop, l, b0 * T};
         AttnHook hk;
-        const AttnHook *hook = attn_hook(&hk, m, a, NULL, b0, T, l);
+        const AttnHook *hook = attn_hook(&hk, m, a, NULL, lens, b0, T, l);
         layer_forward(m, &m->p.layer[l], la, a->ffa, x, lens, hook, &dr, B, T);
         x = c->norm == NORM_PRE ? la->u : la->ln2;
     }
@@ -507,7 +509,7 @@ static void micro_backward(const Model *m, Params *g, const Acts *a, GradActs *g
                                                               : a->layer[l - 1].ln2;
         LayerDrop dr = {drop, l, b0 * T};
         AttnHook hk;
-        const AttnHook *hook = attn_hook(&hk, m, a, g, b0, T, l);
+        const AttnHook *hook = attn_hook(&hk, m, a, g, lens, b0, T, l);
         layer_backward(m, &m->p.layer[l], &g->layer[l], &a->layer[l], a->ffa, ga, x, hook, &dr, B,
                        T);
     }

@@ -276,6 +276,8 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T,
     carve(cv, &a->x0, BT * C);
     carve(cv, &a->pe, T * m->pe.w);
     carve(cv, &a->scratch, B * pe_scratch(&m->pe, &m->cfg.pe, T));
+    if (pe_work(&m->pe, &m->cfg.pe, T))
+        carve(cv, &a->work, (size_t)par_max_threads() * pe_work(&m->pe, &m->cfg.pe, T));
     if (m->pe.scheme->ruoss_draw != PE_DRAW_INPUT)
         carve(cv, &a->layer_scratch, c->n_layers * pe_scratch(&m->pe, &m->cfg.pe, T));
     for (size_t l = 0; l < c->n_layers; l++) {
@@ -294,6 +296,8 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T,
         carve(cv, &la->ln2_rstd, BT);
         carve(cv, &la->ffh, BT * F);
         carve(cv, &la->u, BT * C);
+        if (m->pe.scheme->reads_logits)
+            carve(cv, &la->logits, Bm * NH * T * T);
     }
     if (c->act != ACT_RELU || c->dropout > 0.0f)
         carve(cv, &a->ffa, BT * F);

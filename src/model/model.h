@@ -110,6 +110,8 @@ typedef struct {
                                        * (relu(x) > 0 exactly where x > 0: all its
                                        * backward needs); GELU: before it */
     float *u;                         /* (B,T,C) residual after the FFN */
+    float *logits;                    /* (B,NH,T,T) the raw logits, for a scheme that reads
+                                       * them (PeScheme.reads_logits), else NULL */
 } LayerActs;
 
 /* Everything the forward pass writes, sized for at most B x T. The
@@ -125,6 +127,8 @@ typedef struct {
     float *pe;                        /* (T,w) the position code */
     float *scratch;                   /* (B,pe_scratch(T)) an attention scheme's per-sentence
                                        * preparation of the positions */
+    float *work;                      /* (threads,pe_work(T)) an attention scheme's per-head
+                                       * workspace, one per thread, or NULL */
     /* A draw per layer (encoder_draw_layers, for a scheme whose ruoss_draw
      * is one; else NULL): each layer's positions or distances, and what
      * prepare made of them, for the whole batch. drawn: made for the next

@@ -67,22 +67,30 @@ static int probe_init(Probe *pr, const PePlan *plan, const PeConfig *pc, uint64_
 static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Err *e) {
     const PeScheme *s = pr->plan->scheme;
     size_t HS = pr->plan->head_size;
-    float *prep = xmalloc((s->scratch(pr->pc, T, HS) + 1) * sizeof *prep, "the scheme's scratch", e);
-    float *buf = xcalloc(T * (T + 2 * HS), sizeof *buf, "the logits", e);
-    if (!prep || !buf) {
+    size_t n_prep = pe_scratch(pr->plan, pr->pc, T) + 1, n_work = pe_work(pr->plan, pr->pc, T) + 1;
+    float *prep = xmalloc(n_prep * sizeof *prep, "the scheme's scratch", e);
+    float *work = xmalloc(n_work * sizeof *work, "the scheme's workspace", e);
+    float *buf = xcalloc(T * (2 * T + 2 * HS), sizeof *buf, "the logits", e);
+    if (!prep || !work || !buf) {
         free(prep);
+        free(work);
         free(buf);
         return ERR_RUNTIME;
     }
-    s->prepare(prep, pr->pc, pos, T, HS);
-    float *Q = buf + T * T, *K = Q + T * HS;
+    if (s->prepare)
+        s->prepare(prep, pr->pc, pos, T, HS);
+    float *L = buf + T * T, *Q = L + T * T, *K = Q + T * HS;
     for (size_t t = 0; t < T; t++) {
         memcpy(Q + t * HS, pr->q0, HS * sizeof *Q);
         memcpy(K + t * HS, pr->k0, HS * sizeof *K);
     }
+    /* the scheme's hooks as the model calls them (pe.h): the raw logits
+     * for a scheme that reads them, the scores where its term goes (here
+     * zero, so that they hold the term alone) */
+    float scale = 1.0f / sqrtf((float)HS);
     PeHead hd = {.pc = pr->pc, .params = pr->params, .scratch = prep, .pos = pos, .T = T,
-                 .HS = HS, .NH = pr->plan->n_heads, .scale = 1.0f / sqrtf((float)HS), .q = Q,
-                 .k = K, .ld = HS, .scores = buf};
+                 .len = T, .HS = HS, .NH = pr->plan->n_heads, .scale = scale, .q = Q, .k = K,
+                 .ld = HS, .scores = buf, .work = work, .logits = s->reads_logits ? L : NULL};
     if (s->rotate) {
         s->rotate(&hd, Q, PE_QUERY, false);
         s->rotate(&hd, K, PE_KEY, false);
@@ -94,11 +102,20 @@ static int logits_at(double *S, const Probe *pr, const size_t *pos, size_t T, Er
                 S[p * T + q] = dot / sqrt((double)HS);
             }
     } else {
-        s->score(&hd);
+        for (size_t p = 0; p < T; p++)
+            for (size_t q = 0; q < T; q++) {
+                float dot = 0.0f;
+                for (size_t i = 0; i < HS; i++)
+                    dot += Q[p * HS + i] * K[q * HS + i];
+                L[p * T + q] = dot * scale;
+            }
+        if (s->score)
+            s->score(&hd);
         for (size_t i = 0; i < T * T; i++)
             S[i] = buf[i];
     }
     free(prep);
+    free(work);
     free(buf);
     return 0;
 }

@@ -403,6 +403,11 @@ size_t pe_scratch(const PePlan *plan, const PeConfig *pc, size_t T) {
     return s->scratch ? s->scratch(pc, T, plan->head_size) : 0;
 }
 
+size_t pe_work(const PePlan *plan, const PeConfig *pc, size_t T) {
+    const PeScheme *s = plan->scheme;
+    return s->work ? s->work(pc, T, plan->head_size) : 0;
+}
+
 /* The factor of positions lo..hi, true; false (g untouched) for a scheme
  * whose scores take none. */
 static bool gain_of(PeGain *g, const PePlan *plan, const PeConfig *pc, size_t lo, size_t hi) {

@@ -114,31 +114,48 @@ typedef struct {
                            * to the right of its query is dist[k] from it, to its left
                            * -dist[k]; NULL: offsets are differences of pos */
     size_t T, HS, h, NH;  /* tokens, head size, this head, heads */
+    size_t len;           /* the sentence's real tokens: keys len..T-1 are padding, masked */
+    bool causal;          /* query i sees keys 0..i only */
     size_t layer;
     float scale;          /* 1/sqrt(HS): the scores' */
     const float *q, *k;   /* (T,HS) each: after rotate */
     const float *v;
     size_t ld;
-    float *scores;        /* forward: (T,T), q k^T scale, before the softmax */
+    /* (T,T) the raw logits q k^T scale (after rotate, before any term and
+     * the mask), read-only, for a scheme with reads_logits, forward and
+     * backward alike (the model keeps them for the backward); NULL for the
+     * others */
+    const float *logits;
+    float *work;          /* the scheme's per-head workspace (PeScheme.work floats), or NULL */
+    float *scores;        /* forward: (T,T), where score adds its term; what it holds
+                           * before is not the scheme's to read (hd->logits is) */
     const float *att;     /* (T,T): the weights the values read */
     float *out;           /* forward: (T,HS), att v */
     size_t ld_out;
     float *dq, *dk;       /* backward: (T,HS) each, added to */
-    const float *dscores; /* backward: (T,T), the scores' gradient */
+    float *dscores;       /* backward: (T,T), the scores' gradient; writable in
+                           * logits_backward only */
     float *datt;          /* backward: (T,T), the weights' gradient, added to */
     const float *dout;    /* backward: (T,HS) */
 } PeHead;
 
-/* One query and key pair in double, for the reference model of the tests
- * (tests/ref_model.c): a scheme's formula written plainly, beside its fast
- * float code. */
+/* One query's row and one of its keys in double, for the reference model
+ * of the tests (tests/ref_model.c): a scheme's formula written plainly,
+ * beside its fast float code. The row gives what a term of the content
+ * needs (the raw logits of the query with every key it sees, the keys'
+ * positions), the pair what a term of two positions needs. */
 typedef struct {
     const PeConfig *pc;
     const double *params; /* the scheme's table for this layer, or NULL */
     const double *q, *k;  /* query i's and key j's rows of head h (HS each), rotated */
     size_t pi, pj;        /* their positions */
+    size_t i, j;          /* their rows */
+    size_t n;             /* the keys query i sees, 0..n-1 (the mask applied) */
+    const double *logits; /* (n) query i's raw logits with each of them, q.k / sqrt(HS) */
+    const size_t *pos;    /* (n) their positions */
+    bool causal;
     size_t h, NH, HS;
-} PeRefPair;
+} PeRefRow;
 
 /* What a scheme's factor of the positions comes to over a sentence
  * (PeScheme.score_gain): a factor that multiplies the scores q.k and
@@ -227,19 +244,30 @@ typedef struct PeScheme {
     void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng);
 
     /* -- an attention scheme: each head of each sentence of each layer --
-     * The hooks, in the order a layer calls them (src/model/attention.c):
+     * The hooks, in the order a layer calls them (src/model/attention.c);
+     * every one may be NULL, and the model, the property analysis
+     * (analysis_attn.c) and the reference model (tests/ref_model.c) call
+     * them with the same inputs:
      *   scratch, prepare  once a batch, before the first layer, per sentence:
      *                     what the positions give (cos and sin, buckets);
      *                     may write only the scratch; with a draw per
      *                     layer (PeDraw), once per layer for the batch
      *   rotate            forward: q, then k, in place, before the scores;
      *                     backward: dq and dk, after score_backward
-     *   score             forward: adds to the scores, before the softmax
+     *   score             forward: adds its term to the scores, before the
+     *                     mask and the softmax; a term of the content reads
+     *                     the raw logits (reads_logits: hd->logits)
      *   mix               forward: adds to the heads' outputs
-     *   mix_backward,     backward, in reverse: into datt, dq, dk and the
-     *   score_backward    table's gradient (dparams), never the table
+     *   mix_backward      backward: into datt and dparams
+     *   logits_backward   backward, after the softmax's, before attention's
+     *                     own dq and dk products: adds to dscores what its
+     *                     term sends back through the logits it read, so
+     *                     that it reaches q and k through those products
+     *   score_backward    backward, after the products: into dq, dk and the
+     *                     table's gradient (dparams), never the table
      *   constrain         after each optimizer step (and the initial draw):
-     *                     the only hook that writes the table */
+     *                     the only hook that writes the table
+     * work gives each head a workspace of its own (hd->work) for any hook. */
     /* Floats it keeps per sentence of T tokens (head size HS, options pc),
      * written once per forward pass by prepare from the tokens' positions
      * pos[0..T) (RoPE's cos and sin, T5's buckets) and read by the hooks
@@ -257,10 +285,22 @@ typedef struct PeScheme {
      * transpose, for the backward pass. */
     void (*rotate)(const PeHead *hd, float *x, PeOperand which, bool inverse);
     /* Adds the scheme's part to hd->scores (a bias of the two positions,
-     * or a term of q or k and the offset), before the softmax. */
+     * or a term of q or k and the offset, or of the logits: reads_logits),
+     * before the softmax. */
     void (*score)(const PeHead *hd);
     /* Its backward, from hd->dscores: into dq, dk and dparams. */
     void (*score_backward)(const PeHead *hd);
+    /* score reads hd->logits, the raw logits (CoPE's gates): every caller
+     * gives them, and the model keeps them for the backward (B x NH x T^2
+     * floats a layer, for such a scheme only). */
+    bool reads_logits;
+    /* The part of score's backward that goes through the logits it read:
+     * adds it to hd->dscores (dscores += d term / d logits, row by row),
+     * before attention's dq and dk products carry dscores to q and k. */
+    void (*logits_backward)(const PeHead *hd);
+    /* Floats of per-head workspace its hooks use (hd->work), for sentences
+     * of T tokens and heads of HS channels; NULL for none. */
+    size_t (*work)(const PeConfig *pc, size_t T, size_t HS);
     /* Adds the scheme's part to hd->out (vectors of the offset weighted by
      * hd->att), and its backward: into datt and dparams from dout. */
     void (*mix)(const PeHead *hd);
@@ -285,10 +325,10 @@ typedef struct PeScheme {
      * xpos's centre, reads the same here), turned in place as which says. */
     void (*ref_rotate)(const PeConfig *pc, double *x, size_t HS, const size_t *pos, size_t T,
                        size_t t, PeOperand which);
-    /* What the scheme adds to the score of query pi and key pj (after
+    /* What the scheme adds to the score of query i and key j (after
      * q.k / sqrt(HS)), and to value j as query i reads it (HS values). */
-    double (*ref_score)(const PeRefPair *r);
-    void (*ref_value)(const PeRefPair *r, double *v);
+    double (*ref_score)(const PeRefRow *r);
+    void (*ref_value)(const PeRefRow *r, double *v);
 
     /* For pictures: what channel c is, e.g. "sin, i = 3" (NULL: its
      * number only), and what the channel axis shows (NULL: "channel"). */
@@ -408,6 +448,9 @@ void pe_gain_cause(char *buf, size_t cap, const PePlan *plan, const PeConfig *pc
 /* Floats of an attention scheme's scratch for one sentence of T tokens
  * (0 for the other schemes). */
 size_t pe_scratch(const PePlan *plan, const PeConfig *pc, size_t T);
+/* Floats of an attention scheme's per-head workspace for sentences of T
+ * tokens (PeScheme.work; 0 for none). */
+size_t pe_work(const PePlan *plan, const PeConfig *pc, size_t T);
 /* The scratch and prepare of the schemes that read the positions alone
  * (alibi, a learned bias of the offset): each token's position, as a
  * float (exact below 2^24). */

@@ -100,7 +100,7 @@ static void alibi_score(const PeHead *hd) {
         }
 }
 
-static double alibi_ref_score(const PeRefPair *r) {
+static double alibi_ref_score(const PeRefRow *r) {
     bool right = r->pj > r->pi;
     double d = fabs((double)r->pi - (double)r->pj);
     return r->pi == r->pj ? 0.0 : alibi_bias(r->pc, r->h, r->NH, d, right);

@@ -220,7 +220,7 @@ static void fire_score_backward(const PeHead *hd) {
         }
 }
 
-static double fire_ref_score(const PeRefPair *r) {
+static double fire_ref_score(const PeRefRow *r) {
     size_t W = width_of(r->pc), cols = W + 1;
     const double *t = r->params;
     double pi = (double)r->pi, pj = (double)r->pj, c = fabs(t[W]);

@@ -163,7 +163,7 @@ static void kerple_score_backward(const PeHead *hd) {
 
 /* In double throughout: the gradient checks move the table by less than
  * a float can tell. */
-static double kerple_ref_score(const PeRefPair *r) {
+static double kerple_ref_score(const PeRefRow *r) {
     const PeConfig *pc = r->pc;
     double r1 = fmax(r->params[r->h], KERPLE_EPS);
     double r2 = fmin(fmax(r->params[r->NH + r->h], KERPLE_EPS), (double)r_hi(pc, 1));

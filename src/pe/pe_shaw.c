@@ -140,12 +140,12 @@ static void shaw_mix_backward(const PeHead *hd) {
 
 /* Row pj - pi (clipped) of the keys' (part 0) or the values' (part 1)
  * table, in double. */
-static const double *ref_row(const PeRefPair *r, size_t part) {
+static const double *ref_row(const PeRefRow *r, size_t part) {
     size_t k = k_of(r->pc);
     return r->params + (part * (2 * k + 1) + shaw_row((long)r->pj - (long)r->pi, k)) * r->HS;
 }
 
-static double shaw_ref_score(const PeRefPair *r) {
+static double shaw_ref_score(const PeRefRow *r) {
     const double *aK = ref_row(r, 0);
     double s = 0.0;
     for (size_t d = 0; d < r->HS; d++)
@@ -153,7 +153,7 @@ static double shaw_ref_score(const PeRefPair *r) {
     return s / sqrt((double)r->HS);
 }
 
-static void shaw_ref_value(const PeRefPair *r, double *v) {
+static void shaw_ref_value(const PeRefRow *r, double *v) {
     const double *aV = ref_row(r, 1);
     for (size_t d = 0; d < r->HS; d++)
         v[d] += aV[d];

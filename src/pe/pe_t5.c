@@ -110,7 +110,7 @@ static void t5_score_backward(const PeHead *hd) {
         hd->dparams[(size_t)S[i] * hd->NH + hd->h] += hd->dscores[i];
 }
 
-static double t5_ref_score(const PeRefPair *r) {
+static double t5_ref_score(const PeRefRow *r) {
     size_t b = t5_bucket((long)r->pj - (long)r->pi, buckets_of(r->pc), distance_of(r->pc));
     return r->params[b * r->NH + r->h];
 }

@@ -450,7 +450,7 @@ static void xl_score_backward(const PeHead *hd) {
 }
 
 /* The same score of one pair in double, from the formula. */
-static double xl_ref_score(const PeRefPair *r) {
+static double xl_ref_score(const PeRefRow *r) {
     size_t HS = r->HS, C = HS * r->NH;
     const double *W = r->params + r->h * HS * C, *u = r->params + C * C + r->h * HS, *v = u + C;
     double offset = (double)r->pj - (double)r->pi, s = 0.0;
