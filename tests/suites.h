@@ -12,6 +12,9 @@ Suite *suite_matmul(void);
 Suite *suite_encoder(void);
 Suite *suite_pe(void);
 Suite *suite_attn(void);
+/* part of suite_attn: one contract for the score hooks, every scheme
+ * (test_conformance.c) */
+TCase *tcase_conformance(void);
 Suite *suite_vocab(void);
 Suite *suite_cli(void);
 Suite *suite_docs(void);

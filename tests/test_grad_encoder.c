@@ -130,6 +130,10 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     set_opt(&all, "--max-distance", "12");
     set_opt(&all, "--max-relative", "2");
     set_opt(&all, "--fire-width", "5");
+    /* cope: counts past 3 clamped (6 keys gate up to 6), and vectors large
+     * enough that the gates' path moves the loss */
+    set_opt(&all, "--cope-max-pos", "4");
+    set_opt(&all, "--cope-init-std", "1");
     if (gc->alibi_slopes == ALIBI_ASYMMETRIC)
         set_opt(&all, "--alibi-slopes", "asymmetric");
     rope_set_scaling(&all, gc->rope_scaling, 3.0, 4);
@@ -353,15 +357,28 @@ static void mix_backward_off(const PeHead *hd) {
     free(a);
 }
 
+/* The part logits_backward adds to dscores, off by 1%. */
+static void logits_backward_off(const PeHead *hd) {
+    size_t T = hd->T;
+    float *before = malloc(T * T * sizeof *before);
+    ck_assert_ptr_nonnull(before);
+    memcpy(before, hd->dscores, T * T * sizeof *before);
+    real->logits_backward(hd);
+    for (size_t i = 0; i < T * T; i++)
+        hd->dscores[i] = before[i] + 1.01f * (hd->dscores[i] - before[i]);
+    free(before);
+}
+
 /* Every backward hook of every scheme, in the registry's order: the
- * rotation's, the scores' and the mixed vectors'. Sets *s and *hook (0, 1,
- * 2) to pair n and returns how many pairs there are. */
+ * rotation's, the scores', the mixed vectors' and the logits'. Sets *s
+ * and *hook (0 to 3) to pair n and returns how many pairs there are. */
 static size_t backward_hook(size_t n, const PeScheme **s, int *hook) {
     size_t k = 0;
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *p = pe_at(i);
-        bool has[3] = {p->rotate != NULL, p->score_backward != NULL, p->mix_backward != NULL};
-        for (int h = 0; h < 3; h++)
+        bool has[4] = {p->rotate != NULL, p->score_backward != NULL, p->mix_backward != NULL,
+                       p->logits_backward != NULL};
+        for (int h = 0; h < 4; h++)
             if (has[h] && k++ == n)
                 *s = p, *hook = h;
     }
@@ -376,13 +393,15 @@ START_TEST(a_wrong_scheme_backward_is_caught) {
         broken.rotate = rotate_off;
     else if (hook == 1)
         broken.score_backward = score_backward_off;
-    else
+    else if (hook == 2)
         broken.mix_backward = mix_backward_off;
+    else
+        broken.logits_backward = logits_backward_off;
     GradCase gc = {.pe = real->name, .act = ACT_GELU, .norm = NORM_POST, .seed = 400,
                    .swap = &broken};
     char tensor[64] = "";
     double err = model_error(&gc, tensor, sizeof tensor);
-    static const char *const what[] = {"rotation", "scores", "mixed vectors"};
+    static const char *const what[] = {"rotation", "scores", "mixed vectors", "logits"};
     ck_assert_msg(err > MODEL_TOL, "%s with its %s' backward off: the worst gradient error is "
                   "%.3g, within the tolerance %g", real->name, what[hook], err, MODEL_TOL);
 }

@@ -178,9 +178,14 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
             di[j] = ai[j] * (di[j] - dot);
     }
     /* forward: scores += a term of the logits (reads_logits): its part
-     * through them joins dscores, and the products below take it to q, k */
-    if (s && s->logits_backward)
+     * through them joins dscores, and the products below take it to q, k;
+     * score_backward gets the scores' own gradient, kept from before */
+    if (s && s->logits_backward) {
+        float *kept = ds + T * T;
+        memcpy(kept, ds, T * T * sizeof *kept);
         s->logits_backward(&hd);
+        hd.dscores = kept;
+    }
     /* forward: scores = q k^T / sqrt(HS) */
     /* dq (T,HS) = dscores (T,T) k (T,HS) / sqrt(HS) */
     prod_ax(dq, C3, ds, false, k, C3, T, HS, scale);
@@ -196,6 +201,10 @@ static void head_backward(float *dqkv, float *ds, const float *dout, const float
         s->rotate(&hd, dq, PE_QUERY, true);
         s->rotate(&hd, dk, PE_KEY, true);
     }
+}
+
+size_t attention_scratch(const AttnHook *hook, size_t T) {
+    return (hook && hook->scheme->logits_backward ? 2 : 1) * T * T;
 }
 
 void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const float *dout,
@@ -220,7 +229,7 @@ void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const flo
 #pragma omp parallel for schedule(static) num_threads(team) if (par)
 #endif
     for (size_t i = 0; i < n; i++) {
-        float *ds = dscores + (size_t)par_thread() * T * T;
+        float *ds = dscores + (size_t)par_thread() * attention_scratch(hook, T);
         if (by_head)
             for (size_t b = 0; b < B; b++)
                 head_backward(dqkv, ds, dout, qkv, att, hook, drop, b, i, T, C, NH);

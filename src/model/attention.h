@@ -58,9 +58,15 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens, b
                        const AttnHook *hook, const AttnDrop *drop, size_t B, size_t T, size_t C,
                        size_t NH);
 
+/* The floats of attention_backward's scratch per thread for sentences of
+ * T tokens: T*T, or twice that for a scheme with logits_backward (the
+ * scores' own gradient, kept for its score_backward). */
+size_t attention_scratch(const AttnHook *hook, size_t T);
+
 /* Writes dqkv (B,T,3C) from dout (B,T,C), given the forward's qkv (with q
- * and k as rotated) and att. dscores is scratch of n_scratch x T*T floats,
- * one block per thread: at most n_scratch threads share the heads. A bias
+ * and k as rotated) and att. dscores is scratch of n_scratch x
+ * attention_scratch(hook, T) floats, one block per thread: at most
+ * n_scratch threads share the heads. A bias
  * scheme's table gets its gradient added to hook->grad. drop, as the
  * forward had it, or NULL. */
 void attention_backward(float *dqkv, float *dscores, size_t n_scratch, const float *dout,

@@ -374,7 +374,9 @@ static size_t gradacts_walk(GradActs *g, Carver *cv, const Model *m, size_t B, s
         carve(cv, &g->dres, BT * C);
     carve(cv, &g->dqkv, BT * 3 * C);
     carve(cv, &g->dffa, BT * F);
-    carve(cv, &g->dscores, g->n_scratch * T * T);
+    /* a scheme with logits_backward keeps the scores' own gradient beside
+     * (attention_scratch) */
+    carve(cv, &g->dscores, g->n_scratch * T * T * (m->pe.scheme->logits_backward ? 2 : 1));
     carve(cv, &g->dpooled, Bm * C);
     carve(cv, &g->dlogits, (c->per_token ? B * T : B) * K);
     return cv->off;

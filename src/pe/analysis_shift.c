@@ -23,7 +23,7 @@ static int place(float *X, const PePlan *plan, const PeConfig *pc, const float *
     memcpy(X, q0, HS * sizeof *X);
     memcpy(X + HS, k0, HS * sizeof *X);
     size_t n = (pos[0] > pos[1] ? pos[0] : pos[1]) + 1; /* the sentence they sit in */
-    size_t n_buf = s->rotate ? s->scratch(pc, 2, HS) + 2 * HS : 2 * w;
+    size_t n_buf = s->rotate ? pe_scratch(plan, pc, 2) + 2 * HS : 2 * w;
     float *buf = xmalloc(n_buf * sizeof *buf, "the code", e);
     if (!buf)
         return ERR_RUNTIME;
@@ -35,8 +35,10 @@ static int place(float *X, const PePlan *plan, const PeConfig *pc, const float *
          * first row of one, the key the second of the other */
         float *keys = buf + n_buf - 2 * HS;
         memcpy(keys, X, 2 * HS * sizeof *keys);
-        s->prepare(buf, pc, pos, 2, HS);
-        PeHead hd = {.pc = pc, .scratch = buf, .pos = pos, .T = 2, .HS = HS, .NH = 1, .ld = HS};
+        if (s->prepare)
+            s->prepare(buf, pc, pos, 2, HS);
+        PeHead hd = {.pc = pc, .scratch = buf, .pos = pos, .T = 2, .len = 2, .HS = HS, .NH = 1,
+                     .ld = HS};
         s->rotate(&hd, X, PE_QUERY, false);
         s->rotate(&hd, keys, PE_KEY, false);
         memcpy(X + HS, keys + HS, HS * sizeof *X);

@@ -203,6 +203,9 @@ typedef struct PeScheme {
     size_t first_position;   /* the number of the first word: 1 for the notes' counts, 0 for
                               * the others */
     bool length_dependent;   /* P depends on the sentence length (pos/N) */
+    /* Its positions come from the content, never from the tokens' own
+     * (CoPE counts gates): --random-positions does nothing for it. */
+    bool ignores_positions;
     /* Channels P has, given the model width C and the resolved combine
      * mode; NULL for a scheme that adds nothing to the input. */
     size_t (*width)(const PeConfig *pc, size_t C, Combine combine);
@@ -288,7 +291,8 @@ typedef struct PeScheme {
      * or a term of q or k and the offset, or of the logits: reads_logits),
      * before the softmax. */
     void (*score)(const PeHead *hd);
-    /* Its backward, from hd->dscores: into dq, dk and dparams. */
+    /* Its backward, from hd->dscores, the scores' own gradient (as it was
+     * before logits_backward added to it): into dq, dk and dparams. */
     void (*score_backward)(const PeHead *hd);
     /* score reads hd->logits, the raw logits (CoPE's gates): every caller
      * gives them, and the model keeps them for the backward (B x NH x T^2

@@ -142,10 +142,11 @@ int session_check_options(const TrainMeta *mt, const Config *c, size_t longest, 
         return ERR_INPUT;
     if (!N || !s)
         return 0;
-    if (!pe_in_input(s) && !pe_in_attention(s))
-        return err_set(e, ERR_INPUT, "--random-positions does nothing for %s, which has no "
-                       "positions; drop it%s", s->name, options_if("--pe", " or choose another "
-                       "--pe"));
+    if ((!pe_in_input(s) && !pe_in_attention(s)) || s->ignores_positions)
+        return err_set(e, ERR_INPUT, "--random-positions does nothing for %s, which %s; drop "
+                       "it%s", s->name, s->ignores_positions ? "counts its positions from the "
+                       "content, never from the tokens' own" : "has no positions",
+                       options_if("--pe", " or choose another --pe"));
     if (s->length_dependent)
         return err_set(e, ERR_INPUT, "--random-positions does not apply to %s, whose code "
                        "depends on the sentence length, not on the position alone", s->name);

@@ -99,7 +99,8 @@ def param_count(m, scheme, opts):
               "t5": num("buckets", 32) * NH,
               "shaw": 2 * (2 * num("max-relative", 16) + 1) * HS,
               "kerple": 2 * NH}
-    per_layer = {"xl": (C + 2) * C, "fire": (NH + 2) * (num("fire-width", 32) + 1)}
+    per_layer = {"xl": (C + 2) * C, "fire": (NH + 2) * (num("fire-width", 32) + 1),
+                 "cope": 2 * num("cope-max-pos", 16) * HS}
     if scheme not in NO_TABLE and scheme not in shared and scheme not in per_layer:
         raise Bad(f"scheme '{scheme}' is not among the page's schemes")
     layer = 3 * C * C + 3 * C + C * C + C + F * C + F + C * F + C + 4 * C
