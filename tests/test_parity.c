@@ -26,7 +26,8 @@ static const char *const cases[] = {"post_relu_sinusoidal",        "pre_gelu_lea
                                     "pre_gelu_alibi",              "post_relu_sinusoidal_causal",
                                     "pre_gelu_none_causal",        "post_gelu_xl",
                                     "post_relu_kerple",            "pre_gelu_fire",
-                                    "post_gelu_xpos",              "pre_relu_kerple_power"};
+                                    "post_gelu_xpos",              "pre_relu_kerple_power",
+                                    "post_relu_cope",              "pre_gelu_cope_causal"};
 
 /* Loads DIR/name.npy, checking it holds n floats. */
 static float *load(const char *dir, const char *name, size_t n) {

@@ -230,6 +230,48 @@ class KerplePower(nn.Module):
         return torch.stack([x.grad if grad else x for x in t])
 
 
+# CoPE's counts, clamped past 3: a batch of 7 reaches the clamp
+COPE_MAX_POS = 4
+
+
+class CoPE(nn.Module):
+    # CoPE (Golovneva et al. 2024), as the paper's appendix code and
+    # x-transformers' CoPE: gates sigmoid of the logits after the mask (a
+    # masked key's gate is 0), a key's position the sum of the gates from
+    # it to the query (their flip, cumsum, flip), clamped at max_pos - 1,
+    # and q . e interpolated between the vectors of its floor and its ceil.
+    # For an encoder the keys after the query sum from the query to the key
+    # and read a second table (pe_cope.c says why).
+    def __init__(self, head_dim, max_pos):
+        super().__init__()
+        self.max_pos = max_pos
+        self.left = nn.Parameter(torch.randn(max_pos, head_dim))
+        self.right = nn.Parameter(torch.randn(max_pos, head_dim))
+
+    def forward(self, q, logits):
+        # q (B,H,T,HS), logits (B,H,T,T) scaled and masked (-inf)
+        T = logits.shape[-1]
+        gates = torch.sigmoid(logits)
+        i = torch.arange(T).view(T, 1)
+        j = torch.arange(T).view(1, T)
+        left = (gates * (j <= i)).flip(-1).cumsum(-1).flip(-1)   # sum over k = j..i
+        right = (gates * (j >= i)).cumsum(-1)                    # sum over k = i..j
+        pos = torch.where(j <= i, left, right).clamp(max=self.max_pos - 1)
+        floor, ceil = pos.floor().long(), pos.ceil().long()
+        w = pos - floor
+        out = torch.zeros_like(logits)
+        for table, side in ((self.left, j <= i), (self.right, j > i)):
+            z = q @ table.T  # (B,H,T,P)
+            term = z.gather(-1, ceil) * w + z.gather(-1, floor) * (1 - w)
+            out = out + torch.where(side, term, torch.zeros_like(term))
+        return out
+
+    def table(self, grad=False):
+        # (2P, HS): the keys at or before the query, then those after it
+        g = (lambda x: x.grad) if grad else (lambda x: x)
+        return torch.cat([g(self.left), g(self.right)])
+
+
 class Fire(nn.Module):
     # FIRE (Li et al. 2023), the paper's listing: an MLP 1 -> width -> heads
     # of psi(i - j) / psi(max(L, i)), psi(x) = log(|c x| + 1), with c from
@@ -276,6 +318,8 @@ class ExplicitAttention(nn.Module):
             self.relative_position = XlRelative(C, heads)
         if pe == "fire":  # one for each layer, as the paper's
             self.fire = Fire(heads)
+        if pe == "cope":  # one for each layer, shared by the heads, as the paper's
+            self.cope = CoPE(C // heads, COPE_MAX_POS)
 
     def forward(self, x, real, bias=None):
         B, T, C = x.shape
@@ -296,9 +340,12 @@ class ExplicitAttention(nn.Module):
             scores = scores - m * dist
         if self.pe == "fire":
             scores = scores + self.fire(T)
+        if self.pe == "cope":
+            masked = scores.masked_fill(~real, float("-inf"))
+            scores = scores + self.cope(q, masked)
         if bias is not None:  # KERPLE's, which every layer shares
             scores = scores + bias
-        scores = scores.masked_fill(~real.view(B, 1, 1, T), float("-inf"))
+        scores = scores.masked_fill(~real, float("-inf"))
         y = torch.softmax(scores, dim=-1) @ v
         return self.out_proj(y.transpose(1, 2).reshape(B, T, C))
 
@@ -322,8 +369,9 @@ class ExplicitLayer(nn.Module):
 
 
 class ExplicitModel(nn.Module):
-    def __init__(self, V, C, heads, layers, F, K, norm_first, act, pe, split):
+    def __init__(self, V, C, heads, layers, F, K, norm_first, act, pe, split, causal=False):
         super().__init__()
+        self.causal = causal
         self.embedding = nn.Embedding(V, C)
         self.layers = nn.ModuleList(ExplicitLayer(C, heads, F, norm_first, act, pe, split)
                                     for _ in range(layers))
@@ -335,12 +383,17 @@ class ExplicitModel(nn.Module):
             self.kerple_log = KerplePower(heads)
 
     def forward(self, ids, lens):
-        T = ids.shape[1]
+        B, T = ids.shape
         real = torch.arange(T).unsqueeze(0) < lens.unsqueeze(1)
+        # the keys each query sees (B,1,T,T): the real ones, and with the
+        # causal mask those at or before it
+        seen = real.view(B, 1, 1, T)
+        if self.causal:
+            seen = seen & torch.ones(T, T, dtype=torch.bool).tril()
         x = self.embedding(ids)
         bias = self.kerple_log(T) if hasattr(self, "kerple_log") else None
         for layer in self.layers:
-            x = layer(x, real, bias)
+            x = layer(x, seen, bias)
         hidden = self.norm(x) if self.norm is not None else x
         pooled = (hidden * real.unsqueeze(2)).sum(1) / lens.unsqueeze(1)
         return hidden, pooled, self.head(pooled)
@@ -354,7 +407,7 @@ def state_names(model):
 def tensors(model):
     # name -> (value, gradient) under the C model's names, Transformer-XL's,
     # KERPLE's and FIRE's parts packed into their tables
-    packed = (XlRelative, KerpleLog, KerplePower, Fire)
+    packed = (XlRelative, KerpleLog, KerplePower, Fire, CoPE)
     inside = {n for n, mod in model.named_modules() if isinstance(mod, packed)}
     out = {}
     for n, p in state_names(model).items():
@@ -374,8 +427,8 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     torch.manual_seed(seed)
     V, C, heads, layers, F, K, B, T = 11, 16, 4, 2, 32, 3, 3, 7
     lens = torch.tensor([7, 4, 6])
-    if pe in ("rope", "xpos", "alibi", "xl", "kerple", "kerple_power", "fire"):
-        model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split)
+    if pe in ("rope", "xpos", "alibi", "xl", "kerple", "kerple_power", "fire", "cope"):
+        model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split, causal)
     else:
         model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T, causal=causal)
     model.train()  # dropout is 0; training mode keeps torch off its fast path
@@ -408,6 +461,8 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
         f.write(f"classes {K}\nbatch {B}\nlength {T}\n")
         f.write(f"norm {'pre' if norm_first else 'post'}\nact {act}\n")
         f.write("pe kerple\n--kerple-form power\n" if pe == "kerple_power" else f"pe {pe}\n")
+        if pe == "cope":
+            f.write(f"--cope-max-pos {COPE_MAX_POS}\n")
         f.write(f"layout {'split' if split else 'interleaved'}\n")
         f.write(f"causal {1 if causal else 0}\n")
     save(os.path.join(d, "ids.npy"), ids.float())
@@ -436,6 +491,8 @@ CASES = {
     "pre_gelu_fire": (True, "gelu", "fire", 9, {}),
     "post_gelu_xpos": (False, "gelu", "xpos", 10, {}),
     "pre_relu_kerple_power": (True, "relu", "kerple_power", 11, {}),
+    "post_relu_cope": (False, "relu", "cope", 12, {}),
+    "pre_gelu_cope_causal": (True, "gelu", "cope", 13, {"causal": True}),
 }
 
 if __name__ == "__main__":
