@@ -95,6 +95,12 @@ START_TEST(scheme_forms_set_their_options) {
     exp_scheme_form(&c, "cls alibi");
     ck_assert(c.pool == POOL_CLS && c.pe.given == 0);
     ck_assert_ptr_eq(exp_scheme_base("cls alibi"), pe_find("alibi"));
+    config_default(&c, 8, "kerple");
+    exp_scheme_form(&c, "power kerple");
+    char form[32];
+    pe_option_text(&c.pe, pe_option_find("--kerple-form"), form, sizeof form);
+    ck_assert_str_eq(form, "power");
+    ck_assert_ptr_eq(exp_scheme_base("power kerple"), pe_find("kerple"));
 }
 END_TEST
 

@@ -17,14 +17,16 @@ const char *const exp_causal_schemes[EXP_CAUSAL_SCHEMES] = {"none", "sinusoidal"
                                                            "rope", "alibi",      "t5"};
 const char *const exp_probe_names[EXP_PROBES] = {"none, causal", "none"};
 
-/* ALiBi as an encoder can use it: different slopes by side, or a [CLS]
- * word at position 0 read as the sentence vector */
+/* Schemes in another form, each a row of its own: ALiBi as an encoder can
+ * use it (different slopes by side, or a [CLS] word at position 0 read as
+ * the sentence vector), and KERPLE's second kernel, -r1 d^r2 */
 static const struct {
     const char *name, *base;
     const char *option, *value; /* the scheme option the form gives, or NULL */
     Pooling pool;
 } FORMS[] = {{"asymmetric alibi", "alibi", "--alibi-slopes", "asymmetric", POOL_MEAN},
-             {"cls alibi", "alibi", NULL, NULL, POOL_CLS}};
+             {"cls alibi", "alibi", NULL, NULL, POOL_CLS},
+             {"power kerple", "kerple", "--kerple-form", "power", POOL_MEAN}};
 #define N_FORMS (sizeof FORMS / sizeof *FORMS)
 
 /* The index in FORMS of the form called name, N_FORMS for a scheme's own name. */
