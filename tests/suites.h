@@ -12,6 +12,8 @@ Suite *suite_matmul(void);
 Suite *suite_encoder(void);
 Suite *suite_pe(void);
 Suite *suite_attn(void);
+/* part of suite_attn: dpb's own checks (test_dpb.c) */
+TCase *tcase_dpb(void);
 Suite *suite_vocab(void);
 Suite *suite_cli(void);
 Suite *suite_docs(void);

@@ -620,5 +620,6 @@ Suite *suite_attn(void) {
     tcase_add_loop_test(tc, asymmetric_alibi_tells_a_sentence_from_its_reverse, 0, 2);
     tcase_add_test(tc, attention_properties_on_the_logits);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, tcase_dpb());
     return s;
 }
