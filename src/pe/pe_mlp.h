@@ -42,8 +42,8 @@ float pe_mlp_forward(const PeMlp *m, const float *t, size_t h, float x, float *b
 
 /* The backward of pe_mlp_forward for an output gradient ds: adds
  * ds d out_h / d theta into g (laid out as t) and returns d out_h / d x
- * without ds, which the caller multiplies in (FIRE's input has
- * parameters of its own; dpb's has none). */
+ * without ds, for a caller whose input has parameters of its own (FIRE's
+ * c and L) to multiply in. */
 float pe_mlp_backward(float *g, const PeMlp *m, const float *t, size_t h, float x, float ds,
                       float *buf);
 
