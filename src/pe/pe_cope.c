@@ -133,8 +133,8 @@ static void query_dots(const PeHead *hd, size_t i, float *z, size_t P) {
 
 /* The workspace: a row's gates, counts, the counts' gradient (T each)
  * and the query's dots with the vectors and their gradient (2P each). */
-static size_t cope_work(const PeConfig *pc, size_t T, size_t HS) {
-    (void)HS;
+static size_t cope_work(const PeConfig *pc, size_t T, size_t HS, size_t NH) {
+    (void)HS, (void)NH;
     return 3 * T + 4 * max_pos(pc);
 }
 

@@ -79,12 +79,6 @@ static const PeOption opt_distance = {
     .example = "log",
 };
 
-/* The MLP's workspace in the per-head workspace: what the check lets an
- * MLP need (pe_mlp_work: 2W(depth + 1) floats). The work hook is told
- * the head size, not the model's width that sets W's default, so it
- * reserves this bound. */
-#define DPB_MLP_FLOATS 4096
-
 static size_t depth_of(const PeConfig *pc) { return (size_t)pe_get(pc, &opt_depth); }
 
 /* W: given, or a quarter of the model's C channels (at least one). */
@@ -110,10 +104,6 @@ static int dpb_check(const PeConfig *pc, const PeShape *sh, Err *e) {
         return err_set(e, ERR_INPUT, "dpb's MLP would be d_model/4 = %zu units wide, past the "
                        "%d it takes; give --dpb-width %d or fewer", f.W, PE_MLP_MAX_WIDTH,
                        PE_MLP_MAX_WIDTH);
-    if (pe_mlp_work(&f) > DPB_MLP_FLOATS)
-        return err_set(e, ERR_INPUT, "dpb's MLP of %zu layers of %zu units is past what its "
-                       "workspace holds (width x (depth + 1) at most %d); give a smaller "
-                       "--dpb-width or --dpb-depth", f.depth, f.W, DPB_MLP_FLOATS / 2);
     return 0;
 }
 
@@ -134,9 +124,10 @@ static void dpb_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng 
         params[i] = i < 2 * W ? rng_range(rng, -1.0f, 1.0f) : rng_range(rng, -b, b);
 }
 
-static size_t dpb_work(const PeConfig *pc, size_t T, size_t HS) {
-    (void)pc, (void)HS;
-    return T * T + DPB_MLP_FLOATS;
+/* A value per pair (or offset), then f's own workspace. */
+static size_t dpb_work(const PeConfig *pc, size_t T, size_t HS, size_t NH) {
+    PeMlp f = dpb_f(pc, HS * NH, NH);
+    return T * T + pe_mlp_work(&f);
 }
 
 /* f's input for the offset d = i - j, in float as torch takes it. */
