@@ -239,7 +239,6 @@ static double cope_ref_score(const PeRefRow *r) {
 const PeScheme pe_cope = {
     .name = "cope",
     .since = 6,
-    .grids_later = true,
     .options = (const PeOption *const[]){&opt_max_pos, &opt_init_std, NULL},
     .about = "positions counted by the content: each key gated by sigmoid(q.k), a key's "
              "position the sum of the gates between it and the query, its learned vector "

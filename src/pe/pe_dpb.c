@@ -237,7 +237,6 @@ const PeScheme pe_dpb = {
              "gives each head's bias (x-transformers' dynamic position bias)",
     .note = "nothing is added to the word vectors; an untrained MLP is random, so each head "
             "already prefers some offsets, and tells keys to the left from keys to the right",
-    .grids_later = true,
     .default_combine = COMBINE_ADD,
     .check = dpb_check,
     .param_shape = dpb_shape,
