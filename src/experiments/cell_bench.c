@@ -29,6 +29,8 @@
 #include "../run/session.h"
 #include "cell.h"
 
+void (*exp_cell_on_tests)(void);
+
 /* Test tapes of one input length n, scored; the data's seed is the cell's
  * and the length's, apart from the training data's. */
 static int test_length(Session *s, Acts *room, const char *task, size_t n, size_t count,
@@ -138,6 +140,8 @@ int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
     double sum = 0.0, sum_exact = 0.0;
     if (!rc)
         acc[0] = exact[0] = NAN; /* no input of no words */
+    if (exp_cell_on_tests)
+        exp_cell_on_tests();
     /* one set of the forward pass's buffers for every test length, made
      * for the longest tape: made (and its pages first touched) once */
     Acts room = {0};
