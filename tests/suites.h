@@ -15,6 +15,8 @@ Suite *suite_attn(void);
 /* part of suite_attn: one contract for the score hooks, every scheme
  * (test_conformance.c) */
 TCase *tcase_conformance(void);
+/* part of suite_attn: dpb's own checks (test_dpb.c) */
+TCase *tcase_dpb(void);
 Suite *suite_vocab(void);
 Suite *suite_cli(void);
 Suite *suite_docs(void);

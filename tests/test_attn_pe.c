@@ -621,5 +621,6 @@ Suite *suite_attn(void) {
     tcase_add_test(tc, attention_properties_on_the_logits);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_conformance());
+    suite_add_tcase(s, tcase_dpb());
     return s;
 }

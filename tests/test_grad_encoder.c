@@ -102,6 +102,7 @@ typedef struct {
     float dropout;         /* the model's, with one step's masks in both passes */
     Pooling pool;
     void (*edit)(Model *m); /* changes the drawn tables before the run, or NULL */
+    const char *opt[4];     /* up to two more options of the scheme, flag then value */
 } GradCase;
 
 /* The worst error of any tensor's gradient for one model and batch, with
@@ -137,6 +138,8 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     if (gc->alibi_slopes == ALIBI_ASYMMETRIC)
         set_opt(&all, "--alibi-slopes", "asymmetric");
     rope_set_scaling(&all, gc->rope_scaling, 3.0, 4);
+    for (size_t k = 0; k < 4 && gc->opt[k]; k += 2)
+        set_opt(&all, gc->opt[k], gc->opt[k + 1]);
     cfg.pe = pe_config_for(&all, pe_find(gc->pe));
     cfg.dropout = gc->dropout;
     cfg.pool = gc->pool;
@@ -317,6 +320,17 @@ START_TEST(encoder_gradients_past_a_threshold_or_clamp) {
 }
 END_TEST
 
+START_TEST(encoder_gradients_dpb_forms) {
+    /* _i: dpb reading the log distance three layers deep (pre-norm, at
+     * random positions), one layer of the offset (post-norm); the
+     * defaults are encoder_gradients_each_scheme's */
+    GradCase gc = {.pe = "dpb", .act = ACT_GELU, .norm = _i ? NORM_POST : NORM_PRE,
+                   .random_positions = _i == 0, .seed = 370 + (uint64_t)_i,
+                   .opt = {"--dpb-depth", _i ? "1" : "3", _i ? NULL : "--dpb-distance", "log"}};
+    check_model(&gc);
+}
+END_TEST
+
 /* The schemes' backward passes with an error of 0.1% each: the checks
  * above must catch it. */
 static PeScheme broken;
@@ -416,6 +430,7 @@ TCase *tcase_grad_encoder(void) {
     tcase_add_loop_test(tc, encoder_gradients_rope_scalings, 0, 3);
     tcase_add_loop_test(tc, encoder_gradients_alibi_asymmetric, 0, 2);
     tcase_add_loop_test(tc, encoder_gradients_past_a_threshold_or_clamp, 0, 3);
+    tcase_add_loop_test(tc, encoder_gradients_dpb_forms, 0, 2);
     tcase_add_loop_test(tc, encoder_gradients_dropout, 0, 4);
     tcase_add_loop_test(tc, encoder_gradients_cls_pooling, 0, 2);
     const PeScheme *s;

@@ -1,8 +1,8 @@
 /* Parity with PyTorch: the fixtures under tests/reference/fixtures, made by
  * make_fixtures.py from torch's nn.TransformerEncoder (or, for RoPE, xPos,
- * ALiBi, xl, KERPLE in both forms and FIRE, the same layers with an
+ * ALiBi, xl, KERPLE in both forms, FIRE and dpb, the same layers with an
  * explicit attention in PyTorch, xPos, KERPLE and FIRE written from their
- * papers' code), loaded into
+ * papers' code, dpb from x-transformers' DynamicPositionBias), loaded into
  * the C model; two are causal, given torch's square subsequent mask.
  * Forward within 1e-5 (the causal ones 1e-6); every parameter gradient
  * within 1e-4 of the tensor's largest gradient. The largest difference of each tensor is
@@ -27,7 +27,8 @@ static const char *const cases[] = {"post_relu_sinusoidal",        "pre_gelu_lea
                                     "pre_gelu_none_causal",        "post_gelu_xl",
                                     "post_relu_kerple",            "pre_gelu_fire",
                                     "post_gelu_xpos",              "pre_relu_kerple_power",
-                                    "post_relu_cope",              "pre_gelu_cope_causal"};
+                                    "post_relu_cope",              "pre_gelu_cope_causal",
+                                    "post_gelu_dpb",               "pre_relu_dpb_log"};
 
 /* Loads DIR/name.npy, checking it holds n floats. */
 static float *load(const char *dir, const char *name, size_t n) {

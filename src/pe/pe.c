@@ -405,7 +405,7 @@ size_t pe_scratch(const PePlan *plan, const PeConfig *pc, size_t T) {
 
 size_t pe_work(const PePlan *plan, const PeConfig *pc, size_t T) {
     const PeScheme *s = plan->scheme;
-    return s->work ? s->work(pc, T, plan->head_size) : 0;
+    return s->work ? s->work(pc, T, plan->head_size, plan->n_heads) : 0;
 }
 
 /* The factor of positions lo..hi, true; false (g untouched) for a scheme

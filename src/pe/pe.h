@@ -303,8 +303,8 @@ typedef struct PeScheme {
      * before attention's dq and dk products carry dscores to q and k. */
     void (*logits_backward)(const PeHead *hd);
     /* Floats of per-head workspace its hooks use (hd->work), for sentences
-     * of T tokens and heads of HS channels; NULL for none. */
-    size_t (*work)(const PeConfig *pc, size_t T, size_t HS);
+     * of T tokens and NH heads of HS channels; NULL for none. */
+    size_t (*work)(const PeConfig *pc, size_t T, size_t HS, size_t NH);
     /* Adds the scheme's part to hd->out (vectors of the offset weighted by
      * hd->att), and its backward: into datt and dparams from dout. */
     void (*mix)(const PeHead *hd);

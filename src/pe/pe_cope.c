@@ -133,8 +133,8 @@ static void query_dots(const PeHead *hd, size_t i, float *z, size_t P) {
 
 /* The workspace: a row's gates, counts, the counts' gradient (T each)
  * and the query's dots with the vectors and their gradient (2P each). */
-static size_t cope_work(const PeConfig *pc, size_t T, size_t HS) {
-    (void)HS;
+static size_t cope_work(const PeConfig *pc, size_t T, size_t HS, size_t NH) {
+    (void)HS, (void)NH;
     return 3 * T + 4 * max_pos(pc);
 }
 
@@ -239,7 +239,6 @@ static double cope_ref_score(const PeRefRow *r) {
 const PeScheme pe_cope = {
     .name = "cope",
     .since = 6,
-    .grids_later = true,
     .options = (const PeOption *const[]){&opt_max_pos, &opt_init_std, NULL},
     .about = "positions counted by the content: each key gated by sigmoid(q.k), a key's "
              "position the sum of the gates between it and the query, its learned vector "

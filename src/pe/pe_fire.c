@@ -42,6 +42,7 @@
 #include <math.h>
 
 #include "pe.h"
+#include "pe_mlp.h"
 
 #define FIRE_C0 0.1    /* c's first value */
 #define FIRE_L0 512.0  /* the threshold L = |m L0|, m learned from 1 */
@@ -131,15 +132,20 @@ static bool fire_near(const FireShared *k, float pi, float pj, size_t *idx) {
     return k->L > pi && fabsf(d) < (float)k->near;
 }
 
+/* f in the table's layout (pe_mlp.h): row 0 the first layer's weights,
+ * row 1 its biases, row 2 + h head h's weights then its bias; c and m
+ * are column W of rows 0 and 1, outside f. */
+static PeMlp fire_f(size_t W) {
+    size_t cols = W + 1;
+    return (PeMlp){.W = W, .depth = 1, .act = PE_MLP_RELU, .in_w = 0, .in_b = cols,
+                   .out_w = 2 * cols, .out_w_stride = cols, .out_b = 2 * cols + W,
+                   .out_b_stride = cols};
+}
+
 /* Head h's output of f at input u. */
 static float fire_mlp(const float *table, size_t W, size_t h, float u) {
-    const float *w1 = table, *b1 = table + W + 1, *w2 = table + (2 + h) * (W + 1);
-    float out = w2[W];
-    for (size_t k = 0; k < W; k++) {
-        float z = w1[k] * u + b1[k];
-        out += z > 0.0f ? w2[k] * z : 0.0f;
-    }
-    return out;
+    PeMlp f = fire_f(W);
+    return pe_mlp_forward(&f, table, h, u, NULL);
 }
 
 static void fire_score(const PeHead *hd) {
@@ -164,24 +170,13 @@ static void fire_score(const PeHead *hd) {
 /* The gradient of ds times head h's f at input in, into g. */
 static void fire_backward_at(float *g, const float *t, size_t W, size_t h, const FireShared *k,
                              const FireInput *in, float ds) {
-    /* forward: b2_h + sum_q w2_hq relu(z_q), z_q = w1_q u + b1_q */
+    /* forward: f_h(u), then u of c and m */
     size_t cols = W + 1;
-    const float *w1 = t, *b1 = t + cols, *w2 = t + (2 + h) * cols;
-    float *gw1 = g, *gb1 = g + cols, *gw2 = g + (2 + h) * cols;
+    PeMlp f = fire_f(W);
     float sc = t[W] > 0.0f ? 1.0f : t[W] < 0.0f ? -1.0f : 0.0f;
     float sm = t[cols + W] > 0.0f ? 1.0f : t[cols + W] < 0.0f ? -1.0f : 0.0f;
     float c = k->c, u = in->u;
-    gw2[W] += ds;
-    float du = 0.0f; /* d f / d u */
-    for (size_t q = 0; q < W; q++) {
-        float z = w1[q] * u + b1[q];
-        if (z <= 0.0f)
-            continue;
-        gw2[q] += ds * z;
-        gb1[q] += ds * w2[q];
-        gw1[q] += ds * w2[q] * u;
-        du += w2[q] * w1[q];
-    }
+    float du = pe_mlp_backward(g, &f, t, h, u, ds, NULL); /* d f / d u */
     du *= ds;
     /* du/dc = sign(c) (s a / (|c| a + 1) - u m / (|c| m + 1)) / D */
     g[W] += du * sc * (in->s * in->a / (c * in->a + 1.0f) - u * in->m / (c * in->m + 1.0f)) /
@@ -227,11 +222,8 @@ static double fire_ref_score(const PeRefRow *r) {
     double sign = pi > pj ? 1.0 : pi < pj ? -1.0 : 0.0;
     double u = sign * log(c * fabs(pi - pj) + 1.0) /
                (log(c * fmax(fabs(t[cols + W] * FIRE_L0), pi) + 1.0) + FIRE_EPS);
-    const double *w2 = t + (2 + r->h) * cols;
-    double out = w2[W];
-    for (size_t k = 0; k < W; k++)
-        out += w2[k] * fmax(t[k] * u + t[cols + k], 0.0);
-    return out;
+    PeMlp f = fire_f(W);
+    return pe_mlp_ref(&f, t, r->h, u);
 }
 
 const PeScheme pe_fire = {

@@ -153,7 +153,6 @@ static void xpos_score_gain(PeGain *g, const PeConfig *pc, size_t HS, size_t spa
 const PeScheme pe_xpos = {
     .name = "xpos",
     .since = 6,
-    .grids_later = true,
     .options = (const PeOption *const[]){&pe_opt_layout, &pe_opt_base, &opt_scale_base, NULL},
     .about = "rope's turn of q and k, each pair also scaled, q by zeta_i^(p/B) and k by its "
              "inverse: the score fades with the offset (xPos, Sun et al. 2022)",

@@ -18,13 +18,13 @@ nn.TransformerEncoder between an embedding with a position code and a
 classification head on the mean of the real tokens, with dropout 0 and in
 training mode (so torch does not take its inference fast path, which
 treats padding differently). nn.TransformerEncoder has no place for RoPE,
-ALiBi, Transformer-XL's relative attention, KERPLE or FIRE, so for those
-the same layers are written out here with an explicit attention
-(ExplicitLayer), under the same parameter names. Transformer-XL's, KERPLE's
-and FIRE's parameters are written from their code as separate tensors, and
-saved packed into the one table per scheme (per layer, for Transformer-XL
-and FIRE) that the C model keeps, in the layout its file states (see
-tensors()).
+ALiBi, Transformer-XL's relative attention, KERPLE, FIRE or x-transformers'
+dynamic position bias (dpb), so for those the same layers are written out
+here with an explicit attention (ExplicitLayer), under the same parameter
+names. Transformer-XL's, KERPLE's, FIRE's and dpb's parameters are written
+from their code as separate tensors, and saved packed into the one table
+per scheme (per layer, for Transformer-XL and FIRE) that the C model keeps,
+in the layout its file states (see tensors()).
 
     /usr/bin/python3 tests/reference/make_fixtures.py [CASE ...]
 
@@ -306,6 +306,45 @@ class Fire(nn.Module):
             torch.cat([g(second.weight), g(second.bias).unsqueeze(1)], dim=1)])
 
 
+class DynamicPositionBias(nn.Module):
+    # x-transformers' DynamicPositionBias (x_transformers.py), as its
+    # AttentionLayers build it with dynamic_pos_bias=True: dim = model dim
+    # // 4, depth 2, norm off (posenc leaves the norm out), one module for
+    # every layer. Its code, with einx and einops written out: an MLP
+    # Linear(1, dim), SiLU, (depth - 1) x (Linear(dim, dim), SiLU),
+    # Linear(dim, heads) over the signed offsets -(n-1)..n-1, optionally
+    # sign(d) log(|d| + 1), then gathered at i - j.
+    def __init__(self, dim, *, heads, depth, log_distance=False):
+        super().__init__()
+        assert depth >= 1, "depth for dynamic position bias MLP must be greater or equal to 1"
+        self.log_distance = log_distance
+        self.mlp = nn.ModuleList([])
+        self.mlp.append(nn.Sequential(nn.Linear(1, dim), nn.SiLU()))
+        for _ in range(depth - 1):
+            self.mlp.append(nn.Sequential(nn.Linear(dim, dim), nn.SiLU()))
+        self.mlp.append(nn.Linear(dim, heads))
+
+    def forward(self, i, j):
+        # get the (n x n) matrix of distances
+        seq_arange = torch.arange(j - i, j)
+        context_arange = torch.arange(j)
+        indices = seq_arange.unsqueeze(1) - context_arange.unsqueeze(0)  # 'i, j -> i j'
+        indices += j - 1
+        # input to continuous positions MLP
+        pos = torch.arange(-j + 1, j).float().unsqueeze(-1)
+        if self.log_distance:
+            pos = torch.sign(pos) * torch.log(pos.abs() + 1)
+        for layer in self.mlp:
+            pos = layer(pos)
+        # get position biases
+        bias = pos[indices]
+        return bias.permute(2, 0, 1)  # 'i j h -> h i j'
+
+    def table(self, grad=False):
+        # every parameter in its order, one after another (parameters_to_vector)
+        return torch.cat([(p.grad if grad else p).reshape(-1) for p in self.parameters()])
+
+
 class ExplicitAttention(nn.Module):
     def __init__(self, C, heads, pe, split):
         super().__init__()
@@ -369,7 +408,8 @@ class ExplicitLayer(nn.Module):
 
 
 class ExplicitModel(nn.Module):
-    def __init__(self, V, C, heads, layers, F, K, norm_first, act, pe, split, causal=False):
+    def __init__(self, V, C, heads, layers, F, K, norm_first, act, pe, split, options=None,
+                 causal=False):
         super().__init__()
         self.causal = causal
         self.embedding = nn.Embedding(V, C)
@@ -381,6 +421,12 @@ class ExplicitModel(nn.Module):
             self.kerple_log = KerpleLog(heads)
         if pe == "kerple_power":  # the C table keeps its name in either form
             self.kerple_log = KerplePower(heads)
+        if pe in ("dpb", "dpb_log"):  # x-transformers' defaults, but for the options given
+            o = options or {}
+            self.dynamic_pos_bias = DynamicPositionBias(
+                int(o.get("--dpb-width", C // 4)), heads=heads,
+                depth=int(o.get("--dpb-depth", 2)),
+                log_distance=o.get("--dpb-distance") == "log")
 
     def forward(self, ids, lens):
         B, T = ids.shape
@@ -392,6 +438,8 @@ class ExplicitModel(nn.Module):
             seen = seen & torch.ones(T, T, dtype=torch.bool).tril()
         x = self.embedding(ids)
         bias = self.kerple_log(T) if hasattr(self, "kerple_log") else None
+        if hasattr(self, "dynamic_pos_bias"):
+            bias = self.dynamic_pos_bias(T, T)
         for layer in self.layers:
             x = layer(x, seen, bias)
         hidden = self.norm(x) if self.norm is not None else x
@@ -406,8 +454,8 @@ def state_names(model):
 
 def tensors(model):
     # name -> (value, gradient) under the C model's names, Transformer-XL's,
-    # KERPLE's and FIRE's parts packed into their tables
-    packed = (XlRelative, KerpleLog, KerplePower, Fire, CoPE)
+    # KERPLE's, FIRE's, dpb's and CoPE's parts packed into their tables
+    packed = (XlRelative, KerpleLog, KerplePower, Fire, DynamicPositionBias, CoPE)
     inside = {n for n, mod in model.named_modules() if isinstance(mod, packed)}
     out = {}
     for n, p in state_names(model).items():
@@ -423,12 +471,22 @@ def save(path, t):
     np.save(path, t.detach().numpy().astype(np.float32))
 
 
+# The C scheme and its options for a fixture's pe that is not a scheme's name.
+SCHEMES = {"kerple_power": ("kerple", {"--kerple-form": "power"}),
+           "cope": ("cope", {"--cope-max-pos": COPE_MAX_POS}),
+           "dpb_log": ("dpb", {"--dpb-distance": "log", "--dpb-depth": "3",
+                               "--dpb-width": "6"})}
+
+
 def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     torch.manual_seed(seed)
     V, C, heads, layers, F, K, B, T = 11, 16, 4, 2, 32, 3, 3, 7
     lens = torch.tensor([7, 4, 6])
-    if pe in ("rope", "xpos", "alibi", "xl", "kerple", "kerple_power", "fire", "cope"):
-        model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split, causal)
+    scheme, options = SCHEMES.get(pe, (pe, {}))
+    if pe in ("rope", "xpos", "alibi", "xl", "kerple", "kerple_power", "fire", "dpb", "dpb_log",
+              "cope"):
+        model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split, options,
+                              causal)
     else:
         model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T, causal=causal)
     model.train()  # dropout is 0; training mode keeps torch off its fast path
@@ -460,9 +518,7 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
         f.write(f"vocab {V}\nd_model {C}\nheads {heads}\nlayers {layers}\nd_ff {F}\n")
         f.write(f"classes {K}\nbatch {B}\nlength {T}\n")
         f.write(f"norm {'pre' if norm_first else 'post'}\nact {act}\n")
-        f.write("pe kerple\n--kerple-form power\n" if pe == "kerple_power" else f"pe {pe}\n")
-        if pe == "cope":
-            f.write(f"--cope-max-pos {COPE_MAX_POS}\n")
+        f.write(f"pe {scheme}\n" + "".join(f"{k} {v}\n" for k, v in options.items()))
         f.write(f"layout {'split' if split else 'interleaved'}\n")
         f.write(f"causal {1 if causal else 0}\n")
     save(os.path.join(d, "ids.npy"), ids.float())
@@ -491,8 +547,10 @@ CASES = {
     "pre_gelu_fire": (True, "gelu", "fire", 9, {}),
     "post_gelu_xpos": (False, "gelu", "xpos", 10, {}),
     "pre_relu_kerple_power": (True, "relu", "kerple_power", 11, {}),
-    "post_relu_cope": (False, "relu", "cope", 12, {}),
-    "pre_gelu_cope_causal": (True, "gelu", "cope", 13, {"causal": True}),
+    "post_gelu_dpb": (False, "gelu", "dpb", 12, {}),
+    "pre_relu_dpb_log": (True, "relu", "dpb_log", 13, {}),
+    "post_relu_cope": (False, "relu", "cope", 14, {}),
+    "pre_gelu_cope_causal": (True, "gelu", "cope", 15, {"causal": True}),
 }
 
 if __name__ == "__main__":

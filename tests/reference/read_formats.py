@@ -95,10 +95,13 @@ def param_count(m, scheme, opts):
     else:
         w = 0
     E = C - w if combine == "concat" and w else C
+    # dpb: an MLP 1 -> W -> ... -> NH with D hidden layers, W = C/4 (at least 1)
+    W, D = num("dpb-width", max(C // 4, 1)), num("dpb-depth", 2)
     shared = {"learned": m["max_len"] * w,
               "t5": num("buckets", 32) * NH,
               "shaw": 2 * (2 * num("max-relative", 16) + 1) * HS,
-              "kerple": 2 * NH}
+              "kerple": 2 * NH,
+              "dpb": 2 * W + (D - 1) * (W + 1) * W + NH * (W + 1)}
     per_layer = {"xl": (C + 2) * C, "fire": (NH + 2) * (num("fire-width", 32) + 1),
                  "cope": 2 * num("cope-max-pos", 16) * HS}
     if scheme not in NO_TABLE and scheme not in shared and scheme not in per_layer:
