@@ -64,7 +64,7 @@ int eval_room_fit(Acts *room, const Model *m, size_t B, size_t T, Err *e) {
         return 0;
     size_t b = room->B > B ? room->B : B, t = room->T > T ? room->T : T;
     acts_free(room);
-    return acts_create(room, m, b, t, e);
+    return acts_create_forward(room, m, b, t, e);
 }
 
 int evaluate_dataset_in(Acts *room, const Model *m, const Dataset *d, size_t B, size_t N,
