@@ -64,7 +64,7 @@ TEST_BIN := $(BUILD)/run_tests
 # The programs the suites run: examples/'s, and floor's command line
 TEST_PROGS := $(PROG_BIN) $(BUILD)/floor
 
-.PHONY: all demo test check sanitize fuzz bench floor products clean help deps experiments benchmark web webtest \
+.PHONY: all demo test check sanitize fuzz bench longbench floor products clean help deps experiments benchmark web webtest \
 	gridtest built-targets FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
@@ -120,6 +120,14 @@ bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS s
 # floor parses its options as the programs do (examples/cli.c)
 $(BUILD)/floor: $(BUILD)/obj/bench/floor.o $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+
+# The forward pass on long tapes beside PyTorch's (bench/long_forward.py):
+# make longbench, after make bench's PyTorch
+$(BUILD)/long_forward: $(BUILD)/obj/bench/long_forward.o $(CLI_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+
+longbench: $(BUILD)/long_forward $(BUILD)/train $(BUILD)/encode build/bench-deps.ok ## the forward pass at T = 25, 100, 400 against PyTorch, one thread (bench/README.md)
+	env -u OPENBLAS_CORETYPE /usr/bin/python3 bench/long_forward.py $(BUILD)
 
 # How near a cell comes to the arithmetic floor (bench/floor.c): its CPU
 # seconds on one thread, the GFLOP of its products counted from their

@@ -323,6 +323,52 @@ START_TEST(bad_input_is_refused_with_a_message) {
 }
 END_TEST
 
+/* _i: each scheme of the registry, post and pre-norm. Activations made
+ * for forward passes alone (two sets of layer buffers taken in turn, a
+ * head's weights in its thread's block) give the full activations'
+ * numbers, bit for bit, batch after batch of other lengths in the same
+ * buffers; a training step refuses them. */
+START_TEST(forward_only_buffers_give_the_same_numbers) {
+    const PeScheme *s = pe_at((size_t)_i / 2);
+    Model m;
+    make_model(&m, 20, 16, 4, 3, 32, _i % 2 ? NORM_PRE : NORM_POST, ACT_GELU, s->name,
+               COMBINE_DEFAULT, 5);
+    Acts full, once;
+    Err e;
+    ck_assert_msg(acts_create_forward(&once, &m, 3, 12, &e) == 0, "%s", e.msg);
+    int ids[36];
+    for (size_t i = 0; i < 36; i++)
+        ids[i] = 2 + (int)((i * 7) % 17);
+    for (size_t T = 12; T >= 4; T -= 4) {
+        size_t lens[3] = {T, T - 1, T - 3};
+        ck_assert_msg(acts_create(&full, &m, 3, T, &e) == 0, "%s", e.msg);
+        ck_assert_msg(encoder_forward(&m, &full, ids, lens, 3, T, &e) == 0, "%s", e.msg);
+        ck_assert_msg(encoder_forward(&m, &once, ids, lens, 3, T, &e) == 0, "%s", e.msg);
+        ck_assert_msg(memcmp(full.hidden, once.hidden, 3 * T * 16 * sizeof *full.hidden) == 0 &&
+                      memcmp(full.pooled, once.pooled, 3 * 16 * sizeof *full.pooled) == 0,
+                      "%s, T = %zu: the forward-only buffers give other numbers", s->name, T);
+        acts_free(&full);
+    }
+    GradActs ga;
+    ck_assert(gradacts_create(&ga, &m, 3, 12, &e) == 0);
+    Params g;
+    float *mem = calloc(m.n_params, sizeof *mem);
+    ck_assert_ptr_nonnull(mem);
+    params_carve(&m, &g, mem);
+    size_t lens[3] = {12, 12, 12};
+    int labels[3] = {0, 1, 0};
+    float loss;
+    size_t correct, labelled;
+    ck_assert_int_eq(encoder_train_batch(&m, &g, &once, &ga, ids, lens, NULL, labels, 3, 12,
+                                         &loss, &correct, &labelled, &e), ERR_INPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "forward passes alone"));
+    free(mem);
+    gradacts_free(&ga);
+    acts_free(&once);
+    model_free(&m);
+}
+END_TEST
+
 Suite *suite_encoder(void) {
     Suite *s = suite_create("encoder");
     TCase *tc = tcase_create("symmetry");
@@ -336,6 +382,7 @@ Suite *suite_encoder(void) {
     tcase_add_test(tc, layers_match_their_formulas);
     tcase_add_test(tc, bad_input_is_refused_with_a_message);
     tcase_add_test(tc, dropout_by_its_statistics);
+    tcase_add_loop_test(tc, forward_only_buffers_give_the_same_numbers, 0, 2 * (int)pe_count());
     tcase_add_test(tc, dropout_only_while_training);
     suite_add_tcase(s, tc);
     return s;

@@ -35,6 +35,9 @@ typedef struct {
 
 /* Runs one cell into res (free it with exp_cell_result_free). */
 int exp_cell_run(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
+/* When set, called as a benchmark cell's training ends and its tests
+ * begin (bench/floor.c times the two apart); NULL otherwise. */
+extern void (*exp_cell_on_tests)(void);
 void exp_cell_result_free(ExpCellResult *res);
 
 /* ---- what the runs of the cells share (cell_setup.c) ---- */

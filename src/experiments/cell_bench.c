@@ -29,10 +29,13 @@
 #include "../run/session.h"
 #include "cell.h"
 
+void (*exp_cell_on_tests)(void);
+
 /* Test tapes of one input length n, scored; the data's seed is the cell's
  * and the length's, apart from the training data's. */
-static int test_length(Session *s, const char *task, size_t n, size_t count, size_t batch,
-                       uint64_t seed, size_t range, double *acc, double *exact, Err *e) {
+static int test_length(Session *s, Acts *room, const char *task, size_t n, size_t count,
+                       size_t batch, uint64_t seed, size_t range, double *acc, double *exact,
+                       Err *e) {
     TaskOptions o = {.min_len = n, .max_len = n, .n_train = 1, .n_valid = 1, .n_test = count,
                      .seed = seed * 1000003u + n}, r;
     TextData txt[3];
@@ -47,9 +50,8 @@ static int test_length(Session *s, const char *task, size_t n, size_t count, siz
         rc = data_encode(&d, &txt[2], &s->vocab, &s->labels, false, &unknown, e);
     EvalStats total;
     if (!rc)
-        rc = evaluate_dataset_at(&s->model, &d, batch, range, 1, true, s->meta.random_draw,
-                                 seed ^ (uint64_t)n, NULL,
-                                 &total, e);
+        rc = evaluate_dataset_in(room, &s->model, &d, batch, range, 1, true,
+                                 s->meta.random_draw, seed ^ (uint64_t)n, NULL, &total, e);
     if (!rc) {
         *acc = eval_accuracy_all(&total);
         *exact = total.examples ? (double)total.exact / (double)total.examples : NAN;
@@ -138,12 +140,22 @@ int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
     double sum = 0.0, sum_exact = 0.0;
     if (!rc)
         acc[0] = exact[0] = NAN; /* no input of no words */
+    if (exp_cell_on_tests)
+        exp_cell_on_tests();
+    /* one set of the forward pass's buffers for every test length, made
+     * for the longest tape: made (and its pages first touched) once */
+    Acts room = {0};
+    TaskOptions longest = {.min_len = M, .max_len = M}, lr;
+    if (!rc && task_options_resolve(&lr, &longest, cell->task, e) == 0)
+        rc = eval_room_fit(&room, &s.model, set->bench_test_batch,
+                           task_longest(task_find(cell->task), &lr), e);
     for (size_t n = 1; n <= M && !rc; n++) {
-        rc = test_length(&s, cell->task, n, set->bench_per_len, set->bench_test_batch,
+        rc = test_length(&s, &room, cell->task, n, set->bench_per_len, set->bench_test_batch,
                          1 + cell->seed, range, &acc[n], &exact[n], e);
         if (!rc && n > N)
             sum += acc[n], sum_exact += exact[n];
     }
+    acts_free(&room);
     session_free(&s);
     if (rc) {
         free(acc), free(exact);

@@ -74,19 +74,24 @@ static PeHead head_view(const AttnHook *hook, size_t b, size_t h, size_t T, size
                     .scale = 1.0f / sqrtf((float)HS), .ld = 3 * C, .ld_out = C};
 }
 
-/* One head of one sentence: the forward of attention_forward. */
+/* One head of one sentence: the forward of attention_forward; with
+ * per_thread, att and the kept logits are a block per thread, not per
+ * head (attention_forward_only). */
 static void head_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
-                         const AttnHook *hook, const AttnDrop *drop, size_t b, size_t h,
-                         size_t T, size_t C, size_t NH) {
+                         const AttnHook *hook, const AttnDrop *drop, bool per_thread, size_t b,
+                         size_t h, size_t T, size_t C, size_t NH) {
     size_t HS = C / NH;
     size_t C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)HS);
     float *q = qkv + b * T * C3 + h * HS;
     float *k = q + C;
     const float *v = q + 2 * C;
-    float *a = att + (b * NH + h) * T * T;
+    size_t block = per_thread ? (size_t)par_thread() : b * NH + h;
+    float *a = att + block * T * T;
     const PeScheme *s = hook ? hook->scheme : NULL;
     PeHead hd = hook ? head_view(hook, b, h, T, C, NH) : (PeHead){0};
+    if (hook && hook->logits)
+        hd.logits = hook->logits + block * T * T;
     hd.q = q, hd.k = k, hd.v = v, hd.scores = a;
     if (s && s->rotate) {
         s->rotate(&hd, q, PE_QUERY, false);
@@ -96,7 +101,7 @@ static void head_forward(float *out, float *att, float *qkv, const size_t *lens,
     prod_qk(a, q, C3, k, C3, T, HS, scale);
     /* a term of the content reads the raw logits, kept for its backward */
     if (hook && hook->logits)
-        memcpy(hook->logits + (b * NH + h) * T * T, a, T * T * sizeof *a);
+        memcpy(hook->logits + block * T * T, a, T * T * sizeof *a);
     if (s && s->score)
         s->score(&hd);
     /* Padded query rows attend like the others (their outputs are
@@ -131,7 +136,16 @@ void attention_forward(float *out, float *att, float *qkv, const size_t *lens, b
     size_t n = B * NH;
     PAR_FOR_IF(n > 1 && n * T * T * (C / NH) > PAR_MIN_WORK)
     for (size_t i = 0; i < n; i++)
-        head_forward(out, att, qkv, lens, causal, hook, drop, i / NH, i % NH, T, C, NH);
+        head_forward(out, att, qkv, lens, causal, hook, drop, false, i / NH, i % NH, T, C, NH);
+}
+
+void attention_forward_only(float *out, float *att, float *qkv, const size_t *lens, bool causal,
+                            const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH) {
+    /* as attention_forward, each head in its thread's block */
+    size_t n = B * NH;
+    PAR_FOR_IF(n > 1 && n * T * T * (C / NH) > PAR_MIN_WORK)
+    for (size_t i = 0; i < n; i++)
+        head_forward(out, att, qkv, lens, causal, hook, NULL, true, i / NH, i % NH, T, C, NH);
 }
 
 /* One head of one sentence: the backward of head_forward, with ds, T*T

@@ -57,6 +57,13 @@ typedef struct {
 void attention_forward(float *out, float *att, float *qkv, const size_t *lens, bool causal,
                        const AttnHook *hook, const AttnDrop *drop, size_t B, size_t T, size_t C,
                        size_t NH);
+/* The same for a forward pass alone: att is one T x T block per thread
+ * (par_max_threads), where a head's weights are made and read while the
+ * head is computed, and not kept (hook->logits alike); the same numbers,
+ * the weights of the heads staying in the cache instead of going out to
+ * memory and back. */
+void attention_forward_only(float *out, float *att, float *qkv, const size_t *lens, bool causal,
+                            const AttnHook *hook, size_t B, size_t T, size_t C, size_t NH);
 
 /* The floats of attention_backward's scratch per thread for sentences of
  * T tokens: T*T, or twice that for a scheme with logits_backward (the

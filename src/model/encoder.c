@@ -154,7 +154,7 @@ static AttnDrop attn_drop(const LayerActs *la, const LayerDrop *dr, size_t T) {
  * layer is followed by lnf). */
 static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, float *ffa,
                           const float *x, const size_t *lens, const AttnHook *hook,
-                          const LayerDrop *dr, size_t B, size_t T) {
+                          const LayerDrop *dr, bool forward_only, size_t B, size_t T) {
     /* x is (B,T,C); the layer's output is la->ln2 (post-norm) or la->u (pre-norm) */
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T;
@@ -167,8 +167,12 @@ static void layer_forward(const Model *m, const LayerParams *p, LayerActs *la, f
     }
     linear_forward(la->qkv, NULL, att_in, p->in_proj_w, p->in_proj_b, BT, C, 3 * C);
     AttnDrop ad = attn_drop(la, dr, T);
-    attention_forward(la->atty, la->att, la->qkv, lens, c->causal, hook, dr->d ? &ad : NULL, B,
-                      T, C, c->n_heads);
+    if (forward_only) /* the same numbers, the weights not kept (model.h) */
+        attention_forward_only(la->atty, la->att, la->qkv, lens, c->causal, hook, B, T, C,
+                               c->n_heads);
+    else
+        attention_forward(la->atty, la->att, la->qkv, lens, c->causal, hook,
+                          dr->d ? &ad : NULL, B, T, C, c->n_heads);
     branch_forward(la->s, x, la->atty, p->out_proj_w, p->out_proj_b, BT, C, C, dr,
                    ENC_SITE_ATT_OUT);
 
@@ -362,7 +366,7 @@ static void micro_forward(const Model *m, Acts *a, const int *ids, const size_t 
         LayerDrop dr = {drop, l, b0 * T};
         AttnHook hk;
         const AttnHook *hook = attn_hook(&hk, m, a, NULL, lens, b0, T, l);
-        layer_forward(m, &m->p.layer[l], la, a->ffa, x, lens, hook, &dr, B, T);
+        layer_forward(m, &m->p.layer[l], la, a->ffa, x, lens, hook, &dr, a->forward_only, B, T);
         x = c->norm == NORM_PRE ? la->u : la->ln2;
     }
     if (c->norm == NORM_PRE) {
@@ -541,6 +545,9 @@ int encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, con
 int encoder_train_batch(const Model *m, Params *g, Acts *a, GradActs *ga, const int *ids,
                         const size_t *lens, const size_t *pos, const int *labels, size_t B,
                         size_t T, float *loss, size_t *correct, size_t *labelled, Err *e) {
+    if (a->forward_only) /* its heads' weights are not kept for a backward */
+        return err_set(e, ERR_INPUT, "these activations were made for forward passes alone "
+                       "(acts_create_forward); a training step needs acts_create's");
     bool natural;
     int rc = batch_begin(m, a, ids, lens, pos, B, T, &natural, e);
     if (rc)

@@ -280,13 +280,17 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T,
         carve(cv, &a->work, (size_t)par_max_threads() * pe_work(&m->pe, &m->cfg.pe, T));
     if (m->pe.scheme->ruoss_draw != PE_DRAW_INPUT)
         carve(cv, &a->layer_scratch, c->n_layers * pe_scratch(&m->pe, &m->cfg.pe, T));
-    for (size_t l = 0; l < c->n_layers; l++) {
+    /* forward alone: two sets of the layers' buffers, the others' taken in
+     * turn after the walk; a head's weights in its thread's block */
+    size_t sets = a->forward_only && c->n_layers > 2 ? 2 : c->n_layers;
+    size_t heads_kept = a->forward_only ? (size_t)par_max_threads() : Bm * NH;
+    for (size_t l = 0; l < sets; l++) {
         LayerActs *la = &a->layer[l];
         carve(cv, &la->ln1, BT * C);
         carve(cv, &la->ln1_mean, BT);
         carve(cv, &la->ln1_rstd, BT);
         carve(cv, &la->qkv, BT * 3 * C);
-        carve(cv, &la->att, Bm * NH * T * T);
+        carve(cv, &la->att, heads_kept * T * T);
         if (c->dropout > 0.0f)
             carve(cv, &la->att_drop, Bm * NH * T * T);
         carve(cv, &la->atty, BT * C);
@@ -297,8 +301,10 @@ static size_t acts_walk(Acts *a, Carver *cv, const Model *m, size_t B, size_t T,
         carve(cv, &la->ffh, BT * F);
         carve(cv, &la->u, BT * C);
         if (m->pe.scheme->reads_logits)
-            carve(cv, &la->logits, Bm * NH * T * T);
+            carve(cv, &la->logits, heads_kept * T * T);
     }
+    for (size_t l = sets; l < c->n_layers; l++)
+        a->layer[l] = a->layer[l % 2];
     if (c->act != ACT_RELU || c->dropout > 0.0f)
         carve(cv, &a->ffa, BT * F);
     if (c->norm == NORM_PRE) {
@@ -319,8 +325,21 @@ int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e) {
     return acts_create_micro(a, m, B, T, B, e);
 }
 
+static int acts_make(Acts *a, const Model *m, size_t B, size_t T, size_t Bm, bool forward_only,
+                     Err *e);
+
+int acts_create_forward(Acts *a, const Model *m, size_t B, size_t T, Err *e) {
+    return acts_make(a, m, B, T, B, true, e);
+}
+
 int acts_create_micro(Acts *a, const Model *m, size_t B, size_t T, size_t Bm, Err *e) {
+    return acts_make(a, m, B, T, Bm, false, e);
+}
+
+static int acts_make(Acts *a, const Model *m, size_t B, size_t T, size_t Bm, bool forward_only,
+                     Err *e) {
     memset(a, 0, sizeof *a);
+    a->forward_only = forward_only;
     if (B == 0 || T == 0 || B > MAX_DIM || T > MAX_DIM)
         return err_set(e, ERR_INPUT, "batch %zu x length %zu: both must be between 1 and %d",
                        B, T, MAX_DIM);
@@ -411,7 +430,7 @@ size_t config_act_floats(const Config *c, size_t B, size_t T, bool train) {
     m.cfg = *c;
     if (config_check(c, NULL) || pe_plan(&m.pe, &c->pe, c->d_model, c->n_heads, c->max_len, NULL))
         return 0;
-    Acts a;
+    Acts a = {0};
     GradActs g = {.n_scratch = (size_t)par_max_threads()};
     Carver count = {0}, gcount = {0};
     size_t n = acts_walk(&a, &count, &m, B, T, B);

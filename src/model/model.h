@@ -148,6 +148,13 @@ typedef struct {
     float *logits;                    /* (B,K), or (B,T,K) per token; NULL without a head */
     Dropout drop;                     /* p 0 (none) but while a training step runs, which
                                        * sets p to the model's dropout and a new key */
+    /* Made for forward passes alone (acts_create_forward): the layers take
+     * turns in two sets of buffers (layer l's are set l % 2: its input,
+     * the layer before's output, is in the other), and a head's weights
+     * and logits sit in a block of its thread's (par_max_threads x T x T
+     * each) while the head is computed, never kept; no backward reads
+     * them. */
+    bool forward_only;
     float *mem;
 } Acts;
 
@@ -202,6 +209,9 @@ int acts_create(Acts *a, const Model *m, size_t B, size_t T, Err *e);
  * and the training step runs the micro-batches through forward and
  * backward one after the other. */
 int acts_create_micro(Acts *a, const Model *m, size_t B, size_t T, size_t Bm, Err *e);
+/* Activations for forward passes alone (Acts.forward_only): the same
+ * numbers, in a fraction of the memory, sized for what one pass needs. */
+int acts_create_forward(Acts *a, const Model *m, size_t B, size_t T, Err *e);
 void acts_free(Acts *a);
 int gradacts_create(GradActs *g, const Model *m, size_t B, size_t T, Err *e);
 int gradacts_create_micro(GradActs *g, const Model *m, size_t B, size_t T, size_t Bm, Err *e);

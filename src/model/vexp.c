@@ -35,7 +35,24 @@ bool exp_vectorized(void) {
 bool exp_vectorized(void) { return false; }
 #endif
 
+static bool counting;
+static double counted;
+
+void exp_counting(bool on) {
+    counting = on;
+    counted = 0.0;
+}
+
+double exp_counted(void) { return counted; }
+
 void exp_shifted(float *x, size_t n, float shift) {
+    if (counting) {
+        /* the heads' softmaxes count from their threads */
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+        counted += (double)n;
+    }
 #if defined(POSENC_SLEEF) && defined(__x86_64__)
     if (exp_vectorized()) {
         exp_avx2(x, n, shift);

@@ -19,4 +19,10 @@ void exp_shifted(float *x, size_t n, float shift);
 /* Whether exp_shifted uses SLEEF on this machine. */
 bool exp_vectorized(void);
 
+/* Counts the values exp_shifted takes from now (on: the count starts at
+ * 0), for the arithmetic floor (bench/floor.c), as matmul_counting counts
+ * the products; exp_counted is the count so far. */
+void exp_counting(bool on);
+double exp_counted(void);
+
 #endif

@@ -53,6 +53,23 @@ int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_
 int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
                         bool shared, RandomDraw how, uint64_t seed, EvalStats *per_len,
                         EvalStats *total, Err *e) {
+    Acts room = {0};
+    int rc = evaluate_dataset_in(&room, m, d, B, N, draws, shared, how, seed, per_len, total, e);
+    acts_free(&room);
+    return rc;
+}
+
+int eval_room_fit(Acts *room, const Model *m, size_t B, size_t T, Err *e) {
+    if (room->mem && room->B >= B && room->T >= T)
+        return 0;
+    size_t b = room->B > B ? room->B : B, t = room->T > T ? room->T : T;
+    acts_free(room);
+    return acts_create_forward(room, m, b, t, e);
+}
+
+int evaluate_dataset_in(Acts *room, const Model *m, const Dataset *d, size_t B, size_t N,
+                        size_t draws, bool shared, RandomDraw how, uint64_t seed,
+                        EvalStats *per_len, EvalStats *total, Err *e) {
     memset(total, 0, sizeof *total);
     if (d->n == 0)
         return 0;
@@ -72,9 +89,9 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
     int *labels = xmalloc(B * L * sizeof *labels, "evaluation", e);
     size_t *lens = xmalloc(B * sizeof *lens, "evaluation", e);
     size_t *pos = N ? xmalloc(B * L * sizeof *pos, "evaluation", e) : NULL;
-    Acts a = {0};
-    int rc = idx && ids && labels && lens && (pos || !N) ? acts_create(&a, m, B, L, e)
+    int rc = idx && ids && labels && lens && (pos || !N) ? eval_room_fit(room, m, B, L, e)
                                                          : ERR_RUNTIME;
+    Acts *a = room;
     /* One length at a time: no padding, and the per-length table falls out. */
     for (size_t len = 1; len <= L && !rc; len++) {
         EvalStats st = {0};
@@ -95,14 +112,14 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
                 StepStats s;
                 dataset_batch(d, idx + i, b, len, ids, lens, labels);
                 if (by_layer)
-                    encoder_draw_layers(m, &a, &rng, len, N);
+                    encoder_draw_layers(m, a, &rng, len, N);
                 else if (pos)
                     session_draw_batch_positions(pos, &rng, lens, b, len, N, shared);
-                rc = eval_batch_at(m, &a, ids, lens, by_layer ? NULL : pos, labels, b, len, &s, e);
+                rc = eval_batch_at(m, a, ids, lens, by_layer ? NULL : pos, labels, b, len, &s, e);
                 st.labelled += s.labelled;
                 st.correct += s.correct;
                 st.loss_sum += (double)s.loss * (double)s.labelled;
-                st.exact += d->kind == LABELS_TOKEN ? exact_matches(m, &a, labels, b, len)
+                st.exact += d->kind == LABELS_TOKEN ? exact_matches(m, a, labels, b, len)
                                                     : s.correct;
             }
         /* by words: a [CLS] before them is not one */
@@ -110,7 +127,6 @@ int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, si
             per_len[len - first] = st;
         add_stats(total, &st);
     }
-    acts_free(&a);
     free(idx), free(ids), free(labels), free(lens), free(pos);
     return rc;
 }

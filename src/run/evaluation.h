@@ -46,6 +46,17 @@ int evaluate_dataset(const Model *m, const Dataset *d, size_t B, EvalStats *per_
 int evaluate_dataset_at(const Model *m, const Dataset *d, size_t B, size_t N, size_t draws,
                         bool shared, RandomDraw how, uint64_t seed, EvalStats *per_len,
                         EvalStats *total, Err *e);
+/* The same in room, the forward pass's buffers, which the call fits to B
+ * sentences of d's longest (eval_room_fit) and leaves for the next call:
+ * a caller that evaluates many sets (a cell's test lengths, each a set of
+ * its own) pays for the buffers, and the first touch of their pages, once.
+ * A zeroed Acts is an empty room; acts_free frees it. */
+int evaluate_dataset_in(Acts *room, const Model *m, const Dataset *d, size_t B, size_t N,
+                        size_t draws, bool shared, RandomDraw how, uint64_t seed,
+                        EvalStats *per_len, EvalStats *total, Err *e);
+/* room made to hold B sentences of T tokens, kept if it already does (it
+ * grows, never shrinks). */
+int eval_room_fit(Acts *room, const Model *m, size_t B, size_t T, Err *e);
 
 /* correct / labelled, or 0 with nothing labelled. */
 double eval_accuracy(const EvalStats *s);
