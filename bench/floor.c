@@ -145,7 +145,7 @@ static const ExpCell *find_cell(const char *id, const char *protocol, ExpSetting
         else
             exp_settings_bench(set, false, 0);
         if (grid == 2)
-            set->bench_columns = exp_bench_all();
+            set->bench_columns = exp_bench_all(set);
         if (protocol && exp_bench_set(set, protocol, e))
             return NULL;
         size_t n;

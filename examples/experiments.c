@@ -377,7 +377,7 @@ static void check(Grid *g) {
     if (g->bench) {
         exp_settings_bench(&g->set, g->quick, g->seeds);
         if (g->all_schemes)
-            g->set.bench_columns = exp_bench_all();
+            g->set.bench_columns = exp_bench_all(&g->set);
         if (g->protocol && exp_bench_set(&g->set, g->protocol, &e))
             cli_fail(&g->cli, &e);
     } else

@@ -18,6 +18,15 @@
 #include "../src/text/tasks.h"
 #include "suites.h"
 
+/* The standard grid's settings, for its columns (without the reference's
+ * forms: their grid adds its as-run columns, tested apart). */
+static const ExpSettings *std(void) {
+    static ExpSettings s;
+    if (!s.bench)
+        exp_settings_bench(&s, false, 0);
+    return &s;
+}
+
 static ExpSettings bench_settings(bool quick, size_t seeds) {
     ExpSettings set;
     exp_settings_bench(&set, quick, seeds);
@@ -32,7 +41,7 @@ static int by_id(const void *a, const void *b) {
  * spaces as dashes ("random xl" -> "random-xl"). */
 static void want_id(char *buf, size_t cap, size_t t, size_t s, size_t seed) {
     char col[64];
-    snprintf(col, sizeof col, "%s", exp_bench_column(s));
+    snprintf(col, sizeof col, "%s", exp_bench_column(std(), s));
     for (char *p = col; *p; p++)
         if (*p == ' ')
             *p = '-';
@@ -51,9 +60,9 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
                  {false, 8, 8, 5}};
     /* the paper's columns end with a randomized form; ours are no paper's */
     bool randomized;
-    ck_assert(pe_find(exp_bench_scheme(exp_bench_column(exp_bench_paper() - 1), &randomized)));
+    ck_assert(pe_find(exp_bench_scheme(exp_bench_column(std(), exp_bench_paper(std()) - 1), &randomized)));
     ck_assert(randomized);
-    ck_assert(!pe_find(exp_bench_column(exp_bench_paper()))->ruoss_column);
+    ck_assert(!pe_find(exp_bench_column(std(), exp_bench_paper(std())))->ruoss_column);
     for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++) {
         ExpSettings set = bench_settings(CASES[k].quick, CASES[k].seeds);
         ck_assert(set.bench);
@@ -64,31 +73,31 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
         Err e;
         ck_assert_msg(exp_cells(&set, &cells, &n, &e) == 0, "%s", e.msg);
         ck_assert_uint_eq(n, set.bench_n_tasks *
-                                 (exp_bench_paper() * set.seeds +
-                                  (exp_bench_standard() - exp_bench_paper()) * set.bench_extra_seeds));
+                                 (exp_bench_paper(std()) * set.seeds +
+                                  (exp_bench_standard(std()) - exp_bench_paper(std())) * set.bench_extra_seeds));
         if (!CASES[k].quick && !CASES[k].seeds) /* 15 tasks, 11 columns, 3 seeds */
             ck_assert_uint_eq(n, 495);
         /* --all-schemes: the same cells first, then the registry's other
          * schemes, each with the columns' past the paper's seeds */
         ExpSettings all = set;
-        all.bench_columns = exp_bench_all();
+        all.bench_columns = exp_bench_all(std());
         ExpCell *more;
         size_t n_all;
         ck_assert_msg(exp_cells(&all, &more, &n_all, &e) == 0, "%s", e.msg);
         ck_assert_uint_eq(n_all, n + set.bench_n_tasks *
-                                         (exp_bench_all() - exp_bench_standard()) *
+                                         (exp_bench_all(std()) - exp_bench_standard(std())) *
                                          set.bench_extra_seeds);
         for (size_t j = 0; j < n; j++)
             ck_assert_ptr_nonnull(exp_cell_find(more, n_all, cells[j].id));
         char id[96];
-        want_id(id, sizeof id, 0, exp_bench_all() - 1, set.bench_extra_seeds - 1);
+        want_id(id, sizeof id, 0, exp_bench_all(std()) - 1, set.bench_extra_seeds - 1);
         ck_assert_ptr_nonnull(exp_cell_find(more, n_all, id));
         ck_assert_ptr_null(exp_cell_find(cells, n, id));
         free(more);
         size_t i = 0;
         for (size_t t = 0; t < set.bench_n_tasks; t++)
-            for (size_t s = 0; s < exp_bench_standard(); s++)
-                for (size_t seed = 0; seed < (s < exp_bench_paper() ? set.seeds
+            for (size_t s = 0; s < exp_bench_standard(std()); s++)
+                for (size_t seed = 0; seed < (s < exp_bench_paper(std()) ? set.seeds
                                                                     : set.bench_extra_seeds);
                      seed++, i++) {
                     const ExpCell *c = &cells[i];
@@ -97,7 +106,7 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
                     ck_assert_str_eq(c->id, id);
                     ck_assert_int_eq(c->kind, EXP_BENCH);
                     ck_assert_str_eq(c->task, set.bench_task[t]);
-                    ck_assert_str_eq(c->name, exp_bench_column(s));
+                    ck_assert_str_eq(c->name, exp_bench_column(std(), s));
                     ck_assert_uint_eq(c->seed, seed);
                     ck_assert_msg(c->cost > 0, "%s costs %g", c->id, c->cost);
                     ck_assert_ptr_eq(exp_cell_find(cells, n, id), c);
@@ -116,7 +125,7 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
     /* the first randomized column: "random NAME", "random-NAME" in ids */
     size_t s = 0;
     randomized = false;
-    while (s < exp_bench_all() && (exp_bench_scheme(exp_bench_column(s), &randomized),
+    while (s < exp_bench_all(std()) && (exp_bench_scheme(exp_bench_column(std(), s), &randomized),
                                    !randomized))
         s++;
     ck_assert(randomized);
@@ -126,7 +135,7 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
     const ExpCell *c = exp_cell_find(cells, n, id1);
     ck_assert_msg(c != NULL, "no cell %s", id1);
     ck_assert(strcmp(c->task, set.bench_task[0]) == 0 &&
-              strcmp(c->name, exp_bench_column(s)) == 0 && c->seed == 0);
+              strcmp(c->name, exp_bench_column(std(), s)) == 0 && c->seed == 0);
     ck_assert_ptr_null(exp_cell_find(cells, n, id3)); /* two seeds when quick */
     free(cells);
 }
@@ -135,9 +144,9 @@ END_TEST
 /* The index of the first column whose scheme keep holds for (and that is
  * randomized or not, as asked). */
 static size_t column_where(bool (*keep)(const PeScheme *s), bool randomized) {
-    for (size_t s = 0; s < exp_bench_all(); s++) {
+    for (size_t s = 0; s < exp_bench_all(std()); s++) {
         bool r;
-        const PeScheme *sc = pe_find(exp_bench_scheme(exp_bench_column(s), &r));
+        const PeScheme *sc = pe_find(exp_bench_scheme(exp_bench_column(std(), s), &r));
         if (keep(sc) && r == randomized)
             return s;
     }
@@ -167,50 +176,50 @@ START_TEST(tasks_and_columns_exist) {
         for (size_t u = 0; u < t; u++)
             ck_assert_str_ne(exp_bench_all_tasks[u], exp_bench_all_tasks[t]);
     }
-    ck_assert_uint_le(exp_bench_all(), EXP_BENCH_MAX);
-    ck_assert_uint_eq(pe_find(exp_bench_column(0))->bench_place, 1); /* the floor first */
+    ck_assert_uint_le(exp_bench_all(std()), EXP_BENCH_MAX);
+    ck_assert_uint_eq(pe_find(exp_bench_column(std(), 0))->bench_place, 1); /* the floor first */
     size_t randomized_seen = 0, randomized_declared = 0, paper_columns = 0;
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *p = pe_at(i);
         randomized_declared += p->ruoss_randomized && !p->grids_later;
         paper_columns += (p->ruoss_column ? 1u + p->ruoss_randomized : 0u) * !p->grids_later;
         size_t s = 0;
-        while (s < exp_bench_all() && strcmp(exp_bench_column(s), p->name) != 0)
+        while (s < exp_bench_all(std()) && strcmp(exp_bench_column(std(), s), p->name) != 0)
             s++;
-        ck_assert_msg((s < exp_bench_all()) != p->grids_later, "%s: %s", p->name,
+        ck_assert_msg((s < exp_bench_all(std())) != p->grids_later, "%s: %s", p->name,
                       p->grids_later ? "a column, and it joins the grids later" : "no column");
-        ck_assert_msg(s >= exp_bench_all() || (s < exp_bench_standard()) == (p->bench_place > 0),
+        ck_assert_msg(s >= exp_bench_all(std()) || (s < exp_bench_standard(std())) == (p->bench_place > 0),
                       "%s: in the standard run exactly when it has a place", p->name);
     }
-    ck_assert_uint_eq(exp_bench_paper(), paper_columns);
+    ck_assert_uint_eq(exp_bench_paper(std()), paper_columns);
     unsigned place = 0;
-    for (size_t s = 0; s < exp_bench_all(); s++) {
+    for (size_t s = 0; s < exp_bench_all(std()); s++) {
         bool randomized;
-        const char *scheme = exp_bench_scheme(exp_bench_column(s), &randomized);
+        const char *scheme = exp_bench_scheme(exp_bench_column(std(), s), &randomized);
         const PeScheme *sc = pe_find(scheme);
-        ck_assert_msg(sc != NULL, "column %s: no scheme %s", exp_bench_column(s), scheme);
-        ck_assert(randomized == (strncmp(exp_bench_column(s), "random ", 7) == 0));
-        ck_assert_msg((s < exp_bench_paper()) == (sc->ruoss_column != NULL),
-                      "column %s: the paper's columns come first", exp_bench_column(s));
-        if (s < exp_bench_standard()) {
+        ck_assert_msg(sc != NULL, "column %s: no scheme %s", exp_bench_column(std(), s), scheme);
+        ck_assert(randomized == (strncmp(exp_bench_column(std(), s), "random ", 7) == 0));
+        ck_assert_msg((s < exp_bench_paper(std())) == (sc->ruoss_column != NULL),
+                      "column %s: the paper's columns come first", exp_bench_column(std(), s));
+        if (s < exp_bench_standard(std())) {
             ck_assert_msg(sc->bench_place >= place, "column %s out of its place",
-                          exp_bench_column(s));
+                          exp_bench_column(std(), s));
             place = sc->bench_place;
         }
         bool paper = sc->ruoss_randomized;
         if (randomized) {
             randomized_seen++;
             ck_assert_msg(paper, "%s is randomized, and the paper does not", scheme);
-            ck_assert_msg(s > 0 && strcmp(exp_bench_column(s - 1), scheme) == 0,
-                          "%s does not stand beside %s", exp_bench_column(s), scheme);
+            ck_assert_msg(s > 0 && strcmp(exp_bench_column(std(), s - 1), scheme) == 0,
+                          "%s does not stand beside %s", exp_bench_column(std(), s), scheme);
         } else if (paper) {
-            ck_assert_msg(s + 1 < exp_bench_all() &&
-                              strncmp(exp_bench_column(s + 1), "random ", 7) == 0 &&
-                              strcmp(exp_bench_column(s + 1) + 7, scheme) == 0,
+            ck_assert_msg(s + 1 < exp_bench_all(std()) &&
+                              strncmp(exp_bench_column(std(), s + 1), "random ", 7) == 0 &&
+                              strcmp(exp_bench_column(std(), s + 1) + 7, scheme) == 0,
                           "%s has no randomized form beside it", scheme);
         }
         for (size_t u = 0; u < s; u++)
-            ck_assert_str_ne(exp_bench_column(u), exp_bench_column(s));
+            ck_assert_str_ne(exp_bench_column(std(), u), exp_bench_column(std(), s));
     }
     ck_assert_uint_eq(randomized_seen, randomized_declared);
 }
@@ -383,10 +392,10 @@ START_TEST(quick_benchmark_writes_its_page) {
     ck_assert_msg(!strstr(page, "says the seeds are too few") == !few,
                   "%zu seeds: the page %s that no pair can be told apart", set.seeds,
                   few ? "does not say" : "says");
-    for (size_t s = 0; s < exp_bench_standard(); s++) {
+    for (size_t s = 0; s < exp_bench_standard(std()); s++) {
         char col[64];
-        snprintf(col, sizeof col, " %s |", exp_bench_column(s));
-        ck_assert_msg(strstr(page, col), "no column %s", exp_bench_column(s));
+        snprintf(col, sizeof col, " %s |", exp_bench_column(std(), s));
+        ck_assert_msg(strstr(page, col), "no column %s", exp_bench_column(std(), s));
     }
     for (size_t t = 0; t < set.bench_n_tasks; t++) {
         char row[64];
@@ -397,7 +406,7 @@ START_TEST(quick_benchmark_writes_its_page) {
         /* Table 1, the mean, exact match, the training lengths */
         ck_assert_msg(rows >= 4, "%s has %zu rows", set.bench_task[t], rows);
     }
-    size_t runs = set.bench_n_tasks * exp_bench_standard() * set.seeds;
+    size_t runs = set.bench_n_tasks * exp_bench_standard(std()) * set.seeds;
     const struct {
         const char *file, *header;
         size_t rows;
@@ -420,13 +429,13 @@ START_TEST(quick_benchmark_writes_its_page) {
     double sum = 0.0;
     size_t pairs = 0;
     for (size_t t = 0; t < set.bench_n_tasks; t++)
-        for (size_t s = 1; s < exp_bench_paper(); s++) {
+        for (size_t s = 1; s < exp_bench_paper(std()); s++) {
             bool randomized;
-            const char *plain = exp_bench_scheme(exp_bench_column(s), &randomized);
+            const char *plain = exp_bench_scheme(exp_bench_column(std(), s), &randomized);
             if (!randomized)
                 continue;
             double m[2] = {0, 0};
-            const char *col[2] = {exp_bench_column(s), plain};
+            const char *col[2] = {exp_bench_column(std(), s), plain};
             for (int k = 0; k < 2; k++) {
                 size_t n = 0;
                 char key[128];
@@ -487,7 +496,7 @@ START_TEST(quick_benchmark_writes_its_page) {
      * schemes run, and the page has their columns beside the others */
     snprintf(args, sizeof args, "--bench --quick --all-schemes --jobs 2 --cells %s/cells --out "
              "%s/all", dir, dir);
-    size_t more = set.bench_n_tasks * (exp_bench_all() - exp_bench_standard()) *
+    size_t more = set.bench_n_tasks * (exp_bench_all(std()) - exp_bench_standard(std())) *
                   set.bench_extra_seeds;
     snprintf(skipped, sizeof skipped, "%zu done, skipped; %zu to run", runs, more);
     r = run("experiments", args);
@@ -495,10 +504,10 @@ START_TEST(quick_benchmark_writes_its_page) {
     run_free(&r);
     snprintf(path, sizeof path, "%s/all/benchmark.md", dir);
     again = slurp(path);
-    for (size_t s = 0; s < exp_bench_all(); s++) {
+    for (size_t s = 0; s < exp_bench_all(std()); s++) {
         char col[64];
-        snprintf(col, sizeof col, " %s |", exp_bench_column(s));
-        ck_assert_msg(strstr(again, col), "--all-schemes: no column %s", exp_bench_column(s));
+        snprintf(col, sizeof col, " %s |", exp_bench_column(std(), s));
+        ck_assert_msg(strstr(again, col), "--all-schemes: no column %s", exp_bench_column(std(), s));
     }
     /* the page names the command that made it, and no other grid's page
      * is written over */

@@ -18,7 +18,7 @@ START_TEST(every_setting_moves_the_key) {
     static const char *const SETS[] = {"layers=3",  "d_model=32", "heads=2",  "d_ff=64",
                                        "batch=16",  "steps=500",  "lr=1e-3",  "dropout=0.1",
                                        "N=8",       "M=20",       "range=300", "per_len=32",
-                                       "tasks=reverse_string/duplicate_string"};
+                                       "tasks=reverse_string/duplicate_string", "reference=1"};
     ExpSettings base;
     exp_settings_bench(&base, false, 0);
     char k0[512], k[512];
@@ -55,7 +55,7 @@ START_TEST(a_sweep_names_its_cells_by_rate) {
     ExpCell *cells;
     size_t n;
     ck_assert(exp_cells(&s, &cells, &n, &e) == 0);
-    ck_assert_uint_eq(n, 2 * exp_bench_standard() * 2 * s.seeds);
+    ck_assert_uint_eq(n, 2 * exp_bench_standard(&s) * 2 * s.seeds);
     const ExpCell *c = exp_cell_find(cells, n, "bench-reverse_string-random-rope-lr0.0003-s2");
     ck_assert_ptr_nonnull(c);
     ck_assert_uint_eq(c->variant, 1);

@@ -62,25 +62,37 @@ static int test_length(Session *s, Acts *room, const char *task, size_t n, size_
     return rc;
 }
 
+/* Options as the command line writes them, "--name value --name value",
+ * set on the scheme's config; what names them (a scheme's bench_options,
+ * a column's) is in the message. */
+static int set_options(PeConfig *pe, const char *text, const char *whose, Err *e) {
+    char opts[128];
+    snprintf(opts, sizeof opts, "%s", text ? text : "");
+    for (char *save = NULL, *name = strtok_r(opts, " ", &save); name;
+         name = strtok_r(NULL, " ", &save)) {
+        char *value = strtok_r(NULL, " ", &save);
+        if (!value || pe_set_named(pe, name, value, e))
+            return err_set(e, ERR_INPUT, "%s's options '%s' do not read as --name value pairs",
+                           whose, text);
+    }
+    return 0;
+}
+
 /* The model of a column as the reference builds it: the scheme with the
  * options its column sets (alibi's encoder form, a learned table drawn at
- * 1), dropout, and the token embeddings scaled by sqrt(d_model). */
-static int bench_model(Config *c, const ExpSettings *set, const char *scheme, uint64_t seed,
+ * 1; xl's rows as its code reads them in the column as run), dropout, and
+ * the token embeddings scaled by sqrt(d_model). */
+static int bench_model(Config *c, const ExpSettings *set, const char *column, uint64_t seed,
                        Err *e) {
+    bool randomized;
+    const char *scheme = exp_bench_scheme(column, &randomized);
     *c = exp_model_config(set, scheme, seed);
     c->dropout = (float)set->bench_dropout;
     c->scale_embed = true;
     const PeScheme *s = pe_find(scheme);
-    char opts[128];
-    snprintf(opts, sizeof opts, "%s", s && s->bench_options ? s->bench_options : "");
-    /* "--name value --name value" */
-    for (char *save = NULL, *name = strtok_r(opts, " ", &save); name;
-         name = strtok_r(NULL, " ", &save)) {
-        char *value = strtok_r(NULL, " ", &save);
-        if (!value || pe_set_named(&c->pe, name, value, e))
-            return err_set(e, ERR_INPUT, "%s's bench_options '%s' do not read as --name value "
-                           "pairs", scheme, s->bench_options);
-    }
+    if (set_options(&c->pe, s ? s->bench_options : NULL, scheme, e) ||
+        set_options(&c->pe, exp_bench_column_options(column), column, e))
+        return ERR_INPUT;
     return 0;
 }
 
@@ -97,9 +109,9 @@ static OptConfig bench_optimizer(double lr) {
 
 int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
     bool randomized;
-    const char *scheme = exp_bench_scheme(cell->name, &randomized);
+    exp_bench_scheme(cell->name, &randomized);
     Config c;
-    int rc0 = bench_model(&c, set, scheme, 1 + cell->seed, e);
+    int rc0 = bench_model(&c, set, cell->name, 1 + cell->seed, e);
     if (rc0)
         return rc0;
     OptConfig opt = bench_optimizer(set->bench_lr[cell->variant]);

@@ -15,11 +15,12 @@ const char *const exp_kind_names[EXP_KINDS] = {"order",   "tasks",       "length
                                                "bench"};
 static const char *const tasks2[2] = {"agent", "direction"};
 
-/* "interleaved, add, scaled" -> "interleaved-add-scaled" */
+/* "interleaved, add, scaled" -> "interleaved-add-scaled", "random xl (as run)" ->
+ * "random-xl-as-run" */
 static void slug(char *dst, size_t cap, const char *name) {
     size_t j = 0;
     for (size_t i = 0; name[i] && j + 1 < cap; i++) {
-        if (name[i] == ',')
+        if (name[i] == ',' || name[i] == '(' || name[i] == ')')
             continue;
         dst[j++] = name[i] == ' ' ? '-' : name[i];
     }
@@ -56,11 +57,11 @@ static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err
         for (size_t s = 0; s < set->bench_columns; s++)
             for (size_t r = 0; r < set->bench_n_lr; r++)
                 for (size_t i = 0; i < exp_bench_seeds(set, s); i++) {
-                    add(c, &n, EXP_BENCH, set->bench_task[t], exp_bench_column(s), i, r,
+                    add(c, &n, EXP_BENCH, set->bench_task[t], exp_bench_column(set, s), i, r,
                         (double)set->bench_steps * tape);
                     if (set->bench_n_lr > 1) { /* a sweep: the rate in the name */
                         char col[sizeof c->name];
-                        slug(col, sizeof col, exp_bench_column(s));
+                        slug(col, sizeof col, exp_bench_column(set, s));
                         snprintf(c[n - 1].id, sizeof c[n - 1].id, "bench-%s-%s-lr%g-s%zu",
                                  set->bench_task[t], col, set->bench_lr[r], i + 1);
                     }

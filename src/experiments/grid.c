@@ -18,22 +18,33 @@ const char *const exp_bench_all_tasks[EXP_BENCH_ALL_TASKS] = {
     "missing_duplicate_string", "odds_first",             "binary_addition",
     "binary_multiplication", "compute_sqrt",              "bucket_sort"};
 
-/* The columns as the registry declares them, made once. */
+/* The columns as the registry declares them, made once; as_run marks the
+ * columns of the reference's code as run, which a grid has with its
+ * reference forms only (bench_reference). */
 typedef struct {
     const char *name[EXP_BENCH_MAX];
-    char random[EXP_BENCH_MAX][PE_NAME_MAX + 8]; /* "random NAME" */
+    char random[EXP_BENCH_MAX][PE_NAME_MAX + 24]; /* "random NAME", "random NAME (as run)" */
+    const char *scheme[EXP_BENCH_MAX];           /* the scheme each runs */
+    const char *options[EXP_BENCH_MAX];          /* what an as-run column adds, or NULL */
+    bool as_run[EXP_BENCH_MAX];
     size_t n, paper, standard;
 } Columns;
 
-static void put_column(Columns *c, const PeScheme *s, bool randomized) {
+static const char AS_RUN[] = " (as run)";
+
+static void put_column(Columns *c, const PeScheme *s, bool randomized, const char *as_run) {
     if (c->n == EXP_BENCH_MAX)
         return; /* a test holds the registry below it */
     if (randomized) {
-        snprintf(c->random[c->n], sizeof c->random[c->n], "random %s", s->name);
+        snprintf(c->random[c->n], sizeof c->random[c->n], "random %s%s", s->name,
+                 as_run ? AS_RUN : "");
         c->name[c->n] = c->random[c->n];
     } else {
         c->name[c->n] = s->name;
     }
+    c->scheme[c->n] = s->name;
+    c->options[c->n] = as_run;
+    c->as_run[c->n] = as_run != NULL;
     c->n++;
 }
 
@@ -49,34 +60,74 @@ static const Columns *columns(void) {
             const PeScheme *s = pe_at(i);
             if (s->bench_place != place || s->grids_later)
                 continue;
-            put_column(&c, s, false);
+            put_column(&c, s, false, NULL);
             if (s->ruoss_randomized)
-                put_column(&c, s, true);
+                put_column(&c, s, true, NULL);
+            if (s->ruoss_randomized && s->bench_as_run)
+                put_column(&c, s, true, s->bench_as_run);
             if (s->ruoss_column)
                 c.paper = c.n;
         }
     c.standard = c.n;
     for (size_t i = 0; i < pe_count(); i++)
         if (!pe_at(i)->bench_place && !pe_at(i)->grids_later)
-            put_column(&c, pe_at(i), false);
+            put_column(&c, pe_at(i), false, NULL);
     return &c;
 }
 
-const char *exp_bench_column(size_t i) { return i < columns()->n ? columns()->name[i] : NULL; }
-size_t exp_bench_paper(void) { return columns()->paper; }
-size_t exp_bench_standard(void) { return columns()->standard; }
-size_t exp_bench_all(void) { return columns()->n; }
+/* The place in the registry's list of the grid's column i, or the list's
+ * length past its last: without the reference forms, the as-run columns
+ * are not the grid's. */
+static size_t place_of(const ExpSettings *s, size_t i) {
+    const Columns *c = columns();
+    size_t k = 0;
+    for (; k < c->n; k++)
+        if (s->bench_reference || !c->as_run[k]) {
+            if (i == 0)
+                break;
+            i--;
+        }
+    return k;
+}
+
+/* The grid's columns among the list's first k. */
+static size_t count_below(const ExpSettings *s, size_t k) {
+    const Columns *c = columns();
+    size_t n = 0;
+    for (size_t i = 0; i < k && i < c->n; i++)
+        n += s->bench_reference || !c->as_run[i];
+    return n;
+}
+
+const char *exp_bench_column(const ExpSettings *s, size_t i) {
+    size_t k = place_of(s, i);
+    return k < columns()->n ? columns()->name[k] : NULL;
+}
+size_t exp_bench_paper(const ExpSettings *s) { return count_below(s, columns()->paper); }
+size_t exp_bench_standard(const ExpSettings *s) { return count_below(s, columns()->standard); }
+size_t exp_bench_all(const ExpSettings *s) { return count_below(s, columns()->n); }
 
 size_t exp_bench_seeds(const ExpSettings *set, size_t column) {
-    return column < exp_bench_paper() ? set->seeds : set->bench_extra_seeds;
+    return column < exp_bench_paper(set) ? set->seeds : set->bench_extra_seeds;
 }
 
 const char *exp_bench_scheme(const char *column, bool *randomized) {
     static const char RANDOM[] = "random ";
     *randomized = strncmp(column, RANDOM, sizeof RANDOM - 1) == 0;
+    const Columns *c = columns();
+    for (size_t k = 0; k < c->n; k++)
+        if (strcmp(c->name[k], column) == 0)
+            return c->scheme[k]; /* "random xl (as run)": xl */
     return *randomized ? column + sizeof RANDOM - 1 : column;
 }
 
+const char *exp_bench_column_options(const char *column) {
+    const Columns *c = columns();
+    for (size_t k = 0; k < c->n; k++)
+        if (strcmp(c->name[k], column) == 0)
+            return c->options[k];
+    return NULL;
+}
 
 void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
     memset(s, 0, sizeof *s);
@@ -104,7 +155,7 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
 }
 
 static bool all_schemes(const ExpSettings *s) {
-    return s->bench && s->bench_columns > exp_bench_standard();
+    return s->bench && s->bench_columns > exp_bench_standard(s);
 }
 
 bool exp_grid_default_seeds(const ExpSettings *s) {
@@ -182,7 +233,7 @@ void exp_grid_run(char *buf, size_t cap, const ExpSettings *s) {
 void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
     memset(s, 0, sizeof *s);
     s->bench = true, s->quick = quick;
-    s->bench_columns = exp_bench_standard();
+    s->bench_columns = exp_bench_standard(s);
     s->batch = 32;
     s->bench_n_tasks = EXP_BENCH_ALL_TASKS;
     for (size_t t = 0; t < EXP_BENCH_ALL_TASKS; t++)
@@ -257,6 +308,8 @@ void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
                  s->quick, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->bench_N,
                  s->bench_M, s->bench_steps, rates, dropout, s->bench_n_train,
                  s->bench_per_len, s->bench_test_batch, s->random_range, tasks);
+        if (s->bench_reference) /* named when set: the older cells' keys stay theirs */
+            snprintf(buf + strlen(buf), cap - strlen(buf), " reference=1");
         return;
     }
     snprintf(buf, cap, "quick=%d d_model=%zu heads=%zu layers=%zu d_ff=%zu batch=%zu "

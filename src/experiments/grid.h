@@ -47,6 +47,11 @@ typedef struct {
     size_t bench_n_lr;        /* its learning rates: one, or a sweep */
     double bench_lr[EXP_MAX_RATES];
     double bench_dropout;     /* the reference's 0.1 */
+    /* 1: the reference code's forms where they decide numbers (its first
+     * draws, no bias on attention's output projection, the loss over the
+     * padding) and its columns as run ("random xl (as run)"); a size_t
+     * as --set's rows are */
+    size_t bench_reference;
 } ExpSettings;
 
 /* The most seeds per configuration (--seeds). */
@@ -131,29 +136,36 @@ void exp_bench_protocol(char *buf, size_t cap);
     "                        1..N), M 2..500 (tests to M, past N), range 2..32768\n"     \
     "                        (random positions 0..range-1, at least M's tapes),\n"       \
     "                        per_len 1..100000 (test tapes a length), tasks A/B/...\n"   \
-    "                        (default all 15). A standard cell takes about 1 to 2\n"     \
+    "                        (default all 15), reference 0..1 (1: the reference\n"       \
+    "                        code's first draws, no bias on attention's output\n"        \
+    "                        projection, the loss over the padding, and a column\n"      \
+    "                        random xl (as run)). A standard cell takes about 1 to 2\n"  \
     "                        minutes of one core (51 s on even_pairs, whose tapes\n"     \
-    "                        are short); its time\n"                                      \
+    "                        are short); its time\n"                                     \
     "                        grows about linearly with steps, batch, layers and the\n"   \
     "                        tapes' length\n"
-/* Its columns, from the registry (each scheme's bench_place and
- * ruoss_randomized, pe.h): the standard run's in their places, each
- * randomized form ("random rope": --random-positions) beside its plain
- * one, none first as the floor; then, with --all-schemes, the registry's
- * other schemes in its order (not those that join the grids later).
- * exp_bench_column(i) is column i's name (NULL past the last);
- * exp_bench_scheme gives the scheme a column runs and whether it is
- * randomized. The first exp_bench_paper() columns are Ruoss et al.'s,
- * each of the settings' seeds; the others (ours) enter no test of a claim
- * and have bench_extra_seeds. The standard run has the first
- * exp_bench_standard() (bench_columns), --all-schemes all
- * exp_bench_all(), at most EXP_BENCH_MAX. */
+/* Its columns, from the registry (each scheme's bench_place,
+ * ruoss_randomized and bench_as_run, pe.h): the standard run's in their
+ * places, each randomized form ("random rope": --random-positions) beside
+ * its plain one, none first as the floor, and with the reference's forms
+ * (bench_reference) a randomized form as the reference's code runs it
+ * beside ours ("random xl (as run)"); then, with --all-schemes, the
+ * registry's other schemes in its order (not those that join the grids
+ * later). exp_bench_column(s, i) is column i's name in s's grid (NULL past
+ * the last); exp_bench_scheme gives the scheme a column runs and whether
+ * it is randomized, exp_bench_column_options what else it sets (NULL for
+ * nothing). The first exp_bench_paper() columns are Ruoss et al.'s, each
+ * of the settings' seeds; the others (ours) enter no test of a claim and
+ * have bench_extra_seeds. The standard run has the first
+ * exp_bench_standard() (bench_columns), --all-schemes all exp_bench_all(),
+ * at most EXP_BENCH_MAX. */
 #define EXP_BENCH_MAX 64
-const char *exp_bench_column(size_t i);
-size_t exp_bench_paper(void);
-size_t exp_bench_standard(void);
-size_t exp_bench_all(void);
+const char *exp_bench_column(const ExpSettings *s, size_t i);
+size_t exp_bench_paper(const ExpSettings *s);
+size_t exp_bench_standard(const ExpSettings *s);
+size_t exp_bench_all(const ExpSettings *s);
 const char *exp_bench_scheme(const char *column, bool *randomized);
+const char *exp_bench_column_options(const char *column);
 size_t exp_bench_seeds(const ExpSettings *set, size_t column);
 
 /* The tasks of experiments 3 and 4. */

@@ -39,6 +39,8 @@ static const struct {
     {"per_len", P_SIZE, offsetof(ExpSettings, bench_per_len), 1, 100000,
      "test tapes a length"},
     {"tasks", P_TASKS, 0, 0, 0, "tasks, A/B/... (default all 15)"},
+    {"reference", P_SIZE, offsetof(ExpSettings, bench_reference), 0, 1,
+     "1: the reference code's forms and its random xl as run"},
 };
 #define N_ROWS (sizeof ROWS / sizeof ROWS[0])
 
@@ -136,6 +138,8 @@ int exp_bench_set(ExpSettings *s, const char *text, Err *e) {
         return err_set(e, ERR_INPUT, "--set: the text is too long");
     snprintf(copy, sizeof copy, "%s", text);
     unsigned long seen = 0;
+    /* the columns follow the reference forms: the standard run's, or all */
+    bool all = s->bench_columns > exp_bench_standard(s);
     for (char *save = NULL, *kv = strtok_r(copy, ",", &save); kv;
          kv = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(kv, '=');
@@ -151,6 +155,7 @@ int exp_bench_set(ExpSettings *s, const char *text, Err *e) {
         if (set_one(s, kv, eq + 1, e))
             return ERR_INPUT;
     }
+    s->bench_columns = all ? exp_bench_all(s) : exp_bench_standard(s);
     if (s->bench_M <= s->bench_N)
         return err_set(e, ERR_INPUT, "--set: M (%zu) must be past N (%zu)", s->bench_M,
                        s->bench_N);

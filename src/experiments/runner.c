@@ -341,7 +341,7 @@ int exp_publish_page(const ExpRunner *r, Err *e) {
         rc = publish_commit(r->out, staging, e);
     /* a grid of the paper's columns draws no figure of the others: a
      * fuller grid's, left in out, would stand beside a page without it */
-    if (!rc && r->set.bench && r->set.bench_columns <= exp_bench_paper()) {
+    if (!rc && r->set.bench && r->set.bench_columns <= exp_bench_paper(&r->set)) {
         char old[4096 + 64];
         snprintf(old, sizeof old, "%s/img/benchmark/others.png", r->out);
         if (remove(old) != 0 && errno != ENOENT)

@@ -190,6 +190,11 @@ typedef struct PeScheme {
     /* The options its benchmark column sets ("--alibi-slopes ruoss": the form
      * of Ruoss et al.'s code), as the command line writes them, or NULL. */
     const char *bench_options;
+    /* The options of its randomized form as the reference's code runs it,
+     * where that differs from what its comments mean (xl's rows past its
+     * table, clamped), a column of its own ("random xl (as run)") in a
+     * grid with the reference's forms; NULL for none. */
+    const char *bench_as_run;
     /* Its place among the standard run's columns of the benchmark, from 1
      * (Ruoss et al.'s first, in their Table 1's order, none to learned,
      * each followed by its randomized form; then ours); 0 for a column of

@@ -20,7 +20,7 @@
 /* The columns of each figure: the paper's (the floor, none, first, then
  * Ruoss et al.'s encodings, each randomized form dashed in its plain one's
  * colour), and none with the others. The floor is column 0 (grid.h). */
-#define FLOOR exp_bench_column(0)
+#define FLOOR exp_bench_column(&r->set, 0)
 
 static int figure(const ExpResults *r, const char *path, const char *const *cols, size_t n_cols,
                   Err *e) {
@@ -69,14 +69,14 @@ int exp_bench_figures(const ExpResults *r, const char *dir, Err *e) {
     char path[4096];
     snprintf(path, sizeof path, "%s/img/benchmark/paper.png", dir);
     const char *paper[EXP_BENCH_MAX];
-    for (size_t c = 0; c < exp_bench_paper(); c++)
-        paper[c] = exp_bench_column(c);
-    int rc = figure(r, path, paper, exp_bench_paper(), e);
+    for (size_t c = 0; c < exp_bench_paper(&r->set); c++)
+        paper[c] = exp_bench_column(&r->set, c);
+    int rc = figure(r, path, paper, exp_bench_paper(&r->set), e);
     /* the floor, then every column past the paper's */
     const char *others[1 + EXP_BENCH_MAX] = {FLOOR};
     size_t n = 1;
-    for (size_t c = exp_bench_paper(); c < r->set.bench_columns; c++)
-        others[n++] = exp_bench_column(c);
+    for (size_t c = exp_bench_paper(&r->set); c < r->set.bench_columns; c++)
+        others[n++] = exp_bench_column(&r->set, c);
     if (n == 1) /* none alone: no figure (exp_publish_page removes an old one) */
         return rc;
     snprintf(path, sizeof path, "%s/img/benchmark/others.png", dir);
@@ -88,9 +88,9 @@ int exp_bench_figures(const ExpResults *r, const char *dir, Err *e) {
 /* The column with the highest mean over seeds on task t and band. */
 static size_t best_column(const ExpResults *r, size_t t, Band band, Stat *best) {
     size_t at = 0;
-    *best = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(0), band, false);
+    *best = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, 0), band, false);
     for (size_t c = 1; c < r->set.bench_columns; c++) {
-        Stat s = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(c), band, false);
+        Stat s = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, c), band, false);
         if (s.mean > best->mean)
             *best = s, at = c;
     }
@@ -99,12 +99,12 @@ static size_t best_column(const ExpResults *r, size_t t, Band band, Stat *best) 
 
 /* The paper's columns that have a randomized form (which follows each):
  * their indices, in plain[], and how many. */
-static size_t plain_forms(size_t *plain) {
+static size_t plain_forms(const ExpResults *r, size_t *plain) {
     size_t n = 0;
-    for (size_t c = 0; c + 1 < exp_bench_paper(); c++) {
+    for (size_t c = 0; c + 1 < exp_bench_paper(&r->set); c++) {
         bool randomized;
-        const char *scheme = exp_bench_scheme(exp_bench_column(c + 1), &randomized);
-        if (randomized && strcmp(scheme, exp_bench_column(c)) == 0)
+        const char *scheme = exp_bench_scheme(exp_bench_column(&r->set, c + 1), &randomized);
+        if (randomized && strcmp(scheme, exp_bench_column(&r->set, c)) == 0)
             plain[n++] = c;
     }
     return n;
@@ -141,8 +141,8 @@ static Paired paired_at(const ExpResults *r, const size_t *plain, size_t pairs, 
     Band out = exp_bench_tested(r);
     for (size_t t = 0; t < r->set.bench_n_tasks; t++)
         for (size_t p = 0; p < pairs; p++) {
-            const char *task = r->set.bench_task[t], *rnd = exp_bench_column(plain[p] + 1),
-                       *pl = exp_bench_column(plain[p]);
+            const char *task = r->set.bench_task[t], *rnd = exp_bench_column(&r->set, plain[p] + 1),
+                       *pl = exp_bench_column(&r->set, plain[p]);
             double a = exp_bench_stat(r, task, rnd, out, false).mean;
             double b = exp_bench_stat(r, task, pl, out, false).mean;
             bool in = gate == 0.0 || (at_N(r, task, rnd) >= gate && at_N(r, task, pl) >= gate);
@@ -226,7 +226,7 @@ static void compare_pairs(const ExpResults *r, const size_t *plain, size_t pairs
         const char *task = r->set.bench_task[t];
         double floor = exp_bench_stat(r, task, FLOOR, out, false).mean;
         for (size_t p = 0; p < pairs; p++, k++) {
-            const char *rnd = exp_bench_column(plain[p] + 1), *pl = exp_bench_column(plain[p]);
+            const char *rnd = exp_bench_column(&r->set, plain[p] + 1), *pl = exp_bench_column(&r->set, plain[p]);
             Stat w = exp_bench_stat(r, task, rnd, out, false);
             Stat wo = exp_bench_stat(r, task, pl, out, false);
             exp_cmp(&c[k], w, wo, exp_gate(w, wo, floor, true, at_N(r, task, rnd),
@@ -275,7 +275,7 @@ static void randomized_pairs(Buf *b, const ExpResults *r, const size_t *plain, s
         for (size_t p = 0; p < pairs; p++, k++) {
             count[c[k].v]++;
             buf_printf(&rows, "%s| %s | %s − %s | %+.3f | ", k ? "\n" : "", r->set.bench_task[t],
-                       exp_bench_column(plain[p] + 1), exp_bench_column(plain[p]),
+                       exp_bench_column(&r->set, plain[p] + 1), exp_bench_column(&r->set, plain[p]),
                        c[k].a.mean - c[k].b.mean);
             exp_cmp_text(&rows, &c[k], &f);
             buf_printf(&rows, " |");
@@ -301,7 +301,7 @@ static void randomized_pairs(Buf *b, const ExpResults *r, const size_t *plain, s
 }
 
 static void randomized_claim(Buf *b, const ExpResults *r) {
-    size_t plain[EXP_BENCH_MAX], pairs = plain_forms(plain);
+    size_t plain[EXP_BENCH_MAX], pairs = plain_forms(r, plain);
     paired_claim(b, r, plain, pairs);
     randomized_pairs(b, r, plain, pairs);
 }
@@ -318,8 +318,8 @@ static void solved_claim(Buf *b, const ExpResults *r) {
         size_t ci = best_column(r, t, in, &bi), co = best_column(r, t, out, &bo);
         Stat none = exp_bench_stat(r, r->set.bench_task[t], FLOOR, out, false);
         buf_printf(&rows, "%s| %s | %s | %s %.3f | %s %.3f (%.3f) | %.3f |", t ? "\n" : "",
-                   exp_bench_level(r, t), r->set.bench_task[t], exp_bench_column(ci), bi.mean,
-                   exp_bench_column(co), bo.mean, bo.hi, none.mean);
+                   exp_bench_level(r, t), r->set.bench_task[t], exp_bench_column(&r->set, ci), bi.mean,
+                   exp_bench_column(&r->set, co), bo.mean, bo.hi, none.mean);
         if (!(bi.mean >= EXP_LEARNED))
             buf_printf(&not_learned, "%s%s", unlearned++ ? ", " : ": ", r->set.bench_task[t]);
         solved += bo.mean >= EXP_SOLVED;
@@ -366,7 +366,7 @@ static void level_claim(Buf *b, const ExpResults *r) {
 void exp_bench_claims(Buf *b, const ExpResults *r) {
     PROSE_TEXT(b, "bench.figures");
     buf_printf(b, "\n\n");
-    if (r->set.bench_columns > exp_bench_paper()) {
+    if (r->set.bench_columns > exp_bench_paper(&r->set)) {
         PROSE_TEXT(b, "bench.figures.others");
         buf_printf(b, "\n\n");
     }

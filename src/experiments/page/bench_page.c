@@ -54,7 +54,7 @@ static int write_csv(const ExpResults *r, const char *dir, Err *e) {
 static void columns_header(Buf *b, const ExpResults *r, const char *first) {
     buf_printf(b, "| level | %s |", first);
     for (size_t s = 0; s < r->set.bench_columns; s++)
-        buf_printf(b, " %s |", exp_bench_column(s));
+        buf_printf(b, " %s |", exp_bench_column(&r->set, s));
     buf_printf(b, "\n| --- | --- |");
     for (size_t s = 0; s < r->set.bench_columns; s++)
         buf_printf(b, " ---: |");
@@ -71,7 +71,7 @@ static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
         Stat st[EXP_BENCH_MAX];
         double top = -1.0;
         for (size_t s = 0; s < r->set.bench_columns; s++) {
-            st[s] = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(s), band, exact);
+            st[s] = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, s), band, exact);
             double v = best ? st[s].hi : st[s].mean;
             if (!isnan(v) && v > top)
                 top = v;
@@ -95,7 +95,7 @@ static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
     for (size_t s = 0; s < r->set.bench_columns; s++) {
         double sum = 0.0;
         for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
-            Stat st = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(s), band, exact);
+            Stat st = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, s), band, exact);
             sum += best ? st.hi : st.mean;
         }
         buf_printf(&b, " %.1f |", 100.0 * sum / r->set.bench_n_tasks);
@@ -108,10 +108,10 @@ static const char *ours(const ExpSettings *s) {
     static char text[160];
     size_t n = 0;
     text[0] = '\0';
-    for (size_t c = exp_bench_paper(); c < s->bench_columns && n < sizeof text; c++)
+    for (size_t c = exp_bench_paper(s); c < s->bench_columns && n < sizeof text; c++)
         n += (size_t)snprintf(text + n, sizeof text - n, "%s%s",
-                              c == exp_bench_paper() ? "" : c + 1 == s->bench_columns ? " and " : ", ",
-                              exp_bench_column(c));
+                              c == exp_bench_paper(s) ? "" : c + 1 == s->bench_columns ? " and " : ", ",
+                              exp_bench_column(s, c));
     return text;
 }
 
@@ -177,17 +177,17 @@ static void reference_table(Buf *b, const ExpSettings *s) {
  * columns past the paper's (ALL=1) run with their own seeds. */
 static void columns(Buf *b, const ExpResults *r) {
     const ExpSettings *s = &r->set;
-    size_t tasks = s->bench_n_tasks, extra = s->bench_columns - exp_bench_paper();
+    size_t tasks = s->bench_n_tasks, extra = s->bench_columns - exp_bench_paper(s);
     Buf added = {0}, grid = {0};
     if (extra) {
         PROSE(&added, "bench.protocol.ours", pv_text("ours", ours(s)));
         PROSE(&grid, "bench.protocol.grid_extra", pv_count("tasks", tasks),
               pv_count("extra", extra), pv_count("seeds", s->bench_extra_seeds));
     }
-    size_t cells = tasks * s->bench_n_lr * (exp_bench_paper() * s->seeds +
+    size_t cells = tasks * s->bench_n_lr * (exp_bench_paper(s) * s->seeds +
                                             extra * s->bench_extra_seeds);
     PROSE(b, "bench.protocol.columns", pv_count("positions", s->random_range),
-          pv_buf("ours", &added), pv_count("tasks", tasks), pv_count("paper", exp_bench_paper()),
+          pv_buf("ours", &added), pv_count("tasks", tasks), pv_count("paper", exp_bench_paper(s)),
           pv_count("seeds", s->seeds), pv_buf("extra", &grid),
           s->bench_n_lr > 1 ? pv_tmpl("rates", "bench.protocol.grid_rates")
                             : pv_text("rates", ""),
@@ -312,7 +312,7 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     Buf seeds = seeds_phrase(s, false);
     PROSE(&b, "bench.intro", pv_text("make", make), pv_text("run", run),
           pv_count("tasks", r->set.bench_n_tasks),
-          pv_tmpl("columns", s->bench_columns > exp_bench_paper() ? "bench.columns_all"
+          pv_tmpl("columns", s->bench_columns > exp_bench_paper(s) ? "bench.columns_all"
                                                                    : "bench.columns_paper"),
           pv_buf("seeds", &seeds));
     buf_printf(&b, "\n\n");
