@@ -135,9 +135,10 @@ longbench: $(BUILD)/long_forward $(BUILD)/train $(BUILD)/encode build/bench-deps
 # run, and the fraction. CELL as for make products below; PAPER=1 trains it
 # at Ruoss et al.'s size; REPEAT=N runs it N times and keeps the least
 # disturbed figures.
-floor: $(BUILD)/floor ## a cell's time against its arithmetic floor (CELL=ID, PAPER=1, REPEAT=N; bench/README.md)
+floor: $(BUILD)/floor ## a cell's time against its arithmetic floor (CELL=ID, PAPER=1, REPEAT=N, SET=K=V,...; bench/README.md)
 	env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-		$(BUILD)/floor $(CELL) $(if $(PAPER),--paper-size) $(if $(REPEAT),--repeat $(REPEAT))
+		$(BUILD)/floor $(CELL) $(if $(PAPER),--paper-size) $(if $(REPEAT),--repeat $(REPEAT)) \
+		$(if $(SET),--set $(SET))
 
 # A cell's matrix products, counted (bench/sgemm_count.c, loaded before
 # OpenBLAS): calls, GFLOP and seconds of the small ones (attention's
