@@ -9,6 +9,12 @@ static Dropout drop; /* ref_set_dropout's; p 0: none */
 
 void ref_set_dropout(Dropout d) { drop = d; }
 
+/* ref_set_layer_draw's: each layer's draw (L,T), or NULL, and its range */
+static const size_t *layer_draw;
+static size_t draw_N;
+
+void ref_set_layer_draw(const size_t *draw, size_t N) { layer_draw = draw, draw_N = N; }
+
 /* x[0..n) of a site's tensor through its mask, element i at first + i */
 static void ref_dropout(double *x, size_t n, size_t site, size_t first) {
     for (size_t i = 0; drop.p > 0.0f && i < n; i++)
@@ -56,10 +62,13 @@ static void ref_layernorm(double *y, const double *x, const double *w, const dou
  * the model's attention scheme at positions pos (B,T): its own formulas in
  * double (PeScheme.ref_rotate, ref_score, ref_value), beside its fast float
  * code, which the gradient checks hold against them. table is the
- * scheme's table for this layer (in P), or NULL. */
+ * scheme's table for this layer (in P), or NULL. With the layer's drawn
+ * distances dist (T, from 1..N-1), a pair's positions are two whose
+ * difference is its drawn offset: dist[j - i] to the right of the query,
+ * -dist[i - j] to its left. */
 static void ref_attention(double *out, double *qkv, const Model *m, const double *table,
-                          const size_t *lens, const size_t *pos, size_t layer, size_t B,
-                          size_t T) {
+                          const size_t *lens, const size_t *pos, const size_t *dist, size_t N,
+                          size_t layer, size_t B, size_t T) {
     const PeScheme *s = m->pe.scheme;
     const PeConfig *pc = &m->cfg.pe;
     size_t C = m->cfg.d_model, NH = m->cfg.n_heads, HS = C / NH;
@@ -92,6 +101,10 @@ static void ref_attention(double *out, double *qkv, const Model *m, const double
                                     .pi = pos[b * T + i], .pj = pos[b * T + j], .i = i, .j = j,
                                     .n = n, .logits = logits, .pos = pos + b * T,
                                     .causal = m->cfg.causal, .h = h, .NH = NH, .HS = HS};
+                    if (dist) {
+                        size_t far = j >= i ? dist[j - i] : dist[i - j];
+                        row.pi = j >= i ? 0 : far, row.pj = j >= i ? far : 0, row.drawn = N;
+                    }
                     w[j] = logits[j] + (s->ref_score ? s->ref_score(&row) : 0.0);
                     max = fmax(max, w[j]);
                     /* value j as query i reads it */
@@ -123,8 +136,8 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
                    double *hidden) {
     const Config *c = &m->cfg;
     size_t C = c->d_model, F = c->d_ff, BT = B * T, E = m->pe.E, w = m->pe.w;
-    size_t *pos = malloc(BT * sizeof *pos);
-    ck_assert_ptr_nonnull(pos);
+    size_t *pos = malloc(BT * sizeof *pos), *lpos = malloc(BT * sizeof *lpos);
+    ck_assert(pos && lpos);
     for (size_t i = 0; i < BT; i++)
         pos[i] = positions ? positions[i] : i % T;
     double *x = dalloc(BT * C), *a = dalloc(BT * C), *qkv = dalloc(BT * 3 * C);
@@ -167,7 +180,15 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
             memcpy(a, x, BT * C * sizeof *a);
         ref_linear(qkv, a, W(in_proj_w), W(in_proj_b), BT, C, 3 * C);
         const float *table = model_pe_table(m, &m->p, l);
-        ref_attention(att, qkv, m, table ? P + OFF(table) : NULL, lens, pos, l, B, T);
+        /* a draw per layer: the layer's positions for every sentence, or
+         * its distances */
+        PeDraw kind = layer_draw ? m->pe.scheme->ruoss_draw : PE_DRAW_INPUT;
+        for (size_t i = 0; kind == PE_DRAW_LAYER_POSITIONS && i < BT; i++)
+            lpos[i] = layer_draw[l * T + i % T];
+        ref_attention(att, qkv, m, table ? P + OFF(table) : NULL, lens,
+                      kind == PE_DRAW_LAYER_POSITIONS ? lpos : pos,
+                      kind == PE_DRAW_LAYER_DISTANCES ? layer_draw + l * T : NULL, draw_N, l,
+                      B, T);
         ref_linear(s, att, W(out_proj_w), W(out_proj_b), BT, C, C);
         ref_dropout(s, BT * C, site + ENC_SITE_ATT_OUT, 0);
         for (size_t i = 0; i < BT * C; i++)
@@ -227,6 +248,6 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
         loss = counted ? loss / (double)counted : 0.0;
     }
     free(x), free(a), free(qkv), free(att), free(s), free(h), free(f1), free(f2), free(code);
-    free(pos);
+    free(pos), free(lpos);
     return loss;
 }

@@ -21,4 +21,11 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
  * (encoder.h's sites and dropout_keep); p 0 (the start) turns it off. */
 void ref_set_dropout(Dropout d);
 
+/* A draw per layer for the ref_forward calls that follow, as
+ * encoder_draw_layers makes it for the model's scheme (its ruoss_draw):
+ * each layer's positions of 0..N-1 or distances of 1..N-1, draw (L,T),
+ * which stands for the positions pos in every layer; NULL (the start)
+ * turns it off. */
+void ref_set_layer_draw(const size_t *draw, size_t N);
+
 #endif

@@ -76,15 +76,16 @@ START_TEST(alibi_drawn_distances_as_the_reference) {
 }
 END_TEST
 
-/* xl's score of head h at drawn distances against its formula in double
- * (ref_score at two positions the pair's offset apart), and its backward
- * against differences of the forward. */
+/* xl's score of head h at distances dist drawn from 1..N-1 against its
+ * formula in double (ref_score at two positions the pair's offset apart),
+ * and its backward against differences of the forward. */
 static void xl_scores(float *S, const PeConfig *pc, const float *params, const float *q,
-                      const float *k, const size_t *dist, size_t T, size_t HS, size_t NH) {
+                      const float *k, const size_t *dist, size_t N, size_t T, size_t HS,
+                      size_t NH) {
     const PeScheme *s = pe_find("xl");
     float *scratch = malloc(s->scratch(pc, T, HS) * sizeof *scratch);
     ck_assert_ptr_nonnull(scratch);
-    s->prepare_distances(scratch, pc, dist, T, HS);
+    s->prepare_distances(scratch, pc, dist, T, N, HS);
     size_t pos[4] = {0, 1, 2, 3};
     memset(S, 0, T * T * sizeof *S);
     PeHead hd = {.pc = pc, .params = params, .scratch = scratch, .pos = pos, .dist = dist,
@@ -106,7 +107,7 @@ START_TEST(xl_drawn_distances_score_their_offsets) {
         params[i] = rng_normal(&r) * 0.3f;
     for (size_t i = 0; i < T * HS; i++)
         q[i] = rng_normal(&r), k[i] = rng_normal(&r);
-    xl_scores(S, &pc, params, q, k, dist, T, HS, NH);
+    xl_scores(S, &pc, params, q, k, dist, 64, T, HS, NH);
     double P[(C + 2) * C], dq[HS], dk[HS];
     for (size_t i = 0; i < (C + 2) * C; i++)
         P[i] = params[i];
@@ -126,11 +127,15 @@ START_TEST(xl_drawn_distances_score_their_offsets) {
 END_TEST
 
 /* f = sum of the scores weighted by G, and its gradient through the
- * hook's backward: dq, dk and the table's */
+ * hook's backward: dq, dk and the table's; _i: the keys of the offsets,
+ * then (--xl-rows clamped) of the rows Ruoss et al.'s code reads, of a
+ * table of 12 */
 START_TEST(xl_drawn_distances_backward_is_the_forwards_derivative) {
-    enum { T = 3, HS = 4, NH = 2, C = HS * NH, NP = (C + 2) * C };
+    enum { T = 3, HS = 4, NH = 2, C = HS * NH, NP = (C + 2) * C, N = 12 };
     PeConfig pc;
+    Err e;
     pe_config_default(&pc, "xl");
+    ck_assert(pe_set_named(&pc, "--xl-rows", _i ? "clamped" : "offset", &e) == 0);
     const size_t dist[T] = {0, 5, 11};
     float params[NP], q[T * HS], k[T * HS], G[T * T], S[T * T];
     Rng r;
@@ -144,7 +149,7 @@ START_TEST(xl_drawn_distances_backward_is_the_forwards_derivative) {
     const PeScheme *s = pe_find("xl");
     float *scratch = malloc(s->scratch(&pc, T, HS) * sizeof *scratch);
     ck_assert_ptr_nonnull(scratch);
-    s->prepare_distances(scratch, &pc, dist, T, HS);
+    s->prepare_distances(scratch, &pc, dist, T, N, HS);
     float dq[T * HS] = {0}, dk[T * HS] = {0}, dp[NP] = {0};
     size_t pos[T] = {0, 1, 2};
     PeHead hd = {.pc = &pc, .params = params, .dparams = dp, .scratch = scratch, .pos = pos,
@@ -163,16 +168,16 @@ START_TEST(xl_drawn_distances_backward_is_the_forwards_derivative) {
             double f[2];
             for (int side = 0; side < 2; side++) {
                 what[w][i] = keep + (side ? h : -h);
-                xl_scores(S, &pc, params, q, k, dist, T, HS, NH);
+                xl_scores(S, &pc, params, q, k, dist, N, T, HS, NH);
                 f[side] = 0.0;
                 for (size_t t = 0; t < T * T; t++)
                     f[side] += (double)G[t] * S[t];
             }
             what[w][i] = keep;
             double num = (f[1] - f[0]) / (2.0 * h);
-            ck_assert_msg(fabs(num - grad[w][i]) <= 2e-3 * (1.0 + fabs(num)), "%s[%zu]: "
-                          "backward %.6f, differences %.6f", name[w], i, (double)grad[w][i],
-                          num);
+            ck_assert_msg(fabs(num - grad[w][i]) <= 2e-3 * (1.0 + fabs(num)), "%s, %s[%zu]: "
+                          "backward %.6f, differences %.6f", _i ? "clamped" : "offset",
+                          name[w], i, (double)grad[w][i], num);
         }
 }
 END_TEST
@@ -341,12 +346,17 @@ START_TEST(fresh_sentences_every_step) {
 END_TEST
 
 START_TEST(a_resumed_fresh_ruoss_run_is_the_run_it_continues) {
-    static const char *const name[3] = {"rope", "alibi", "xl"};
-    for (size_t k = 0; k < 3; k++) {
+    /* the last: xl reading the rows Ruoss et al.'s code reads, which the
+     * file keeps (--xl-rows clamped), a run of other losses */
+    static const char *const name[4] = {"rope", "alibi", "xl", "xl"};
+    float xl_losses[2][30];
+    for (size_t k = 0; k < 4; k++) {
         TrainMeta mt;
         Config cfg;
         OptConfig opt;
         fresh_run(&mt, &cfg, &opt, name[k]);
+        if (k == 3)
+            set_opt(&cfg.pe, "--xl-rows", "clamped");
         Session whole, half, rest;
         Err e;
         float lw[30], lr[15];
@@ -364,15 +374,21 @@ START_TEST(a_resumed_fresh_ruoss_run_is_the_run_it_continues) {
         ck_assert_msg(session_resume(&rest, path, 0, 0.0, &e) == 0, "%s", e.msg);
         ck_assert_int_eq(rest.meta.random_draw, RANDOM_DRAW_RUOSS);
         ck_assert_int_eq(rest.meta.train_draw, TRAIN_DRAW_FRESH);
+        ck_assert(memcmp(&rest.model.cfg.pe, &cfg.pe, sizeof cfg.pe) == 0);
         for (size_t i = 0; i < 15; i++) {
             StepStats st;
             ck_assert(session_step(&rest, &st, &e) == 0);
             lr[i] = st.loss;
         }
-        ck_assert_msg(memcmp(lw + 15, lr, sizeof lr) == 0, "%s: resumed steps differ", name[k]);
+        ck_assert_msg(memcmp(lw + 15, lr, sizeof lr) == 0, "%s%s: resumed steps differ",
+                      name[k], k == 3 ? " (clamped)" : "");
+        if (k >= 2)
+            memcpy(xl_losses[k - 2], lw, sizeof lw);
         session_free(&whole), session_free(&half), session_free(&rest);
         unlink(path);
     }
+    ck_assert_msg(memcmp(xl_losses[0], xl_losses[1], sizeof xl_losses[0]) != 0,
+                  "xl: --xl-rows clamped trained the same losses as offset");
 }
 END_TEST
 
@@ -431,7 +447,7 @@ TCase *tcase_draws(void) {
     tcase_add_test(tc, alibi_encoder_form_as_the_reference);
     tcase_add_test(tc, alibi_drawn_distances_as_the_reference);
     tcase_add_test(tc, xl_drawn_distances_score_their_offsets);
-    tcase_add_test(tc, xl_drawn_distances_backward_is_the_forwards_derivative);
+    tcase_add_loop_test(tc, xl_drawn_distances_backward_is_the_forwards_derivative, 0, 2);
     tcase_add_test(tc, a_layers_draw_of_the_plain_places_is_the_plain_model);
     tcase_add_test(tc, each_layer_draws_its_own);
     tcase_add_test(tc, fresh_sentences_every_step);

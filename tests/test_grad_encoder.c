@@ -5,6 +5,7 @@
  * model are swamped by its rounding for the small gradients deep in a
  * network, hence the reference, which also checks the float forward pass
  * itself. The schemes come from the registry, chosen by their fields. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -103,7 +104,24 @@ typedef struct {
     Pooling pool;
     void (*edit)(Model *m); /* changes the drawn tables before the run, or NULL */
     const char *opt[4];     /* up to two more options of the scheme, flag then value */
+    /* Ruoss et al.'s draw in every layer (--random-draw ruoss) from 0..N-1
+     * or 1..N-1, for a scheme that has one; 0: none */
+    size_t draw_N;
+    bool bench_form; /* the options of the scheme's benchmark column (bench_options) */
+    bool examples;   /* every option the scheme reads at its example */
 } GradCase;
+
+/* Each option of the text "--name value --name value" into pc. */
+static void set_pairs(PeConfig *pc, const char *text) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *name = strtok_r(buf, " ", &save); name;
+         name = strtok_r(NULL, " ", &save)) {
+        char *value = strtok_r(NULL, " ", &save);
+        ck_assert_msg(value != NULL, "'%s' is not --name value pairs", text);
+        set_opt(pc, name, value);
+    }
+}
 
 /* The worst error of any tensor's gradient for one model and batch, with
  * the float forward checked against the double one on the way; *name
@@ -140,7 +158,14 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     rope_set_scaling(&all, gc->rope_scaling, 3.0, 4);
     for (size_t k = 0; k < 4 && gc->opt[k]; k += 2)
         set_opt(&all, gc->opt[k], gc->opt[k + 1]);
-    cfg.pe = pe_config_for(&all, pe_find(gc->pe));
+    const PeScheme *scheme = pe_find(gc->pe);
+    if (gc->bench_form && scheme->bench_options)
+        set_pairs(&all, scheme->bench_options);
+    PeOptMask reads = pe_options_read(scheme, COMBINE_DEFAULT);
+    for (size_t o = 0; gc->examples && o < pe_option_count(); o++)
+        if (reads >> o & 1u)
+            set_opt(&all, pe_option_at(o)->flag, pe_option_at(o)->example);
+    cfg.pe = pe_config_for(&all, scheme);
     cfg.dropout = gc->dropout;
     cfg.pool = gc->pool;
     Model m;
@@ -166,6 +191,15 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
                 p += rng_below(&r, 2);
             pos[b * T + t] = p;
         }
+    /* each layer's draw, for the pass below and the reference's passes;
+     * the layers' draws stand for the positions */
+    const size_t *at = pos;
+    if (gc->draw_N) {
+        ck_assert_ptr_nonnull(a.layer_draw);
+        encoder_draw_layers(&m, &a, &r, T, gc->draw_N);
+        ref_set_layer_draw(a.layer_draw, gc->draw_N);
+        at = NULL;
+    }
     float *gmem = calloc(m.n_params, sizeof *gmem);
     double *P = malloc(m.n_params * sizeof *P), *hid = malloc(B * T * 8 * sizeof *hid);
     ck_assert(gmem && P && hid);
@@ -173,14 +207,14 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
         P[i] = m.mem[i];
     Params g;
     params_carve(&m, &g, gmem);
-    ck_assert_msg(encoder_forward_at(&m, &a, ids, lens, pos, B, T, &e) == 0, "%s", e.msg);
+    ck_assert_msg(encoder_forward_at(&m, &a, ids, lens, at, B, T, &e) == 0, "%s", e.msg);
     float loss = encoder_loss(&m, &a, &ga, labels, B, T, NULL, NULL);
     ck_assert_msg(encoder_backward(&m, &g, &a, &ga, ids, lens, B, T, &e) == 0, "%s", e.msg);
 
     /* the float forward against the double one */
-    RefCase c = {.m = &m, .P = P, .ids = ids, .labels = labels, .lens = lens, .pos = pos,
+    RefCase c = {.m = &m, .P = P, .ids = ids, .labels = labels, .lens = lens, .pos = at,
                  .B = B, .T = T};
-    double ref_loss = ref_forward(&m, P, ids, lens, pos, labels, B, T, hid);
+    double ref_loss = ref_forward(&m, P, ids, lens, at, labels, B, T, hid);
     ck_assert_msg(fabs(loss - ref_loss) <= 1e-5, "%s: loss %.8f, reference %.8f", gc->pe, loss,
                   ref_loss);
     for (size_t b = 0; b < B; b++)
@@ -198,6 +232,7 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     }
     free(gmem), free(P), free(hid);
     ref_set_dropout((Dropout){0});
+    ref_set_layer_draw(NULL, 0);
     gradacts_free(&ga);
     acts_free(&a);
     model_free(&m);
@@ -207,11 +242,13 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
 static void check_model(const GradCase *gc) {
     char name[64] = "";
     double err = model_error(gc, name, sizeof name);
-    ck_assert_msg(err <= MODEL_TOL, "%s %s %s-norm %s %s%s: %s's gradient is off by %.3g of "
-                  "its size (tolerance %g)", gc->pe, combine_name(gc->combine),
+    ck_assert_msg(err <= MODEL_TOL, "%s %s %s-norm %s %s%s%s%s: %s's gradient is off by %.3g "
+                  "of its size (tolerance %g)", gc->pe, combine_name(gc->combine),
                   gc->norm == NORM_PRE ? "pre" : "post", gc->act == ACT_GELU ? "gelu" : "relu",
                   gc->per_token ? "per-token" : "pooled",
-                  gc->random_positions ? ", random positions" : "", name, err, MODEL_TOL);
+                  gc->random_positions ? ", random positions" : "",
+                  gc->draw_N ? ", a draw per layer" : "",
+                  gc->examples ? ", its options' examples" : "", name, err, MODEL_TOL);
 }
 
 START_TEST(encoder_gradients) {
@@ -287,6 +324,20 @@ START_TEST(encoder_gradients_alibi_asymmetric) {
      * same dscores */
     GradCase gc = {.pe = "alibi", .act = ACT_RELU, .norm = _i ? NORM_PRE : NORM_POST,
                    .seed = 370 + (uint64_t)_i, .alibi_slopes = ALIBI_ASYMMETRIC};
+    check_model(&gc);
+}
+END_TEST
+
+static bool draws_by_layer(const PeScheme *s) { return s->ruoss_draw != PE_DRAW_INPUT; }
+
+START_TEST(encoder_gradients_layer_draws) {
+    /* _i: each scheme that draws in every layer under --random-draw ruoss,
+     * in its benchmark column's form, then with every option it reads at
+     * its example (xl's --xl-rows clamped: the rows Ruoss et al.'s code
+     * reads at drawn distances); a draw of 0..15 or 1..15 per layer */
+    GradCase gc = {.pe = scheme_nth(draws_by_layer, (size_t)_i / 2)->name, .act = ACT_GELU,
+                   .norm = _i % 2 ? NORM_PRE : NORM_POST, .seed = 380 + (uint64_t)_i,
+                   .draw_N = 16, .bench_form = true, .examples = _i % 2 == 1};
     check_model(&gc);
 }
 END_TEST
@@ -429,6 +480,8 @@ TCase *tcase_grad_encoder(void) {
                         (int)scheme_count(reads_positions));
     tcase_add_loop_test(tc, encoder_gradients_rope_scalings, 0, 3);
     tcase_add_loop_test(tc, encoder_gradients_alibi_asymmetric, 0, 2);
+    tcase_add_loop_test(tc, encoder_gradients_layer_draws, 0,
+                        2 * (int)scheme_count(draws_by_layer));
     tcase_add_loop_test(tc, encoder_gradients_past_a_threshold_or_clamp, 0, 3);
     tcase_add_loop_test(tc, encoder_gradients_dpb_forms, 0, 2);
     tcase_add_loop_test(tc, encoder_gradients_dropout, 0, 4);

@@ -246,7 +246,7 @@ void encoder_draw_layers(const Model *m, Acts *a, Rng *rng, size_t T, size_t N) 
         for (size_t k = 1; k < T; k++)
             d[k]++;
     }
-    a->drawn_T = T;
+    a->drawn_T = T, a->drawn_N = N;
     a->layers_drawn = true;
 }
 
@@ -260,7 +260,7 @@ static void prepare_layers(const Model *m, Acts *a, size_t T) {
         if (s->ruoss_draw == PE_DRAW_LAYER_POSITIONS && s->prepare)
             s->prepare(S, &m->cfg.pe, d, T, HS);
         else if (s->ruoss_draw == PE_DRAW_LAYER_DISTANCES && s->prepare_distances)
-            s->prepare_distances(S, &m->cfg.pe, d, T, HS);
+            s->prepare_distances(S, &m->cfg.pe, d, T, a->drawn_N, HS);
     }
 }
 

@@ -136,6 +136,7 @@ typedef struct {
     size_t *layer_draw;               /* (L,T) */
     float *layer_scratch;             /* (L,pe_scratch(T)) */
     size_t drawn_T;                   /* the slots they were drawn for */
+    size_t drawn_N;                   /* and the range: positions 0..N-1, distances 1..N-1 */
     bool layers_drawn, layers_in_use;
     LayerActs layer[MAX_LAYERS];
     float *ffa;                       /* (B,T,F) GELU or dropout only: the FFN's hidden

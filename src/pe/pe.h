@@ -149,6 +149,8 @@ typedef struct {
     const double *params; /* the scheme's table for this layer, or NULL */
     const double *q, *k;  /* query i's and key j's rows of head h (HS each), rotated */
     size_t pi, pj;        /* their positions */
+    size_t drawn;         /* N when pj - pi is an offset of a layer's drawn distances
+                           * (PE_DRAW_LAYER_DISTANCES, drawn from 1..N-1); 0 otherwise */
     size_t i, j;          /* their rows */
     size_t n;             /* the keys query i sees, 0..n-1 (the mask applied) */
     const double *logits; /* (n) query i's raw logits with each of them, q.k / sqrt(HS) */
@@ -284,10 +286,10 @@ typedef struct PeScheme {
     void (*prepare)(float *scratch, const PeConfig *pc, const size_t *pos, size_t T,
                     size_t HS);
     /* prepare's counterpart for a layer's drawn distances (PE_DRAW_LAYER_
-     * DISTANCES: PeHead.dist); NULL where the hooks read hd->dist
-     * themselves. */
+     * DISTANCES: PeHead.dist, drawn from 1..N-1); NULL where the hooks
+     * read hd->dist themselves. */
     void (*prepare_distances)(float *scratch, const PeConfig *pc, const size_t *dist, size_t T,
-                              size_t HS);
+                              size_t N, size_t HS);
     /* Rotates x (T rows of HS at stride hd->ld: q or k, as which says, or
      * their gradients) in place, before the scores; inverse applies the
      * transpose, for the backward pass. */

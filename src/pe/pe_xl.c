@@ -28,19 +28,25 @@
  *   torch's nn.Linear stores it, row C u and row C+1 v (head h at columns
  *   h*HS..), so head h's gradient touches head h's part only.
  * Where this differs: their q, k and v projections have no bias (the
- * model's have, for every scheme); their randomized form ("noisy
- * relative") draws, in every layer, one distance per offset from a wider
- * range and mirrors them, which --random-draw ruoss does too (PE_DRAW_
- * LAYER_DISTANCES), where --random-positions alone draws positions, an
- * offset the difference of two; that form then reads its table of
- * sinusoids (rows 0..N-1) at row N + o, past its end for the query itself
- * and every key to its right, which JAX clamps to row N - 1, so all of
- * those get one encoding, though its comment says row N was to be offset 0
- * (a table with the negative side, as the plain form builds): here R(o)
- * as the comment means; and an odd d_model,
- * which their code refuses, gives R one sine more than cosines, as
- * sinusoid_value's split layout does (the sines of frequencies 0..(d-1)/2,
- * then the cosines of 0..(d-3)/2: R ends with a cosine).
+ * model's have, for every scheme); an odd d_model, which their code
+ * refuses, gives R one sine more than cosines, as sinusoid_value's split
+ * layout does (the sines of frequencies 0..(d-1)/2, then the cosines of
+ * 0..(d-3)/2: R ends with a cosine).
+ * Their randomized form ("noisy relative", compute_attention_with_noisy_relative_
+ * encodings) draws, in every layer, one distance per offset from 1..N-1
+ * and mirrors them, which --random-draw ruoss does too (PE_DRAW_LAYER_
+ * DISTANCES), where --random-positions alone draws positions, an offset
+ * the difference of two. It then reads a table of the sinusoids of
+ * 0..N-1 (N rows, without the negative side) at row N + o: a key d to
+ * the left reads row N - d, the sinusoid of N - d, and the query itself
+ * and every key to its right read past the end, which JAX's gather (its
+ * default mode for x[idx], PROMISE_IN_BOUNDS) clamps to row N - 1, so all
+ * of those get one encoding. Its comment says row N was to be offset 0,
+ * as in a table with the negative side: R(o), which is what this scheme
+ * computes by default. --xl-rows clamped computes R of the rows their code
+ * reads instead (the benchmark's "random xl (as run)"). Their plain form
+ * builds its table with the negative side, 2T rows, and reads row T + o,
+ * always inside it: R(o), with or without --xl-rows.
  *
  * The hooks run per sentence and head (a scheme has no call per layer in
  * which the keys could be made once for every sentence). The sentence's
@@ -57,6 +63,28 @@
 #include "pe.h"
 #include "pe_xl_keys.h"
 #include "pe_sinusoidal.h"
+
+/* --xl-rows: the sinusoid a layer's drawn offset o reads (the head
+ * comment): R(o), or as Ruoss et al.'s code runs, R(N + o) clamped to
+ * R(N - 1). */
+typedef enum { XL_ROWS_OFFSET = 0, XL_ROWS_CLAMPED } XlRows;
+
+static const char *const ROWS_NAMES[] = {"offset", "clamped", NULL};
+
+static const PeOption opt_rows = {
+    .flag = "--xl-rows",
+    .type = PE_VALUE_NAME,
+    .names = ROWS_NAMES,
+    .def = XL_ROWS_OFFSET,
+    .def_text = "offset",
+    .help = "xl at the distances --random-draw ruoss draws from 1..N-1 (--random-positions "
+            "N): an offset o's key reads the sinusoid of o; or (clamped) row N+o of a table of "
+            "the sinusoids of 0..N-1, past its end clamped to row N-1, as Ruoss et al.'s code "
+            "runs: the word and every key to its right read row N-1 (default offset)",
+    .example = "clamped",
+};
+
+static XlRows rows_of(const PeConfig *pc) { return (XlRows)pe_get(pc, &opt_rows); }
 
 static Head head_of(const PeHead *hd) {
     size_t HS = hd->HS, C = HS * hd->NH, W = hd->h * HS * C, u = C * C + hd->h * HS;
@@ -90,7 +118,9 @@ static void xl_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *
 
 /* Per sentence: [0] the number n of distinct offsets, then those offsets
  * (n, sorted, in a room of T*T), then for each (query, key) pair the index
- * of its offset among them (T,T). */
+ * of its offset among them (T,T). Under --xl-rows clamped, a layer's
+ * drawn offsets give the rows their code reads instead (read_at), each
+ * row once: what R is taken of, as the offsets are otherwise. */
 static size_t xl_scratch(const PeConfig *pc, size_t T, size_t HS) {
     (void)pc;
     (void)HS;
@@ -115,11 +145,28 @@ static float offset_at(const size_t *pos, const size_t *dist, size_t i, size_t j
     return j >= i ? (float)dist[j - i] : -(float)dist[i - j];
 }
 
-static void prepare_offsets(float *S, const size_t *pos, const size_t *dist, size_t T) {
+/* What pair (i, j)'s key is the sinusoid of: its offset, or with rows N
+ * (--xl-rows clamped at a layer's drawn distances from 1..N-1) the row of
+ * the table of 0..N-1 that Ruoss et al.'s code reads, N + o, which JAX
+ * clamps to N - 1 past the end (o >= 0). Whole numbers below N, exact in
+ * float. */
+typedef struct {
+    const size_t *pos, *dist;
+    size_t rows; /* N, or 0: the offset itself */
+} Reads;
+
+static float read_at(const Reads *r, size_t i, size_t j) {
+    float o = offset_at(r->pos, r->dist, i, j);
+    if (!r->rows)
+        return o;
+    return o < 0.0f ? (float)r->rows + o : (float)(r->rows - 1);
+}
+
+static void prepare_offsets(float *S, const Reads *r, size_t T) {
     float *D = S + 1, *index = D + T * T;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++)
-            D[i * T + j] = offset_at(pos, dist, i, j);
+            D[i * T + j] = read_at(r, i, j);
     qsort(D, T * T, sizeof *D, by_value);
     size_t n = 0;
     for (size_t k = 0; k < T * T; k++)
@@ -128,7 +175,7 @@ static void prepare_offsets(float *S, const size_t *pos, const size_t *dist, siz
     S[0] = (float)n;
     for (size_t i = 0; i < T; i++)
         for (size_t j = 0; j < T; j++) {
-            float o = offset_at(pos, dist, i, j);
+            float o = read_at(r, i, j);
             size_t lo = 0, hi = n - 1; /* D[lo] <= o <= D[hi] */
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -143,15 +190,17 @@ static void prepare_offsets(float *S, const size_t *pos, const size_t *dist, siz
 
 static void xl_prepare(float *S, const PeConfig *pc, const size_t *pos, size_t T, size_t HS) {
     (void)pc, (void)HS;
-    prepare_offsets(S, pos, NULL, T);
+    prepare_offsets(S, &(Reads){.pos = pos}, T);
 }
 
 /* The offsets of a layer's drawn distances: 2T - 1 of them, in the order
- * of j - i, as at consecutive positions. */
+ * of j - i, as at consecutive positions; under --xl-rows clamped the rows
+ * they read, at most T of them. */
 static void xl_prepare_distances(float *S, const PeConfig *pc, const size_t *dist, size_t T,
-                                 size_t HS) {
-    (void)pc, (void)HS;
-    prepare_offsets(S, NULL, dist, T);
+                                 size_t N, size_t HS) {
+    (void)HS;
+    prepare_offsets(S, &(Reads){.dist = dist, .rows = rows_of(pc) == XL_ROWS_CLAMPED ? N : 0},
+                    T);
 }
 
 /* The pair loops: a query's term for every offset of a tile (qo, gi: a
@@ -180,8 +229,9 @@ static float dot(const float *a, const float *b, size_t n) {
  * (i, j)'s is number j - i + T - 1 of them, so query i's keys read one
  * run of consecutive offsets and the loops below need no index. */
 static bool consecutive(const PeHead *hd) {
-    if (hd->dist)
-        return true; /* offset number j - i + T - 1 too (xl_prepare_distances) */
+    if (hd->dist) /* offset number j - i + T - 1 too (xl_prepare_distances), unless the
+                   * rows their code reads took the offsets' place */
+        return rows_of(hd->pc) == XL_ROWS_OFFSET;
     for (size_t t = 0; t + 1 < hd->T; t++)
         if (hd->pos[t + 1] != hd->pos[t] + 1)
             return false;
@@ -449,15 +499,19 @@ static void xl_score_backward(const PeHead *hd) {
         }
 }
 
-/* The same score of one pair in double, from the formula. */
+/* The same score of one pair in double, from the formula: R of the
+ * offset, or of the row their code reads for a drawn one under
+ * --xl-rows clamped. */
 static double xl_ref_score(const PeRefRow *r) {
     size_t HS = r->HS, C = HS * r->NH;
     const double *W = r->params + r->h * HS * C, *u = r->params + C * C + r->h * HS, *v = u + C;
-    double offset = (double)r->pj - (double)r->pi, s = 0.0;
+    double at = (double)r->pj - (double)r->pi, s = 0.0;
+    if (r->drawn && rows_of(r->pc) == XL_ROWS_CLAMPED)
+        at = at < 0.0 ? (double)r->drawn + at : (double)r->drawn - 1.0;
     for (size_t d = 0; d < HS; d++) {
-        double key = 0.0; /* (W_R R(offset))_d */
+        double key = 0.0; /* (W_R R(at))_d */
         for (size_t c = 0; c < C; c++)
-            key += W[d * C + c] * sinusoid_value(offset, c, C, LAYOUT_SPLIT, XL_BASE);
+            key += W[d * C + c] * sinusoid_value(at, c, C, LAYOUT_SPLIT, XL_BASE);
         s += u[d] * r->k[d] + (r->q[d] + v[d]) * key;
     }
     return s / sqrt((double)HS);
@@ -466,6 +520,7 @@ static double xl_ref_score(const PeRefRow *r) {
 const PeScheme pe_xl = {
     .name = "xl",
     .since = 6,
+    .options = (const PeOption *const[]){&opt_rows, NULL},
     .about = "(q+u).k + (q+v).W_R R(j-i) per head: R the sinusoid of the offset, W_R, u, v "
              "learned (Transformer-XL)",
     .note = "nothing is added to the word vectors; each head scores every offset through a "
