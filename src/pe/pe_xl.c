@@ -529,6 +529,7 @@ const PeScheme pe_xl = {
     .ruoss_randomized = true,
     .ruoss_draw = PE_DRAW_LAYER_DISTANCES,
     .bench_place = 3,
+    .bench_as_run = "--xl-rows clamped",
     .default_combine = COMBINE_ADD,
     .param_shape = xl_shape,
     .param_name = "relative_position.weight",
