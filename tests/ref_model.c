@@ -168,7 +168,8 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
         ref_linear(qkv, a, W(in_proj_w), W(in_proj_b), BT, C, 3 * C);
         const float *table = model_pe_table(m, &m->p, l);
         ref_attention(att, qkv, m, table ? P + OFF(table) : NULL, lens, pos, l, B, T);
-        ref_linear(s, att, W(out_proj_w), W(out_proj_b), BT, C, C);
+        /* without its bias (Config.no_out_bias) the tensor is absent */
+        ref_linear(s, att, W(out_proj_w), L->out_proj_b ? W(out_proj_b) : NULL, BT, C, C);
         ref_dropout(s, BT * C, site + ENC_SITE_ATT_OUT, 0);
         for (size_t i = 0; i < BT * C; i++)
             s[i] += x[i];

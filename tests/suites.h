@@ -80,6 +80,9 @@ TCase *tcase_batches(void);
 /* The benchmark's forms and draws as Ruoss et al.'s code makes them
  * (tests/test_draws.c), a case of the train suite. */
 TCase *tcase_draws(void);
+/* The reference's first draws and its output projection without a bias
+ * (tests/test_reference_model.c), a case of the train suite. */
+TCase *tcase_reference_model(void);
 
 /* POSENC_SHARD="K/N" (make check's runners): true and this runner's K of N
  * when it is set and well formed. Runner 0 runs every suite, the others
