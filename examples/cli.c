@@ -441,6 +441,12 @@ bool cli_model_option(Cli *cli, Config *c) {
         c->scale_embed = true;
     } else if (cli_flag(cli, "--causal")) {
         c->causal = true;
+    } else if (cli_opt(cli, "--first-draws")) {
+        Err e;
+        if (model_option_set(c, MODEL_OPT_FIRST_DRAWS, cli->val, &e))
+            cli_usage_error(cli, "%s", e.msg);
+    } else if (cli_flag(cli, "--no-out-bias")) {
+        c->no_out_bias = true;
     } else if (cli_opt(cli, "--table-len")) {
         c->max_len = cli_size(cli, "--table-len", cli->val, 1, MAX_DIM);
     } else if (cli_opt(cli, "--seed")) {

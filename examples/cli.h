@@ -260,6 +260,13 @@ bool cli_scheme_option(Cli *cli, Config *c);
     "                        default mean)\n"                                               \
     "  --causal              a decoder's mask: word i attends to words 0..i only\n"           \
     "                        (train refuses reverse and sort, which need later words)\n"    \
+    "  --first-draws pytorch|reference  the linear layers' first weights: PyTorch's\n"     \
+    "                        (the default), or Ruoss et al.'s code's (Haiku's: a\n"      \
+    "                        normal cut at 2 std, std 1/sqrt(fan_in), zero biases);\n"  \
+    "                        the embedding and the schemes' tables are drawn as\n"      \
+    "                        with pytorch\n"                                             \
+    "  --no-out-bias         attention's output projection without its bias, as in\n"    \
+    "                        Ruoss et al.'s code (the model file records it)\n"          \
     "  --table-len N         rows of the learned table (default 64; train: the longest\n"      \
     "                        training sentence)\n"                                            \
     "  --seed S              seed of the weights (default 42)\n"

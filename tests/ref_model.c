@@ -189,7 +189,8 @@ double ref_forward(const Model *m, const double *P, const int *ids, const size_t
                       kind == PE_DRAW_LAYER_POSITIONS ? lpos : pos,
                       kind == PE_DRAW_LAYER_DISTANCES ? layer_draw + l * T : NULL, draw_N, l,
                       B, T);
-        ref_linear(s, att, W(out_proj_w), W(out_proj_b), BT, C, C);
+        /* without its bias (Config.no_out_bias) the tensor is absent */
+        ref_linear(s, att, W(out_proj_w), L->out_proj_b ? W(out_proj_b) : NULL, BT, C, C);
         ref_dropout(s, BT * C, site + ENC_SITE_ATT_OUT, 0);
         for (size_t i = 0; i < BT * C; i++)
             s[i] += x[i];

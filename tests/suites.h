@@ -83,6 +83,9 @@ TCase *tcase_draws(void);
 /* xl's keys against Ruoss et al.'s code written again (tests/test_xl_rows.c),
  * a case of the train suite. */
 TCase *tcase_xl_rows(void);
+/* The reference's first draws and its output projection without a bias
+ * (tests/test_reference_model.c), a case of the train suite. */
+TCase *tcase_reference_model(void);
 
 /* POSENC_SHARD="K/N" (make check's runners): true and this runner's K of N
  * when it is set and well formed. Runner 0 runs every suite, the others

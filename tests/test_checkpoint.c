@@ -320,6 +320,91 @@ START_TEST(unknown_or_repeated_names_are_refused) {
 }
 END_TEST
 
+static void reference_draws(Config *c) { c->first_draws = DRAWS_REFERENCE; }
+static void no_out_bias(Config *c) { c->no_out_bias = true; }
+static void both(Config *c) { reference_draws(c), no_out_bias(c); }
+
+/* Whether the string s (a u32 length, then its bytes) is in the file. */
+static bool holds_string(const unsigned char *b, size_t n, const char *s) {
+    size_t k = strlen(s);
+    for (size_t i = 24; i + 4 + k <= n; i++)
+        if (b[i] == (unsigned char)k && !b[i + 1] && !b[i + 2] && !b[i + 3] &&
+            memcmp(b + i + 4, s, k) == 0)
+            return true;
+    return false;
+}
+
+/* Version 7's model options: the first draws and the output projection's
+ * bias are written by name when not at their defaults (a model at the
+ * defaults writes none) and read back into the same configuration and
+ * parameters, the bias's tensor absent. */
+START_TEST(model_options_are_stored_and_read_back) {
+    void (*edits[])(Config *) = {NULL, reference_draws, no_out_bias, both};
+    for (size_t k = 0; k < 4; k++) {
+        size_t n;
+        unsigned char *b = checkpoint_bytes("xl", edits[k], &n);
+        Config want;
+        config_default(&want, 4, "xl");
+        want.d_model = 8, want.n_heads = 2, want.d_ff = 8, want.n_layers = 1, want.n_classes = 2;
+        if (edits[k])
+            edits[k](&want);
+        ck_assert_uint_eq(b[8], CHECKPOINT_VERSION);
+        ck_assert(holds_string(b, n, "first-draws") == (want.first_draws == DRAWS_REFERENCE));
+        ck_assert(holds_string(b, n, "out-bias") == want.no_out_bias);
+        Checkpoint ck;
+        Err e;
+        ck_assert_msg(checkpoint_parse(&ck, b, n, "saved", &e) == 0, "%s", e.msg);
+        ck_assert(ck.model.cfg.first_draws == want.first_draws);
+        ck_assert(ck.model.cfg.no_out_bias == want.no_out_bias);
+        Model m;
+        ck_assert(model_create(&m, &want, &e) == 0);
+        ck_assert_uint_eq(ck.model.n_params, m.n_params);
+        ck_assert(memcmp(ck.model.mem, m.mem, m.n_params * sizeof *m.mem) == 0);
+        ck_assert((ck.model.p.layer[0].out_proj_b == NULL) == want.no_out_bias);
+        model_free(&m);
+        checkpoint_free(&ck);
+        free(b);
+    }
+}
+END_TEST
+
+/* A file whose tensors disagree with its recorded choice of the output
+ * projection's bias (edited to record the other, checksum made right) is
+ * refused saying so, by the loader and by a program, with exit 2. */
+START_TEST(tensors_that_disagree_with_the_recorded_bias_are_refused) {
+    size_t n;
+    /* records the bias, holds none */
+    unsigned char *b = checkpoint_bytes("sinusoidal", no_out_bias, &n);
+    b = splice(b, &n, "false", "true");
+    Checkpoint ck;
+    Err e;
+    ck_assert_int_eq(checkpoint_parse(&ck, b, n, "edited", &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "records a model with the attention output projection's bias") &&
+                  strstr(e.msg, "the tensors disagree with the recorded choice (out-bias true)"),
+                  "%s", e.msg);
+    char *path = temp_file();
+    FILE *f = fopen(path, "wb");
+    ck_assert(f && fwrite(b, 1, n, f) == n && fclose(f) == 0);
+    char args[512];
+    snprintf(args, sizeof args, "--model %s --task agent", path);
+    expect_exit("evaluate", args, 2, "the tensors disagree with the recorded choice");
+    free(b);
+    /* records none, holds one: a reference model's pair made (out-bias, false) */
+    b = checkpoint_bytes("sinusoidal", reference_draws, &n);
+    b = splice(b, &n, "first-draws", "out-bias");
+    b = splice(b, &n, "reference", "false");
+    ck_assert_int_eq(checkpoint_parse(&ck, b, n, "edited", &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "records a model without the attention output projection's "
+                         "bias") && strstr(e.msg, "(out-bias false)"), "%s", e.msg);
+    f = fopen(path, "wb");
+    ck_assert(f && fwrite(b, 1, n, f) == n && fclose(f) == 0);
+    snprintf(args, sizeof args, "--model %s 'a b'", path);
+    expect_exit("encode", args, 2, "the tensors disagree");
+    free(b);
+    remove(path);
+}
+END_TEST
+
 /* The numbers with a decimal point in text (a program's output), in x. */
 static size_t numbers(const char *text, double *x, size_t cap) {
     size_t n = 0;
@@ -379,6 +464,7 @@ START_TEST(earlier_versions_load_and_give_the_same_outputs) {
         {"v5", "'a b c d'", 5, "max-relative=3 lr=0.003 warmup=2 schedule=noam"},
         {"v5-dropout", "'a b c d'", 5, "alibi-slopes=asymmetric weight-decay=0.05 clip=0.5"},
         {"v5-pool", "'a b c d'", 5, "combine=concat pe-dim=4 pe-init-std=0.05"},
+        {"v6", "'a b c d'", 6, "fire-width=4 embed-std=0.5 steps=6 eval-every=3 batch=4"},
     };
     for (size_t i = 0; i < sizeof FIX / sizeof *FIX; i++) {
         char path[256];
@@ -407,6 +493,8 @@ START_TEST(earlier_versions_load_and_give_the_same_outputs) {
         ck_assert_msg(strcmp(FIX[i].name, "v1") == 0 ? ck.meta.seconds == 0.0
                                                       : ck.meta.seconds > 0.0,
                       "%s: the training time is %g", path, ck.meta.seconds);
+        /* before version 7 every model had the defaults of the model options */
+        ck_assert(ck.model.cfg.first_draws == DRAWS_PYTORCH && !ck.model.cfg.no_out_bias);
         checkpoint_free(&ck);
         same_output(FIX[i].name, "evaluate", "--data tests/reference/checkpoints/train.txt");
         if (FIX[i].sentence)
@@ -430,5 +518,7 @@ TCase *tcase_checkpoint_format(void) {
     tcase_add_test(tc, options_are_stored_by_name_and_read_back);
     tcase_add_test(tc, unknown_or_repeated_names_are_refused);
     tcase_add_test(tc, earlier_versions_load_and_give_the_same_outputs);
+    tcase_add_test(tc, model_options_are_stored_and_read_back);
+    tcase_add_test(tc, tensors_that_disagree_with_the_recorded_bias_are_refused);
     return tc;
 }

@@ -383,7 +383,7 @@ static const char *valid_value(const char *prog, const char *opt) {
         {"--norm", "pre"},          {"--act", "gelu"},
         {"--pool", "cls"},          {"--schedule", "noam"}, {"--keep", "last"},
         {"--split", "test"},        {"--schemes", "none"},  {"--batches", "by-length"},
-        {"--random-draw", "ruoss"}, {"--train-draw", "fresh"},
+        {"--random-draw", "ruoss"}, {"--train-draw", "fresh"}, {"--first-draws", "reference"},
     };
     size_t r = range_of(prog, opt);
     if (r < N_RANGES)

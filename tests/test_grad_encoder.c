@@ -109,6 +109,8 @@ typedef struct {
     size_t draw_N;
     bool bench_form; /* the options of the scheme's benchmark column (bench_options) */
     bool examples;   /* every option the scheme reads at its example */
+    bool no_out_bias;       /* the output projection without its bias */
+    FirstDraws draws;       /* the first draws */
 } GradCase;
 
 /* Each option of the text "--name value --name value" into pc. */
@@ -168,6 +170,8 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     cfg.pe = pe_config_for(&all, scheme);
     cfg.dropout = gc->dropout;
     cfg.pool = gc->pool;
+    cfg.no_out_bias = gc->no_out_bias;
+    cfg.first_draws = gc->draws;
     Model m;
     Acts a;
     GradActs ga;
@@ -342,6 +346,19 @@ START_TEST(encoder_gradients_layer_draws) {
 }
 END_TEST
 
+START_TEST(encoder_gradients_no_out_bias) {
+    /* _i: post-norm with a learned table, pre-norm rope with dropout,
+     * per-token xl; each without the output projection's bias (no tensor:
+     * the passes skip it) and with the reference's first draws */
+    static const char *const pe[] = {"learned", "rope", "xl"};
+    GradCase gc = {.pe = pe[_i], .combine = _i ? COMBINE_DEFAULT : COMBINE_ADD,
+                   .norm = _i == 1 ? NORM_PRE : NORM_POST, .act = _i ? ACT_GELU : ACT_RELU,
+                   .per_token = _i == 2, .dropout = _i == 1 ? 0.3f : 0.0f,
+                   .seed = 395 + (uint64_t)_i, .no_out_bias = true, .draws = DRAWS_REFERENCE};
+    check_model(&gc);
+}
+END_TEST
+
 /* A scheme past its threshold and at its clamp: the branches a drawn
  * table does not reach in these short sentences (the layouts are the
  * schemes' files'). fire's L (row 1, last column: the multiplier of 512)
@@ -486,6 +503,7 @@ TCase *tcase_grad_encoder(void) {
     tcase_add_loop_test(tc, encoder_gradients_dpb_forms, 0, 2);
     tcase_add_loop_test(tc, encoder_gradients_dropout, 0, 4);
     tcase_add_loop_test(tc, encoder_gradients_cls_pooling, 0, 2);
+    tcase_add_loop_test(tc, encoder_gradients_no_out_bias, 0, 3);
     const PeScheme *s;
     int hook;
     tcase_add_loop_test(tc, a_wrong_scheme_backward_is_caught, 0,

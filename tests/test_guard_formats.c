@@ -103,6 +103,22 @@ START_TEST(files_verify_with_a_reader_written_from_the_docs) {
             ck_assert(len < sizeof files);
         }
     }
+    /* the model options (version 7): without the output projection's bias,
+     * alone and with the reference's draws; and version 6's fixture */
+    static const char *const model_opts[] = {"--no-out-bias",
+                                             "--first-draws reference --no-out-bias --pe xl"};
+    for (size_t k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/model-options-%zu.bin", dir, k);
+        snprintf(args, sizeof args, "--task agent --steps 1 --d-model 16 --heads 2 --layers 2 "
+                 "--d-ff 8 %s --out %s", model_opts[k], path);
+        Run r = run("train", args);
+        ck_assert_msg(r.status == 0, "train %s: exit %d: %s", args, r.status, r.err);
+        run_free(&r);
+        len += (size_t)snprintf(files + len, sizeof files - len, " '%s'", path);
+    }
+    len += (size_t)snprintf(files + len, sizeof files - len,
+                            " tests/reference/checkpoints/v6.bin");
+    ck_assert(len < sizeof files);
     /* a cell of the quick grid with numbers per length: a length run */
     Run list = run("experiments", "--list --quick");
     ck_assert_int_eq(list.status, 0);
@@ -130,6 +146,9 @@ START_TEST(files_verify_with_a_reader_written_from_the_docs) {
     ck_assert_msg(ok, "read_formats.py (exit %d) refuses files the programs wrote: "
                   "docs/formats.md does not describe them as they are (its whole output is in "
                   "the test's log, before this)\n%s", st, verdict(out, part, sizeof part));
+    show(out, !strstr(out, "first-draws reference, out-bias false"));
+    ck_assert_msg(strstr(out, "first-draws reference, out-bias false") != NULL, "no model "
+                  "options read: %s", verdict(out, part, sizeof part));
     show(out, !strstr(out, ".cell: ok, cell record"));
     ck_assert_msg(strstr(out, ".cell: ok, cell record") != NULL, "no cell record read: %s",
                   verdict(out, part, sizeof part));

@@ -3,7 +3,8 @@
  * ALiBi, xl, KERPLE in both forms, FIRE and dpb, the same layers with an
  * explicit attention in PyTorch, xPos, KERPLE and FIRE written from their
  * papers' code, dpb from x-transformers' DynamicPositionBias), loaded into
- * the C model; two are causal, given torch's square subsequent mask.
+ * the C model; two are causal, given torch's square subsequent mask, and
+ * one has no bias on the attention output projection (--no-out-bias).
  * Forward within 1e-5 (the causal ones 1e-6); every parameter gradient
  * within 1e-4 of the tensor's largest gradient. The largest difference of each tensor is
  * printed. */
@@ -28,7 +29,8 @@ static const char *const cases[] = {"post_relu_sinusoidal",        "pre_gelu_lea
                                     "post_relu_kerple",            "pre_gelu_fire",
                                     "post_gelu_xpos",              "pre_relu_kerple_power",
                                     "post_relu_cope",              "pre_gelu_cope_causal",
-                                    "post_gelu_dpb",               "pre_relu_dpb_log"};
+                                    "post_gelu_dpb",               "pre_relu_dpb_log",
+                                    "post_relu_alibi_no_out_bias"};
 
 /* Loads DIR/name.npy, checking it holds n floats. */
 static float *load(const char *dir, const char *name, size_t n) {
@@ -77,6 +79,7 @@ static void read_config(const char *dir, Config *c, size_t *B, size_t *T) {
         else if (!strcmp(key, "layout") && !strcmp(val, "split"))
             set_opt(&c->pe, "--layout", "split");
         else if (!strcmp(key, "causal")) c->causal = v != 0;
+        else if (!strcmp(key, "out_bias")) c->no_out_bias = v == 0; /* --no-out-bias */
         else if (!strncmp(key, "--", 2)) set_opt(&c->pe, key, val); /* a scheme's option */
     }
     fclose(f);

@@ -592,6 +592,7 @@ Suite *suite_train(void) {
     suite_add_tcase(s, tcase_batches());
     suite_add_tcase(s, tcase_draws());
     suite_add_tcase(s, tcase_xl_rows());
+    suite_add_tcase(s, tcase_reference_model());
     tc = tcase_create("outcomes");
     tcase_add_test(tc, position_is_what_the_agent_task_needs);
     tcase_set_timeout(tc, 900);

@@ -86,6 +86,12 @@ static const Field FIELDS[] = {
      "[CLS] word put before every sentence (BERT's)"},
     {"--causal", "model", F_FLAG, .offset = CFG(causal), .initial = "",
      .help = "a decoder's mask: word i attends to words 0..i only"},
+    {"--first-draws", "model", F_NAME, .offset = CFG(first_draws),
+     .names = {"pytorch", "reference", NULL}, .initial = "", .help = "the linear layers' first "
+     "weights: PyTorch's, or Ruoss et al.'s code's (a normal cut at 2 std, std 1/sqrt(fan_in), "
+     "zero biases)"},
+    {"--no-out-bias", "model", F_FLAG, .offset = CFG(no_out_bias), .initial = "",
+     .help = "attention's output projection without its bias, as in Ruoss et al.'s code"},
     {"--dropout", "model", F_FLOAT, .offset = CFG(dropout), .lo = 0.0, .hi = MAX_DROPOUT,
      .initial = "", .help = "dropout while training, on the embedding + code, the attention "
      "weights, and after attention and the FFN's two layers"},

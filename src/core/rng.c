@@ -49,6 +49,15 @@ float rng_normal(Rng *r) {
     return (float)(sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2));
 }
 
+float rng_truncated_normal(Rng *r) {
+    /* about 1 draw in 22 falls outside and is drawn again */
+    float z;
+    do {
+        z = rng_normal(r);
+    } while (z < -2.0f || z > 2.0f);
+    return z;
+}
+
 size_t rng_below(Rng *r, size_t n) {
     /* Rejection sampling removes the modulo bias. */
     uint64_t limit = UINT64_MAX - UINT64_MAX % (uint64_t)n;

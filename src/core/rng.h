@@ -20,6 +20,10 @@ float rng_range(Rng *r, float lo, float hi);
 /* Standard normal (Box-Muller; one draw per call so the stream never
  * depends on a cached second value). */
 float rng_normal(Rng *r);
+/* Standard normal truncated to [-2, 2]: rng_normal's draws, each beyond
+ * +-2 drawn again (JAX's truncated_normal, which Haiku's TruncatedNormal
+ * scales, gives the same distribution by its inverse CDF). */
+float rng_truncated_normal(Rng *r);
 /* Uniform integer in [0, n), unbiased; n > 0. */
 size_t rng_below(Rng *r, size_t n);
 /* n sorted distinct values of 0..N-1 into p (n <= N), every n-subset

@@ -60,6 +60,8 @@ int config_check(const Config *c, Err *e) {
         return err_set(e, ERR_INPUT, "activation must be relu or gelu");
     if (c->pool != POOL_MEAN && c->pool != POOL_CLS)
         return err_set(e, ERR_INPUT, "pooling must be mean or cls");
+    if (c->first_draws != DRAWS_PYTORCH && c->first_draws != DRAWS_REFERENCE)
+        return err_set(e, ERR_INPUT, "the first draws must be pytorch or reference");
     /* Options that would be taken and change nothing, or break the model
      * outright, are refused with the reason, as train refuses reverse
      * under --causal. */
@@ -114,9 +116,20 @@ static void take(Walk *w, float **slot, const char *name, size_t rows, size_t co
         s->offset = w->cv.off;
         s->init = init;
         s->scale = scale;
+        s->fan_in = 0;
+        s->bias = false;
     }
     carve(&w->cv, slot, rows * cols);
     w->n++;
+}
+
+/* The tensor just taken is a linear layer's weight (bias false) or bias,
+ * of a layer whose input is fan_in wide. */
+static void linear(Walk *w, size_t fan_in, bool bias) {
+    if (w->specs) {
+        w->specs[w->n - 1].fan_in = fan_in;
+        w->specs[w->n - 1].bias = bias;
+    }
 }
 
 static size_t params_walk(const Config *c, const PePlan *plan, Params *p, Walk *w) {
@@ -134,14 +147,27 @@ static size_t params_walk(const Config *c, const PePlan *plan, Params *p, Walk *
         LayerParams *L = &p->layer[l];
         char name[64];
 #define NAME(s) (snprintf(name, sizeof name, "layers.%u.%s", (unsigned)l, s), name)
+        /* q, k and v each read the C channels of the layer's input */
         take(w, &L->in_proj_w, NAME("self_attn.in_proj_weight"), 3 * C, C, INIT_UNIFORM, xavier);
+        linear(w, C, false);
         take(w, &L->in_proj_b, NAME("self_attn.in_proj_bias"), 1, 3 * C, INIT_ZERO, 0.0f);
+        linear(w, C, true);
         take(w, &L->out_proj_w, NAME("self_attn.out_proj.weight"), C, C, INIT_UNIFORM, bound_c);
-        take(w, &L->out_proj_b, NAME("self_attn.out_proj.bias"), 1, C, INIT_ZERO, 0.0f);
+        linear(w, C, false);
+        /* Ruoss et al.'s has none (transformer.py:257, with_bias=False):
+         * no tensor, and the passes skip it (linear_forward's NULL bias) */
+        if (!c->no_out_bias) {
+            take(w, &L->out_proj_b, NAME("self_attn.out_proj.bias"), 1, C, INIT_ZERO, 0.0f);
+            linear(w, C, true);
+        }
         take(w, &L->ff1_w, NAME("linear1.weight"), F, C, INIT_UNIFORM, bound_c);
+        linear(w, C, false);
         take(w, &L->ff1_b, NAME("linear1.bias"), 1, F, INIT_UNIFORM, bound_c);
+        linear(w, C, true);
         take(w, &L->ff2_w, NAME("linear2.weight"), C, F, INIT_UNIFORM, bound_f);
+        linear(w, F, false);
         take(w, &L->ff2_b, NAME("linear2.bias"), 1, C, INIT_UNIFORM, bound_f);
+        linear(w, F, true);
         take(w, &L->ln1_w, NAME("norm1.weight"), 1, C, INIT_ONE, 0.0f);
         take(w, &L->ln1_b, NAME("norm1.bias"), 1, C, INIT_ZERO, 0.0f);
         take(w, &L->ln2_w, NAME("norm2.weight"), 1, C, INIT_ONE, 0.0f);
@@ -159,7 +185,9 @@ static size_t params_walk(const Config *c, const PePlan *plan, Params *p, Walk *
     }
     if (c->n_classes) {
         take(w, &p->head_w, "head.weight", c->n_classes, C, INIT_UNIFORM, bound_c);
+        linear(w, C, false);
         take(w, &p->head_b, "head.bias", 1, c->n_classes, INIT_UNIFORM, bound_c);
+        linear(w, C, true);
     }
     return w->cv.off;
 }
@@ -176,6 +204,47 @@ size_t config_param_count(const Config *c) {
 void params_carve(const Model *m, Params *p, float *base) {
     Walk w = {.cv = {.base = base}};
     params_walk(&m->cfg, &m->pe, p, &w);
+}
+
+/* A stream of its own for the reference's draws (rng_hash's counter): any
+ * number other streams do not use. */
+#define REFERENCE_DRAWS_STREAM 0x52756f7373ULL /* "Ruoss" */
+
+/* --first-draws reference: the linear layers drawn again as Ruoss et al.'s
+ * code draws them (google-deepmind/randomized_positional_encodings,
+ * models/transformer.py). Every layer there is an hk.Linear left at
+ * Haiku's defaults: q, k and v (lines 153-155, each reading the d_model
+ * channels of the layer's input), the attention's output projection (257,
+ * reading the heads' d_model), the FFN's two layers (424 and 428, reading
+ * d_model and d_ff) and the output layer (487, make_transformer's
+ * hk.Linear(output_size) on the encoder's d_model wide output). Haiku's
+ * hk.Linear (haiku/_src/basic.py, Linear.__call__) draws its weight from
+ * TruncatedNormal(stddev = 1/sqrt(input_size)) and its bias from b_init
+ * or jnp.zeros; TruncatedNormal (haiku/_src/initializers.py) scales
+ * jax.random.truncated_normal(key, -2, 2) by the stddev, cast to the
+ * dtype, float32 here: a standard normal cut at +-2, so the draws' std is
+ * 0.8796 / sqrt(fan_in). Only the linear tensors change; they are drawn
+ * from a generator of their own after today's draws, so that every other
+ * tensor (the embedding, a learned table, a scheme's tables: drawn before
+ * and after them) is the same, bit for bit, under either choice. */
+static void reference_draws(Model *m) {
+    Rng rng;
+    rng_seed(&rng, rng_hash(m->cfg.seed, REFERENCE_DRAWS_STREAM));
+    for (size_t i = 0; i < m->n_specs; i++) {
+        const ParamSpec *s = &m->specs[i];
+        float *x = m->mem + s->offset;
+        size_t n = s->rows * s->cols;
+        if (!s->fan_in)
+            continue;
+        if (s->bias) {
+            memset(x, 0, n * sizeof *x);
+            continue;
+        }
+        /* the std rounded to float once, as Haiku converts it to the dtype */
+        float std = (float)(1.0 / sqrt((double)s->fan_in));
+        for (size_t j = 0; j < n; j++)
+            x[j] = std * rng_truncated_normal(&rng);
+    }
 }
 
 static void params_init(Model *m) {
@@ -206,6 +275,8 @@ static void params_init(Model *m) {
             break;
         }
     }
+    if (m->cfg.first_draws == DRAWS_REFERENCE)
+        reference_draws(m);
 }
 
 int model_create(Model *m, const Config *c, Err *e) {

@@ -25,6 +25,13 @@ typedef enum { NORM_POST = 0, NORM_PRE = 1 } NormPlace;
  * data layer puts it there, text/data.h's DATA_CLS). */
 typedef enum { POOL_MEAN = 0, POOL_CLS = 1 } Pooling;
 
+/* How the linear layers' first weights are drawn (--first-draws): as
+ * PyTorch's layers draw them (the default), or as Ruoss et al.'s code does
+ * (Haiku's hk.Linear: a normal truncated at 2 std, std 1/sqrt(fan_in), and
+ * zero biases; model.c says where in their code). The embedding, a learned
+ * table and a scheme's own tables are drawn as today under both. */
+typedef enum { DRAWS_PYTORCH = 0, DRAWS_REFERENCE = 1 } FirstDraws;
+
 typedef struct {
     size_t vocab_size; /* V, e.g. 32 */
     size_t d_model;    /* C, e.g. 64 */
@@ -43,13 +50,16 @@ typedef struct {
                         * puts it, and on embedding + code; 0 = none; never at inference */
     PeConfig pe;       /* the position scheme */
     uint64_t seed;     /* weights are drawn from this seed only, e.g. 42 */
+    FirstDraws first_draws; /* DRAWS_PYTORCH (0, the default) or DRAWS_REFERENCE */
+    bool no_out_bias;  /* attention's output projection without its bias, as Ruoss et
+                        * al.'s (--no-out-bias); false, the zero of a Config, keeps it */
 } Config;
 
 typedef struct {
     float *in_proj_w;  /* (3C,C) q, k, v projections stacked, torch's order */
     float *in_proj_b;  /* (3C) */
     float *out_proj_w; /* (C,C) */
-    float *out_proj_b; /* (C) */
+    float *out_proj_b; /* (C), or NULL without it (Config.no_out_bias) */
     float *ff1_w;      /* (F,C) */
     float *ff1_b;      /* (F) */
     float *ff2_w;      /* (C,F) */
@@ -85,6 +95,9 @@ typedef struct {
     size_t offset;  /* floats from the start of the block */
     InitKind init;
     float scale;    /* std (normal) or bound (uniform) */
+    size_t fan_in;  /* a linear layer's weight or bias: the layer's input width (C or F),
+                     * which --first-draws reference reads; 0 for every other tensor */
+    bool bias;      /* a linear layer's bias (zero under --first-draws reference) */
 } ParamSpec;
 
 typedef struct {
@@ -187,6 +200,24 @@ int config_check(const Config *c, Err *e);
 /* Number of parameters (floats) of a model built from c, computed without
  * allocating; 0 if c does not pass config_check. */
 size_t config_param_count(const Config *c);
+
+/* The model's options a checkpoint stores by name (version 7 on), each as
+ * its command-line text, when it is not at its default: --first-draws
+ * (pytorch or reference) and the output projection's bias, "out-bias"
+ * (true, or false from --no-out-bias). In model_options.c. */
+enum { MODEL_OPT_FIRST_DRAWS, MODEL_OPT_OUT_BIAS, MODEL_OPT_COUNT };
+/* "first-draws" for MODEL_OPT_FIRST_DRAWS (the name without dashes); NULL
+ * past the last. */
+const char *model_option_name(size_t opt);
+/* The option of that name, or MODEL_OPT_COUNT. */
+size_t model_option_find(const char *name);
+/* Sets option opt of c from its text: one of its two names, or ERR_INPUT
+ * naming the option and them. */
+int model_option_set(Config *c, size_t opt, const char *text, Err *e);
+/* Option opt of c as its text ("reference", "false"). */
+void model_option_text(const Config *c, size_t opt, char *buf, size_t cap);
+/* Whether option opt of c is not at its default (and so is stored). */
+bool model_option_given(const Config *c, size_t opt);
 
 /* Allocates and initializes a model from c (weights drawn from c->seed). */
 int model_create(Model *m, const Config *c, Err *e);

@@ -15,7 +15,8 @@
 #include "checkpoint_read.h"
 
 _Static_assert(PE_MAX_WIDTH == MAX_DIM, "pe.h's widths are the model's");
-_Static_assert(PE_OPT_SLOTS <= 64 && TRAIN_OPT_COUNT <= 64, "options fit a mask of 64 bits");
+_Static_assert(PE_OPT_SLOTS <= 64 && TRAIN_OPT_COUNT <= 64 && MODEL_OPT_COUNT <= PE_OPT_SLOTS,
+               "options fit a mask of 64 bits, and the model's the pairs' buffer");
 
 static const unsigned char MAGIC[8] = {'P', 'O', 'S', 'E', 'N', 'C', 'M', 'D'};
 #define HEADER_BYTES 24 /* magic, version, flags, file size */
@@ -84,6 +85,15 @@ static void put_config(Buf *b, const Config *c) {
             n++;
         }
     }
+    put_pairs(b, (const char (*)[2][512])pairs, n);
+    /* version 7: the model's options not at their defaults, the same way */
+    n = 0;
+    for (size_t i = 0; i < MODEL_OPT_COUNT; i++)
+        if (model_option_given(c, i)) {
+            snprintf(pairs[n][0], sizeof pairs[n][0], "%s", model_option_name(i));
+            model_option_text(c, i, pairs[n][1], sizeof pairs[n][1]);
+            n++;
+        }
     put_pairs(b, (const char (*)[2][512])pairs, n);
 }
 
@@ -194,6 +204,10 @@ static int set_scheme(void *pc, size_t opt, const char *text, Err *e) {
     return pe_set(pc, pe_option_at(opt), text, e);
 }
 
+static int set_model(void *c, size_t opt, const char *text, Err *e) {
+    return model_option_set(c, opt, text, e);
+}
+
 static int set_run(void *ck, size_t opt, const char *text, Err *e) {
     Checkpoint *c = ck;
     return train_option_set(&c->meta, &c->opt, opt, text, e);
@@ -222,6 +236,9 @@ static void get_config(Rd *r, Config *c) {
         c->pool = (Pooling)ck_enum(r, 2, "the pooling");
         ck_str(r, c->pe.name, sizeof c->pe.name);
         get_pairs(r, "scheme", pe_option_count(), find_scheme, set_scheme, &c->pe);
+        /* before version 7 every model had the defaults */
+        if (r->version >= 7)
+            get_pairs(r, "model", MODEL_OPT_COUNT, model_option_find, set_model, c);
     }
     Err e;
     PePlan plan;
@@ -306,6 +323,26 @@ static void get_words(Rd *r, size_t n, int (*add)(void *, const char *, Err *), 
 static int add_word(void *v, const char *w, Err *e) { return vocab_add(v, w, NULL, e); }
 static int add_label(void *s, const char *w, Err *e) { return labelset_add(s, w, NULL, e); }
 
+/* The file holds held parameters where its configuration c gives want:
+ * refused, and where they are the floats of c with the other choice of the
+ * output projection's bias, the message says that the tensors and the
+ * recorded choice disagree. */
+static void count_refused(Rd *r, const Config *c, size_t held, size_t want) {
+    Config other = *c;
+    other.no_out_bias = !c->no_out_bias;
+    if (held != config_param_count(&other)) {
+        ck_bad(r, "the parameter count does not match the configuration");
+        return;
+    }
+    char msg[512];
+    snprintf(msg, sizeof msg, "its configuration records a model %s the attention output "
+             "projection's bias (%zu parameters), and it holds the %zu parameters of one %s it: "
+             "the tensors disagree with the recorded choice (out-bias %s)",
+             c->no_out_bias ? "without" : "with", want, held,
+             c->no_out_bias ? "with" : "without", c->no_out_bias ? "false" : "true");
+    ck_bad(r, msg);
+}
+
 /* Everything after the header, in the layout r names; on failure ck is
  * freed. */
 static int parse_body(Checkpoint *ck, Rd *r, uint32_t flags, Err *e) {
@@ -344,8 +381,9 @@ static int parse_body(Checkpoint *ck, Rd *r, uint32_t flags, Err *e) {
         ck_bad(r, "the classes do not match the configuration");
     get_words(r, nl, add_label, &ck->labels, &ck->labels.n);
     r->section = "parameters";
-    if (!r->rc && ck_size(r, 0, SIZE_MAX, "the parameter count") != n_params)
-        ck_bad(r, "the parameter count does not match the configuration");
+    size_t held = ck_size(r, 0, SIZE_MAX, "the parameter count");
+    if (!r->rc && held != n_params)
+        count_refused(r, &c, held, n_params);
     get_floats(r, ck->model.mem, n_params, "parameter");
     if (flags & FLAG_TRAIN) {
         ck->has_train = true;
@@ -397,7 +435,7 @@ int checkpoint_parse(Checkpoint *ck, const unsigned char *buf, size_t len, const
      * number. Each layout reads the same content in a different number of
      * bytes, so at most one of them reads the file to its last byte. */
     static const unsigned LAYOUTS[][3] = {
-        {0},                                        /* 6: no fixed optional fields */
+        {0},                                        /* 7 (and 6): no fixed optional fields */
         {CK_SECONDS, 0},                            /* 1 */
         {CK_SECONDS},                               /* 2 */
         {CK_SECONDS},                               /* 3 */
@@ -405,7 +443,8 @@ int checkpoint_parse(Checkpoint *ck, const unsigned char *buf, size_t len, const
         {CK_SECONDS | CK_DROPOUT | CK_POOL, CK_SECONDS | CK_DROPOUT, CK_SECONDS}, /* 5 */
     };
     static const size_t N_LAYOUTS[] = {1, 2, 1, 1, 1, 3};
-    size_t v = version == CHECKPOINT_VERSION ? 0 : version;
+    /* 6 and 7 are one layout but for 7's model options (get_config) */
+    size_t v = version >= 6 ? 0 : version;
     Err first;
     for (size_t k = 0; k < N_LAYOUTS[v]; k++) {
         Rd try = r;

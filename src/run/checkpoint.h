@@ -28,9 +28,11 @@
  * alibi's slopes, dropout and the pooling (in three layouts: the last two
  * came later without a new number). Version 6 stores the scheme's options
  * and the run's (train_options.h) by name, as their command-line text, so
- * that a new option needs no new version. Older files still load, with
+ * that a new option needs no new version. Version 7 stores the model's own
+ * options the same way (model.h's: the first draws, the output
+ * projection's bias), after the scheme's. Older files still load, with
  * what they lack at its default. */
-#define CHECKPOINT_VERSION 6
+#define CHECKPOINT_VERSION 7
 
 typedef struct {
     Model model;

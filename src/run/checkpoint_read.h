@@ -1,6 +1,6 @@
 /* Reading a checkpoint's fields: a cursor over the file's bytes that
  * refuses to step past the end and reports the first bad field, shared by
- * version 6 (checkpoint.c) and versions 1 to 5 (checkpoint_legacy.c). Not
+ * versions 6 and 7 (checkpoint.c) and 1 to 5 (checkpoint_legacy.c). Not
  * part of the library's interface. */
 #ifndef POSENC_CHECKPOINT_READ_H
 #define POSENC_CHECKPOINT_READ_H

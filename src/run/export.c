@@ -128,7 +128,7 @@ static int write_config(const char *path, const Model *m, Err *e) {
             "  \"embedding_width\": %zu,\n  \"pe_layout\": \"%s\",\n  \"pe_base\": %.17g,\n"
             "  \"t5_buckets\": %zu,\n  \"t5_max_distance\": %zu,\n  \"scale_embed\": %s,\n"
             "  \"n_classes\": %zu,\n  \"per_token\": %s,\n  \"causal\": %s,\n"
-            "  \"dropout\": %.9g,\n  \"pool\": \"%s\"",
+            "  \"dropout\": %.9g,\n  \"pool\": \"%s\",\n  \"out_proj_bias\": %s",
             c->vocab_size, c->d_model, c->n_heads, c->n_layers, c->d_ff,
             c->norm == NORM_PRE ? "true" : "false", c->act == ACT_GELU ? "gelu" : "relu",
             pc->name, pe_in_attention(m->pe.scheme) ? "true" : "false",
@@ -138,7 +138,8 @@ static int write_config(const char *path, const Model *m, Err *e) {
             pe_layout(pc) == LAYOUT_SPLIT ? "split" : "interleaved", pe_base(pc),
             (size_t)option(pc, "buckets"), (size_t)option(pc, "max-distance"), c->scale_embed ? "true" : "false", c->n_classes,
             c->per_token ? "true" : "false", c->causal ? "true" : "false",
-            (double)c->dropout, c->pool == POOL_CLS ? "cls" : "mean") >= 0;
+            (double)c->dropout, c->pool == POOL_CLS ? "cls" : "mean",
+            c->no_out_bias ? "false" : "true") >= 0;
     /* Keys of the first versions, kept for their readers: rope's scaling
      * and the factor its cos and sin are multiplied by (Hugging Face's
      * attention_factor), shaw's clipping distance (its table holds 2k+1
@@ -166,6 +167,15 @@ static int write_config(const char *path, const Model *m, Err *e) {
         char text[64];
         pe_option_text(pc, o, text, sizeof text);
         ok = fprintf(f, "%s\"%s\": \"%s\"", k++ ? ", " : "", o->flag + 2, text) >= 0;
+    }
+    /* and the model's own, the same way (model.h) */
+    ok = ok && fprintf(f, "},\n  \"model_options\": {") >= 0;
+    for (size_t i = 0, k = 0; ok && i < MODEL_OPT_COUNT; i++) {
+        if (!model_option_given(c, i))
+            continue;
+        char text[64];
+        model_option_text(c, i, text, sizeof text);
+        ok = fprintf(f, "%s\"%s\": \"%s\"", k++ ? ", " : "", model_option_name(i), text) >= 0;
     }
     ok = ok && fprintf(f, "}\n}\n") >= 0;
     if (fclose(f) != 0 || !ok)

@@ -30,7 +30,11 @@ def main(d):
     final = nn.LayerNorm(cfg["d_model"], eps=cfg["layer_norm_eps"]) if cfg["norm_first"] else None
     enc = nn.TransformerEncoder(layer, cfg["num_layers"], norm=final, enable_nested_tensor=False)
     state = {}
-    for name in enc.state_dict():
+    for name, value in enc.state_dict().items():
+        if name.endswith("self_attn.out_proj.bias") and not cfg.get("out_proj_bias", True):
+            # exported without it (--no-out-bias): torch's layer has one, at 0 it adds nothing
+            state[name] = torch.zeros_like(value)
+            continue
         state[name] = torch.from_numpy(np.load(os.path.join(d, "params", name + ".npy")))
     enc.load_state_dict(state)  # strict: every name must be there, with its shape
     enc.eval()

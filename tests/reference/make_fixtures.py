@@ -26,6 +26,10 @@ from their code as separate tensors, and saved packed into the one table
 per scheme (per layer, for Transformer-XL and FIRE) that the C model keeps,
 in the layout its file states (see tensors()).
 
+post_relu_alibi_no_out_bias has no bias on the attention output
+projection (the C model's --no-out-bias, as Ruoss et al.'s code has it):
+its config.txt says `out_bias 0`, and its params/ have no out_proj.bias.
+
     /usr/bin/python3 tests/reference/make_fixtures.py [CASE ...]
 
 makes the cases named (all of them without a name).
@@ -346,13 +350,14 @@ class DynamicPositionBias(nn.Module):
 
 
 class ExplicitAttention(nn.Module):
-    def __init__(self, C, heads, pe, split):
+    def __init__(self, C, heads, pe, split, out_bias=True):
         super().__init__()
         self.heads, self.pe, self.split = heads, pe, split
         self.in_proj_weight = nn.Parameter(torch.empty(3 * C, C))
         self.in_proj_bias = nn.Parameter(torch.zeros(3 * C))
         nn.init.xavier_uniform_(self.in_proj_weight)
-        self.out_proj = nn.Linear(C, C)
+        # out_bias False: Ruoss et al.'s output projection, without a bias
+        self.out_proj = nn.Linear(C, C, bias=out_bias)
         if pe == "xl":
             self.relative_position = XlRelative(C, heads)
         if pe == "fire":  # one for each layer, as the paper's
@@ -390,9 +395,9 @@ class ExplicitAttention(nn.Module):
 
 
 class ExplicitLayer(nn.Module):
-    def __init__(self, C, heads, F, norm_first, act, pe, split):
+    def __init__(self, C, heads, F, norm_first, act, pe, split, out_bias=True):
         super().__init__()
-        self.self_attn = ExplicitAttention(C, heads, pe, split)
+        self.self_attn = ExplicitAttention(C, heads, pe, split, out_bias)
         self.linear1, self.linear2 = nn.Linear(C, F), nn.Linear(F, C)
         self.norm1, self.norm2 = nn.LayerNorm(C), nn.LayerNorm(C)
         self.norm_first = norm_first
@@ -409,12 +414,12 @@ class ExplicitLayer(nn.Module):
 
 class ExplicitModel(nn.Module):
     def __init__(self, V, C, heads, layers, F, K, norm_first, act, pe, split, options=None,
-                 causal=False):
+                 causal=False, out_bias=True):
         super().__init__()
         self.causal = causal
         self.embedding = nn.Embedding(V, C)
-        self.layers = nn.ModuleList(ExplicitLayer(C, heads, F, norm_first, act, pe, split)
-                                    for _ in range(layers))
+        self.layers = nn.ModuleList(ExplicitLayer(C, heads, F, norm_first, act, pe, split,
+                                                  out_bias) for _ in range(layers))
         self.norm = nn.LayerNorm(C) if norm_first else None
         self.head = nn.Linear(C, K)
         if pe == "kerple":
@@ -478,7 +483,7 @@ SCHEMES = {"kerple_power": ("kerple", {"--kerple-form": "power"}),
                                "--dpb-width": "6"})}
 
 
-def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
+def make_case(name, norm_first, act, pe, seed, split=False, causal=False, out_bias=True):
     torch.manual_seed(seed)
     V, C, heads, layers, F, K, B, T = 11, 16, 4, 2, 32, 3, 3, 7
     lens = torch.tensor([7, 4, 6])
@@ -486,7 +491,7 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
     if pe in ("rope", "xpos", "alibi", "xl", "kerple", "kerple_power", "fire", "dpb", "dpb_log",
               "cope"):
         model = ExplicitModel(V, C, heads, layers, F, K, norm_first, act, pe, split, options,
-                              causal)
+                              causal, out_bias)
     else:
         model = Model(V, C, heads, layers, F, K, norm_first, act, pe, max_len=T, causal=causal)
     model.train()  # dropout is 0; training mode keeps torch off its fast path
@@ -521,6 +526,8 @@ def make_case(name, norm_first, act, pe, seed, split=False, causal=False):
         f.write(f"pe {scheme}\n" + "".join(f"{k} {v}\n" for k, v in options.items()))
         f.write(f"layout {'split' if split else 'interleaved'}\n")
         f.write(f"causal {1 if causal else 0}\n")
+        if not out_bias:  # the C model's --no-out-bias
+            f.write("out_bias 0\n")
     save(os.path.join(d, "ids.npy"), ids.float())
     save(os.path.join(d, "lens.npy"), lens.float())
     save(os.path.join(d, "labels.npy"), labels.float())
@@ -551,6 +558,7 @@ CASES = {
     "pre_relu_dpb_log": (True, "relu", "dpb_log", 13, {}),
     "post_relu_cope": (False, "relu", "cope", 14, {}),
     "pre_gelu_cope_causal": (True, "gelu", "cope", 15, {"causal": True}),
+    "post_relu_alibi_no_out_bias": (False, "relu", "alibi", 16, {"out_bias": False}),
 }
 
 if __name__ == "__main__":

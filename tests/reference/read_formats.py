@@ -10,9 +10,9 @@ have just written (tests/test_guard_formats.c).
     python3 tests/reference/read_formats.py FILE...
 
 A FILE that starts with POSENCMD is a checkpoint: its size field, its
-checksum, and, for version 6, every field walked to the checksum and the
-parameter count worked out from the model's shape and scheme. Versions 1
-to 5 are checked for their header, size and checksum only (their layouts
+checksum, and, for versions 6 and 7, every field walked to the checksum and
+the parameter count worked out from the model's shape, scheme and (version
+7) model options. Versions 1 to 5 are checked for their header, size and checksum only (their layouts
 are the page's "Earlier versions"). A FILE that starts with "posenc cell "
 is a cell record: its lines in order, their counts and its checksum.
 Prints one line per file, "FILE: ok, ..." or "FILE: BAD: why"; exits 1 if
@@ -75,10 +75,12 @@ ONE_CHANNEL = ("integer", "normalized", "sine")
 WIDE = ("sinusoidal", "learned")
 NO_TABLE = ("none", "integer", "normalized", "sine", "sincos", "sinusoidal", "rope", "xpos",
             "alibi")
+# "Checkpoints", version 7: the model options and their values
+MODEL_OPTIONS = {"first-draws": ("pytorch", "reference"), "out-bias": ("true", "false")}
 
 
-def param_count(m, scheme, opts):
-    """The floats of a model of this shape and scheme, tensor by tensor."""
+def param_count(m, scheme, opts, model_opts):
+    """The floats of a model of this shape, scheme and model options, tensor by tensor."""
     V, C, NH, L, F, K = m["vocab"], m["C"], m["NH"], m["L"], m["F"], m["K"]
     HS = C // NH
 
@@ -106,15 +108,17 @@ def param_count(m, scheme, opts):
                  "cope": 2 * num("cope-max-pos", 16) * HS}
     if scheme not in NO_TABLE and scheme not in shared and scheme not in per_layer:
         raise Bad(f"scheme '{scheme}' is not among the page's schemes")
-    layer = 3 * C * C + 3 * C + C * C + C + F * C + F + C * F + C + 4 * C
+    # the output projection's bias is absent with the model option out-bias false
+    out_bias = 0 if model_opts.get("out-bias") == "false" else C
+    layer = 3 * C * C + 3 * C + C * C + out_bias + F * C + F + C * F + C + 4 * C
     n = V * E + shared.get(scheme, 0) + L * (layer + per_layer.get(scheme, 0))
     if m["pre_norm"]:
         n += 2 * C
     return n + K * C + K
 
 
-def walk_v6(r, flags):
-    """Every field of the version 6 table, in order; returns a summary."""
+def walk_v6(r, flags, version):
+    """Every field of the version 6 and 7 table, in order; returns a summary."""
     names = ("vocab", "C", "NH", "L", "F", "max_len")
     m = {k: r.u64(k) for k in names}
     m["pre_norm"] = r.u32("norm") == 1
@@ -128,6 +132,11 @@ def walk_v6(r, flags):
     r.u32("pooling")
     scheme = r.string("scheme")
     opts = dict(r.pairs("scheme options"))
+    # version 7: the model options, after the scheme's (none before it)
+    model_opts = dict(r.pairs("model options")) if version >= 7 else {}
+    for name, value in model_opts.items():
+        if name not in MODEL_OPTIONS or value not in MODEL_OPTIONS[name]:
+            raise Bad(f"model option ({name}, {value}) is not among the page's")
     words = [r.string("a word") for _ in range(r.u64("the vocabulary's count"))]
     if len(words) != m["vocab"] or words[:2] != ["<pad>", "<unk>"]:
         raise Bad(f"{len(words)} words beginning {words[:2]}, where vocab_size says "
@@ -135,7 +144,7 @@ def walk_v6(r, flags):
     for _ in range(r.u64("the classes' count")):
         r.string("a class")
     n = r.u64("the parameter count")
-    want = param_count(m, scheme, opts)
+    want = param_count(m, scheme, opts, model_opts)
     if n != want:
         raise Bad(f"{n} parameters, where the page's table gives {want} for this shape and "
                   f"scheme {scheme}")
@@ -146,15 +155,17 @@ def walk_v6(r, flags):
         r.take(8 * n, "Adam's moments")
     if r.off != r.end:
         raise Bad(f"{r.end - r.off} bytes lie between the last field and the checksum")
-    return f"scheme {scheme}, {n} parameters" + (", training state" if flags & 1 else "")
+    extra = "".join(f", {k} {v}" for k, v in model_opts.items())
+    return (f"scheme {scheme}{extra}, {n} parameters" +
+            (", training state" if flags & 1 else ""))
 
 
 def check_checkpoint(data):
     if len(data) < 32:
         raise Bad(f"{len(data)} bytes: shorter than a header and a checksum")
     version, flags, size = struct.unpack("<IIQ", data[8:24])
-    if not 1 <= version <= 6:
-        raise Bad(f"version {version}; the page describes 1 to 6")
+    if not 1 <= version <= 7:
+        raise Bad(f"version {version}; the page describes 1 to 7")
     if size != len(data):
         raise Bad(f"its size field says {size} bytes, the file has {len(data)}")
     if flags & ~1:
@@ -164,10 +175,10 @@ def check_checkpoint(data):
     if stored != sum_:
         raise Bad(f"checksum {stored:016x} stored, {sum_:016x} computed")
     what = "header and checksum only"
-    if version == 6:
+    if version >= 6:
         r = Reader(data, len(data) - 8)
         r.off = 24
-        what = walk_v6(r, flags)
+        what = walk_v6(r, flags, version)
     return f"checkpoint version {version}, {size} bytes, {what}; checksum {sum_:016x}"
 
 
