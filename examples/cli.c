@@ -475,6 +475,10 @@ bool cli_run_option(Cli *cli, TrainMeta *mt, OptConfig *o, size_t opt) {
 }
 
 bool cli_task_option(Cli *cli, TaskOptions *o) {
+    if (cli_flag(cli, "--pad-loss")) { /* a flag here; a checkpoint writes its row's "on" */
+        o->pad_loss = true;
+        return true;
+    }
     TrainMeta mt = {.task_opt = *o};
     OptConfig none;
     opt_default(&none);

@@ -199,7 +199,10 @@ void cli_check_stdout(void);
     "  --max-train-len N     longest sequence in the training split (default --max-len);\n"    \
     "                        longer test sequences probe length generalization\n"              \
     "  --train-examples N    size of the training split (default: the task's)\n"               \
-    "  --data-seed S         seed of the task's data (default 1)\n"
+    "  --data-seed S         seed of the task's data (default 1)\n"                            \
+    "  --pad-loss            train on the padding after '$' (binary_addition,\n"              \
+    "                        binary_multiplication, stack_manipulation) as the bit 0,\n"      \
+    "                        as Ruoss et al.'s loss does, and still score it nowhere\n"
 
 #define CLI_TRAIN_HELP                                                                        \
     "Training options:\n"                                                                      \

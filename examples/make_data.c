@@ -39,6 +39,10 @@ static const char *const USAGE[] = {
     "  --test-examples N     examples in test (default: the task's, 1000)\n"
     "  --seed S, --data-seed S  the data's seed (default 1; train spells it\n"
     "                        --data-seed)\n"
+    "  --pad-loss            label the padding after '$' (binary_addition,\n"
+    "                        binary_multiplication, stack_manipulation) '_=0', the\n"
+    "                        bit 0 trained on and never scored (docs/formats.md), as\n"
+    "                        train --pad-loss makes it; without, '_'\n"
     "  --list                print every task: name, level, default input lengths,\n"
     "                        the longest sequence they make, and what it asks\n"
     "  --help                show this help\n"
@@ -116,8 +120,9 @@ static void header(Buf *b, const Task *t, const TaskOptions *r, int k) {
                k ? r->max_len : r->max_train_len);
     buf_printf(b, "# made by: make_data --task %s --min-len %zu --max-train-len %zu "
                "--max-len %zu --train-examples %zu --valid-examples %zu --test-examples %zu "
-               "--seed %llu\n", t->name, r->min_len, r->max_train_len, r->max_len, r->n_train,
-               r->n_valid, r->n_test, (unsigned long long)r->seed);
+               "--seed %llu%s\n", t->name, r->min_len, r->max_train_len, r->max_len, r->n_train,
+               r->n_valid, r->n_test, (unsigned long long)r->seed,
+               r->pad_loss ? " --pad-loss" : "");
     buf_printf(b, "# data/README.md describes the task%s\n",
                t->blanks ? " and its tape" : "");
 }

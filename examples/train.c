@@ -108,7 +108,7 @@ static int report(Session *s, Progress *p, const StepWindow *w, const Kept *k, b
     double left = t / (double)(step - p->first) * (double)(s->meta.steps - step);
     double loss = w->loss_sum / (double)w->steps;
     double acc = w->labelled ? (double)w->correct / (double)w->labelled : 0.0;
-    double vloss = valid.labelled ? valid.loss_sum / (double)valid.labelled : 0.0;
+    double vloss = eval_loss(&valid);
     bool changed = w->kept_changed;
     char vtext[64] = "", vcsv[64] = ",";
     if (s->valid.n) {

@@ -74,6 +74,9 @@ TCase *tcase_guard_usage(void);
 /* Round five (issue 47), also in suite_guards: xPos at long and random
  * positions, and what an overflow's message names (test_guard_xpos.c). */
 TCase *tcase_guard_xpos(void);
+/* train --pad-loss: the padding after '$' in the loss, in no score
+ * (test_pad_loss.c), a case of the train suite. */
+TCase *tcase_pad_loss(void);
 /* The checkpoint's format (tests/test_checkpoint.c), a case of the train suite. */
 TCase *tcase_checkpoint_format(void);
 TCase *tcase_batches(void);

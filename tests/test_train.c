@@ -589,6 +589,7 @@ Suite *suite_train(void) {
     tcase_add_test(tc, any_thread_count_trains_the_same_model);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_checkpoint_format());
+    suite_add_tcase(s, tcase_pad_loss());
     suite_add_tcase(s, tcase_batches());
     suite_add_tcase(s, tcase_draws());
     suite_add_tcase(s, tcase_xl_rows());

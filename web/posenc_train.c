@@ -133,7 +133,7 @@ EXPORT int pw_train_advance(int n) {
     tr.tokens += w.tokens;
     if (w.evaluated) {
         tr.valid_acc = eval_accuracy(&w.valid);
-        tr.valid_loss = w.valid.labelled ? w.valid.loss_sum / (double)w.valid.labelled : 0.0;
+        tr.valid_loss = eval_loss(&w.valid);
         tr.kept_changed = w.kept_changed;
         tr.evaluated = true;
     }

@@ -558,11 +558,10 @@ int encoder_train_batch(const Model *m, Params *g, Acts *a, GradActs *ga, const 
                        a->Bm);
     const Config *c = &m->cfg;
     size_t K = c->n_classes, rows = c->per_token ? T : 1;
-    /* The loss is the mean over the whole batch's labelled slots: count
-     * them first, so that each micro-batch's gradient has its share. */
-    size_t n = 0, right = 0;
-    for (size_t i = 0; i < B * rows; i++)
-        n += labels[i] >= 0;
+    /* The loss is the mean over the whole batch's slots in the loss (the
+     * labelled ones and those trained on alone, core/label.h): count them
+     * first, so that each micro-batch's gradient has its share. */
+    size_t scored, n = xent_rows_in_loss(labels, B * rows, &scored), right = 0;
     float inv_n = n ? 1.0f / (float)n : 0.0f;
     double sum = 0.0;
     for (size_t b0 = 0; b0 < B; b0 += a->Bm) {
@@ -575,6 +574,6 @@ int encoder_train_batch(const Model *m, Params *g, Acts *a, GradActs *ga, const 
     }
     *loss = n ? (float)(sum / (double)n) : 0.0f;
     *correct = right;
-    *labelled = n;
+    *labelled = scored;
     return 0;
 }

@@ -55,9 +55,11 @@ int encoder_forward_at(const Model *m, Acts *a, const int *ids, const size_t *le
 void encoder_draw_layers(const Model *m, Acts *a, Rng *rng, size_t T, size_t N);
 
 /* The loss of the model's head on the batch that encoder_forward just ran:
- * labels is (B) for a sentence head or (B,T) for a per-token head, -1 to
- * ignore a slot. Writes ga->dlogits for encoder_backward and returns the
- * mean cross-entropy; counts labelled slots and correct predictions. */
+ * labels is (B) for a sentence head or (B,T) for a per-token head, as
+ * core/label.h writes them (-1 to ignore a slot). Writes ga->dlogits for
+ * encoder_backward and returns the mean cross-entropy over the slots in
+ * the loss; counts the scored slots and their correct predictions
+ * (softmax_xent). */
 float encoder_loss(const Model *m, const Acts *a, GradActs *ga, const int *labels, size_t B,
                    size_t T, size_t *correct, size_t *labelled);
 
@@ -72,8 +74,8 @@ int encoder_backward(const Model *m, Params *g, const Acts *a, GradActs *ga, con
 /* Forward, loss and backward of a batch in one call, micro-batch by
  * micro-batch (a->Bm sentences at a time; one micro-batch when a was made
  * by acts_create): adds every parameter's gradient into g and returns the
- * mean loss over the batch's labelled slots, the labelled slots and the
- * correct predictions. With one micro-batch the numbers are those of
+ * mean loss over the batch's slots in the loss, the scored slots and
+ * their correct predictions (softmax_xent's counts). With one micro-batch the numbers are those of
  * encoder_forward_at, encoder_loss and encoder_backward; with more, the
  * weights' gradients are summed micro-batch by micro-batch, which rounds
  * differently. ga must hold a->Bm sentences and dlogits for B. */

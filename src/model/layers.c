@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/label.h"
 #include "../core/rng.h"
 #include "matmul.h"
 #include "par.h"
@@ -326,7 +327,8 @@ void softmax_xent_rows(float *dlogits, size_t *correct, double *loss, const floa
     for (size_t i = 0; i < N; i++) {
         const float *z = logits + i * K;
         float *dz = dlogits ? dlogits + i * K : NULL;
-        if (labels[i] < 0) {
+        int y = label_trained(labels[i]); /* the class the loss wants, or -1 */
+        if (y < 0) {
             if (dz)
                 memset(dz, 0, K * sizeof *dz);
             continue;
@@ -335,31 +337,41 @@ void softmax_xent_rows(float *dlogits, size_t *correct, double *loss, const floa
         for (size_t k = 1; k < K; k++)
             if (z[k] > z[arg])
                 arg = k;
-        *correct += arg == (size_t)labels[i];
+        /* a slot trained on alone (label.h) is no prediction scored */
+        *correct += labels[i] >= 0 && arg == (size_t)y;
         /* log-sum-exp about the row's own maximum: no overflow */
         float sum = 0.0f;
         for (size_t k = 0; k < K; k++)
             sum += expf(z[k] - z[arg]);
-        *loss += (double)logf(sum) - (double)(z[labels[i]] - z[arg]);
+        *loss += (double)logf(sum) - (double)(z[y] - z[arg]);
         if (dz) {
             for (size_t k = 0; k < K; k++)
                 dz[k] = expf(z[k] - z[arg]) / sum * inv_n;
-            dz[labels[i]] -= inv_n;
+            dz[y] -= inv_n;
         }
     }
 }
 
+size_t xent_rows_in_loss(const int *labels, size_t N, size_t *scored) {
+    size_t n = 0, s = 0;
+    for (size_t i = 0; i < N; i++) {
+        n += label_trained(labels[i]) >= 0;
+        s += labels[i] >= 0;
+    }
+    if (scored)
+        *scored = s;
+    return n;
+}
+
 float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const float *logits,
                    const int *labels, size_t N, size_t K) {
-    size_t n = 0, right = 0;
-    for (size_t i = 0; i < N; i++)
-        n += labels[i] >= 0;
+    size_t scored, n = xent_rows_in_loss(labels, N, &scored), right = 0;
     double loss = 0.0;
     softmax_xent_rows(dlogits, &right, &loss, logits, labels, N, K, n ? 1.0f / (float)n : 0.0f);
     if (correct)
         *correct = right;
     if (labelled)
-        *labelled = n;
+        *labelled = scored;
     return n ? (float)(loss / (double)n) : 0.0f;
 }
 

@@ -91,15 +91,22 @@ void meanpool_backward(float *dx, const float *dpooled, const size_t *lens, size
                        size_t C);
 
 /* Softmax cross-entropy over K classes for N rows, fused with its
- * gradient. labels[i] < 0 marks a row to ignore (padding). Returns the
- * mean loss over the labelled rows and, if dlogits is not NULL, writes
- * dlogits = (softmax - onehot) / labelled (0 on ignored rows). Counts the
- * labelled rows and those whose largest logit is the label. */
+ * gradient, on the labels of core/label.h: a row of class k >= 0 is in
+ * the loss and scored, one of label_unscored(k) in the loss alone, one of
+ * -1 ignored (padding). Returns the mean loss over the rows in the loss
+ * and, if dlogits is not NULL, writes dlogits = (softmax - onehot) / (rows
+ * in the loss) (0 on ignored rows). Counts the scored rows (labelled) and
+ * those whose largest logit is the label. Without label_unscored rows both
+ * counts are the same rows. */
 float softmax_xent(float *dlogits, size_t *correct, size_t *labelled, const float *logits,
                    const int *labels, size_t N, size_t K);
+/* The rows of N labels in the loss, and the scored ones in *scored (may be
+ * NULL): the two counts softmax_xent divides and reports by. */
+size_t xent_rows_in_loss(const int *labels, size_t N, size_t *scored);
 /* The rows of softmax_xent, for a batch split into parts: adds the
- * labelled rows' losses to *loss and their correct predictions to
- * *correct, and writes dlogits with the whole batch's 1/labelled, inv_n. */
+ * losses of the rows in the loss to *loss and the scored rows' correct
+ * predictions to *correct, and writes dlogits with the whole batch's
+ * 1/(rows in the loss), inv_n. */
 void softmax_xent_rows(float *dlogits, size_t *correct, double *loss, const float *logits,
                        const int *labels, size_t N, size_t K, float inv_n);
 

@@ -215,6 +215,7 @@ int train_step(Trainer *t, Model *m, Acts *a, const int *ids, const size_t *lens
     a->drop = (Dropout){.p = m->cfg.dropout, .key = rng_hash(m->cfg.seed, next)};
     rc = encoder_train_batch(m, &t->g, a, &t->ga, ids, lens, pos, labels, B, T, &st->loss,
                              &st->correct, &st->labelled, e);
+    st->in_loss = xent_rows_in_loss(labels, m->cfg.per_token ? B * T : B, NULL);
     a->drop = (Dropout){0};
     if (rc)
         return rc;
@@ -252,5 +253,6 @@ int eval_batch_at(const Model *m, Acts *a, const int *ids, const size_t *lens,
         return rc;
     memset(st, 0, sizeof *st);
     st->loss = encoder_loss(m, a, NULL, labels, B, T, &st->correct, &st->labelled);
+    st->in_loss = xent_rows_in_loss(labels, m->cfg.per_token ? B * T : B, NULL);
     return 0;
 }

@@ -33,9 +33,11 @@ typedef struct {
 } Trainer;
 
 typedef struct {
-    float loss;         /* mean cross-entropy of the batch */
-    size_t correct;     /* predictions equal to their label */
-    size_t labelled;    /* labelled slots */
+    float loss;         /* mean cross-entropy over the slots in the loss */
+    size_t correct;     /* scored predictions equal to their label */
+    size_t labelled;    /* scored slots */
+    size_t in_loss;     /* slots in the loss: the scored ones and those trained
+                         * on alone (core/label.h); labelled without them */
     float grad_norm;    /* before clipping */
     float lr;           /* the learning rate this step used */
 } StepStats;

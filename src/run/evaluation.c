@@ -10,6 +10,10 @@ double eval_accuracy(const EvalStats *s) {
     return s->labelled ? (double)s->correct / (double)s->labelled : 0.0;
 }
 
+double eval_loss(const EvalStats *s) {
+    return s->in_loss ? s->loss_sum / (double)s->in_loss : 0.0;
+}
+
 double eval_accuracy_all(const EvalStats *s) {
     size_t all = s->labelled + s->missed;
     return all ? (double)s->correct / (double)all : 0.0;
@@ -22,10 +26,12 @@ static void add_stats(EvalStats *to, const EvalStats *from) {
     to->correct += from->correct;
     to->exact += from->exact;
     to->missed += from->missed;
+    to->in_loss += from->in_loss;
     to->loss_sum += from->loss_sum;
 }
 
-/* Sentences of the batch whose every label is right (per-token tasks). */
+/* Sentences of the batch whose every scored label is right (per-token
+ * tasks): a slot trained on alone (label < -1, core/label.h) is not one. */
 static size_t exact_matches(const Model *m, const Acts *a, const int *labels, size_t B,
                             size_t T) {
     size_t K = m->cfg.n_classes, n = 0;
@@ -118,7 +124,8 @@ int evaluate_dataset_in(Acts *room, const Model *m, const Dataset *d, size_t B, 
                 rc = eval_batch_at(m, a, ids, lens, by_layer ? NULL : pos, labels, b, len, &s, e);
                 st.labelled += s.labelled;
                 st.correct += s.correct;
-                st.loss_sum += (double)s.loss * (double)s.labelled;
+                st.in_loss += s.in_loss;
+                st.loss_sum += (double)s.loss * (double)s.in_loss;
                 st.exact += d->kind == LABELS_TOKEN ? exact_matches(m, a, labels, b, len)
                                                     : s.correct;
             }

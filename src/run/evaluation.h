@@ -18,11 +18,13 @@
 typedef struct {
     size_t examples;  /* sentences */
     size_t skipped;   /* sentences the model cannot encode (past a learned table) */
-    size_t labelled;  /* predictions made: sentences, or tokens for per-token tasks */
+    size_t labelled;  /* predictions scored: sentences, or tokens for per-token tasks */
     size_t correct;   /* of those, right */
-    size_t exact;     /* sentences with every label right */
+    size_t exact;     /* sentences with every scored label right */
     size_t missed;    /* labels of the skipped sentences, counted as wrong overall */
-    double loss_sum;  /* cross-entropy summed over the predictions made */
+    size_t in_loss;   /* predictions in the loss: labelled, and the slots trained on
+                       * alone (core/label.h: the padding train --pad-loss trains) */
+    double loss_sum;  /* cross-entropy summed over the predictions in the loss */
 } EvalStats;
 
 /* Evaluates m on every example of d, in batches of at most B sentences of
@@ -60,6 +62,8 @@ int eval_room_fit(Acts *room, const Model *m, size_t B, size_t T, Err *e);
 
 /* correct / labelled, or 0 with nothing labelled. */
 double eval_accuracy(const EvalStats *s);
+/* loss_sum / in_loss, or 0 with nothing in the loss. */
+double eval_loss(const EvalStats *s);
 /* Accuracy over every example, those the model cannot encode counted wrong. */
 double eval_accuracy_all(const EvalStats *s);
 

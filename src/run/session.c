@@ -590,7 +590,7 @@ int kept_init(Kept *k, const Session *s, bool best, Err *e) {
 
 bool kept_offer(Kept *k, const Session *s, const EvalStats *valid) {
     double acc = eval_accuracy(valid);
-    double loss = valid->labelled ? valid->loss_sum / (double)valid->labelled : 0.0;
+    double loss = eval_loss(valid);
     if (k->best && k->step && (acc < k->acc || (acc == k->acc && loss >= k->loss)))
         return false;
     if (k->best)

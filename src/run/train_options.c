@@ -12,8 +12,8 @@
 
 /* How an option's text reads: a task's name, a path, a whole number (size
  * or 64-bit), a real number kept in a float, or one of two names (an enum,
- * value v named names[v]). */
-typedef enum { RUN_TASK, RUN_PATH, RUN_SIZE, RUN_U64, RUN_FLOAT, RUN_NAME } RunType;
+ * value v named names[v]; a flag, a bool named the same way). */
+typedef enum { RUN_TASK, RUN_PATH, RUN_SIZE, RUN_U64, RUN_FLOAT, RUN_NAME, RUN_FLAG } RunType;
 
 _Static_assert(sizeof(Schedule) == sizeof(int) && sizeof(KeepWhich) == sizeof(int) &&
                    sizeof(BatchDraw) == sizeof(int) && sizeof(RandomDraw) == sizeof(int) &&
@@ -53,6 +53,8 @@ static const struct {
      TASK_MAX_EXAMPLES, {NULL, NULL}, true},
     {"--data-seed", false, offsetof(TrainMeta, task_opt.seed), 0, RUN_U64, 0, 0, {NULL, NULL},
      false},
+    {"--pad-loss", false, offsetof(TrainMeta, task_opt.pad_loss), 0, RUN_FLAG, 0, 0,
+     {"off", "on"}, true},
     {"--steps", false, offsetof(TrainMeta, steps), 0, RUN_SIZE, 1, TRAIN_MAX_STEPS,
      {NULL, NULL}, false},
     {"--batch", false, offsetof(TrainMeta, batch), 0, RUN_SIZE, 1, TRAIN_MAX_BATCH,
@@ -153,9 +155,13 @@ int train_option_set(TrainMeta *mt, OptConfig *o, size_t opt, const char *text, 
         return 0;
     }
     case RUN_NAME:
+    case RUN_FLAG:
         for (int v = 0; v < 2; v++)
             if (strcmp(text, ROWS[opt].names[v]) == 0) {
-                memcpy(f, &v, sizeof v);
+                if (ROWS[opt].type == RUN_FLAG)
+                    *(bool *)f = v;
+                else
+                    memcpy(f, &v, sizeof v);
                 return 0;
             }
         return err_set(e, ERR_INPUT, "%s is %s or %s, not '%s'", flag, ROWS[opt].names[0],
@@ -201,6 +207,9 @@ void train_option_text(const TrainMeta *mt, const OptConfig *o, size_t opt, char
         snprintf(buf, cap, "%s", v == 0 || v == 1 ? ROWS[opt].names[v] : "?");
         return;
     }
+    case RUN_FLAG:
+        snprintf(buf, cap, "%s", ROWS[opt].names[*(const bool *)f]);
+        return;
     }
 }
 
@@ -217,6 +226,8 @@ bool train_option_given(const TrainMeta *mt, const OptConfig *o, size_t opt) {
         memcpy(&v, f, sizeof v);
         return v != 0;
     }
+    if (ROWS[opt].type == RUN_FLAG)
+        return *(const bool *)f;
     if (ROWS[opt].type == RUN_FLOAT) {
         float x;
         memcpy(&x, f, sizeof x);

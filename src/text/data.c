@@ -4,6 +4,7 @@
 #include "data.h"
 #include "../core/buf.h"
 #include "../core/fileio.h"
+#include "../core/label.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -441,18 +442,41 @@ const char *labelset_list(const LabelSet *s, char *buf, size_t cap) {
     return buf;
 }
 
+/* The class X of a label "_=X" (DATA_LOSS_ONLY), or NULL for another. */
+static const char *loss_only_class(const char *label) {
+    size_t n = strlen(DATA_LOSS_ONLY);
+    return strncmp(label, DATA_LOSS_ONLY, n) == 0 ? label + n : NULL;
+}
+
 const char *data_unknown_label(const TextData *d, const LabelSet *s, size_t *at) {
     bool token = d->kind == LABELS_TOKEN;
     for (size_t i = 0; i < d->n; i++) {
         size_t la = token ? d->start[i] : i, lb = token ? d->start[i + 1] : i + 1;
-        for (size_t j = la; j < lb; j++)
-            if (strcmp(d->label[j], DATA_NO_LABEL) != 0 && labelset_find(s, d->label[j]) < 0) {
+        for (size_t j = la; j < lb; j++) {
+            const char *c = token ? loss_only_class(d->label[j]) : NULL;
+            const char *name = c ? c : d->label[j];
+            if (strcmp(name, DATA_NO_LABEL) != 0 && labelset_find(s, name) < 0) {
                 if (at)
                     *at = i;
-                return d->label[j];
+                return name;
             }
+        }
     }
     return NULL;
+}
+
+/* The class a label "_=X" trains on, checked: X a label of its own (not
+ * empty, '_' or another "_=") on a word of per-token data; otherwise
+ * ERR_INPUT. */
+static int loss_only_check(const char *label, const char *c, bool token, Err *e) {
+    if (!token)
+        return err_set(e, ERR_INPUT, "the label '%s' (trained on, not scored) is for a word of "
+                       "per-token data; a sentence needs a label of its own", label);
+    if (!*c || strcmp(c, DATA_NO_LABEL) == 0 || loss_only_class(c))
+        return err_set(e, ERR_INPUT, "the label '%s' names no class: '%sX' trains a word on "
+                       "the class X without scoring it, and X is a label of its own",
+                       label, DATA_LOSS_ONLY);
+    return 0;
 }
 
 static int unknown_label(const LabelSet *s, const char *label, Err *e) {
@@ -519,6 +543,9 @@ int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool gr
         for (size_t j = la; !rc && j < lb; j++) {
             int id = -1;
             bool none = strcmp(in->label[j], DATA_NO_LABEL) == 0;
+            /* "_=X": the class X, in the loss alone (label_unscored) */
+            const char *only = s ? loss_only_class(in->label[j]) : NULL;
+            const char *name = only ? only : in->label[j];
             if (!s) /* words only: the labels are not read */
                 id = -1;
             else if (none && !token)
@@ -527,11 +554,13 @@ int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool gr
                              DATA_NO_LABEL);
             else if (none) /* scored by nothing: -1, as a padded slot */
                 id = -1;
+            else if (only && (rc = loss_only_check(in->label[j], only, token, e)))
+                id = -1;
             else if (grow)
-                rc = labelset_add(s, in->label[j], &id, e);
-            else if ((id = labelset_find(s, in->label[j])) < 0)
-                rc = unknown_label(s, in->label[j], e);
-            out->labels[j] = id;
+                rc = labelset_add(s, name, &id, e);
+            else if ((id = labelset_find(s, name)) < 0)
+                rc = unknown_label(s, name, e);
+            out->labels[j] = only && id >= 0 ? label_unscored(id) : id;
         }
         if (rc)
             at_example(e, rc, in, i);

@@ -28,6 +28,11 @@ typedef enum { LABELS_SENTENCE = 0, LABELS_TOKEN = 1 } LabelKind;
  * nor counted in accuracy (CoNLL's empty field; PyTorch's ignore_index).
  * previous gives it to the first word, which has no word before it. */
 #define DATA_NO_LABEL "_"
+/* A per-token label "_=X" trains its word on the class X and scores it
+ * nowhere: the padding after an end symbol that Ruoss et al.'s loss
+ * trains on and their accuracy leaves out (train --pad-loss). Encoded as
+ * label_unscored (core/label.h); X must be a label of its own. */
+#define DATA_LOSS_ONLY "_="
 /* The word a model that pools by [CLS] (--pool cls) reads first in every
  * sentence, as BERT does: the data layer puts it there, with no label. */
 #define DATA_CLS "[CLS]"
@@ -62,7 +67,7 @@ typedef struct {
     size_t n;         /* examples */
     size_t *start;    /* (n+1) into ids */
     int *ids;         /* (start[n]) token ids */
-    int *labels;      /* (n) or (start[n]) class ids */
+    int *labels;      /* (n) or (start[n]) class ids, as core/label.h writes them */
     size_t max_len;   /* longest example */
 } Dataset;
 
@@ -121,17 +126,20 @@ int labelset_add(LabelSet *s, const char *name, int *id, Err *e);
 const char *labelset_list(const LabelSet *s, char *buf, size_t cap);
 
 /* The first label of d that s lacks (DATA_NO_LABEL, which scores nothing,
- * aside), with its example's index in *at (at may be NULL); NULL when s
- * holds every label of d. A caller that knows where d came from (a task's
- * split, a file) names the cause before data_encode's plain refusal. */
+ * aside; for "_=X" the class X), with its example's index in *at (at may
+ * be NULL); NULL when s holds every label of d. A caller that knows where
+ * d came from (a task's split, a file) names the cause before
+ * data_encode's plain refusal. */
 const char *data_unknown_label(const TextData *d, const LabelSet *s, size_t *at);
 
 /* Maps text to ids. With grow set (training data) new words join v and new
  * labels join s; without it (evaluation data) unknown words become <unk>
  * (counted in *n_unknown if not NULL) and an unknown label is an ERR_INPUT
  * error naming it; with s NULL the labels are not read (all -1), for uses
- * that need the words alone. Errors name FILE:LINE when in came from a file; a
- * vocabulary grown past DATA_MAX_WORDS is an ERR_INPUT error. */
+ * that need the words alone. A label "_=X" stands for its class X (which
+ * joins s as any label does) as label_unscored(X's id). Errors name
+ * FILE:LINE when in came from a file; a vocabulary grown past
+ * DATA_MAX_WORDS is an ERR_INPUT error. */
 int data_encode(Dataset *out, const TextData *in, Vocab *v, LabelSet *s, bool grow,
                 size_t *n_unknown, Err *e);
 void dataset_free(Dataset *d);

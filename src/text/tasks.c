@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tasks.h"
+#include "tape.h"
 
 #include "../core/options.h"
 
@@ -157,13 +157,17 @@ int task_options_resolve(TaskOptions *out, const TaskOptions *in, const char *ta
     return 0;
 }
 
-/* n examples with input lengths uniform in lo..hi. */
+/* n examples with input lengths uniform in lo..hi; with pad_loss the
+ * blanks labelled '_' (the padding) get the task's Task.pad_loss. */
 static int make_split(TextData *d, const Task *t, Rng *r, size_t n, size_t lo, size_t hi,
-                      Err *e) {
+                      bool pad_loss, Err *e) {
     const char *w[TASK_MAX_LEN], *lab[TASK_MAX_LEN];
     for (size_t i = 0; i < n; i++) {
         size_t len = lo + rng_below(r, hi - lo + 1);
         size_t words = t->example(r, len, w, lab);
+        for (size_t j = 0; pad_loss && t->pad_loss && j < words; j++)
+            if (strcmp(w[j], TAPE_BLANK) == 0 && strcmp(lab[j], DATA_NO_LABEL) == 0)
+                lab[j] = t->pad_loss;
         int rc = textdata_add(d, w, words, lab, e);
         if (rc)
             return rc;
@@ -189,11 +193,13 @@ int task_make(TextData *train, TextData *valid, TextData *test, const char *task
     if (t->make) {
         rc = t->make(train, valid, test, &r, &base, split, e);
     } else {
-        rc = make_split(train, t, &split[0], r.n_train, r.min_len, r.max_train_len, e);
+        rc = make_split(train, t, &split[0], r.n_train, r.min_len, r.max_train_len,
+                        r.pad_loss, e);
         if (!rc)
-            rc = make_split(valid, t, &split[1], r.n_valid, r.min_len, r.max_len, e);
+            rc = make_split(valid, t, &split[1], r.n_valid, r.min_len, r.max_len, r.pad_loss,
+                            e);
         if (!rc)
-            rc = make_split(test, t, &split[2], r.n_test, r.min_len, r.max_len, e);
+            rc = make_split(test, t, &split[2], r.n_test, r.min_len, r.max_len, r.pad_loss, e);
     }
     if (rc) {
         textdata_free(train);

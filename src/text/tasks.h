@@ -36,7 +36,14 @@
  * agent ignores the three lengths (its sentences have 4 or 5 words); its
  * defaults are n_train 4000, n_valid 300, n_test 600, and n_valid and
  * n_test are rounded up to even numbers (each sentence comes with its
- * mirror). */
+ * mirror).
+ *
+ * pad_loss (train --pad-loss) labels the padding blanks after the end
+ * symbol of binary_addition, binary_multiplication and stack_manipulation
+ * "_=0" where they carry '_': trained on as the class 0, as Ruoss et al.'s
+ * loss trains them, and scored nowhere, as their accuracy leaves them out
+ * (Task.pad_loss); it changes nothing else, and nothing of a task
+ * without padding. */
 typedef struct {
     size_t min_len;       /* shortest input, e.g. 4 */
     size_t max_len;       /* longest input in valid and test, e.g. 12 */
@@ -44,6 +51,7 @@ typedef struct {
                            * length generalization); 0 = max_len */
     size_t n_train, n_valid, n_test; /* examples per split */
     uint64_t seed;        /* the data's own seed, e.g. 1 */
+    bool pad_loss;        /* the padding in the loss, not scored; false = '_' */
 } TaskOptions;
 
 /* Where a task stands: our toy tasks, or a level of the Chomsky hierarchy
@@ -67,6 +75,10 @@ struct Task {
      * task's draws): 1 for a class, n for a string, 2n for duplicate_string;
      * NULL for a task without a tape. Bounds the tape by TASK_MAX_LEN. */
     size_t (*blanks)(size_t n);
+    /* The label TaskOptions.pad_loss gives a blank labelled '_' (the
+     * padding after the end symbol): "_=0", the reference's padding class
+     * in the loss alone; NULL for a task without padding. */
+    const char *pad_loss;
     /* One example with an input of n words, drawn from r: its words in
      * w[0..] and its labels in lab[0..] (one, or one per word), each at
      * most TASK_MAX_LEN; returns the number of words. */

@@ -88,8 +88,9 @@ static const char *const STACK_WORD[5] = {"0", "1", "pop", "push0", "push1"};
 
 /* A stack given bottom to top, then actions; the output is the final
  * stack top to bottom, the termination token, then padding to n + 1
- * symbols: '_', as the reference's accuracy mask leaves it unscored. POP
- * on an empty stack does nothing. Length 1 is a stack of one bit. */
+ * symbols: '_', as the reference's accuracy mask leaves it unscored
+ * (TaskOptions.pad_loss puts it in the loss, TAPE_PAD_LOSS). POP on an
+ * empty stack does nothing. Length 1 is a stack of one bit. */
 static size_t stack_manipulation_example(Rng *r, size_t n, const char **w, const char **lab) {
     Tape t = tape_start(w, lab);
     size_t x[TASK_MAX_LEN], stack[TASK_MAX_LEN];
@@ -114,9 +115,9 @@ static size_t stack_manipulation_example(Rng *r, size_t n, const char **w, const
 }
 
 BENCH_TASK(reverse_string, TASK_DCF, n_blanks, "bits -> the bits reversed (Deletang et al.)");
-BENCH_TASK(stack_manipulation, TASK_DCF, n_plus_one_blanks,
-           "a stack of bits, then pop/push0/push1 -> the final stack top to bottom, then $ "
-           "(Deletang et al.)");
+BENCH_TASK_PAD(stack_manipulation, TASK_DCF, n_plus_one_blanks,
+               "a stack of bits, then pop/push0/push1 -> the final stack top to bottom, "
+               "then $ (Deletang et al.)", TAPE_PAD_LOSS);
 
 /* ---- context-sensitive ---- */
 

@@ -200,8 +200,9 @@ static void big_isqrt(Big *root, const Big *a) {
  * bits, the second the rest but for the operator), each uniform in 1..2^k
  * - 1 with zeros filling its length; the output is the result in
  * little-endian binary without leading zeros, then TAPE_END, then
- * padding, '_' as the reference's accuracy mask leaves it unscored, to
- * `outputs` symbols (n + 1 for the sum, n for the product). Below length
+ * padding, '_' as the reference's accuracy mask leaves it unscored
+ * (TaskOptions.pad_loss puts it in the loss, TAPE_PAD_LOSS), to `outputs`
+ * symbols (n + 1 for the sum, n for the product). Below length
  * 3 the reference writes a number below 2^n - 1 without an operator, and
  * gives for the sum that number (0 as "0") and for the product nothing
  * (length 1) or "0" (length 2). */
@@ -268,12 +269,12 @@ static size_t compute_sqrt_example(Rng *r, size_t n, const char **w, const char 
 
 static size_t half_blanks(size_t n) { return (n + 1) / 2; }
 
-BENCH_TASK(binary_addition, TASK_CS, n_plus_one_blanks,
-           "two little-endian binary numbers a + b -> a + b little-endian, then $ "
-           "(Deletang et al.)");
-BENCH_TASK(binary_multiplication, TASK_CS, n_blanks,
-           "two little-endian binary numbers a * b -> a * b little-endian, then $ "
-           "(Deletang et al.)");
+BENCH_TASK_PAD(binary_addition, TASK_CS, n_plus_one_blanks,
+               "two little-endian binary numbers a + b -> a + b little-endian, then $ "
+               "(Deletang et al.)", TAPE_PAD_LOSS);
+BENCH_TASK_PAD(binary_multiplication, TASK_CS, n_blanks,
+               "two little-endian binary numbers a * b -> a * b little-endian, then $ "
+               "(Deletang et al.)", TAPE_PAD_LOSS);
 BENCH_TASK(compute_sqrt, TASK_CS, half_blanks,
            "a big-endian binary number -> the floor of its square root, ceil(n/2) bits "
            "(Deletang et al.)");

@@ -8,7 +8,9 @@ ids, the reference's output (and, for binary_addition, binary_multiplication
 and stack_manipulation, its accuracy mask) is computed from them, and the
 file's labels must be that output on the blanks the mask keeps and '_' on
 the others, with '_' on every input word and one blank per output symbol
-(the tape of make_model_with_empty_targets).
+(the tape of make_model_with_empty_targets). A file made with --pad-loss
+labels the blanks the mask drops '_=X' instead, X the reference's output
+there (its padding, the class 0: '0'), which the loss trains on.
 
     /usr/bin/python3 tests/reference/chomsky_tasks.py DIR [DIR ...]
 
@@ -252,12 +254,15 @@ TASKS = {f.__name__: f for f in (
 def check_file(path):
     """(task, examples, shortest and longest input, scored blanks, errors)."""
     task, examples, errors, scored, lengths = None, 0, [], 0, []
+    pad_loss = False
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             line = line.rstrip("\n")
             found = re.match(r"# posenc make_data: (\w+) ", line)
             if found:
                 task = found.group(1)
+            if line.startswith("# made by: ") and "--pad-loss" in line.split():
+                pad_loss = True
             if not line.strip() or line.startswith("#") or line.startswith("labels:"):
                 if line.startswith("labels:") and line.strip() != "labels: token":
                     errors.append(f"{path}:{number}: the tape has a label per word")
@@ -278,11 +283,12 @@ def check_file(path):
                     raise ValueError("an input word has a label; each has '_'")
                 want, mask = TASKS[task](inputs)
                 if mask is not None:
-                    want = [w if keep else "_" for w, keep in zip(want, mask)]
+                    want = [w if keep else "_=" + w if pad_loss else "_"
+                            for w, keep in zip(want, mask)]
                 if labels[blank:] != want:
                     raise ValueError(f"the blanks are labelled {' '.join(labels[blank:])}; "
                                      f"the reference gives {' '.join(want)}")
-                scored += sum(w != "_" for w in want)
+                scored += sum(not w.startswith("_") for w in want)
             except ValueError as e:
                 errors.append(f"{path}:{number}: {sentence}: {e}")
     return task, examples, min(lengths or [0]), max(lengths or [0]), scored, errors
