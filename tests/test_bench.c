@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../src/experiments/cell.h"
 #include "../src/experiments/cellfile.h"
 #include "../src/experiments/page/stats.h"
 #include "../src/experiments/page/verdict.h"
@@ -270,6 +271,35 @@ START_TEST(reference_forms_add_the_columns_as_run) {
 }
 END_TEST
 
+/* What the forms change in what a cell trains: its linear layers' first
+ * draws, the output projection's bias, the padding in the loss, and in
+ * the as-run column xl's rows; nothing without them. */
+START_TEST(reference_forms_reach_the_model) {
+    ExpSettings plain = bench_settings(false, 0), ref = plain;
+    Err e;
+    ck_assert_msg(exp_bench_set(&ref, "reference=1", &e) == 0, "%s", e.msg);
+    Config a, b, asrun, clamped;
+    ck_assert_int_eq(exp_bench_model(&a, &plain, "random xl", 2, &e), 0);
+    ck_assert_int_eq(exp_bench_model(&b, &ref, "random xl", 2, &e), 0);
+    ck_assert_int_eq(a.first_draws, DRAWS_PYTORCH);
+    ck_assert(!a.no_out_bias);
+    ck_assert_int_eq(b.first_draws, DRAWS_REFERENCE);
+    ck_assert(b.no_out_bias);
+    ck_assert_int_eq(exp_bench_model(&asrun, &ref, "random xl (as run)", 2, &e), 0);
+    clamped = b;
+    ck_assert_int_eq(pe_set_named(&clamped.pe, "--xl-rows", "clamped", &e), 0);
+    ck_assert(memcmp(&asrun.pe, &clamped.pe, sizeof asrun.pe) == 0);
+    ck_assert(memcmp(&b.pe, &clamped.pe, sizeof b.pe) != 0);
+    ExpCell cell = {.kind = EXP_BENCH, .task = "binary_addition", .name = "random xl"};
+    TrainMeta ma, mb;
+    exp_bench_meta(&ma, &plain, &cell);
+    exp_bench_meta(&mb, &ref, &cell);
+    ck_assert(!ma.task_opt.pad_loss);
+    ck_assert(mb.task_opt.pad_loss);
+    ck_assert_uint_eq(mb.random_positions, ref.random_range);
+}
+END_TEST
+
 /* The benchmark's settings key is its own: a cell or a cells folder of
  * the results grid is never taken for one of the benchmark's (nor quick
  * for full); the seed count is not in it. */
@@ -380,6 +410,7 @@ TCase *tcase_bench(void) {
     tcase_add_test(tc, tasks_and_columns_exist);
     tcase_add_test(tc, settings_key_is_the_benchmarks_own);
     tcase_add_test(tc, reference_forms_add_the_columns_as_run);
+    tcase_add_test(tc, reference_forms_reach_the_model);
     tcase_add_test(tc, a_cell_scores_the_test_lengths);
     return tc;
 }

@@ -68,5 +68,12 @@ int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
 /* EXP_BENCH's cell (cell_bench.c): main, the accuracy per input length
  * 1..M (entry 0 NaN), its value the mean over N+1..M. */
 int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
+/* What a benchmark cell trains: the model of its column (exp_bench_model:
+ * the scheme with its column's options, the reference's forms when the
+ * grid has them) and its training (exp_bench_meta), as exp_run_bench
+ * runs them. */
+int exp_bench_model(Config *c, const ExpSettings *set, const char *column, uint64_t seed,
+                    Err *e);
+void exp_bench_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell);
 
 #endif

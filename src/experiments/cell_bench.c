@@ -82,13 +82,17 @@ static int set_options(PeConfig *pe, const char *text, const char *whose, Err *e
  * options its column sets (alibi's encoder form, a learned table drawn at
  * 1; xl's rows as its code reads them in the column as run), dropout, and
  * the token embeddings scaled by sqrt(d_model). */
-static int bench_model(Config *c, const ExpSettings *set, const char *column, uint64_t seed,
-                       Err *e) {
+int exp_bench_model(Config *c, const ExpSettings *set, const char *column, uint64_t seed,
+                    Err *e) {
     bool randomized;
     const char *scheme = exp_bench_scheme(column, &randomized);
     *c = exp_model_config(set, scheme, seed);
     c->dropout = (float)set->bench_dropout;
     c->scale_embed = true;
+    if (set->bench_reference) { /* its Linear layers' draws, no output bias (transformer.py) */
+        c->first_draws = DRAWS_REFERENCE;
+        c->no_out_bias = true;
+    }
     const PeScheme *s = pe_find(scheme);
     if (set_options(&c->pe, s ? s->bench_options : NULL, scheme, e) ||
         set_options(&c->pe, exp_bench_column_options(column), column, e))
@@ -107,28 +111,38 @@ static OptConfig bench_optimizer(double lr) {
     return o;
 }
 
+/* The training of a cell as the reference trains: fresh sentences every
+ * step, and the randomized forms drawn as the reference draws them (pe.h,
+ * PeDraw); the token embeddings drawn at 0.02 (its TruncatedNormal). */
+void exp_bench_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell) {
+    bool randomized;
+    exp_bench_scheme(cell->name, &randomized);
+    size_t range = randomized ? set->random_range : 0;
+    *mt = (TrainMeta){.batch = set->batch, .seed = 1 + cell->seed, .steps = set->bench_steps,
+                      .eval_every = set->bench_steps, .random_positions = range,
+                      .batches = BATCHES_BY_LENGTH, .train_draw = TRAIN_DRAW_FRESH,
+                      .random_draw = range ? RANDOM_DRAW_RUOSS : RANDOM_DRAW_POSITIONS,
+                      .embed_std = 0.02f};
+    /* the seed draws the data too, as on the results page; the valid and
+     * test splits are not used (the test is test_length's) */
+    mt->task_opt = (TaskOptions){.min_len = 1, .max_len = set->bench_N,
+                                 .n_train = set->bench_n_train, .n_valid = 1, .n_test = 1,
+                                 .seed = 1 + cell->seed,
+                                 .pad_loss = set->bench_reference != 0};
+    snprintf(mt->task, sizeof mt->task, "%s", cell->task);
+}
+
 int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
     bool randomized;
     exp_bench_scheme(cell->name, &randomized);
     Config c;
-    int rc0 = bench_model(&c, set, cell->name, 1 + cell->seed, e);
+    int rc0 = exp_bench_model(&c, set, cell->name, 1 + cell->seed, e);
     if (rc0)
         return rc0;
     OptConfig opt = bench_optimizer(set->bench_lr[cell->variant]);
     size_t N = set->bench_N, M = set->bench_M, range = randomized ? set->random_range : 0;
-    /* fresh sentences every step, and the randomized forms drawn as the
-     * reference draws them (pe.h, PeDraw); the token embeddings drawn at
-     * 0.02 (its TruncatedNormal) */
-    TrainMeta mt = {.batch = set->batch, .seed = 1 + cell->seed, .steps = set->bench_steps,
-                    .eval_every = set->bench_steps, .random_positions = range,
-                    .batches = BATCHES_BY_LENGTH, .train_draw = TRAIN_DRAW_FRESH,
-                    .random_draw = range ? RANDOM_DRAW_RUOSS : RANDOM_DRAW_POSITIONS,
-                    .embed_std = 0.02f};
-    /* the seed draws the data too, as on the results page; the valid and
-     * test splits are not used (the test is test_length's) */
-    mt.task_opt = (TaskOptions){.min_len = 1, .max_len = N, .n_train = set->bench_n_train,
-                                .n_valid = 1, .n_test = 1, .seed = 1 + cell->seed};
-    snprintf(mt.task, sizeof mt.task, "%s", cell->task);
+    TrainMeta mt;
+    exp_bench_meta(&mt, set, cell);
     /* a table of positions (learned's: a scheme whose positions end
      * where its table does) gets a row for every position a test tape
      * reaches, those past the training tapes left as initialized, as the
