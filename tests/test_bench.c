@@ -356,8 +356,8 @@ static void run_bench(const char *args) {
 }
 
 /* The pipeline of `make benchmark QUICK=1`: the page with a row per task
- * in each table and every column, the CSVs with a row per run and length
- * and per run, both figures; run again on its cells, the same page; run
+ * in each table and every column, the CSVs with a row per run and length,
+ * per run and per task and test length (the chance floor), the figures; run again on its cells, the same page; run
  * afresh into other folders with one cell at a time, the same page and
  * CSVs byte for byte. */
 START_TEST(quick_benchmark_writes_its_page) {
@@ -404,9 +404,11 @@ START_TEST(quick_benchmark_writes_its_page) {
     } CSV[] = {{"lengths.csv", "task,level,scheme,lr,seed,length,accuracy,exact_match\n",
                 runs * set.bench_M},
                {"scores.csv", "task,level,scheme,lr,seed,train_accuracy,test_accuracy,"
-                "test_exact_match\n", runs}};
-    char *csv[2];
-    for (int i = 0; i < 2; i++) {
+                "test_exact_match\n", runs},
+               {"chance.csv", "task,level,answer,length,blanks,share\n",
+                set.bench_n_tasks * (set.bench_M - set.bench_N)}};
+    char *csv[3];
+    for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/out/benchmark/%s", dir, CSV[i].file);
         csv[i] = slurp(path);
         ck_assert_msg(strncmp(csv[i], CSV[i].header, strlen(CSV[i].header)) == 0,
@@ -445,13 +447,21 @@ START_TEST(quick_benchmark_writes_its_page) {
             }
             sum += m[0] - m[1], pairs++;
         }
+    /* by pair, and by task: with as many pairs to every task, the mean
+     * over the tasks' means is the mean over the pairs */
     char row[96];
     snprintf(row, sizeof row, "| none | %zu | %+.3f |", pairs, sum / (double)pairs);
     ck_assert_msg(strstr(page, row), "the paired test's first row is not %s", row);
+    snprintf(row, sizeof row, "| none | %zu | %zu | %+.3f |", set.bench_n_tasks, pairs,
+             sum / (double)pairs);
+    ck_assert_msg(strstr(page, row), "the task-level test's first row is not %s", row);
+    ck_assert_msg(strstr(page, "(exact) |"), "no p names its method");
     /* the paper's columns only: no figure of the other schemes, nor a
      * sentence pointing at one */
-    snprintf(path, sizeof path, "%s/out/img/benchmark/paper.png", dir);
-    ck_assert_msg(is_png(path), "%s is no PNG", path);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/out/img/benchmark/%s.png", dir, i ? "paper" : "mean");
+        ck_assert_msg(is_png(path), "%s is no PNG", path);
+    }
     snprintf(path, sizeof path, "%s/out/img/benchmark/others.png", dir);
     ck_assert_msg(access(path, F_OK) != 0, "%s drawn for the paper's columns", path);
     ck_assert_msg(!strstr(page, "others.png"), "the page shows a figure it has not");
@@ -476,7 +486,7 @@ START_TEST(quick_benchmark_writes_its_page) {
     again = slurp(path);
     ck_assert_msg(strcmp(page, again) == 0, "cells run afresh changed benchmark.md");
     free(again);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/out1/benchmark/%s", dir, CSV[i].file);
         again = slurp(path);
         ck_assert_msg(strcmp(csv[i], again) == 0, "cells run afresh changed %s", CSV[i].file);
