@@ -30,19 +30,32 @@ static void column_line(const ExpResults *r, size_t t, const char *column, doubl
     }
 }
 
+/* The colour of column c of cols: a plain column takes the next, a
+ * randomized form its plain one's (one without its plain form among
+ * cols, a variant such as "random xl (as run)", the next too); colour
+ * holds those of cols[0..c), next the count taken. */
+static size_t colour_of(const char *const *cols, size_t c, const size_t *colour, size_t *next) {
+    bool randomized;
+    const char *plain = exp_bench_scheme(cols[c], &randomized);
+    for (size_t k = 0; randomized && k < c; k++)
+        if (strcmp(cols[k], plain) == 0)
+            return colour[k];
+    return (*next)++;
+}
+
 /* The series of one panel: the columns (the first, none or the floor,
  * then each randomized form dashed in its plain one's colour) in
  * s[0..n), their lines in y (n rows of M + 1); returns the count. */
 static size_t panel(const ExpResults *r, size_t t, const char *const *cols, size_t n,
                     const double *x, double *y, Series *s) {
-    size_t M = r->set.bench_M;
-    for (size_t c = 0, colour = 0; c < n; c++) {
+    size_t M = r->set.bench_M, colour[1 + EXP_BENCH_MAX], next = 0;
+    for (size_t c = 0; c < n; c++) {
         double *yc = y + c * (M + 1);
         column_line(r, t, cols[c], yc);
         bool randomized = strncmp(cols[c], "random ", 7) == 0;
-        colour += c > 0 && !randomized;
+        colour[c] = colour_of(cols, c, colour, &next);
         s[c] = (Series){.x = x + 1, .y = yc + 1, .n = M, .label = cols[c],
-                        .color = series_color(colour), .dashed = randomized,
+                        .color = series_color(colour[c]), .dashed = randomized,
                         .markers = !randomized};
     }
     return n;
