@@ -44,6 +44,10 @@ Suite *suite_edges(void);
 Suite *suite_fuzz(void);
 Suite *suite_threads(void);
 Suite *suite_stats(void);
+/* part of suite_stats: the benchmark page's tests over tasks and pairs
+ * (the signed-rank test, the bootstrap) and its chance floor
+ * (test_paired.c) */
+TCase *tcase_paired(void);
 Suite *suite_rules(void);
 Suite *suite_cells(void);
 /* parts of suite_cells: the benchmark's grid, and its program (test_bench.c) */

@@ -61,7 +61,8 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
                  {false, 8, 8, 5}};
     /* the paper's columns end with a randomized form; ours are no paper's */
     bool randomized;
-    ck_assert(pe_find(exp_bench_scheme(exp_bench_column(std(), exp_bench_paper(std()) - 1), &randomized)));
+    ck_assert(pe_find(
+        exp_bench_scheme(exp_bench_column(std(), exp_bench_paper(std()) - 1), &randomized)));
     ck_assert(randomized);
     ck_assert(!pe_find(exp_bench_column(std(), exp_bench_paper(std())))->ruoss_column);
     for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++) {
@@ -73,9 +74,10 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
         size_t n;
         Err e;
         ck_assert_msg(exp_cells(&set, &cells, &n, &e) == 0, "%s", e.msg);
-        ck_assert_uint_eq(n, set.bench_n_tasks *
-                                 (exp_bench_paper(std()) * set.seeds +
-                                  (exp_bench_standard(std()) - exp_bench_paper(std())) * set.bench_extra_seeds));
+        ck_assert_uint_eq(
+            n, set.bench_n_tasks *
+                   (exp_bench_paper(std()) * set.seeds +
+                    (exp_bench_standard(std()) - exp_bench_paper(std())) * set.bench_extra_seeds));
         if (!CASES[k].quick && !CASES[k].seeds) /* 15 tasks, 11 columns, 3 seeds */
             ck_assert_uint_eq(n, 495);
         /* --all-schemes: the same cells first, then the registry's other
@@ -189,7 +191,8 @@ START_TEST(tasks_and_columns_exist) {
             s++;
         ck_assert_msg((s < exp_bench_all(std())) != p->grids_later, "%s: %s", p->name,
                       p->grids_later ? "a column, and it joins the grids later" : "no column");
-        ck_assert_msg(s >= exp_bench_all(std()) || (s < exp_bench_standard(std())) == (p->bench_place > 0),
+        ck_assert_msg(s >= exp_bench_all(std()) ||
+                          (s < exp_bench_standard(std())) == (p->bench_place > 0),
                       "%s: in the standard run exactly when it has a place", p->name);
     }
     ck_assert_uint_eq(exp_bench_paper(std()), paper_columns);
@@ -442,10 +445,10 @@ static void run_bench(const char *args) {
 }
 
 /* The pipeline of `make benchmark QUICK=1`: the page with a row per task
- * in each table and every column, the CSVs with a row per run and length
- * and per run, both figures; run again on its cells, the same page; run
- * afresh into other folders with one cell at a time, the same page and
- * CSVs byte for byte. */
+ * in each table and every column, the CSVs with a row per run and length,
+ * per run and per task and test length (the chance floor), the figures; run again on its cells, the
+ * same page; run afresh into other folders with one cell at a time, the same page and CSVs byte for
+ * byte. */
 START_TEST(quick_benchmark_writes_its_page) {
     /* the threads as `make benchmark` has them, one per cell of two: the
      * tests' OMP_NUM_THREADS=2 in each cell beside another busy program
@@ -490,9 +493,11 @@ START_TEST(quick_benchmark_writes_its_page) {
     } CSV[] = {{"lengths.csv", "task,level,scheme,lr,seed,length,accuracy,exact_match\n",
                 runs * set.bench_M},
                {"scores.csv", "task,level,scheme,lr,seed,train_accuracy,test_accuracy,"
-                "test_exact_match\n", runs}};
-    char *csv[2];
-    for (int i = 0; i < 2; i++) {
+                "test_exact_match\n", runs},
+               {"chance.csv", "task,level,answer,length,blanks,share\n",
+                set.bench_n_tasks * (set.bench_M - set.bench_N)}};
+    char *csv[3];
+    for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/out/benchmark/%s", dir, CSV[i].file);
         csv[i] = slurp(path);
         ck_assert_msg(strncmp(csv[i], CSV[i].header, strlen(CSV[i].header)) == 0,
@@ -501,15 +506,18 @@ START_TEST(quick_benchmark_writes_its_page) {
                       CSV[i].file, count_lines(csv[i]), 1 + CSV[i].rows);
     }
     /* claim 1's paired test, its ungated row recomputed from scores.csv:
-     * each randomized column's mean over seeds minus its plain one's, per
-     * task, averaged over the pairs */
+     * each randomized column's mean over seeds minus its plain one's (a
+     * randomized form whose plain form is no column, such as a variant of
+     * one, is no pair), per task, averaged over the pairs */
     double sum = 0.0;
     size_t pairs = 0;
     for (size_t t = 0; t < set.bench_n_tasks; t++)
         for (size_t s = 1; s < exp_bench_paper(std()); s++) {
-            bool randomized;
+            bool randomized, paired = false;
             const char *plain = exp_bench_scheme(exp_bench_column(std(), s), &randomized);
-            if (!randomized)
+            for (size_t k = 0; randomized && k < exp_bench_paper(std()); k++)
+                paired = paired || strcmp(exp_bench_column(std(), k), plain) == 0;
+            if (!paired)
                 continue;
             double m[2] = {0, 0};
             const char *col[2] = {exp_bench_column(std(), s), plain};
@@ -531,13 +539,21 @@ START_TEST(quick_benchmark_writes_its_page) {
             }
             sum += m[0] - m[1], pairs++;
         }
+    /* by pair, and by task: with as many pairs to every task, the mean
+     * over the tasks' means is the mean over the pairs */
     char row[96];
     snprintf(row, sizeof row, "| none | %zu | %+.3f |", pairs, sum / (double)pairs);
     ck_assert_msg(strstr(page, row), "the paired test's first row is not %s", row);
+    snprintf(row, sizeof row, "| none | %zu | %zu | %+.3f |", set.bench_n_tasks, pairs,
+             sum / (double)pairs);
+    ck_assert_msg(strstr(page, row), "the task-level test's first row is not %s", row);
+    ck_assert_msg(strstr(page, "(exact) |"), "no p names its method");
     /* the paper's columns only: no figure of the other schemes, nor a
      * sentence pointing at one */
-    snprintf(path, sizeof path, "%s/out/img/benchmark/paper.png", dir);
-    ck_assert_msg(is_png(path), "%s is no PNG", path);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/out/img/benchmark/%s.png", dir, i ? "paper" : "mean");
+        ck_assert_msg(is_png(path), "%s is no PNG", path);
+    }
     snprintf(path, sizeof path, "%s/out/img/benchmark/others.png", dir);
     ck_assert_msg(access(path, F_OK) != 0, "%s drawn for the paper's columns", path);
     ck_assert_msg(!strstr(page, "others.png"), "the page shows a figure it has not");
@@ -562,7 +578,7 @@ START_TEST(quick_benchmark_writes_its_page) {
     again = slurp(path);
     ck_assert_msg(strcmp(page, again) == 0, "cells run afresh changed benchmark.md");
     free(again);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/out1/benchmark/%s", dir, CSV[i].file);
         again = slurp(path);
         ck_assert_msg(strcmp(csv[i], again) == 0, "cells run afresh changed %s", CSV[i].file);

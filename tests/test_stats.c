@@ -480,48 +480,6 @@ START_TEST(out_of_memory_is_an_error_not_a_number) {
 }
 END_TEST
 
-/* R's wilcox.test(x, y, paired = TRUE) on its own example (the depression
- * scores of ?wilcox.test): V = 40, p = 0.03906; by hand, W- = 2 + 3 = 5,
- * and 10 of the 512 sign patterns have a sum of at most 5, so p = 2 x
- * 10/512. */
-START_TEST(wilcoxon_signed_rank) {
-    const double x[9] = {1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30};
-    const double y[9] = {0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29};
-    double d[9], neg[9];
-    for (int i = 0; i < 9; i++)
-        d[i] = x[i] - y[i], neg[i] = -d[i];
-    ck_assert_double_eq_tol(wilcoxon_signed_rank_p(d, 9), 20.0 / 512.0, 1e-12);
-    ck_assert_double_eq_tol(wilcoxon_signed_rank_p(neg, 9), 20.0 / 512.0, 1e-12);
-    /* ties: eight |d| of 1, one negative: midranks 4.5, W+ = 31.5 against
-     * 18, variance 8*9*17/24 - (8^3 - 8)/48 = 40.5; z = (13.5 - 0.5) /
-     * sqrt(40.5), p = erfc(z / sqrt 2) */
-    const double t[8] = {1, 1, 1, 1, 1, 1, 1, -1};
-    ck_assert_double_eq_tol(wilcoxon_signed_rank_p(t, 8), 0.0410769029, 1e-9);
-    /* zeros carry no sign; nothing left is no evidence */
-    const double z[3] = {0, 0, 0}, six[7] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.0};
-    ck_assert(wilcoxon_signed_rank_p(z, 3) == 1.0);
-    ck_assert_double_eq_tol(wilcoxon_signed_rank_p(six, 7), 2.0 / 64.0, 1e-12);
-    const double bad[2] = {0.1, NAN};
-    ck_assert(isnan(wilcoxon_signed_rank_p(bad, 2)));
-}
-END_TEST
-
-START_TEST(bootstrap_interval_of_a_mean) {
-    const double d[6] = {0.1, 0.3, -0.2, 0.4, 0.0, 0.2};
-    double m, lo, hi, m2, lo2, hi2;
-    ck_assert_int_eq(bootstrap_mean_ci(d, 6, 2000, 5, &m, &lo, &hi), 0);
-    ck_assert_double_eq_tol(m, 0.8 / 6.0, 1e-15);
-    ck_assert(lo < m && m < hi && lo >= -0.2 && hi <= 0.4);
-    ck_assert_int_eq(bootstrap_mean_ci(d, 6, 2000, 5, &m2, &lo2, &hi2), 0);
-    ck_assert(lo == lo2 && hi == hi2); /* its own seed: the same interval every run */
-    const double same[4] = {0.25, 0.25, 0.25, 0.25};
-    ck_assert_int_eq(bootstrap_mean_ci(same, 4, 100, 1, &m, &lo, &hi), 0);
-    ck_assert(m == 0.25 && lo == 0.25 && hi == 0.25);
-    ck_assert_int_eq(bootstrap_mean_ci(d, 0, 100, 1, &m, &lo, &hi), -1);
-    ck_assert(isnan(m) && isnan(lo) && isnan(hi));
-}
-END_TEST
-
 Suite *suite_stats(void) {
     Suite *s = suite_create("stats");
     TCase *tc = tcase_create("stats");
@@ -537,9 +495,8 @@ Suite *suite_stats(void) {
     tcase_add_test(tc, student_t);
     tcase_add_test(tc, one_sample_t_test);
     tcase_add_test(tc, holm_and_bh);
-    tcase_add_test(tc, wilcoxon_signed_rank);
-    tcase_add_test(tc, bootstrap_interval_of_a_mean);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, tcase_paired());
     TCase *rules = tcase_create("rules");
     tcase_add_test(rules, rule_ceiling);
     tcase_add_test(rules, rule_floor);

@@ -1,7 +1,10 @@
 /* What the benchmark's page reads from its runs (bench.h): the bands of
- * lengths, a column's statistics on a task, the tasks' levels; and the
- * fragments its templates place. The page's writers (bench_page.c,
- * bench_claims.c) both build on it. */
+ * lengths, a column's statistics on a task, the tasks' levels, the pairs
+ * of plain and randomized columns; and the fragments its templates
+ * place. The page's writers all build on it. */
+#include <stdio.h>
+#include <string.h>
+
 #include "../../text/tasks.h"
 #include "bench.h"
 #include "stats.h"
@@ -11,9 +14,34 @@ Band exp_bench_tested(const ExpResults *r) {
     return (Band){r->set.bench_N + 1, r->set.bench_M};
 }
 
+Band exp_bench_earlier(const ExpResults *r, bool *shown) {
+    *shown = r->set.bench_M > BENCH_EARLIER_M && r->set.bench_N < BENCH_EARLIER_M;
+    return (Band){r->set.bench_N + 1, *shown ? BENCH_EARLIER_M : r->set.bench_M};
+}
+
 Stat exp_bench_stat(const ExpResults *r, const char *task, const char *column, Band band,
                     bool exact) {
     return exp_stat(r, EXP_BENCH, task, column, exact ? exp_band_exact : exp_band_value, &band);
+}
+
+double exp_bench_at_N(const ExpResults *r, const char *task, const char *column) {
+    size_t N = r->set.bench_N;
+    return exp_bench_stat(r, task, column, (Band){N, N}, false).mean;
+}
+
+void exp_bench_pairs(BenchPairs *p, const ExpResults *r) {
+    p->n = 0;
+    for (size_t c = 0; c < exp_bench_paper(&r->set); c++) {
+        bool randomized;
+        exp_bench_scheme(exp_bench_column(&r->set, c), &randomized);
+        char name[64];
+        snprintf(name, sizeof name, "random %s", exp_bench_column(&r->set, c));
+        for (size_t k = 0; !randomized && k < exp_bench_paper(&r->set); k++)
+            if (strcmp(exp_bench_column(&r->set, k), name) == 0) {
+                p->plain[p->n] = c, p->rnd[p->n++] = k;
+                break;
+            }
+    }
 }
 
 const char *exp_bench_level_name(size_t level) {

@@ -1,8 +1,9 @@
 /* docs/benchmark.md from the benchmark's runs (experiments --bench):
  * Delétang et al.'s tasks on Ruoss et al.'s protocol, every scheme side
  * by side. This file writes the page's head, its protocol and how ours
- * differs, the tables and the CSV files; the figures and the claims are
- * bench_claims.c's. The sentences are templates
+ * differs, the tables and the CSV files; the chance floors are
+ * bench_chance.c's, the figures bench_figures.c's, the claims
+ * bench_paired.c's and bench_claims.c's. The sentences are templates
  * (templates/bench-*.md, prose.h): the code gives them the numbers, the
  * tables it builds and its choice between sentences. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
@@ -18,6 +19,27 @@
 #include "prose.h"
 #include "stats.h"
 #include "tables.h"
+
+/* benchmark/chance.csv: each task's commonest answer and its share of
+ * the blanks at each test length, the chance floor's table. */
+static int write_chance(const BenchPage *p, const char *dir, Err *e) {
+    const ExpResults *r = p->r;
+    Buf b = {0};
+    buf_printf(&b, "task,level,answer,length,blanks,share\n");
+    for (size_t t = 0; t < r->set.bench_n_tasks; t++)
+        for (size_t n = r->set.bench_N + 1; n <= r->set.bench_M; n++) {
+            size_t at = t * (r->set.bench_M + 1) + n;
+            buf_printf(&b, "%s,%s,%s,%zu,%zu,%.6f\n", r->set.bench_task[t],
+                       task_level_name(task_find(r->set.bench_task[t])->level),
+                       p->chance.answer[t], n, p->chance.blanks[at], p->chance.share[at]);
+        }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/benchmark/chance.csv", dir);
+    int rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
+                      : write_file_atomic(path, b.p, b.n, e);
+    buf_free(&b);
+    return rc;
+}
 
 /* The CSV files: every run per length, and every run's scores. */
 static int write_csv(const ExpResults *r, const char *dir, Err *e) {
@@ -71,7 +93,8 @@ static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
         Stat st[EXP_BENCH_MAX];
         double top = -1.0;
         for (size_t s = 0; s < r->set.bench_columns; s++) {
-            st[s] = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, s), band, exact);
+            st[s] =
+                exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, s), band, exact);
             double v = best ? st[s].hi : st[s].mean;
             if (!isnan(v) && v > top)
                 top = v;
@@ -95,7 +118,8 @@ static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
     for (size_t s = 0; s < r->set.bench_columns; s++) {
         double sum = 0.0;
         for (size_t t = 0; t < r->set.bench_n_tasks; t++) {
-            Stat st = exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, s), band, exact);
+            Stat st =
+                exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, s), band, exact);
             sum += best ? st.hi : st.mean;
         }
         buf_printf(&b, " %.1f |", 100.0 * sum / r->set.bench_n_tasks);
@@ -110,7 +134,9 @@ static const char *ours(const ExpSettings *s) {
     text[0] = '\0';
     for (size_t c = exp_bench_paper(s); c < s->bench_columns && n < sizeof text; c++)
         n += (size_t)snprintf(text + n, sizeof text - n, "%s%s",
-                              c == exp_bench_paper(s) ? "" : c + 1 == s->bench_columns ? " and " : ", ",
+                              c == exp_bench_paper(s)     ? ""
+                              : c + 1 == s->bench_columns ? " and "
+                                                          : ", ",
                               exp_bench_column(s, c));
     return text;
 }
@@ -167,6 +193,7 @@ static void reference_table(Buf *b, const ExpSettings *s) {
           pv_count("d_ff", s->d_ff), pv_count("batch", s->batch), pv_text("rates", rates(s)),
           pv_count("steps", s->bench_steps), pv_count("per_len", s->bench_per_len),
           pv_count("test_batch", s->bench_test_batch), pv_buf("seeds", &seeds),
+          pv_count("first_tested", N + 1), pv_count("ref_first", N + 2),
           pv_tmpl("rate", s->bench_n_lr == 1 ? "bench.protocol.one_rate"
                                              : "bench.protocol.each_rate"));
     buf_printf(b, "\n\n");
@@ -177,20 +204,20 @@ static void reference_table(Buf *b, const ExpSettings *s) {
  * columns past the paper's (ALL=1) run with their own seeds. */
 static void columns(Buf *b, const ExpResults *r) {
     const ExpSettings *s = &r->set;
-    size_t tasks = s->bench_n_tasks, extra = s->bench_columns - exp_bench_paper(s);
+    size_t tasks = s->bench_n_tasks, extra = s->bench_columns - exp_bench_paper(&r->set);
     Buf added = {0}, grid = {0};
     if (extra) {
         PROSE(&added, "bench.protocol.ours", pv_text("ours", ours(s)));
         PROSE(&grid, "bench.protocol.grid_extra", pv_count("tasks", tasks),
               pv_count("extra", extra), pv_count("seeds", s->bench_extra_seeds));
     }
-    size_t cells = tasks * s->bench_n_lr * (exp_bench_paper(s) * s->seeds +
+    size_t cells = tasks * s->bench_n_lr * (exp_bench_paper(&r->set) * s->seeds +
                                             extra * s->bench_extra_seeds);
     PROSE(b, "bench.protocol.columns", pv_count("positions", s->random_range),
-          pv_buf("ours", &added), pv_count("tasks", tasks), pv_count("paper", exp_bench_paper(s)),
-          pv_count("seeds", s->seeds), pv_buf("extra", &grid),
-          s->bench_n_lr > 1 ? pv_tmpl("rates", "bench.protocol.grid_rates")
-                            : pv_text("rates", ""),
+          pv_buf("ours", &added), pv_count("tasks", tasks),
+          pv_count("paper", exp_bench_paper(&r->set)), pv_count("seeds", s->seeds),
+          pv_buf("extra", &grid),
+          s->bench_n_lr > 1 ? pv_tmpl("rates", "bench.protocol.grid_rates") : pv_text("rates", ""),
           pv_count("cells", cells));
     buf_printf(b, "\n\n");
     exp_bench_part_done(b, &added);
@@ -267,18 +294,40 @@ static void table1(Buf *b, const ExpResults *r) {
     exp_bench_part_done(b, &table);
 }
 
+/* The grid's tasks with one answer (one blank a tape at every length),
+ * "even_pairs, parity_check and cycle_navigation"; how many in *n. */
+static Buf one_answer(const ExpSettings *s, size_t *n) {
+    Buf b = {0};
+    size_t k = 0;
+    *n = 0;
+    for (size_t t = 0; t < s->bench_n_tasks; t++)
+        *n += task_find(s->bench_task[t])->blanks(s->bench_M) == 1;
+    for (size_t t = 0; t < s->bench_n_tasks; t++)
+        if (task_find(s->bench_task[t])->blanks(s->bench_M) == 1) {
+            k++;
+            buf_printf(&b, "%s%s", k == 1 ? "" : k == *n ? " and " : ", ", s->bench_task[t]);
+        }
+    return b;
+}
+
 /* The cautious reading: the mean over seeds, of the accuracy and of the
  * exact match, on the test lengths. */
 static void means(Buf *b, const ExpResults *r) {
     Band out = exp_bench_tested(r);
+    size_t n_one;
     Buf seeds = seeds_phrase(&r->set, false), accuracy = scores_table(r, out, false, false),
-        exact = scores_table(r, out, true, false);
+        exact = scores_table(r, out, true, false), one = one_answer(&r->set, &n_one), why = {0};
+    if (n_one)
+        PROSE(&why, "bench.mean.one_answer", pv_buf("tasks", &one));
     PROSE(b, "bench.mean", pv_buf("seeds", &seeds), pv_buf("accuracy", &accuracy),
-          pv_count("lo", out.lo), pv_count("hi", out.hi), pv_buf("exact", &exact));
+          pv_count("lo", out.lo), pv_count("hi", out.hi), pv_buf("one_answer", &why),
+          pv_buf("exact", &exact));
     buf_printf(b, "\n\n");
     exp_bench_part_done(b, &seeds);
     exp_bench_part_done(b, &accuracy);
     exp_bench_part_done(b, &exact);
+    exp_bench_part_done(b, &one);
+    exp_bench_part_done(b, &why);
 }
 
 /* Whether each scheme learned the training lengths: at N, the claims'
@@ -294,35 +343,59 @@ static void learned(Buf *b, const ExpResults *r) {
     exp_bench_part_done(b, &trained);
 }
 
-int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
-    if (r->failed)
-        return err_set(e, ERR_RUNTIME, "out of memory keeping the benchmark's results");
-    exp_page_begin();
-    int rc = write_csv(r, dir, e);
-    if (!rc)
-        rc = exp_bench_figures(r, dir, e);
-    if (rc)
-        return rc;
+/* The page's head: where its numbers come from, the tasks, the range
+ * tested against the range trained. */
+static void intro(Buf *b, const ExpResults *r) {
     const ExpSettings *s = &r->set;
-    Buf b = {0};
-    exp_page_head(&b, s, "bench.title", "benchmark");
+    exp_page_head(b, s, "bench.title", "benchmark");
     char make[EXP_GRID_TEXT + 64], run[EXP_GRID_TEXT + 320];
     exp_grid_make(make, sizeof make, s);
     exp_grid_run(run, sizeof run, s);
     Buf seeds = seeds_phrase(s, false);
-    PROSE(&b, "bench.intro", pv_text("make", make), pv_text("run", run),
-          pv_count("tasks", r->set.bench_n_tasks),
-          pv_tmpl("columns", s->bench_columns > exp_bench_paper(s) ? "bench.columns_all"
+    PROSE(b, "bench.intro", pv_text("make", make), pv_text("run", run),
+          pv_count("tasks", s->bench_n_tasks), pv_count("N", s->bench_N),
+          pv_count("M", s->bench_M), pv_real("ratio", (double)s->bench_M / (double)s->bench_N),
+          pv_tmpl("columns", s->bench_columns > exp_bench_paper(&r->set) ? "bench.columns_all"
                                                                    : "bench.columns_paper"),
           pv_buf("seeds", &seeds));
-    buf_printf(&b, "\n\n");
-    exp_bench_part_done(&b, &seeds);
-    protocol(&b, r);
-    pilots(&b, r, dir);
-    table1(&b, r);
-    means(&b, r);
-    learned(&b, r);
-    exp_bench_claims(&b, r);
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &seeds);
+}
+
+/* The page's sections in order, into b. */
+static void sections(Buf *b, const BenchPage *p, const char *dir) {
+    const ExpResults *r = p->r;
+    intro(b, r);
+    protocol(b, r);
+    pilots(b, r, dir);
+    table1(b, r);
+    means(b, r);
+    learned(b, r);
+    exp_bench_chance_table(b, p);
+    exp_bench_lengths(b, p);
+    exp_bench_claims(b, p);
+}
+
+int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
+    if (r->failed)
+        return err_set(e, ERR_RUNTIME, "out of memory keeping the benchmark's results");
+    exp_page_begin();
+    BenchPage p = {.r = r};
+    exp_bench_pairs(&p.pairs, r);
+    int rc = exp_bench_chance(&p.chance, r, e);
+    if (!rc)
+        rc = write_csv(r, dir, e);
+    if (!rc)
+        rc = write_chance(&p, dir, e);
+    if (!rc)
+        rc = exp_bench_figures(&p, dir, e);
+    if (rc) {
+        exp_bench_chance_free(&p.chance);
+        return rc;
+    }
+    Buf b = {0};
+    sections(&b, &p, dir);
+    exp_bench_chance_free(&p.chance);
     char path[4096];
     snprintf(path, sizeof path, "%s/benchmark.md", dir);
     rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)

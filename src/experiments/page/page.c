@@ -14,8 +14,9 @@
 #include "stats.h"
 #include "tables.h"
 
-void exp_rules(Buf *b, size_t seeds) {
+void exp_rules(Buf *b, size_t seeds, const char *floor) {
     PROSE(b, "rules", pv_count("seeds", seeds), pv_real("margin", VERDICT_MARGIN),
+          pv_tmpl("floor", floor),
           pv_real("coverage", 100.0 * hl_coverage(seeds, seeds)),
           pv_real("alpha", VERDICT_ALPHA), pv_real("ceiling", VERDICT_CEILING),
           pv_real("floor_above", VERDICT_FLOOR_ABOVE), pv_real("learned", EXP_LEARNED));
@@ -64,7 +65,7 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
           pv_count("layers", s->layers), pv_count("d_ff", s->d_ff), pv_count("batch", s->batch),
           pv_count("seeds", s->seeds));
     buf_printf(&b, "\n\n");
-    exp_rules(&b, s->seeds);
+    exp_rules(&b, s->seeds, "rules.floor_none");
     exp_order_section(&b, r);
     exp_tasks_section(&b, r);
     exp_lengths_section(&b, r);

@@ -1,6 +1,6 @@
 /* Paired differences (stats.h): Wilcoxon's signed-rank test and a
  * bootstrap interval of their mean, for a claim about an average over
- * pairs ("on average over tasks and encodings"), each pair one number. */
+ * units that each give one number (a task, or a task and an encoding). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -8,10 +8,6 @@
 
 #include "../../core/rng.h"
 #include "stats.h"
-
-/* Where no rank ties and n <= this, the exact null distribution (the
- * counts of the 2^n sign patterns by rank sum, n(n+1)/2 + 1 of them). */
-#define WILCOXON_EXACT_MAX 60
 
 static int by_abs(const void *a, const void *b) {
     double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
@@ -23,66 +19,103 @@ static int by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Two |d| this close tie: differences of mean accuracies that are one
+ * rational number reach here through different sums and differ in the
+ * last bits (0.0659722... twice, 3e-16 apart, on the benchmark's page);
+ * accuracies differ by 1/items at least, far above this. */
 static bool same(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)); }
 
-double wilcoxon_signed_rank_p(const double *d, size_t n) {
-    double *x = exp_page_alloc(n ? n : 1, sizeof *x);
-    if (!x)
-        return NAN;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(d[i])) {
-            free(x);
-            return NAN;
-        }
-        if (fabs(d[i]) > 1e-12) /* zero differences carry no sign: dropped (Wilcoxon's way) */
-            x[m++] = d[i];
-    }
-    if (m == 0) {
-        free(x);
-        return 1.0;
-    }
+/* The m nonzero differences of d, sorted by |d|, in x; their doubled
+ * midranks (integers: a group of tied |d| from place i to j - 1 shares
+ * i + 1 + j) in r2; the doubled W+ in *w2 and the tie term, the sum of
+ * t^3 - t over the groups, in *ties. Zero differences carry no sign and
+ * are dropped (Wilcoxon's way). */
+static void signed_ranks(double *x, size_t m, size_t *r2, size_t *w2, double *ties) {
     qsort(x, m, sizeof *x, by_abs);
-    /* W+ with midranks; the ties' sum of t^3 - t for the variance */
-    double w = 0.0, ties = 0.0;
-    for (size_t i = 0; i < m;) {
-        size_t j = i + 1;
-        while (j < m && same(fabs(x[j]), fabs(x[i])))
-            j++;
-        double rank = 0.5 * (double)(i + 1 + j), t = (double)(j - i);
-        for (size_t k = i; k < j; k++)
-            w += x[k] > 0 ? rank : 0.0;
-        ties += t * t * t - t;
-        i = j;
-    }
-    free(x);
-    double mu = (double)m * (double)(m + 1) / 4.0;
-    if (ties == 0.0 && m <= WILCOXON_EXACT_MAX) {
-        size_t top = m * (m + 1) / 2;
-        double *count = exp_page_alloc(top + 1, sizeof *count);
-        if (!count)
-            return NAN;
-        count[0] = 1.0;
-        for (size_t r = 1; r <= m; r++)
-            for (size_t s = top; s >= r; s--)
-                count[s] += count[s - r];
-        /* two-sided: twice the smaller tail, at most 1 */
-        double lo = 0.0, hi = 0.0, total = ldexp(1.0, (int)m);
-        for (size_t s = 0; s <= top; s++) {
-            if ((double)s <= w + 1e-9)
-                lo += count[s];
-            if ((double)s >= w - 1e-9)
-                hi += count[s];
+    *w2 = 0, *ties = 0.0;
+    for (size_t i = 0, j; i < m; i = j) {
+        for (j = i + 1; j < m && same(fabs(x[j]), fabs(x[i])); j++)
+            ;
+        for (size_t k = i; k < j; k++) {
+            r2[k] = i + 1 + j;
+            *w2 += x[k] > 0 ? r2[k] : 0;
         }
-        free(count);
-        double p = 2.0 * fmin(lo, hi) / total;
-        return p > 1.0 ? 1.0 : p;
+        double t = (double)(j - i);
+        *ties += t * t * t - t;
     }
+}
+
+/* The exact two-sided p given the ties: under the null each sign is + or
+ * - with chance 1/2 apart from the others, so the doubled W+ is the sum
+ * of the r2 with a + sign; its distribution over the 2^m patterns, built
+ * one rank at a time (prob[s] after rank k: the chance that the first k
+ * give s), and p = P(|S - mean| >= |W - mean|). The sums are integers,
+ * so the comparison is exact; the chances are sums of multiples of
+ * 2^-m, exact in a double for m < 53 and within rounding beyond. NaN
+ * when memory ran out. */
+static double exact_p(const size_t *r2, size_t m, size_t w2) {
+    size_t total = 0;
+    for (size_t k = 0; k < m; k++)
+        total += r2[k];
+    double *prob = exp_page_alloc(total + 1, sizeof *prob);
+    if (!prob)
+        return NAN;
+    prob[0] = 1.0;
+    for (size_t k = 0, top = 0; k < m; k++) {
+        top += r2[k];
+        for (size_t s = top + 1; s-- > 0;)
+            prob[s] = 0.5 * prob[s] + (s >= r2[k] ? 0.5 * prob[s - r2[k]] : 0.0);
+    }
+    /* doubled distances from the mean, total / 2: integers */
+    size_t far = w2 * 2 > total ? w2 * 2 - total : total - w2 * 2;
+    double p = 0.0;
+    for (size_t s = 0; s <= total; s++)
+        p += (s * 2 > total ? s * 2 - total : total - s * 2) >= far ? prob[s] : 0.0;
+    free(prob);
+    return p > 1.0 ? 1.0 : p;
+}
+
+/* The normal approximation to W+ with midranks, the tie correction of its
+ * variance and the continuity correction. */
+static double normal_p(size_t m, size_t w2, double ties) {
+    double mu = (double)m * (double)(m + 1) / 4.0, w = (double)w2 / 2.0;
     double var = (double)m * (double)(m + 1) * (double)(2 * m + 1) / 24.0 - ties / 48.0;
     if (var <= 0.0)
         return 1.0;
-    double z = (fabs(w - mu) - 0.5) / sqrt(var); /* with the continuity correction */
+    double z = (fabs(w - mu) - 0.5) / sqrt(var);
     return z <= 0.0 ? 1.0 : erfc(z / sqrt(2.0));
+}
+
+double wilcoxon_signed_rank_p(const double *d, size_t n, bool *exact) {
+    if (exact)
+        *exact = true;
+    double *x = exp_page_alloc(n, sizeof *x);
+    size_t *r2 = exp_page_alloc(n, sizeof *r2);
+    double p = NAN;
+    size_t m = 0;
+    for (size_t i = 0; x && r2 && i < n; i++) {
+        if (isnan(d[i]))
+            goto done;
+        if (fabs(d[i]) > 1e-12)
+            x[m++] = d[i];
+    }
+    if (!x || !r2)
+        goto done;
+    if (m == 0) { /* nothing left carries a sign: no evidence */
+        p = 1.0;
+        goto done;
+    }
+    size_t w2;
+    double ties;
+    signed_ranks(x, m, r2, &w2, &ties);
+    bool small = m <= WILCOXON_EXACT_MAX;
+    if (exact)
+        *exact = small;
+    p = small ? exact_p(r2, m, w2) : normal_p(m, w2, ties);
+done:
+    free(x);
+    free(r2);
+    return p;
 }
 
 int bootstrap_mean_ci(const double *d, size_t n, size_t draws, uint64_t seed, double *mean,
@@ -107,7 +140,7 @@ int bootstrap_mean_ci(const double *d, size_t n, size_t draws, uint64_t seed, do
     }
     qsort(m, draws, sizeof *m, by_value);
     /* the percentile interval: the 2.5% and 97.5% points of the resampled
-     * means, each the nearest order statistic below */
+     * means, each the nearest order statistic outwards */
     *lo = m[(size_t)floor(0.025 * (double)(draws - 1))];
     *hi = m[(size_t)ceil(0.975 * (double)(draws - 1))];
     free(m);

@@ -11,6 +11,7 @@
 #ifndef POSENC_EXP_STATS_H
 #define POSENC_EXP_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -128,13 +129,22 @@ double one_sample_tost_p(const double *x, size_t n, double mu, double margin);
 
 /* ---- paired differences (paired.c) ---- */
 
+/* The signed-rank test is exact up to this many nonzero differences:
+ * its distribution is built rank by rank over the sums of doubled
+ * midranks, m (m + 1) + 1 of them, m steps (200 ranks: 8 million
+ * additions). */
+#define WILCOXON_EXACT_MAX 200
+
 /* The two-sided p-value of Wilcoxon's signed-rank test that the n
- * differences d are symmetric about 0 (one per pair, e.g. a task and an
- * encoding): zeros dropped (Wilcoxon's way); exact where no two |d| tie
- * and at most 60 remain, else the normal approximation with midranks, the
- * tie correction and the continuity correction. 1 when no difference is
- * left; NaN when a d is NaN or memory ran out. */
-double wilcoxon_signed_rank_p(const double *d, size_t n);
+ * differences d are symmetric about 0 (one per unit: a task, or a task
+ * and an encoding). Zeros are dropped (Wilcoxon's way); tied |d| (within
+ * 1e-9, relative) share their mean rank. Up to WILCOXON_EXACT_MAX left,
+ * exact given the ties: the chance, over the 2^m equally likely sign
+ * patterns of those midranks, of a W+ as far from its mean as observed
+ * (*exact set true); beyond, the normal approximation with the tie and
+ * continuity corrections (*exact false). exact may be NULL. 1 when no
+ * difference is left; NaN when a d is NaN or memory ran out. */
+double wilcoxon_signed_rank_p(const double *d, size_t n, bool *exact);
 
 /* The mean of d (n values) and its 95% percentile bootstrap interval:
  * draws resamples of n with replacement from a generator seeded with

@@ -14,8 +14,11 @@
 #define EXP_LEARNED 0.90 /* a scheme learned the trained lengths at this or more */
 
 /* The rules every verdict of a page follows, stated once (verdict.h):
- * the paragraph both pages open their verdicts with. */
-void exp_rules(Buf *b, size_t seeds);
+ * the paragraph both pages open their verdicts with. floor names the
+ * template that says what a page's floor is: the no-position model's
+ * score (the results page's toy tasks, where it sits at chance) or the
+ * chance floor (the benchmark's, where it does not). */
+void exp_rules(Buf *b, size_t seeds, const char *floor);
 /* A page's title (the template's name) and, on a quick grid's page, the
  * quick head that says so (page: "results" or "benchmark", the real page
  * it points to). */
@@ -48,8 +51,8 @@ typedef struct {
     PairVerdict v;    /* the gate's verdict, or after exp_cmp_decide the comparison's */
 } Cmp;
 
-/* The gate for a and b: floor, the no-position model's mean on that task
- * and band (NaN: no floor gate); past_L, a band past the trained lengths,
+/* The gate for a and b: floor, what learning nothing scores on that task
+ * and band (verdict_gate; NaN: no floor gate); past_L, a band past the trained lengths,
  * where both must have learned those (learned_a and learned_b: their
  * means there, EXP_LEARNED or more). */
 PairVerdict exp_gate(Stat a, Stat b, double floor, bool past_L, double learned_a,

@@ -2,8 +2,10 @@
  * numbers so that a test can feed each rule fixed ones (issue 27):
  *
  * 1. The gate: a pair of schemes is compared on a task and band only
- *    where they are not both at the ceiling, not both at the no-position
- *    floor, and, past the trained lengths, where both learned those.
+ *    where they are not both at the ceiling, not both at the floor (the
+ *    no-position model's score on the results page's toy tasks, the
+ *    task's chance on the benchmark's), and, past the trained lengths,
+ *    where both learned those.
  * 2. The family: the tests behind one claim, or one ranking, are corrected
  *    together (Holm for a claim, Benjamini-Hochberg for a ranking).
  * 3. The comparison: ahead or behind when the corrected U test rejects,
@@ -50,8 +52,10 @@ const char *pair_verdict_name(PairVerdict v);
  * learned_b: the caller's reading, e.g. the trained band's mean >=
  * EXP_SOLVED); V_CEILING when both are at or above ceiling
  * (VERDICT_CEILING); V_FLOOR when both are at or below floor_mean +
- * VERDICT_FLOOR_ABOVE (floor_mean: the no-position model's mean on that
- * task and band; NaN when it did not run, and then no floor gate); else
+ * VERDICT_FLOOR_ABOVE (floor_mean: what a model that learned nothing
+ * scores on that task and band, the no-position model's mean on the
+ * results page, the chance floor on the benchmark's; NaN when unknown,
+ * and then no floor gate); else
  * V_TESTABLE. Unlearned is asked first: past L, a scheme that never
  * learned the task says nothing about extending it, whatever its numbers
  * there. One at the ceiling and the other below it is testable: that is
