@@ -548,6 +548,20 @@ START_TEST(quick_benchmark_writes_its_page) {
              sum / (double)pairs);
     ck_assert_msg(strstr(page, row), "the task-level test's first row is not %s", row);
     ck_assert_msg(strstr(page, "(exact) |"), "no p names its method");
+    /* the protocol's table says which forms ran: ours here, the reference's
+     * with reference=1 (and its column as run) */
+    ck_assert(strstr(page, "| the sinusoid of the offset, as the comment means |") &&
+              !strstr(page, "--xl-rows clamped") && !strstr(page, "(`--pad-loss`)"));
+    char ref_args[512];
+    snprintf(ref_args, sizeof ref_args, "--bench --quick --set reference=1 --jobs 2 "
+             "--cells %s/cells-ref --out %s/out-ref", dir, dir);
+    run_bench(ref_args);
+    snprintf(path, sizeof path, "%s/out-ref/benchmark.md", dir);
+    char *ref = slurp(path);
+    ck_assert(strstr(ref, " random xl (as run) |") && strstr(ref, "(`--xl-rows clamped`) |") &&
+              strstr(ref, "| the same (`--pad-loss`) |") &&
+              strstr(ref, "(`--first-draws reference`)") && strstr(ref, "(`--no-out-bias`)"));
+    free(ref);
     /* the paper's columns only: no figure of the other schemes, nor a
      * sentence pointing at one */
     for (int i = 0; i < 2; i++) {

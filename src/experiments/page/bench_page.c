@@ -183,6 +183,7 @@ static size_t longest_tape(const ExpSettings *s) {
  * matches their code where it decides a number), with why. */
 static void reference_table(Buf *b, const ExpSettings *s) {
     Buf seeds = seeds_phrase(s, false);
+    bool ref = s->bench_reference != 0; /* the reference's forms, and its xl as run */
     size_t N = s->bench_N, M = s->bench_M, tape = longest_tape(s);
     PROSE(b, "bench.protocol.table", pv_real("dropout", s->bench_dropout), pv_count("N", N),
           pv_count("M", M), pv_real("ratio", (double)M / (double)N),
@@ -195,7 +196,13 @@ static void reference_table(Buf *b, const ExpSettings *s) {
           pv_count("test_batch", s->bench_test_batch), pv_buf("seeds", &seeds),
           pv_count("first_tested", N + 1), pv_count("ref_first", N + 2),
           pv_tmpl("rate", s->bench_n_lr == 1 ? "bench.protocol.one_rate"
-                                             : "bench.protocol.each_rate"));
+                                             : "bench.protocol.each_rate"),
+          pv_tmpl("draws", ref ? "bench.protocol.draws_reference" : "bench.protocol.draws_torch"),
+          pv_tmpl("biases", ref ? "bench.protocol.biases_reference"
+                                : "bench.protocol.biases_torch"),
+          pv_tmpl("loss", ref ? "bench.protocol.loss_reference" : "bench.protocol.loss_ours"),
+          pv_tmpl("indexing", ref ? "bench.protocol.indexing_both"
+                                  : "bench.protocol.indexing_ours"));
     buf_printf(b, "\n\n");
     exp_bench_part_done(b, &seeds);
 }
