@@ -36,8 +36,7 @@ void (*exp_cell_on_tests)(void);
 static int test_length(Session *s, Acts *room, const char *task, size_t n, size_t count,
                        size_t batch, uint64_t seed, size_t range, double *acc, double *exact,
                        Err *e) {
-    TaskOptions o = {.min_len = n, .max_len = n, .n_train = 1, .n_valid = 1, .n_test = count,
-                     .seed = seed * 1000003u + n}, r;
+    TaskOptions o = exp_bench_test_tapes(n, count, seed), r;
     TextData txt[3];
     memset(txt, 0, sizeof txt);
     Dataset d;

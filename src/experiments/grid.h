@@ -11,6 +11,7 @@
 
 #include "../core/err.h"
 #include "../model/model.h"
+#include "../text/tasks.h"
 #include "design.h"
 
 /* Delétang et al.'s tasks, in the order of Ruoss et al.'s Table 1 (by
@@ -167,6 +168,12 @@ size_t exp_bench_all(const ExpSettings *s);
 const char *exp_bench_scheme(const char *column, bool *randomized);
 const char *exp_bench_column_options(const char *column);
 size_t exp_bench_seeds(const ExpSettings *set, size_t column);
+
+/* The task options of a benchmark cell's test tapes of input length n:
+ * count tapes drawn from the cell's data seed (1 + its seed) and n, apart
+ * from its training data's; cell_bench.c tests on them, and the page's
+ * chance floor counts their answers. */
+TaskOptions exp_bench_test_tapes(size_t n, size_t count, uint64_t data_seed);
 
 /* The tasks of experiments 3 and 4. */
 #define EXP_LENGTH_TASKS 3

@@ -228,3 +228,8 @@ void exp_bench_set_text(char *buf, size_t cap, const ExpSettings *s) {
                                      ROWS[i].name, ours);
     }
 }
+
+TaskOptions exp_bench_test_tapes(size_t n, size_t count, uint64_t data_seed) {
+    return (TaskOptions){.min_len = n, .max_len = n, .n_train = 1, .n_valid = 1,
+                         .n_test = count, .seed = data_seed * 1000003u + n};
+}

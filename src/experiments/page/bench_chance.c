@@ -1,8 +1,8 @@
 /* The chance floor of the benchmark's tasks (bench.h): the accuracy of
  * always giving a task's commonest answer, counted on the test tapes the
- * cells scored, made again here as cell_bench.c's test_length makes them
- * (the same task, length, count and seed: src/text's generators are
- * reproducible from those alone), so that no cell need store them. */
+ * cells scored, made again here from the options the cells test on
+ * (exp_bench_test_tapes: src/text's generators are reproducible from the
+ * task, length, count and seed alone), so that no cell need store them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,15 +48,13 @@ size_t exp_answers_count(const BenchAnswers *a, const char *label) {
     return 0;
 }
 
-/* The answers on the test tapes of length n for the seeds, as
- * test_length draws them: count tapes from the data seed (1 + seed) *
- * 1000003 + n, pooled. */
+/* The answers on the test tapes of length n for the seeds, the tapes the
+ * cells test on (exp_bench_test_tapes), pooled. */
 static int answers_at(BenchAnswers *a, const ExpSettings *set, const char *task, size_t n,
                       Err *e) {
     int rc = 0;
     for (size_t s = 0; s < set->seeds && !rc; s++) {
-        TaskOptions o = {.min_len = n, .max_len = n, .n_train = 1, .n_valid = 1,
-                         .n_test = set->bench_per_len, .seed = (1 + s) * 1000003u + n};
+        TaskOptions o = exp_bench_test_tapes(n, set->bench_per_len, 1 + s);
         TextData d[3];
         rc = task_make(&d[0], &d[1], &d[2], task, &o, e);
         if (rc) /* the three are left empty */
