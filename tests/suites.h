@@ -53,8 +53,8 @@ Suite *suite_cells(void);
 /* parts of suite_cells: the benchmark's grid, and its program (test_bench.c) */
 TCase *tcase_bench(void);
 TCase *tcase_bench_program(void);
-/* part of suite_cells: the benchmark's protocol and committed cells
- * (test_protocol.c) */
+/* part of suite_cells: the benchmark's protocol, its reference forms and
+ * committed cells (test_protocol.c) */
 TCase *tcase_protocol(void);
 /* part of suite_cells: the cells another cell holds (test_held.c) */
 TCase *tcase_held(void);

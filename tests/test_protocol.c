@@ -1,7 +1,9 @@
 /* The benchmark's protocol as options (experiments --bench --set) and its
  * cells as committed data: each setting changes the settings key, a sweep
  * of rates names its cells by rate, what --set refuses, --help names every
- * setting, and a cell another build made counts as done unless --retrain.
+ * setting, a cell another build made counts as done unless --retrain, and
+ * the reference's forms (reference=1): their columns as run and what they
+ * set in a cell's model and training.
  * Part of the cells suite (tests/test_cells.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -127,11 +129,93 @@ START_TEST(a_cell_of_another_build_counts_as_done) {
 }
 END_TEST
 
+static ExpSettings bench(bool quick) {
+    ExpSettings set;
+    exp_settings_bench(&set, quick, 0);
+    return set;
+}
+
+/* With the reference's forms (--set reference=1) the grid has the columns
+ * the reference's code runs beside ours: "random xl (as run)" right after
+ * "random xl", a paper column of every seed, running xl with its
+ * randomized draws and --xl-rows clamped, its cells named without
+ * parentheses; without the forms the grid is the one the committed cells
+ * were made by, column for column. The key names the forms only when
+ * set. */
+START_TEST(reference_forms_add_the_columns_as_run) {
+    ExpSettings plain = bench(false), ref = plain;
+    Err e;
+    ck_assert_msg(exp_bench_set(&ref, "reference=1", &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(ref.bench_columns, plain.bench_columns + 1);
+    ck_assert_uint_eq(exp_bench_paper(&ref), exp_bench_paper(&plain) + 1);
+    size_t at = 0;
+    while (at < ref.bench_columns && strcmp(exp_bench_column(&ref, at), "random xl") != 0)
+        at++;
+    ck_assert_uint_lt(at + 1, ref.bench_columns);
+    const char *col = exp_bench_column(&ref, at + 1);
+    ck_assert_str_eq(col, "random xl (as run)");
+    bool randomized = false;
+    ck_assert_str_eq(exp_bench_scheme(col, &randomized), "xl");
+    ck_assert(randomized);
+    ck_assert_str_eq(exp_bench_column_options(col), "--xl-rows clamped");
+    ck_assert_ptr_null(exp_bench_column_options("random xl"));
+    ck_assert_uint_eq(exp_bench_seeds(&ref, at + 1), ref.seeds);
+    /* the others in the same order as without the forms */
+    for (size_t c = 0, k = 0; c < ref.bench_columns; c++)
+        if (c != at + 1)
+            ck_assert_str_eq(exp_bench_column(&ref, c), exp_bench_column(&plain, k++));
+    ck_assert_ptr_null(exp_bench_column(&plain, exp_bench_all(&plain)));
+    ExpCell *cells;
+    size_t n;
+    ck_assert_int_eq(exp_cells(&ref, &cells, &n, &e), 0);
+    ck_assert_ptr_nonnull(exp_cell_find(cells, n, "bench-even_pairs-random-xl-as-run-s3"));
+    free(cells);
+    char k0[512], k1[512];
+    exp_settings_key(k0, sizeof k0, &plain);
+    exp_settings_key(k1, sizeof k1, &ref);
+    ck_assert(!strstr(k0, "reference"));
+    ck_assert_str_eq(k1 + strlen(k0), " reference=1");
+    /* every scheme, with the forms: the as-run column among them, once */
+    ck_assert_uint_eq(exp_bench_all(&ref), exp_bench_all(&plain) + 1);
+}
+END_TEST
+
+/* What the forms change in what a cell trains: its linear layers' first
+ * draws, the output projection's bias, the padding in the loss, and in
+ * the as-run column xl's rows; nothing without them. */
+START_TEST(reference_forms_reach_the_model) {
+    ExpSettings plain = bench(false), ref = plain;
+    Err e;
+    ck_assert_msg(exp_bench_set(&ref, "reference=1", &e) == 0, "%s", e.msg);
+    Config a, b, asrun, clamped;
+    ck_assert_int_eq(exp_bench_model(&a, &plain, "random xl", 2, &e), 0);
+    ck_assert_int_eq(exp_bench_model(&b, &ref, "random xl", 2, &e), 0);
+    ck_assert_int_eq(a.first_draws, DRAWS_PYTORCH);
+    ck_assert(!a.no_out_bias);
+    ck_assert_int_eq(b.first_draws, DRAWS_REFERENCE);
+    ck_assert(b.no_out_bias);
+    ck_assert_int_eq(exp_bench_model(&asrun, &ref, "random xl (as run)", 2, &e), 0);
+    clamped = b;
+    ck_assert_int_eq(pe_set_named(&clamped.pe, "--xl-rows", "clamped", &e), 0);
+    ck_assert(memcmp(&asrun.pe, &clamped.pe, sizeof asrun.pe) == 0);
+    ck_assert(memcmp(&b.pe, &clamped.pe, sizeof b.pe) != 0);
+    ExpCell cell = {.kind = EXP_BENCH, .task = "binary_addition", .name = "random xl"};
+    TrainMeta ma, mb;
+    exp_bench_meta(&ma, &plain, &cell);
+    exp_bench_meta(&mb, &ref, &cell);
+    ck_assert(!ma.task_opt.pad_loss);
+    ck_assert(mb.task_opt.pad_loss);
+    ck_assert_uint_eq(mb.random_positions, ref.random_range);
+}
+END_TEST
+
 TCase *tcase_protocol(void) {
     TCase *tc = tcase_create("protocol");
     tcase_add_test(tc, every_setting_moves_the_key);
     tcase_add_test(tc, a_sweep_names_its_cells_by_rate);
     tcase_add_test(tc, set_refuses_what_it_cannot_do);
     tcase_add_test(tc, a_cell_of_another_build_counts_as_done);
+    tcase_add_test(tc, reference_forms_add_the_columns_as_run);
+    tcase_add_test(tc, reference_forms_reach_the_model);
     return tc;
 }
