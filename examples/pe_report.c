@@ -51,6 +51,8 @@ static const char *const USAGE[] = {
     "                        (default 1000000)\n"
     "  --seed S              seed of the untrained schemes' tables (default 42)\n"
     "  --csv                 one CSV row per scheme, with a fixed header\n"
+    "  --quiet               no time estimate on stderr (given before a report of\n"
+    "                        1024 positions or more): only errors\n"
     "  --relative K          what the schemes make of an offset of K: the sinusoid's\n"
     "                        dot product PE(p).PE(p+K), the same through a random\n"
     "                        matrix, rope's logit, at positions p = 0 to 200; ALiBi's\n"
@@ -212,7 +214,7 @@ static void wavelengths(const Cli *cli, const Config *cfg) {
  * and the whole head, and rope's decay bound at the offset. */
 static int shift_scores(const Cli *cli, const Config *cfg, const char *text) {
     static const char *const unread[] = {"--pe", "--positions", "--far", "--csv", "--relative",
-                                         "--wavelengths", "--seed", NULL};
+                                         "--wavelengths", "--seed", "--quiet", NULL};
     cli_refuse_given(cli, unread, "with --shift, which reads --d-model, --heads and the "
                      "options of the schemes it shows");
     size_t v[3];
@@ -281,7 +283,7 @@ typedef struct {
     Config cfg;
     const char *list;
     size_t N, far, offset;
-    bool csv, example, options, waves;
+    bool csv, example, options, waves, quiet;
     const char *shift; /* --shift M,N,S, or NULL */
 } Args;
 
@@ -292,6 +294,8 @@ static void parse(Cli *cli, Args *a) {
         cli_help(cli, USAGE);
         if (cli_flag(cli, "--csv")) {
             a->csv = true;
+        } else if (cli_flag(cli, "--quiet")) {
+            a->quiet = true;
         } else if (cli_flag(cli, "--options")) {
             a->options = true;
         } else if (cli_flag(cli, "--wavelengths")) {
@@ -345,7 +349,7 @@ static bool other_report(Cli *cli, const Args *a, int argc, char **argv) {
         shift_scores(cli, &a->cfg, a->shift);
     } else if (a->waves) {
         static const char *const unread[] = {"--pe", "--positions", "--far", "--seed",
-                                             "--csv", "--relative", NULL};
+                                             "--csv", "--relative", "--quiet", NULL};
         static const PeOption *const reads[] = {&pe_opt_base, &pe_opt_rope_scaling,
                                                 &pe_opt_rope_factor, &pe_opt_rope_original_len,
                                                 NULL};
@@ -355,7 +359,8 @@ static bool other_report(Cli *cli, const Args *a, int argc, char **argv) {
         refuse_options_but(cli, &a->cfg.pe, reads, why);
         wavelengths(cli, &a->cfg);
     } else if (a->offset) {
-        static const char *const unread[] = {"--pe", "--positions", "--far", "--csv", NULL};
+        static const char *const unread[] = {"--pe", "--positions", "--far", "--csv",
+                                             "--quiet", NULL};
         const PeOption *const reads[] = {&pe_opt_base, &pe_opt_layout,
                                          pe_option_find("buckets"),
                                          pe_option_find("max-distance"), NULL};
@@ -422,7 +427,7 @@ static void properties(Cli *cli, const Args *a) {
     const char **names;
     size_t n = cli_scheme_list(cli, "--pe", a->list, &names);
     cli_refuse_unread(cli, &cfg->pe, names, n);
-    if (N >= ESTIMATE_FROM)
+    if (N >= ESTIMATE_FROM && !a->quiet)
         print_estimate(a, names, n);
     PeProps *props = cli_alloc(cli, n, sizeof *props, "the properties");
     Err e;

@@ -5,7 +5,8 @@
  *
  * In a block, a line "$ cmd" is a command and the lines after it, up to
  * the next command or the end of the block, are its standard output. A
- * line "..." stands for any number of lines. Words must match exactly,
+ * line "..." stands for any number of lines; a command's standard error
+ * must be empty (a page shows it through 2>&1). Words must match exactly,
  * numbers to the digits shown (one unit in the last printed digit, or
  * 1e-5 for noise near zero), so a page shows real output of this code on
  * any CPU. "build/" in a command becomes $POSENC_BIN/ (the sanitizer build
@@ -240,21 +241,39 @@ static char *replace_all(const char *text, const char *from, const char *to) {
 static bool run_command(const char *page, size_t lineno, const char *cmd, char **want,
                         size_t nw, const char *work, char *msg, size_t cap) {
     const char *bin = getenv("POSENC_BIN");
-    char real[16384];
+    char real[16384], wrapped[16384 + 2 * PATH_MAX], err_path[PATH_MAX + 64];
     rewrite_command(real, sizeof real, cmd, bin ? bin : "build", work);
-    FILE *p = popen(real, "r");
+    /* stderr kept apart: a reader sees it, so a line there that the page
+     * does not show (in the block, through 2>&1) is a difference too */
+    snprintf(err_path, sizeof err_path, "%s/.stderr-%ld", work, (long)getpid());
+    snprintf(wrapped, sizeof wrapped, "( %s\n) 2>'%s'", real, err_path);
+    FILE *p = popen(wrapped, "r");
     if (!p) {
         snprintf(msg, cap, "%s:%zu: cannot run '%s': %s", page, lineno, cmd, strerror(errno));
         return false;
     }
     char *raw = docs_read_all(p);
     int st = pclose(p);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        snprintf(msg, cap, "%s:%zu: '%s' exited with %d", page, lineno, cmd,
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    FILE *ef = fopen(err_path, "r");
+    char *err = ef ? docs_read_all(ef) : NULL;
+    if (ef)
+        fclose(ef);
+    remove(err_path);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || (err && *err)) {
+        if (err && *err)
+            fprintf(stderr, "%s:%zu: stderr of '%s':\n%s", page, lineno, cmd, err);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            snprintf(msg, cap, "%s:%zu: '%s' exited with %d", page, lineno, cmd,
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        else
+            snprintf(msg, cap, "%s:%zu: '%s' printed on stderr, which the page does not show "
+                     "(above): show it in the block through 2>&1, or drop progress with --quiet",
+                     page, lineno, cmd);
         free(raw);
+        free(err);
         return false;
     }
+    free(err);
     char *out = replace_all(raw, work, "work"), **got;
     free(raw);
     size_t ng = docs_split_lines(out, &got);

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/pe/pe.h"
 #include "docs_pages.h"
 #include "suites.h"
 
@@ -246,6 +247,186 @@ START_TEST(prose_numbers_match_their_blocks) {
 }
 END_TEST
 
+/* Counts of trainings in prose. A page's first lines say how many small
+ * models its commands train ("commands that train 83 small models"), and
+ * a paragraph that counts the runs of a command it names ends with
+ *
+ *     <!-- runs: 51 = build/compare_pe --task reverse -->
+ *
+ * Both are counted from the commands, not rerun: `build/train` is one
+ * training (none with --resume, which continues one), `build/compare_pe`
+ * one per scheme of --schemes (every scheme of the registry without it,
+ * or with "all") and seed (--seeds, default 3), and a `for V in A B C; do
+ * ... done` loop multiplies what it holds by its words; a command whose
+ * output the page shows as the program's refusal trains none. */
+#define MAX_TOKENS 512
+
+/* Splits cmd into words: a quoted string is one word ("'" or "\""), and
+ * ; | & and their runs one separator, ";". Returns the count. */
+static size_t shell_words(const char *cmd, char words[][256], size_t cap) {
+    size_t n = 0;
+    for (const char *p = cmd; *p && n < cap;) {
+        if (isspace((unsigned char)*p)) {
+            p++;
+        } else if (strchr(";|&", *p)) {
+            p += strspn(p, ";|&");
+            snprintf(words[n++], 256, ";");
+        } else {
+            const char *q = p;
+            while (*q && !isspace((unsigned char)*q) && !strchr(";|&", *q)) {
+                if (*q == '\'' || *q == '"') {
+                    const char *close = strchr(q + 1, *q);
+                    q = close ? close + 1 : q + strlen(q);
+                } else {
+                    q++;
+                }
+            }
+            snprintf(words[n++], 256, "%.*s", (int)(q - p), p);
+            p = q;
+        }
+    }
+    return n;
+}
+
+/* The models a shell command trains (the rules above). */
+static size_t trainings_of(const char *cmd) {
+    static char w[MAX_TOKENS][256];
+    size_t n = shell_words(cmd, w, MAX_TOKENS), loops[16], depth = 0, total = 0;
+    bool start = true; /* at the start of a command: where for and done are keywords */
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(w[i], ";") == 0 || (start && strcmp(w[i], "do") == 0)) {
+            start = true;
+            continue;
+        }
+        if (start && strcmp(w[i], "for") == 0 && i + 2 < n && strcmp(w[i + 2], "in") == 0) {
+            size_t words = 0;
+            for (i += 3; i < n && strcmp(w[i], "do") != 0; i++)
+                words += strcmp(w[i], ";") != 0;
+            ck_assert_msg(depth < 16, "loops nested too deep in '%s'", cmd);
+            loops[depth++] = words;
+            continue; /* at "do": a command starts */
+        }
+        if (start && strcmp(w[i], "done") == 0) {
+            ck_assert_msg(depth > 0, "'done' without a loop in '%s'", cmd);
+            depth--;
+            continue;
+        }
+        start = false;
+        size_t runs = 0, end = i + 1;
+        while (end < n && strcmp(w[end], ";") != 0)
+            end++;
+        if (strcmp(w[i], "build/train") == 0) {
+            runs = 1;
+            for (size_t k = i + 1; k < end; k++)
+                runs = strcmp(w[k], "--resume") == 0 ? 0 : runs;
+        } else if (strcmp(w[i], "build/compare_pe") == 0) {
+            size_t schemes = pe_count(), seeds = 3;
+            for (size_t k = i + 1; k + 1 < end; k++)
+                if (strcmp(w[k], "--schemes") == 0 && strcmp(w[k + 1], "all") != 0) {
+                    schemes = 1;
+                    for (const char *c = w[k + 1]; *c; c++)
+                        schemes += *c == ',';
+                } else if (strcmp(w[k], "--seeds") == 0) {
+                    seeds = (size_t)strtoul(w[k + 1], NULL, 10);
+                }
+            runs = schemes * seeds;
+        }
+        for (size_t d = 0; d < depth; d++)
+            runs *= loops[d];
+        total += runs;
+        i = end - 1;
+    }
+    return total;
+}
+
+START_TEST(trainings_are_counted_from_their_commands) {
+    ck_assert_uint_eq(trainings_of("build/train --task agent --out work/a.bin"), 1);
+    ck_assert_uint_eq(trainings_of("build/train --resume work/a.bin --steps 3000"), 0);
+    ck_assert_uint_eq(trainings_of("build/compare_pe --task agent --out work/agent.csv --quiet | "
+                                   "cut -d'|' -f2-7"), 3 * pe_count());
+    ck_assert_uint_eq(trainings_of("build/compare_pe --schemes sinusoidal,learned --seeds 5"), 10);
+    ck_assert_uint_eq(trainings_of("for pe in a b c; do for seed in 42 43; do build/train --pe "
+                                   "$pe --quiet | grep -e '^test' -e ';' | sed \"s/;/ /\"; done; "
+                                   "done; build/train --task reverse"), 7);
+    ck_assert_uint_eq(trainings_of("for f in x y; do build/evaluate --model $f; done"), 0);
+}
+END_TEST
+
+/* The number before " small models" (or " small model") in line, or -1. */
+static long models_claimed(const char *line) {
+    const char *p = strstr(line, "commands that train ");
+    if (!p)
+        return -1;
+    p += strlen("commands that train ");
+    char *end;
+    long n = strtol(p, &end, 10);
+    return end > p && strncmp(end, " small model", 12) == 0 ? n : -1;
+}
+
+START_TEST(prose_counts_of_trainings_match_the_commands) {
+    load_pages();
+    size_t bad = 0, headers = 0, markers = 0;
+    for (size_t p = 0; p < docs_n_pages; p++) {
+        char **l = page_lines[p];
+        long claimed = -1;
+        for (size_t i = 0; i < page_n[p] && i < 5 && claimed < 0; i++)
+            claimed = models_claimed(l[i]);
+        size_t counted = 0;
+        bool in_console = false;
+        for (size_t i = 0; i < page_n[p]; i++) {
+            if (strncmp(l[i], "```", 3) == 0) {
+                in_console = !in_console && strcmp(l[i], "```console") == 0;
+                continue;
+            }
+            /* a command the page shows refused ("train: --causal: ...")
+             * trains nothing */
+            if (in_console && strncmp(l[i], "$ ", 2) == 0 &&
+                !(i + 1 < page_n[p] && (strncmp(l[i + 1], "train: ", 7) == 0 ||
+                                        strncmp(l[i + 1], "compare_pe: ", 12) == 0)))
+                counted += trainings_of(l[i] + 2);
+            if (strncmp(l[i], "<!-- runs: ", 11) != 0)
+                continue;
+            markers++;
+            const char *m = l[i] + 11, *eq = strstr(m, " = ");
+            size_t len = strlen(l[i]);
+            if (!eq || len < 15 || strcmp(l[i] + len - 4, " -->") != 0) {
+                fprintf(stderr, "%s:%zu: write the marker as <!-- runs: N = COMMAND -->\n",
+                        docs_pages[p], i + 1);
+                bad++;
+                continue;
+            }
+            char num[32], cmd[4096];
+            snprintf(num, sizeof num, "%.*s", (int)(eq - m), m);
+            snprintf(cmd, sizeof cmd, "%.*s", (int)(l[i] + len - 4 - (eq + 3)), eq + 3);
+            size_t top = i;
+            while (top > 0 && l[top - 1][0] != '\0' && strncmp(l[top - 1], "```", 3) != 0)
+                top--;
+            bool in_prose = false;
+            for (size_t k = top; k < i && !in_prose; k++)
+                in_prose = strncmp(l[k] + strspn(l[k], " "), "<!--", 4) != 0 &&
+                           prose_has(l[k], num);
+            size_t runs = trainings_of(cmd);
+            if (!in_prose || (size_t)strtoul(num, NULL, 10) != runs) {
+                fprintf(stderr, "%s:%zu: '%s' trains %zu models; the paragraph above says %s%s\n",
+                        docs_pages[p], i + 1, cmd, runs, num, in_prose ? "" : " nowhere");
+                bad++;
+            }
+        }
+        if (claimed < 0)
+            continue;
+        headers++;
+        if ((size_t)claimed != counted) {
+            fprintf(stderr, "%s: its commands train %zu small models; its first lines say %ld\n",
+                    docs_pages[p], counted, claimed);
+            bad++;
+        }
+    }
+    ck_assert_msg(bad == 0, "%zu counts of trainings in prose are wrong (listed above)", bad);
+    ck_assert_msg(headers > 0 && markers > 0, "no page states a count of trainings: is the "
+                  "check reading them?");
+}
+END_TEST
+
 /* The other kind of block (docs/index.md, "Conventions the pages share"):
  * a ```text block that shows a command, a line "$ ...", is output pasted
  * from one run, which this test does not rerun. The line just before its
@@ -354,5 +535,7 @@ TCase *tcase_docs_read(void) {
     tcase_add_test(prose, commands_keep_messages_and_files_to_the_reader);
     tcase_add_test(prose, prose_numbers_match_their_blocks);
     tcase_add_test(prose, pasted_output_is_marked_as_an_illustration);
+    tcase_add_test(prose, trainings_are_counted_from_their_commands);
+    tcase_add_test(prose, prose_counts_of_trainings_match_the_commands);
     return prose;
 }
