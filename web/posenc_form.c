@@ -66,6 +66,10 @@ static const Field FIELDS[] = {
      .help = "size of the training split"},
     {NULL, "task", F_RUN, .run = TRAIN_OPT_DATA_SEED, .initial = "", .help = "seed of the task's "
      "data"},
+    {"--pad-loss", "task", F_FLAG, .offset = offsetof(TrainMeta, task_opt.pad_loss), .meta = true,
+     .initial = "", .help = "binary_addition, binary_multiplication, stack_manipulation: the "
+     "padding after '$' in the loss as the bit 0, as Ruoss et al.'s loss trains it; never "
+     "scored"},
     {"--pe", "model", F_SCHEME, .initial = PW_DEFAULT_SCHEME, .help = "the position scheme"},
     {"--d-model", "model", F_SIZE, .offset = CFG(d_model), .lo = 1, .hi = MAX_DIM,
      .page_max = 128, .initial = "", .help = "model width"},
