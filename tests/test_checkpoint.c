@@ -226,11 +226,11 @@ START_TEST(options_are_stored_by_name_and_read_back) {
     OptConfig opt;
     opt_default(&opt);
     const char *run_set[][2] = {
-        {"--task", "agent"},     {"--min-len", "3"},      {"--max-len", "7"},
+        {"--task", "stack_manipulation"}, {"--min-len", "3"}, {"--max-len", "7"},
         {"--max-train-len", "6"}, {"--train-examples", "90"}, {"--valid-examples", "30"},
         {"--test-examples", "40"}, {"--data-seed", "9"},   {"--pad-loss", "on"},
         {"--steps", "12"},
-        {"--batch", "5"},        {"--eval-every", "4"},   {"--random-positions", "9"},
+        {"--batch", "5"},        {"--eval-every", "4"},   {"--random-positions", "32"},
         {"--batches", "by-length"}, {"--random-draw", "ruoss"}, {"--train-draw", "fresh"},
         {"--embed-std", "0.02"},
         {"--lr", "0.003"},       {"--warmup", "3"},       {"--schedule", "noam"},

@@ -90,10 +90,16 @@ START_TEST(files_verify_with_a_reader_written_from_the_docs) {
         for (int examples = 0; examples <= (reads != 0); examples++) {
             int at = snprintf(args, sizeof args, "--task agent --steps 1 --d-model 16 --heads 2 "
                               "--layers 2 --d-ff 8 --pe %s", s->name);
+            bool layer_draws = false; /* an option read only at ruoss's draws */
             for (size_t o = 0; examples && o < pe_option_count(); o++)
-                if (reads >> o & 1u)
+                if (reads >> o & 1u) {
                     at += snprintf(args + at, sizeof args - (size_t)at, " %s %s",
                                    pe_option_at(o)->flag, pe_option_at(o)->example);
+                    layer_draws |= pe_option_at(o)->layer_draws;
+                }
+            if (layer_draws)
+                at += snprintf(args + at, sizeof args - (size_t)at,
+                               " --random-positions 64 --random-draw ruoss");
             snprintf(path, sizeof path, "%s/%s%s.bin", dir, s->name, examples ? "-examples" : "");
             snprintf(args + at, sizeof args - (size_t)at, " --out %s", path);
             Run r = run("train", args);

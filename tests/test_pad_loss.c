@@ -83,16 +83,7 @@ START_TEST(tapes_change_at_the_padding_alone) {
             textdata_free(&a[k]), textdata_free(&b[k]);
     }
     ck_assert_uint_gt(padded, 10000);
-    /* a task without padding: the option changes nothing */
-    TaskOptions o = {.min_len = 1, .max_len = 20, .seed = 4}, p = o;
-    p.pad_loss = true;
-    TextData a[3], b[3];
-    make(a, "reverse_string", &o);
-    make(b, "reverse_string", &p);
-    for (int k = 0; k < 3; k++) {
-        ck_assert(text_hash(&a[k]) == text_hash(&b[k]));
-        textdata_free(&a[k]), textdata_free(&b[k]);
-    }
+    /* a task without padding refuses it: pad_loss_is_refused_where_nothing_pads */
 }
 END_TEST
 
@@ -378,6 +369,21 @@ START_TEST(programs_take_pad_loss) {
 }
 END_TEST
 
+/* A task without padding refuses the option, naming the tasks that have
+ * it: nothing would read it. */
+START_TEST(pad_loss_is_refused_where_nothing_pads) {
+    TaskOptions o = {.pad_loss = true}, r;
+    Err e;
+    ck_assert_int_eq(task_options_resolve(&r, &o, "reverse_string", &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "--pad-loss") && strstr(e.msg, "binary_addition") &&
+                      strstr(e.msg, "binary_multiplication") &&
+                      strstr(e.msg, "stack_manipulation"), "%s", e.msg);
+    ck_assert_int_eq(task_options_resolve(&r, &o, "binary_addition", &e), 0);
+    o.pad_loss = false;
+    ck_assert_int_eq(task_options_resolve(&r, &o, "reverse_string", &e), 0);
+}
+END_TEST
+
 TCase *tcase_pad_loss(void) {
     TCase *tc = tcase_create("pad_loss");
     tcase_add_test(tc, tapes_change_at_the_padding_alone);
@@ -386,5 +392,6 @@ TCase *tcase_pad_loss(void) {
     tcase_add_test(tc, evaluation_scores_as_without);
     tcase_add_test(tc, files_say_it_with_a_label);
     tcase_add_test(tc, programs_take_pad_loss);
+    tcase_add_test(tc, pad_loss_is_refused_where_nothing_pads);
     return tc;
 }

@@ -15,6 +15,7 @@
 
 #include "../src/core/rng.h"
 #include "../src/pe/pe.h"
+#include "../src/run/session.h"
 #include "suites.h"
 
 enum { HS = 4, NH = 2, C = HS * NH, TMAX = 40 };
@@ -235,10 +236,32 @@ START_TEST(clamped_gives_the_word_and_its_right_one_encoding) {
 }
 END_TEST
 
+/* Training refuses the clamped rows where no layer draws distances (the
+ * option would change nothing); the default given, or the draws, pass. */
+START_TEST(clamped_rows_need_the_layer_draws) {
+    TrainMeta mt;
+    train_meta_default(&mt);
+    Config c;
+    config_default(&c, 0, "xl");
+    Err e;
+    ck_assert_int_eq(pe_set_named(&c.pe, "--xl-rows", "clamped", &e), 0);
+    ck_assert_int_eq(session_check_options(&mt, &c, 10, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "--xl-rows clamped") && strstr(e.msg, "--random-draw ruoss"),
+                  "%s", e.msg);
+    mt.random_positions = 64, mt.random_draw = RANDOM_DRAW_RUOSS;
+    ck_assert_msg(session_check_options(&mt, &c, 10, &e) == 0, "%s", e.msg);
+    train_meta_default(&mt);
+    config_default(&c, 0, "xl");
+    ck_assert_int_eq(pe_set_named(&c.pe, "--xl-rows", "offset", &e), 0);
+    ck_assert_msg(session_check_options(&mt, &c, 10, &e) == 0, "%s", e.msg);
+}
+END_TEST
+
 TCase *tcase_xl_rows(void) {
     TCase *tc = tcase_create("xl's rows as Ruoss et al.'s code reads them");
     tcase_add_loop_test(tc, clamped_reads_the_rows_their_noisy_form_reads, 0, 2);
     tcase_add_loop_test(tc, the_plain_form_reads_inside_its_table_either_way, 0, 2);
     tcase_add_test(tc, clamped_gives_the_word_and_its_right_one_encoding);
+    tcase_add_test(tc, clamped_rows_need_the_layer_draws);
     return tc;
 }

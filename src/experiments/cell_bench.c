@@ -127,7 +127,8 @@ void exp_bench_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell) 
     mt->task_opt = (TaskOptions){.min_len = 1, .max_len = set->bench_N,
                                  .n_train = set->bench_n_train, .n_valid = 1, .n_test = 1,
                                  .seed = 1 + cell->seed,
-                                 .pad_loss = set->bench_reference != 0};
+                                 .pad_loss = set->bench_reference != 0 &&
+                                             task_find(cell->task)->pad_loss};
     snprintf(mt->task, sizeof mt->task, "%s", cell->task);
 }
 

@@ -37,6 +37,9 @@ typedef struct PeOption {
     const char *example;      /* a valid value other than the default, for the tests */
     bool tunable;             /* may change on a trained model (train --init, evaluate):
                                * it changes no parameter's shape (rope's scalings) */
+    bool layer_draws;         /* read only at the distances --random-draw ruoss draws in
+                               * every layer: training refuses another value than the
+                               * default without them */
 } PeOption;
 
 /* Whether value v is one o takes (in range, a name's index, finite). */

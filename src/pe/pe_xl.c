@@ -82,6 +82,7 @@ static const PeOption opt_rows = {
             "the sinusoids of 0..N-1, past its end clamped to row N-1, as Ruoss et al.'s code "
             "runs: the word and every key to its right read row N-1 (default offset)",
     .example = "clamped",
+    .layer_draws = true,
 };
 
 static XlRows rows_of(const PeConfig *pc) { return (XlRows)pe_get(pc, &opt_rows); }

@@ -116,6 +116,16 @@ int task_options_resolve(TaskOptions *out, const TaskOptions *in, const char *ta
     out->n_test = or_default(in->n_test, t->n_test);
     if (t->settle)
         t->settle(out);
+    if (in->pad_loss && !t->pad_loss) {
+        char with[256] = "";
+        for (size_t i = 0, n = 0; task_at(i); i++)
+            if (task_at(i)->pad_loss)
+                n += (size_t)snprintf(with + n, n < sizeof with ? sizeof with - n : 0, "%s%s",
+                                      n ? ", " : "", task_at(i)->name);
+        return err_set(e, ERR_INPUT, "--pad-loss trains on the padding after the end symbol, "
+                       "and %s's tapes have none (the tasks that have: %s): drop --pad-loss",
+                       task, with);
+    }
     if (out->min_len < t->least_len)
         return err_set(e, ERR_INPUT, "%s needs min_len (--min-len) of at least %zu, not %zu",
                        task, t->least_len, out->min_len);
