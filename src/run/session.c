@@ -140,19 +140,8 @@ int session_check_options(const TrainMeta *mt, const Config *c, size_t longest, 
     const PeScheme *s = pe_find(c->pe.name);
     if (train_draw_check(mt, e))
         return ERR_INPUT;
-    bool layer_draws = N && mt->random_draw == RANDOM_DRAW_RUOSS;
-    for (size_t i = 0; s && s->options && s->options[i]; i++) {
-        const PeOption *o = s->options[i];
-        double v = pe_get(&c->pe, o);
-        if (o->layer_draws && !layer_draws && pe_given(&c->pe, o) && v != o->def) {
-            char text[64];
-            pe_option_format(o, v, text, sizeof text);
-            return err_set(e, ERR_INPUT, "%s %s is read only at the distances --random-draw "
-                           "ruoss draws in every layer, and this training draws none: give "
-                           "--random-positions N --random-draw ruoss, or drop %s", o->flag,
-                           text, o->flag);
-        }
-    }
+    if (train_layer_draws_check(mt, &c->pe, e))
+        return ERR_INPUT;
     if (!N || !s)
         return 0;
     if ((!pe_in_input(s) && !pe_in_attention(s)) || s->ignores_positions)

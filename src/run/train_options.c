@@ -249,6 +249,24 @@ int train_draw_check(const TrainMeta *mt, Err *e) {
     return 0;
 }
 
+int train_layer_draws_check(const TrainMeta *mt, const PeConfig *pc, Err *e) {
+    const PeScheme *s = pe_find(pc->name);
+    bool drawn = mt->random_positions && mt->random_draw == RANDOM_DRAW_RUOSS;
+    for (size_t i = 0; s && s->options && s->options[i] && !drawn; i++) {
+        const PeOption *o = s->options[i];
+        double v = pe_get(pc, o);
+        if (o->layer_draws && pe_given(pc, o) && v != o->def) {
+            char text[64];
+            pe_option_format(o, v, text, sizeof text);
+            return err_set(e, ERR_INPUT, "%s %s is read only at the distances --random-draw "
+                           "ruoss draws in every layer, and this training draws none: give "
+                           "--random-positions N --random-draw ruoss, or drop %s", o->flag,
+                           text, o->flag);
+        }
+    }
+    return 0;
+}
+
 int train_meta_check(const TrainMeta *mt, size_t step, Err *e) {
     /* every option as the command line takes it (the optimizer's are
      * opt_check's), then the rules between them */

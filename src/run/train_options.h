@@ -135,6 +135,11 @@ void train_option_text(const TrainMeta *mt, const OptConfig *o, size_t opt, char
  * that leaves them is the one an older version wrote. */
 bool train_option_given(const TrainMeta *mt, const OptConfig *o, size_t opt);
 
+/* A scheme option read only at the distances --random-draw ruoss draws in
+ * every layer (PeOption.layer_draws), set to another value than its
+ * default where mt draws none: ERR_INPUT naming it (nothing would read
+ * it). */
+int train_layer_draws_check(const TrainMeta *mt, const PeConfig *pc, Err *e);
 /* The rules of --random-draw and --train-draw: the first needs
  * --random-positions, the second a task. ERR_INPUT naming what to give. */
 int train_draw_check(const TrainMeta *mt, Err *e);
