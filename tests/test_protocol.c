@@ -209,6 +209,35 @@ START_TEST(reference_forms_reach_the_model) {
 }
 END_TEST
 
+/* A cell's weight for the time left counts its tests: tests to 125 add
+ * more to a cell of long tapes (duplicate_string's 3n) than to one of
+ * short ones (even_pairs' n + 1), and something to both. */
+static double weight(const char *set_text, const char *id) {
+    ExpSettings s = bench(false);
+    Err e;
+    ck_assert_msg(!set_text || exp_bench_set(&s, set_text, &e) == 0, "%s", e.msg);
+    ExpCell *cells;
+    size_t n;
+    ck_assert_int_eq(exp_cells(&s, &cells, &n, &e), 0);
+    const ExpCell *c = exp_cell_find(cells, n, id);
+    ck_assert_ptr_nonnull(c);
+    double w = c->cost;
+    free(cells);
+    return w;
+}
+
+START_TEST(a_cells_weight_counts_its_tests) {
+    const char *dup = "bench-duplicate_string-rope-s1", *even = "bench-even_pairs-rope-s1";
+    double d = weight("M=125,range=2048", dup) / weight(NULL, dup);
+    double v = weight("M=125,range=2048", even) / weight(NULL, even);
+    ck_assert_msg(d > v && v > 1.0, "tests to 125: duplicate_string x%g, even_pairs x%g", d, v);
+    /* against a measure (bench/README.md's long tapes: rope's cell at 600
+     * steps trained in 6.20 s and tested to 125 in 26.86 s, so about 62 s
+     * and 27 at 6000 steps: x1.43 over its training), within a third */
+    ck_assert_msg(d > 1.43 / 1.33 && d < 1.43 * 1.33, "duplicate_string x%g", d);
+}
+END_TEST
+
 TCase *tcase_protocol(void) {
     TCase *tc = tcase_create("protocol");
     tcase_add_test(tc, every_setting_moves_the_key);
@@ -217,5 +246,6 @@ TCase *tcase_protocol(void) {
     tcase_add_test(tc, a_cell_of_another_build_counts_as_done);
     tcase_add_test(tc, reference_forms_add_the_columns_as_run);
     tcase_add_test(tc, reference_forms_reach_the_model);
+    tcase_add_test(tc, a_cells_weight_counts_its_tests);
     return tc;
 }

@@ -42,9 +42,30 @@ static void add(ExpCell *cells, size_t *n, ExpKind kind, const char *task, const
         snprintf(c->id, sizeof c->id, "%s-%s-%s-s%zu", exp_kind_names[kind], task, s, seed + 1);
 }
 
+/* What a tape of t tokens costs to run forward, in units of a token of a
+ * short tape: the products grow with t, the heads' scores and exps with
+ * t^2 (one run, a duplicate_string cell on one thread, 2026-11-29:
+ * training at about 16 tokens a tape and tests at about 250 gave
+ * 1 + t / 118). */
+static double tape_cost(double t) { return t * (1.0 + t / 118.0); }
+
+/* A benchmark cell's weight for the time left: its training steps
+ * (forward and backward, about three forward passes, over tapes of 1..N
+ * words) and its tests (per_len tapes of each length 1..M, forward
+ * only). */
+static double bench_cost(const ExpSettings *set, const Task *task) {
+    double train = 0.0, test = 0.0;
+    for (size_t n = 1; n <= set->bench_N; n++)
+        train += tape_cost((double)(n + task->blanks(n))) / (double)set->bench_N;
+    for (size_t n = 1; n <= set->bench_M; n++)
+        test += tape_cost((double)(n + task->blanks(n)));
+    return 3.0 * (double)(set->bench_steps * set->batch) * train +
+           (double)set->bench_per_len * test;
+}
+
 /* The benchmark's grid: task by task, column by column, rate by rate
- * (variant: the rate's place in a sweep), seed by seed; a cell costs its
- * steps times its longest training tape. */
+ * (variant: the rate's place in a sweep), seed by seed, each cell
+ * weighed by bench_cost. */
 static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err *e) {
     size_t n = 0;
     ExpCell *c = xcalloc(set->bench_n_tasks * set->bench_columns * set->seeds *
@@ -52,13 +73,12 @@ static int bench_cells(const ExpSettings *set, ExpCell **out, size_t *n_out, Err
     if (!c)
         return ERR_RUNTIME;
     for (size_t t = 0; t < set->bench_n_tasks; t++) {
-        const Task *task = task_find(set->bench_task[t]);
-        double tape = (double)(set->bench_N + task->blanks(set->bench_N));
+        double cost = bench_cost(set, task_find(set->bench_task[t]));
         for (size_t s = 0; s < set->bench_columns; s++)
             for (size_t r = 0; r < set->bench_n_lr; r++)
                 for (size_t i = 0; i < exp_bench_seeds(set, s); i++) {
                     add(c, &n, EXP_BENCH, set->bench_task[t], exp_bench_column(set, s), i, r,
-                        (double)set->bench_steps * tape);
+                        cost);
                     if (set->bench_n_lr > 1) { /* a sweep: the rate in the name */
                         char col[sizeof c->name];
                         slug(col, sizeof col, exp_bench_column(set, s));
