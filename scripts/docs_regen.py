@@ -31,6 +31,7 @@ import subprocess
 import sys
 
 LABEL = re.compile(r"^<!-- block: (\S+) -->$")
+DRAWN = re.compile(r"\]\((img/[^/)]+\.png)\)<!-- drawn: (work/\S+\.png) -->")
 MARK = re.compile(r"^( {0,3})<!-- from ([^#]*)#([^:]+):(.*) -->$")
 # a number as the docs test reads one (docs_as_number in tests/test_docs.c)
 TOK = re.compile(r"^-?\d+(\.(\d*))?([eE]([-+]?\d+))?[,;:)\]%]*$")
@@ -193,7 +194,26 @@ def check_prose(pages, old, fix):
     return wrong
 
 
-def regen(page):
+def pictures(pages):
+    """{work file: [docs/img files]} from the pictures' markers."""
+    found = {}
+    for page in pages:
+        for m in DRAWN.finditer(open(page).read()):
+            found.setdefault(m.group(2), []).append(os.path.join("docs", m.group(1)))
+    return found
+
+
+def copy_pictures(cmd, drawn):
+    """Copies each page's picture cmd drew into docs/img, listing those that changed."""
+    for work in sorted(set(re.findall(r"(?:^|[ (=])(work/[^ ;&|)'\"]+\.png)", cmd))):
+        for img in sorted(set(drawn.get(work, []))):
+            new = open(work, "rb").read()
+            if not os.path.exists(img) or open(img, "rb").read() != new:
+                open(img, "wb").write(new)
+                print(f"{img}: drawn again by '{cmd}': look at it")
+
+
+def regen(page, drawn):
     lines = open(page).read().split("\n")
     out, i, changed = [], 0, 0
     in_console = False
@@ -218,6 +238,7 @@ def regen(page):
             out.extend(want)
         else:
             got = refresh(want, run(cmd))
+            copy_pictures(cmd, drawn)
             changed += got != want
             out.extend(got)
         i = j
@@ -282,10 +303,10 @@ def main():
     pages = [(name, os.path.abspath(name)) for name in names]
     environment()
     every = ["README.md"] + sorted(glob.glob("docs/*.md"))
-    old = blocks(every)
+    old, drawn = blocks(every), pictures(every)
     if "--check" not in args:
         for name, path in pages or [(p, p) for p in every]:
-            changed = regen(path)
+            changed = regen(path, drawn)
             print(f"{name}: {changed} command outputs changed")
     wrong = check_prose(every, old, "--check" not in args)
     print(f"prose numbers: {wrong} left wrong" if wrong else "prose numbers: all match their blocks")

@@ -1,8 +1,10 @@
-/* What the two docs tests share: test_docs.c runs the pages' commands,
- * test_docs_read.c checks the numbers their prose quotes from them. */
+/* What the docs tests share: test_docs.c runs the pages' commands,
+ * test_docs_read.c checks the numbers their prose quotes from them, and
+ * test_docs_pictures.c the pictures the commands draw. */
 #ifndef POSENC_DOCS_PAGES_H
 #define POSENC_DOCS_PAGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -20,5 +22,18 @@ size_t docs_split_lines(char *text, char ***lines);
  * must then match, copied to tail, 16 bytes); sets *unit to one unit in
  * its last printed digit. */
 int docs_as_number(const char *tok, double *v, double *unit, char *tail);
+
+/* A picture a page shows from docs/img: its file, where it is shown, and
+ * the work file its marker names as drawn by a command ("" if none). */
+typedef struct {
+    char img[256], work[256], page[256];
+    size_t line;
+} DocsPicture;
+/* The pictures of every page, in page order (at most cap): how many. */
+size_t docs_pictures(DocsPicture *out, size_t cap);
+/* After cmd (page:lineno) ran in work: true if every page's picture it
+ * drew is the committed file byte for byte, else false with why in msg. */
+bool docs_check_pictures(const char *page, size_t lineno, const char *cmd, const char *work,
+                         char *msg, size_t cap);
 
 #endif

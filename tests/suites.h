@@ -22,6 +22,7 @@ Suite *suite_cli(void);
 Suite *suite_docs(void);
 /* part of suite_docs: the checks that read the pages (test_docs_read.c) */
 TCase *tcase_docs_read(void);
+TCase *tcase_docs_pictures(void);
 Suite *suite_grad(void);
 /* part of suite_grad: the whole encoder's (test_grad_encoder.c) */
 TCase *tcase_grad_encoder(void);

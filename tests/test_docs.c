@@ -322,7 +322,8 @@ static bool run_page(const char *page, const char *work, size_t *commands, char 
             end++;
         const char *cmd = lines[i] + 2;
         if (strncmp(cmd, "make", 4) != 0 || strcmp(cmd, "make demo") == 0) {
-            ok = run_command(page, i + 1, cmd, lines + start, end - start, work, msg, cap);
+            ok = run_command(page, i + 1, cmd, lines + start, end - start, work, msg, cap) &&
+                 docs_check_pictures(page, i + 1, cmd, work, msg, cap);
             ++*commands;
         }
         i = end - 1;
@@ -578,5 +579,6 @@ Suite *suite_docs(void) {
     tcase_set_tags(tc, "slow");
     suite_add_tcase(s, tc);
     suite_add_tcase(s, tcase_docs_read());
+    suite_add_tcase(s, tcase_docs_pictures());
     return s;
 }
