@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/figures/figures.h"
 #include "../src/plot/chart.h"
 #include "../src/run/probe.h"
 #include "../src/run/session.h"
@@ -36,7 +37,7 @@ static const char *const USAGE[] = {
     "  --ridge X             penalty on the probe's weights, relative to the mean\n"
     "                        squared channel (default 0.001)\n"
     "  --plot FILE.png       draw the accuracy against the layer, a line per model\n"
-    "                        (a colour per scheme, pre-norm dashed)\n"
+    "                        (a colour and a mark per scheme, pre-norm dashed)\n"
     "  --csv                 print model,scheme,norm,layer,accuracy,r2 rows\n"
     CLI_MEMORY_HELP
     "  --help                show this help\n"
@@ -50,7 +51,7 @@ typedef struct {
     const char *path;
     char label[160];
     char scheme[32];
-    const PeScheme *kind; /* the registry's entry: one colour per scheme */
+    const PeScheme *kind; /* the registry's entry: one colour and mark per scheme */
     bool pre;
     ProbeResult r;
 } Probed;
@@ -144,14 +145,18 @@ static void print_table(const Probed *p, size_t n, size_t rows, bool r2) {
     }
 }
 
-/* Two charts, accuracy above R^2: a line per model, a colour per scheme,
- * pre-norm dashed, and chance, last and dashed grey, so that a model at
- * chance (none's) shows through its gaps. */
+/* Three charts: accuracy; the models that stay near chance, enlarged;
+ * R^2. A line per model, a colour and a mark per scheme, pre-norm dashed,
+ * and chance, last and dashed grey, so that a model at chance (none's)
+ * shows through its gaps. On the full range the schemes with no code in
+ * the rows lie within a few pixels of each other; the middle chart, on
+ * their own range, tells them apart. */
 static void plot(const Cli *cli, const char *path, const Probed *p, size_t n, size_t rows) {
     static double x[MAX_LAYERS + 1], y[2][MAX_MODELS][MAX_LAYERS + 1], cx[2], cy[2];
-    Series s[2][MAX_MODELS + 1];
+    Series s[3][MAX_MODELS + 1];
     const PeScheme *seen[MAX_MODELS];
-    size_t n_seen = 0;
+    size_t n_seen = 0, n_near = 0;
+    double chance = p[0].r.chance;
     for (size_t l = 0; l < rows; l++)
         x[l] = (double)l;
     for (size_t i = 0; i < n; i++) {
@@ -160,43 +165,54 @@ static void plot(const Cli *cli, const char *path, const Probed *p, size_t n, si
             k++;
         if (k == n_seen)
             seen[n_seen++] = p[i].kind;
+        bool near = true;
+        for (size_t l = 0; l < p[i].r.n_rows; l++) {
+            y[0][i][l] = p[i].r.accuracy[l];
+            y[1][i][l] = p[i].r.r2[l];
+            near = near && p[i].r.accuracy[l] < 2.0 * chance;
+        }
         for (int c = 0; c < 2; c++) {
-            for (size_t l = 0; l < p[i].r.n_rows; l++)
-                y[c][i][l] = c ? p[i].r.r2[l] : p[i].r.accuracy[l];
-            s[c][i] = (Series){.x = x, .y = y[c][i], .n = p[i].r.n_rows,
-                               .label = c ? NULL : p[i].label, .color = series_color(k),
-                               .dashed = p[i].pre, .markers = true};
+            /* hollow shapes: the schemes with no code in the rows sit on
+             * one another at chance, and each shows through the others */
+            s[c ? 2 : 0][i] = (Series){.x = x, .y = y[c][i], .n = p[i].r.n_rows,
+                                       .label = c ? NULL : p[i].label, .color = series_color(k),
+                                       .dashed = p[i].pre, .markers = true,
+                                       .marker = (Marker)(MARKER_CIRCLE + k % (MARKER_COUNT - 1))};
+        }
+        if (near) {
+            s[1][n_near] = s[0][i];
+            s[1][n_near++].label = NULL;
         }
     }
     cx[0] = 0.0;
     cx[1] = (double)(rows - 1);
-    cy[0] = cy[1] = p[0].r.chance;
+    cy[0] = cy[1] = chance;
     s[0][n] = (Series){.x = cx, .y = cy, .n = 2, .label = "chance", .color = RGB_GREY,
                        .dashed = true};
-    LineChart lc[2] = {
+    s[1][n_near] = s[0][n];
+    s[1][n_near].label = NULL;
+    LineChart lc[3] = {
         {.series = s[0], .n_series = n + 1,
          .title = "Position read back by a linear probe: test accuracy", .xlabel = NULL,
-         .ylabel = "accuracy", .ymin = 0.0, .ymax = 1.0},
+         .ylabel = "accuracy", .fixed_y = true, .ymin = 0.0, .ymax = 1.0},
+        /* its range the models' own: no chart is drawn when none is near */
+        {.series = s[1], .n_series = n_near ? n_near + 1 : 0,
+         .title = "Enlarged: the models that never reach twice chance", .xlabel = NULL,
+         .ylabel = "accuracy"},
         /* R^2 goes below 0 where the probe does worse than the mean */
-        {.series = s[1], .n_series = n, .title = "R^2 of the position read as a number",
-         .xlabel = "layer (0: the input, embedding + code)", .ylabel = "R^2", .ymin = -0.2,
-         .ymax = 1.0},
+        {.series = s[2], .n_series = n, .title = "R^2 of the position read as a number",
+         .xlabel = "layer (0: the input, embedding + code)", .ylabel = "R^2", .fixed_y = true,
+         .ymin = -0.2, .ymax = 1.0},
     };
-    int w = 0, h[2];
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         lc[c].plot_w = 560;
         lc[c].plot_h = 260;
-        lc[c].fixed_y = lc[c].x_integer = lc[c].legend = true;
-        int cw;
-        linechart_size(&lc[c], &cw, &h[c]);
-        w = cw > w ? cw : w;
+        lc[c].x_integer = lc[c].legend = true;
     }
     Canvas cv;
     Err e;
-    if (canvas_init(&cv, w + 20, h[0] + h[1] + 30, &e))
+    if (fig_stack(&cv, lc, 3, 10, 10, NULL, &e))
         cli_fail(cli, &e);
-    linechart_draw(&cv, 10, 10, &lc[0], NULL);
-    linechart_draw(&cv, 10, 20 + h[0], &lc[1], NULL);
     int rc = canvas_write_png(&cv, path, &e);
     canvas_free(&cv);
     if (rc)

@@ -208,6 +208,46 @@ START_TEST(attention_cells_are_the_weights) {
 }
 END_TEST
 
+/* page 8's tape of 12 bits, 24 words: the four heads two to a row, in
+ * cells that hold the labels' ink, so the picture is near a page's width
+ * (2818 pixels in one row, cells of 25, before); 4 words keep their one
+ * row. */
+START_TEST(attention_of_a_long_sentence_fits_a_page) {
+    const char *tape = "1 1 0 1 0 0 1 0 1 1 1 0 ? ? ? ? ? ? ? ? ? ? ? ?";
+    Vocab v;
+    Err e;
+    ck_assert_int_eq(vocab_init(&v, &e), 0);
+    ck_assert_int_eq(vocab_add_text(&v, tape, &e), 0);
+    ck_assert_int_eq(vocab_add_text(&v, "Rohan killed the lion", &e), 0);
+    Model m;
+    make_model(&m, v.n, 32, 4, 2, 64, NORM_POST, ACT_RELU, "sinusoidal", COMBINE_DEFAULT, 7);
+    Canvas cv;
+    Box cells;
+    ck_assert_int_eq(fig_attention(&cv, &cells, &m, &v, tape, 0, "test", &e), 0);
+    int cell = cells.w / 24, top = 0, bottom = 0;
+    ck_assert_int_eq(cells.w, 24 * cell);
+    /* rows of names a cell apart: their ink does not touch */
+    for (const char *c = "01?"; *c; c++) {
+        int a, b;
+        text_ink((char[]){*c, '\0'}, TEXT_SCALE, &a, &b);
+        top = c[0] == '0' || a < top ? a : top;
+        bottom = c[0] == '0' || b > bottom ? b : bottom;
+    }
+    ck_assert_int_gt(cell, bottom - top);
+    ck_assert_int_lt(cell, text_height(TEXT_SCALE) + 2);
+    ck_assert_msg(cv.w <= 1200, "%d pixels wide, cells of %d", cv.w, cell);
+    ck_assert_msg(cv.w < 3 * cells.w, "more than two maps to a row: %d pixels", cv.w);
+    ck_assert_msg(cv.h > 2 * cells.h, "one row of maps, %d pixels tall", cv.h);
+    canvas_free(&cv);
+    ck_assert_int_eq(fig_attention(&cv, &cells, &m, &v, "Rohan killed the lion", 0, "test", &e),
+                     0);
+    ck_assert_msg(cv.w > 4 * cells.w, "4 words: %d pixels wide, maps of %d", cv.w, cells.w);
+    canvas_free(&cv);
+    model_free(&m);
+    vocab_free(&v);
+}
+END_TEST
+
 /* RoFormer's bound, recomputed here with C's complex numbers: at distance
  * 0 every partial sum S_j is j, so the mean of |S_j| is (d/2 + 1)/2; far
  * away it has fallen (the decay the picture shows); and the picture draws
@@ -257,6 +297,7 @@ Suite *suite_figures(void) {
     tcase_add_test(tc, naive_marks_the_collisions);
     tcase_add_test(tc, bits_show_the_sign_of_the_code);
     tcase_add_test(tc, attention_cells_are_the_weights);
+    tcase_add_test(tc, attention_of_a_long_sentence_fits_a_page);
     tcase_add_test(tc, decay_is_roformers_bound);
     tcase_add_test(tc, docs_pictures_are_what_pe_plot_draws);
     suite_add_tcase(s, tc);

@@ -148,6 +148,40 @@ START_TEST(large_text_stays_in_its_box) {
 }
 END_TEST
 
+/* text_ink names the rows a string inks, no more and no fewer, so names
+ * that far apart never touch (the attention maps' labels rely on it):
+ * digits need fewer rows than letters with ascenders and descenders,
+ * and all of them fewer than text_height's box. */
+START_TEST(text_ink_is_the_rows_inked) {
+    static const char *const s[] = {"0?1", "Ajg|", "lion", "  "};
+    int span[4];
+    for (size_t i = 0; i < 4; i++) {
+        Canvas cv;
+        Err e;
+        ck_assert_int_eq(canvas_init(&cv, 200, 100, &e), 0);
+        canvas_text(&cv, 10, 20, s[i], 2, RGB_BLACK, ALIGN_LEFT, false);
+        int top = cv.h, bottom = -1;
+        for (int y = 0; y < cv.h; y++)
+            for (int x = 0; x < cv.w; x++)
+                if (!same(canvas_get(&cv, x, y), RGB_WHITE, 0))
+                    top = y < top ? y : top, bottom = y > bottom ? y : bottom;
+        int a, b;
+        text_ink(s[i], 2, &a, &b);
+        if (bottom < 0) {
+            ck_assert_msg(a == 0 && b == 0, "'%s' inks nothing, not rows %d..%d", s[i], a, b);
+        } else {
+            ck_assert_msg(a == top - 20 && b == bottom + 1 - 20, "'%s': rows %d..%d, said %d..%d",
+                          s[i], top - 20, bottom + 1 - 20, a, b);
+        }
+        span[i] = b - a;
+        canvas_free(&cv);
+    }
+    ck_assert_int_lt(span[0], span[1]);
+    ck_assert_int_lt(span[1], text_height(2));
+    ck_assert_int_gt(span[0], 10);
+}
+END_TEST
+
 START_TEST(png_round_trip_is_exact_and_atomic) {
     char *dir = tmp_dir(), path[128];
     snprintf(path, sizeof path, "%s/a.png", dir);
@@ -233,6 +267,105 @@ START_TEST(heatmap_cells_hold_known_values) {
     }
     stbi_image_free(img);
     rm_dir(dir);
+    canvas_free(&cv);
+}
+END_TEST
+
+/* A pixel col covers by three quarters or more, on white: each channel
+ * within a quarter of the way from col to white (a stroke whose edge
+ * falls between two pixel rows covers both at 90%, none fully; no grey of
+ * the text is that near a colour of the palette). */
+static bool covered(Rgb p, Rgb col) {
+    return abs(p.r - col.r) * 4 <= 255 - col.r && abs(p.g - col.g) * 4 <= 255 - col.g &&
+           abs(p.b - col.b) * 4 <= 255 - col.b;
+}
+
+/* The pixels col covers in r: their box, and how many lie on its top and
+ * bottom rows (a square's sides fill them, a triangle's apex does not). */
+typedef struct {
+    int x0, y0, x1, y1, top, bottom;
+    size_t n;
+} Ink;
+
+static Ink ink_of(const Canvas *cv, Box r, Rgb col) {
+    Ink k = {r.x + r.w, r.y + r.h, -1, -1, 0, 0, 0};
+    for (int y = r.y; y < r.y + r.h; y++)
+        for (int x = r.x; x < r.x + r.w; x++)
+            if (covered(canvas_get(cv, x, y), col)) {
+                k.x0 = x < k.x0 ? x : k.x0, k.x1 = x > k.x1 ? x : k.x1;
+                k.y0 = y < k.y0 ? y : k.y0, k.y1 = y > k.y1 ? y : k.y1;
+                k.n++;
+            }
+    for (int x = k.x0; k.n && x <= k.x1; x++) {
+        k.top += covered(canvas_get(cv, x, k.y0), col);
+        k.bottom += covered(canvas_get(cv, x, k.y1), col);
+    }
+    return k;
+}
+
+/* A hollow square and a hollow triangle, on the chart and in its legend,
+ * where their points are; and a series that names no mark keeps the
+ * filled dot of every other picture. */
+static void expect_shape(const Canvas *cv, Box r, Rgb col, bool square, const char *where) {
+    Ink k = ink_of(cv, r, col);
+    int w = k.x1 - k.x0 + 1, h = k.y1 - k.y0 + 1;
+    ck_assert_msg(k.n > 10, "%s: no mark", where);
+    ck_assert_msg(w >= 8 && w <= 13 && h >= 8 && h <= 13, "%s: a mark of %d x %d", where, w, h);
+    /* hollow: the middle is the white beneath */
+    expect_rgb(canvas_get(cv, (k.x0 + k.x1) / 2, (k.y0 + k.y1) / 2), RGB_WHITE, 0, "%s: centre",
+               where);
+    ck_assert_msg(k.bottom >= w - 3, "%s: a bottom side of %d of %d pixels", where, k.bottom, w);
+    if (square)
+        ck_assert_msg(k.top >= w - 3, "%s: a top side of %d of %d pixels", where, k.top, w);
+    else
+        ck_assert_msg(k.top <= 3, "%s: the apex is %d pixels wide", where, k.top);
+}
+
+START_TEST(markers_are_told_apart_by_shape) {
+    /* points between the grid lines (every 0.5), whose grey would fill
+     * a hollow mark's middle */
+    static const double x1[] = {1.25}, x3[] = {2.75}, y[] = {1.25};
+    Rgb c0 = series_color(0), c1 = series_color(1), c2 = series_color(2);
+    Series s[3] = {
+        {.x = x1, .y = y, .n = 1, .label = "square", .color = c0, .markers = true,
+         .no_line = true, .marker = MARKER_SQUARE},
+        {.x = x3, .y = y, .n = 1, .label = "triangle", .color = c1, .markers = true,
+         .no_line = true, .marker = MARKER_TRIANGLE},
+        {.x = x3, .y = (const double[]){0.25}, .n = 1, .color = c2, .markers = true,
+         .no_line = true},
+    };
+    LineChart lc = {.series = s, .n_series = 3, .plot_w = 200, .plot_h = 120, .fixed_x = true,
+                    .fixed_y = true, .xmin = 0.0, .xmax = 4.0, .ymin = 0.0, .ymax = 2.0,
+                    .legend = true};
+    int w, h;
+    linechart_size(&lc, &w, &h);
+    Canvas cv;
+    Err e;
+    ck_assert_int_eq(canvas_init(&cv, w, h, &e), 0);
+    Box a;
+    linechart_draw(&cv, 0, 0, &lc, &a);
+    /* a point's pixel, as draw_series places it (pixel centres at .5) */
+    double sx = (a.w - 1) / 4.0, sy = (a.h - 1) / 2.0;
+    int px1 = a.x + (int)(0.5 + 1.25 * sx), px3 = a.x + (int)(0.5 + 2.75 * sx);
+    int py = a.y + (int)(0.5 + 0.75 * sy);
+    expect_shape(&cv, (Box){px1 - 12, py - 12, 25, 25}, c0, true, "the square on the chart");
+    expect_shape(&cv, (Box){px3 - 12, py - 12, 25, 25}, c1, false, "the triangle on the chart");
+    Ink sq = ink_of(&cv, (Box){px1 - 12, py - 12, 25, 25}, c0);
+    Ink tr = ink_of(&cv, (Box){px3 - 12, py - 12, 25, 25}, c1);
+    ck_assert_int_le(abs((sq.x0 + sq.x1) / 2 - px1), 1);
+    ck_assert_int_le(abs((sq.y0 + sq.y1) / 2 - py), 1);
+    ck_assert_int_le(abs((tr.x0 + tr.x1) / 2 - px3), 1);
+    ck_assert_int_le(tr.y0, py - 4); /* the apex above the point, the base below */
+    ck_assert_int_ge(tr.y1, py + 2);
+    /* the legend, right of the chart, shows each entry's mark */
+    Box legend = {a.x + a.w + 2, 0, cv.w - (a.x + a.w + 2), cv.h};
+    expect_shape(&cv, legend, c0, true, "the square in the legend");
+    expect_shape(&cv, legend, c1, false, "the triangle in the legend");
+    ck_assert_int_lt(ink_of(&cv, legend, c0).y1, ink_of(&cv, legend, c1).y0);
+    /* the default: a filled dot, no legend entry */
+    int py2 = a.y + (int)(0.5 + 1.75 * sy);
+    expect_rgb(canvas_get(&cv, px3, py2), c2, 0, "the dot's centre");
+    ck_assert_uint_eq(ink_of(&cv, legend, c2).n, 0);
     canvas_free(&cv);
 }
 END_TEST
@@ -448,9 +581,11 @@ Suite *suite_plot(void) {
     tcase_add_test(tc, ticks_are_round);
     tcase_add_test(tc, text_stays_in_its_box);
     tcase_add_test(tc, large_text_stays_in_its_box);
+    tcase_add_test(tc, text_ink_is_the_rows_inked);
     tcase_add_test(tc, png_round_trip_is_exact_and_atomic);
     tcase_add_loop_test(tc, heatmap_cells_hold_known_values, 0, 3);
     tcase_add_test(tc, training_logs_are_read_by_column_name);
+    tcase_add_test(tc, markers_are_told_apart_by_shape);
     suite_add_tcase(s, tc);
     tc = tcase_create("pe_plot");
     tcase_add_test(tc, pe_plot_heatmap_is_the_library_picture);

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <stb/stb_image.h>
+
 #include "../src/run/probe.h"
 #include "../src/text/tasks.h"
 #include "../src/text/vocab.h"
@@ -145,6 +147,21 @@ START_TEST(probe_program_prints_and_draws) {
     struct stat st;
     ck_assert_int_eq(stat(png, &st), 0);
     ck_assert_int_gt(st.st_size, 1000);
+    /* a model without a code stays near chance: its accuracy gets a chart
+     * of its own range between the two, and the picture a third panel */
+    int w2, h2, w3, h3, comp;
+    ck_assert(stbi_info(png, &w2, &h2, &comp));
+    snprintf(args, sizeof args, "--task reverse --pe none --steps 20 --d-model 16 --heads 2 "
+             "--d-ff 32 --out %s/none.bin", dir);
+    r = run("train", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    snprintf(args, sizeof args, "--plot %s %s %s/none.bin", png, model, dir);
+    r = run("probe", args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    run_free(&r);
+    ck_assert(stbi_info(png, &w3, &h3, &comp));
+    ck_assert_msg(h3 > h2 + 250, "%d pixels tall against %d without a model near chance", h3, h2);
     snprintf(args, sizeof args, "--csv %s", model);
     r = run("probe", args);
     ck_assert_int_eq(r.status, 0);
@@ -158,6 +175,8 @@ START_TEST(probe_program_prints_and_draws) {
     expect_exit("probe", "/nonexistent/m.bin", 2, "cannot open");
     unlink(png);
     unlink(model);
+    snprintf(args, sizeof args, "%s/none.bin", dir);
+    unlink(args);
     ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST

@@ -13,6 +13,13 @@
 #define MARGIN 10
 #define BETWEEN 20
 #define HEADS_PER_ROW 4
+/* The widest row of maps before the heads wrap onto more rows: the four
+ * maps of a short sentence (1570 pixels for 4 words) stay in one row, a
+ * long sentence's, whose cells the labels keep from shrinking, go two to
+ * a row, so that a page showing the picture at its width (about 1000
+ * pixels) keeps the labels readable. */
+#define MAX_ROW_W 1600
+#define NAME_AIR 3 /* pixels between the ink of two rows' names */
 #define MAX_TOKENS ((size_t)64)
 #define MAX_LOGS 10
 #define MAX_HEADS 16 /* drawn; a wider model's title says so */
@@ -33,9 +40,17 @@ static int draw_heads(Canvas *out, Box *cells, const float *att, const char *con
         vmax = 1.0;
     char names[MAX_HEADS][16];
     Heatmap hm[MAX_HEADS];
-    /* cells no smaller than a token's name, which labels every row and
-     * column: smaller, the names of 24 tokens overprinted each other */
-    int cell = clampi(240 / (int)T, text_height(TEXT_SCALE) + 2, 60), hw = 0, hh = 0;
+    /* cells no smaller than the names' ink and a little air, as each
+     * name labels a row and a column: smaller, the names of 24 tokens
+     * overprinted each other */
+    int top = 0, bottom = 0;
+    for (size_t t = 0; t < T; t++) {
+        int a, b;
+        text_ink(tok[t], TEXT_SCALE, &a, &b);
+        top = t == 0 || a < top ? a : top;
+        bottom = t == 0 || b > bottom ? b : bottom;
+    }
+    int cell = clampi(240 / (int)T, bottom - top + NAME_AIR, 60), hw = 0, hh = 0;
     for (size_t h = 0; h < NH && h < MAX_HEADS; h++) {
         snprintf(names[h], sizeof names[h], "head %zu", h);
         hm[h] = (Heatmap){.v = att + h * T * T, .rows = T, .cols = T, .cell_w = cell,
@@ -47,8 +62,10 @@ static int draw_heads(Canvas *out, Box *cells, const float *att, const char *con
         hh = imax(hh, hgt);
     }
     size_t shown = NH < MAX_HEADS ? NH : MAX_HEADS, cols = shown < HEADS_PER_ROW ? shown : HEADS_PER_ROW;
-    size_t rows = (shown + cols - 1) / cols;
     int cbw = colorbar_width((int)T * cell, 0.0, vmax, false, "attention weight");
+    while (cols > 1 && (int)cols * hw + BETWEEN + cbw > MAX_ROW_W)
+        cols = (cols + 1) / 2;
+    size_t rows = (shown + cols - 1) / cols;
     int th = text_height(TEXT_SCALE) + 2 * BETWEEN;
     int W = imax((int)cols * hw + BETWEEN + cbw, text_width(title, TEXT_SCALE));
     int rc = canvas_init(out, W + 2 * MARGIN, th + (int)rows * hh + 2 * MARGIN, e);

@@ -109,6 +109,45 @@ void canvas_line(Canvas *c, double x0, double y0, double x1, double y1, double w
     }
 }
 
+/* The distance from (px,py) to the segment (x0,y0)-(x1,y1). */
+static double segment_distance(double px, double py, const double *s) {
+    double dx = s[2] - s[0], dy = s[3] - s[1], len2 = dx * dx + dy * dy;
+    double t = len2 > 0.0 ? ((px - s[0]) * dx + (py - s[1]) * dy) / len2 : 0.0;
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    return hypot(px - s[0] - t * dx, py - s[1] - t * dy);
+}
+
+void canvas_strokes(Canvas *c, const double *seg, size_t n, double width, Rgb col) {
+    if (n == 0)
+        return;
+    double half = width / 2.0, lo[2] = {seg[0], seg[1]}, hi[2] = {seg[0], seg[1]};
+    for (size_t i = 0; i < 4 * n; i++) {
+        lo[i % 2] = fmin(lo[i % 2], seg[i]);
+        hi[i % 2] = fmax(hi[i % 2], seg[i]);
+    }
+    int xa = clampi((int)floor(lo[0] - half - 1), 0, c->w);
+    int xb = clampi((int)ceil(hi[0] + half + 1), 0, c->w);
+    int ya = clampi((int)floor(lo[1] - half - 1), 0, c->h);
+    int yb = clampi((int)ceil(hi[1] + half + 1), 0, c->h);
+    for (int y = ya; y < yb; y++)
+        for (int x = xa; x < xb; x++) {
+            /* the nearest stroke's coverage, blended once: where two
+             * strokes meet, the corner is no darker than the strokes */
+            double d = INFINITY;
+            for (size_t i = 0; i < n; i++)
+                d = fmin(d, segment_distance(x + 0.5, y + 0.5, seg + 4 * i));
+            double a = half + 0.5 - d;
+            if (a <= 0.0)
+                continue;
+            if (a > 1.0)
+                a = 1.0;
+            unsigned char *p = c->px + ((size_t)y * (size_t)c->w + (size_t)x) * 3;
+            p[0] = mix(p[0], col.r, a);
+            p[1] = mix(p[1], col.g, a);
+            p[2] = mix(p[2], col.b, a);
+        }
+}
+
 /* Only printable ASCII reaches the fonts (stb_easy_font indexes its table
  * by char - 32); anything else is drawn as '?'. */
 static char printable(char ch) { return ch >= 32 && ch < 127 ? ch : '?'; }
@@ -190,6 +229,30 @@ int text_height(int scale) {
     if (truetype())
         return (int)ceilf((float)(font.ascent - font.descent) * font_scale(scale));
     return 9 * scale;
+}
+
+void text_ink(const char *s, int scale, int *top, int *bottom) {
+    *top = *bottom = 0;
+    if (!truetype()) { /* the segment font: its whole box */
+        *bottom = text_height(scale);
+        return;
+    }
+    /* the rows text_truetype inks: each glyph's box in whole pixels from
+     * the baseline, which sits on a whole pixel */
+    float k = font_scale(scale);
+    int base = (int)lroundf((float)font.ascent * k), lo = 0, hi = 0;
+    bool any = false;
+    for (; *s; s++) {
+        int x0, y0, x1, y1;
+        stbtt_GetCodepointBitmapBox(&font.info, printable(*s), k, k, &x0, &y0, &x1, &y1);
+        if (x1 <= x0 || y1 <= y0) /* a space */
+            continue;
+        lo = any && lo < y0 ? lo : y0;
+        hi = any && hi > y1 ? hi : y1;
+        any = true;
+    }
+    if (any)
+        *top = base + lo, *bottom = base + hi;
 }
 
 /* Blends coverage a (0..255) of col into the pixel (x,y), if on the canvas. */

@@ -59,6 +59,12 @@ void canvas_frame(Canvas *c, Box b, Rgb col);
 void canvas_line(Canvas *c, double x0, double y0, double x1, double y1, double width, Rgb col,
                  double dash, double phase);
 
+/* n straight strokes of the given width, seg[4i..4i+3] = x0, y0, x1, y1 of
+ * stroke i, drawn as one shape: each pixel takes the colour once, at the
+ * coverage of the nearest stroke, so the corners of an outline (a
+ * polygon's sides, the arms of a cross) are as even as its sides. */
+void canvas_strokes(Canvas *c, const double *seg, size_t n, double width, Rgb col);
+
 /* Text is drawn at an integer scale (2 is the figures' normal size: an em
  * of 19 pixels). Only printable ASCII is drawn; other bytes show as '?'. */
 typedef enum { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } Align;
@@ -66,6 +72,12 @@ typedef enum { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } Align;
 /* Pixel size of a line of text at the scale. */
 int text_width(const char *s, int scale);
 int text_height(int scale);
+
+/* The rows s inks at the scale, top <= row < bottom, counted down from
+ * the anchor y of canvas_text (both 0 for no ink): names drawn
+ * bottom - top pixels apart never touch, though their boxes
+ * (text_height, which keeps the font's room for accents) overlap. */
+void text_ink(const char *s, int scale, int *top, int *bottom);
 
 /* Draws one line of text. The anchor (x,y) is the top of the text and, by
  * align, its left end, middle or right end. vertical turns the text a

@@ -383,6 +383,57 @@ static bool clip(double *ax, double *ay, double *bx, double *by, double x0, doub
     return true;
 }
 
+/* Strokes from corner to corner of the polygon p (k corners), closed. */
+static size_t polygon(double *seg, const double *p, size_t k) {
+    for (size_t i = 0; i < k; i++) {
+        size_t j = (i + 1) % k;
+        seg[4 * i] = p[2 * i], seg[4 * i + 1] = p[2 * i + 1];
+        seg[4 * i + 2] = p[2 * j], seg[4 * i + 3] = p[2 * j + 1];
+    }
+    return k;
+}
+
+void marker_draw(Canvas *cv, double x, double y, Marker m, Rgb col) {
+    /* The shapes a little larger than the dot, so that their outlines
+     * weigh about as much to the eye; sizes are half-widths in pixels. */
+    const double pi = 3.14159265358979323846, sq = 4.5, di = 6.0, tri = 6.0, arm = 4.5;
+    double seg[4 * 24], p[2 * 24];
+    size_t n = 0;
+    switch (m) {
+    case MARKER_CIRCLE: /* a 24-gon of radius 5: within 0.05 pixel of the circle */
+        for (int i = 0; i < 24; i++)
+            p[2 * i] = x + 5.0 * cos(i * pi / 12.0), p[2 * i + 1] = y + 5.0 * sin(i * pi / 12.0);
+        n = polygon(seg, p, 24);
+        break;
+    case MARKER_SQUARE:
+        n = polygon(seg, (double[]){x - sq, y - sq, x + sq, y - sq, x + sq, y + sq, x - sq, y + sq},
+                    4);
+        break;
+    case MARKER_DIAMOND:
+        n = polygon(seg, (double[]){x, y - di, x + di, y, x, y + di, x - di, y}, 4);
+        break;
+    case MARKER_TRIANGLE: /* equilateral, its centre on the point */
+        n = polygon(seg, (double[]){x, y - tri, x + tri * 0.8660254, y + tri / 2, x - tri * 0.8660254,
+                                    y + tri / 2}, 3);
+        break;
+    case MARKER_CROSS:
+        memcpy(seg, (double[]){x - arm, y - arm, x + arm, y + arm, x - arm, y + arm, x + arm,
+                               y - arm}, 8 * sizeof *seg);
+        n = 2;
+        break;
+    case MARKER_PLUS: /* arms a pixel longer: the cross's run on the diagonal */
+        memcpy(seg, (double[]){x - arm - 1, y, x + arm + 1, y, x, y - arm - 1, x, y + arm + 1},
+               8 * sizeof *seg);
+        n = 2;
+        break;
+    default: /* MARKER_DOT: the one mark before there were others, drawn as then */
+        canvas_line(cv, x, y, x, y, 8.0, col, 0.0, 0.0);
+        return;
+    }
+    /* the strokes of a cross a little heavier: two lines against an outline's four */
+    canvas_strokes(cv, seg, n, m == MARKER_CROSS || m == MARKER_PLUS ? 2.2 : 1.8, col);
+}
+
 static void draw_series(Canvas *cv, const Series *s, const LineLayout *L, Box a) {
     double sx = (a.w - 1) / (L->xmax - L->xmin), sy = (a.h - 1) / (L->ymax - L->ymin);
     double along = 0.0; /* keeps dashes running across segments */
@@ -405,7 +456,7 @@ static void draw_series(Canvas *cv, const Series *s, const LineLayout *L, Box a)
             s->y[i] > L->ymax)
             continue;
         double px = a.x + 0.5 + (s->x[i] - L->xmin) * sx, py = a.y + 0.5 + (L->ymax - s->y[i]) * sy;
-        canvas_line(cv, px, py, px, py, 8.0, s->color, 0.0, 0.0);
+        marker_draw(cv, px, py, s->marker, s->color);
     }
 }
 
@@ -457,7 +508,7 @@ void linechart_draw(Canvas *cv, int x, int y, const LineChart *lc, Box *area) {
         if (!sr->no_line)
             canvas_line(cv, lx, my, lx + SWATCH, my, 2.5, sr->color, sr->dashed ? 8.0 : 0.0, 0.0);
         if (sr->markers || sr->no_line)
-            canvas_line(cv, lx + SWATCH / 2.0, my, lx + SWATCH / 2.0, my, 8.0, sr->color, 0.0, 0.0);
+            marker_draw(cv, lx + SWATCH / 2.0, my, sr->marker, sr->color);
         canvas_text(cv, lx + SWATCH + GAP, ly, sr->label, TEXT_SCALE, RGB_BLACK, ALIGN_LEFT, false);
         ly += th() + GAP;
     }

@@ -61,14 +61,32 @@ int colorbar_width(int h, double vmin, double vmax, bool diverging, const char *
 void colorbar_draw(Canvas *cv, int x, int y, int h, double vmin, double vmax, bool diverging,
                    const char *label);
 
+/* The mark on a series' points and beside its legend entry. Lines that
+ * overlap are told apart by their marks where colour alone would not do:
+ * the hollow shapes and the strokes leave a mark beneath them visible. */
+typedef enum {
+    MARKER_DOT,      /* a filled disc, 8 pixels across (the default) */
+    MARKER_CIRCLE,   /* hollow */
+    MARKER_SQUARE,   /* hollow */
+    MARKER_TRIANGLE, /* hollow, point up */
+    MARKER_DIAMOND,  /* hollow */
+    MARKER_CROSS,    /* x */
+    MARKER_PLUS,     /* + */
+    MARKER_COUNT
+} Marker;
+
+/* Draws marker m centred on (x,y), in pixel coordinates (centres at .5). */
+void marker_draw(Canvas *cv, double x, double y, Marker m, Rgb col);
+
 typedef struct {
     const double *x, *y; /* n points; a NaN y leaves a gap in the line */
     size_t n;            /* 0: a legend entry only (what dashes mean) */
     const char *label;   /* legend entry, or NULL for none */
     Rgb color;
     bool dashed;
-    bool markers;        /* a dot on every point */
-    bool no_line;        /* dots only */
+    bool markers;        /* a mark on every point */
+    bool no_line;        /* marks only */
+    Marker marker;       /* the mark, e.g. MARKER_SQUARE (default MARKER_DOT) */
 } Series;
 
 typedef struct {
