@@ -54,6 +54,9 @@ Suite *suite_cells(void);
 /* parts of suite_cells: the benchmark's grid, and its program (test_bench.c) */
 TCase *tcase_bench(void);
 TCase *tcase_bench_program(void);
+/* part of suite_cells: scripts/bench_referee.py on the benchmark's page
+ * (test_referee.c) */
+TCase *tcase_referee(void);
 /* part of suite_cells: the benchmark's protocol, its reference forms and
  * committed cells (test_protocol.c) */
 TCase *tcase_protocol(void);

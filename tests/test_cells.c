@@ -571,5 +571,6 @@ Suite *suite_cells(void) {
     suite_add_tcase(s, prog);
     suite_add_tcase(s, tcase_bench_program());
     suite_add_tcase(s, tcase_protocol());
+    suite_add_tcase(s, tcase_referee());
     return s;
 }

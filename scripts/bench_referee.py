@@ -1,0 +1,490 @@
+#!/usr/bin/env python3
+"""A referee for docs/benchmark.md: every number on it recomputed from its cells.
+
+    python3 scripts/bench_referee.py [--cells DIR] [--page FILE] [--csv DIR]
+
+Reads the benchmark's cell files (docs/formats.md, "Cell files"), the
+chance floors of benchmark/chance.csv (counted on the test tapes, which
+the cells do not hold) and the page, and recomputes what the page shows
+from the rules the page states in words: the tables (best seed, mean ± SD
+over seeds, exact match, the accuracy at N and over 1..N, the chance
+floors, each column's score on every range the page shows), claim 1's
+tests by task and by pair at each gate (exact signed-rank p, a bootstrap
+interval, the verdict), the cost on the training lengths, the pairs one
+by one (the gate, Hodges-Lehmann, the exact U test, Holm, Cliff's delta,
+the verdict, the counts), claims 2 and 3, the grid's and protocol's
+numbers in the text, and the CSV files (scores.csv and lengths.csv
+digit for digit, chance.csv's shares as counts over blanks, pilots.csv
+against the recipe's table). Each cell is checked first: its checksum,
+and its value and exact match as the means of its lengths N+1..M. Nothing
+depends on M, N, the columns or the tasks: all are read from the cells
+and the page. Written apart from the C page writer
+(src/experiments/page/), with the standard library only
+(bench_referee_read.py reads, bench_referee_stats.py holds the
+statistics). Prints how many numbers each part checked and every
+difference; exits 0 when all agree, 1 on any difference, 2 on bad usage
+(a missing folder, an unreadable or damaged cell, a grid that is not
+every task x column x the same seeds at one learning rate).
+
+Not recomputed: the figures; the longest test tape and the random range
+as a multiple of it (the tasks' tape formats are not in the cells); the
+chance floors' counts themselves (chance.csv is counted on the test
+tapes, which the cells do not hold); the reference code's settings and
+the rules' constants, which the page states rather than computes.
+
+A printed number is compared at its printed digits: the value is printed
+with the page's format (Python's % rounds as C's printf). A value within
+1e-9 (relative) of a rounding boundary may print either way, since sums in
+another order differ in their last bits; either is accepted.
+
+The bootstrap intervals: the page names its resamples (10000) and its
+generator's seed but not the generator, so its draws cannot be redone
+here. Each interval is checked within a Monte Carlo tolerance instead:
+20000 resamples of my own (Python's random, seeded by the row), and the
+page's endpoint must lie between my resampled means at the quantiles
+p -+ 4 sqrt(p (1 - p) (1/10000 + 1/20000)) (p = 0.025, 0.975: the spread
+of a quantile estimated from the page's resamples and from mine, at 4
+standard errors), widened by half a unit of the printed digit. On the
+page of the 495 cells the bands are 0.004 to 0.015 wide: a change of a
+unit or two in an endpoint's last digit passes, as it must while the
+page's own draws are unknown (its 10000 resamples spread an endpoint by
+about a quarter of a band). A claim's verdict is read from the exact p
+and the interval's sign (as printed where my band straddles 0). Each
+gate is recomputed at the gate its row names (the page says "from 0.80
+to 0.95", not the step; the rows show it).
+
+Where the page's words leave a choice open, this reader takes the one
+below (the C sources were read only for these):
+- "the best of each row in bold": every value within half a printed unit
+  of the row's best is bold (a 58.3 beside a 58.4 may be bold).
+- The pairs' gate: a pair failing several rules is counted as "did not
+  learn" first, then the ceiling, then the floor; "learned" is the mean
+  at length N (the rules paragraph says "on them", the pairs' paragraph
+  "at length N"), and the floor the chance floor averaged over the band.
+- Signed-rank ties: |d| that agree to nine significant digits are read as
+  a relative difference of at most 1e-9 from the tied group's first
+  (sorted by |d|); a zero difference is |d| <= 1e-12 (accuracies differ
+  by 1/tapes at least, rounding by 1e-16). On the page of the 495
+  cells this decides two printed p's of the pairs' reading: the near
+  ties ranked apart give 5.1e-07 at gate 0.80 and 5.3e-05 at 0.90, tied
+  5.0e-07 and 5.1e-05, as printed. The normal approximation (past 200
+  differences) takes the tie and continuity corrections.
+- The U tests: exact over every split of the pooled seeds, tied values
+  (within 1e-9) at their mean ranks; the equivalence test is the larger p
+  of the one-sided tests of a against b - margin (greater) and against
+  b + margin (less). The Hodges-Lehmann interval is the narrowest of the
+  k-th smallest and largest differences covering more than 95% (the
+  widest, k = 1, when none does); its coverage is checked against the
+  page's percentage. Cliff's delta words: Romano et al. 2006's bounds
+  0.147, 0.33, 0.474. Ahead or behind by the sign of the Hodges-Lehmann
+  shift. Holm's family: both tests of every compared pair.
+- Claim 1: a gate with fewer than 6 tasks ("too few") moves no verdict.
+  Claim 2's "solved" asks 0.95 of the best column's mean on the test
+  lengths, learned or not; of equal columns any may be named.
+- The one-answer tasks are those whose chance.csv counts one blank a
+  tape (blanks = tapes a length x seeds at every length).
+"""
+import argparse
+import math
+import os
+import re
+import sys
+
+sys.dont_write_bytecode = True  # its two modules beside it leave no __pycache__ in scripts/
+from bench_referee_read import (ALPHA, CEILING, EARLIER_M, FLOOR_ABOVE, LEARNED, LEVEL_ORDER, MIN_UNITS,
+                                ROOT, SOLVED, Grid, Page, Reading, Referee, Usage, cell, rows_of, say, sd)
+from bench_referee_stats import boot_band, cliff_words, holm, pair_stats, signed_rank
+
+
+class Bench(Reading):
+    """Every check of the page's tables and claims, on what Reading read."""
+
+    # -- the tables of every task and column --
+    def scores(self, part, table, lo, hi, exact=False, best=False, with_sd=True):
+        body, average = rows_of(self.ref, part, table, self.tasks)
+        if table is None:
+            return
+        cols, prev = table[1][2:], None
+        for row in body:
+            task = row[1]
+            level = self.level.get(task, "?")
+            self.ref.same(part, f"{task}'s level", row[0], "" if level == prev else level)
+            prev = level
+            vals = {}
+            for c in cols:
+                v = self.g.seeds(task, c, lo, hi, exact)
+                vals[c] = (max(v) if best else sum(v) / len(v), sd(v))
+            top = max(v for v, _ in vals.values())
+            for c, text in zip(cols, row[2:]):
+                bold, num, dev = cell(text)
+                v, s = vals[c]
+                self.ref.num(part, f"{task}, {c}", num, 100 * v, "%.1f")
+                if with_sd:
+                    self.ref.num(part, f"{task}, {c}, SD", dev, 100 * s, "%.1f")
+                self.ref.same(part, f"{task}, {c}, bold", bold, abs(100 * v - 100 * top) < 0.05)
+        for c, text in zip(cols, (average or [])[2:]):
+            v = [self.g.seeds(t, c, lo, hi, exact) for t in self.tasks]
+            v = [max(x) if best else sum(x) / len(x) for x in v]
+            self.ref.num(part, f"average, {c}", text, 100 * sum(v) / len(v), "%.1f")
+
+    def tables(self):
+        N, M, p = self.N, self.M, self.p
+        self.scores("Table 1", p.table("Table 1"), N + 1, M, best=True, with_sd=False)
+        self.scores("mean over seeds", p.table("The cautious reading"), N + 1, M)
+        self.scores("exact match", p.table("The cautious reading", 1), N + 1, M, exact=True)
+        self.scores("learned at N", p.table("Learned at N"), N, N)
+        self.scores("on 1..N", p.table("Learned at N", 1), 1, N)
+        part, t = "chance", p.table("Chance")
+        body, _ = rows_of(self.ref, part, t, self.tasks)
+        if t:
+            self.ref.same(part, "header", t[1][3:5], [f"chance on {N + 1}..{M}", f"none on {N + 1}..{M}"])
+        for row in body:
+            task = row[1]
+            ch, none = self.floor(task, N + 1, M), self.g.mean(task, self.cols[0], N + 1, M)
+            self.ref.same(part, f"{task}, answer", row[2], self.chance[task]["answer"])
+            self.ref.num(part, f"{task}, chance", row[3], ch, "%.3f")
+            self.ref.num(part, f"{task}, none", row[4], none, "%.3f")
+            self.ref.num(part, f"{task}, none - chance", row[5], none - ch, "%+.3f")
+        # each column's score on the ranges the page shows
+        part, t = "scores by range", p.table("Accuracy by length")
+        if t is None:
+            return rows_of(self.ref, part, t, [])
+        bands = [tuple(map(int, h.split(".."))) for h in t[1][1:]]
+        shown = M > EARLIER_M and N < EARLIER_M
+        self.ref.same(part, "the ranges shown", bands,
+                      [(N + 1, M)] + ([(N + 1, EARLIER_M)] if shown else []))
+        self.ref.same(part, "its columns", [r[0] for r in t[2]], self.cols)
+        for row in t[2]:
+            for (lo, hi), text in zip(bands, row[1:]):
+                v = sum(self.g.mean(task, row[0], lo, hi) for task in self.tasks) / len(self.tasks)
+                self.ref.num(part, f"{row[0]} on {lo}..{hi}", text, 100 * v, "%.1f")
+        if shown:
+            say(self.ref, p, part, r"Beside it, the same models on (\d+)\.\.(\d+), the range the earlier "
+                r"protocol tested \(to (\d+); this run tests to (\d+)\)", N + 1, EARLIER_M, EARLIER_M, M)
+        elif M == EARLIER_M:
+            say(self.ref, p, part, r"The earlier protocol tested to (\d+); this run tests to (\d+), so its "
+                r"range (\d+)\.\.(\d+) is the earlier one too", EARLIER_M, M, N + 1, M)
+        else:
+            say(self.ref, p, part, r"The earlier protocol's range, to (\d+), is not shown beside this "
+                r"run's (\d+)\.\.(\d+): this run tests to (\d+)", EARLIER_M, N + 1, M, M)
+
+    # -- claim 1: random minus plain, by task and by pair --
+    def differences(self, lo, hi, gate):
+        N, d, per_task = self.N, [], []
+        for t in self.tasks:
+            k = [self.g.mean(t, rn, lo, hi) - self.g.mean(t, pl, lo, hi) for pl, rn in self.pairs
+                 if gate is None or (self.g.mean(t, rn, N, N) >= gate and self.g.mean(t, pl, N, N) >= gate)]
+            d += k
+            if k:
+                per_task.append(sum(k) / len(k))
+        return d, per_task
+
+    def test(self, part, where, units, cells, scale, fmt):
+        """units' test against cells [mean, interval, p]; returns its verdict."""
+        n, r = len(units), self.ref
+        if n == 0:
+            return None
+        mean = sum(units) / n
+        r.num(part, where + ", mean", cells[0], scale * mean, fmt)
+        if n < MIN_UNITS:
+            r.same(part, where + ", too few units", cells[1:], [""] * (len(cells) - 2) + ["too few"])
+            return "cannot be tested here"
+        p, exact = signed_rank(units)
+        m = re.fullmatch(r"(\S+) \((exact|normal approximation)\)", cells[2])
+        r.num(part, where + ", p", m.group(1) if m else cells[2], p, "%#.2g")
+        r.same(part, where + ", p's method", m.group(2) if m else None,
+               "exact" if exact else "normal approximation")
+        (l1, l2), (h1, h2) = boot_band(units, part + where, self.draws)
+        m = re.fullmatch(r"\[(\S+), (\S+)\]", cells[1])
+        shown = (m.group(1), m.group(2)) if m else ("?", "?")
+        r.within(part, where + ", interval's low end", shown[0], l1, l2, scale, fmt)
+        r.within(part, where + ", interval's high end", shown[1], h1, h2, scale, fmt)
+        above = l1 > 0 if (l1 > 0) == (l2 > 0) else float(shown[0]) > 0
+        below = h2 < 0 if (h1 < 0) == (h2 < 0) else float(shown[1]) < 0
+        return "agrees" if p < ALPHA and above else "disagrees" if p < ALPHA and below else "cannot tell"
+
+    def claim1(self):
+        N, M, p, r = self.N, self.M, self.p, self.ref
+        m = say(r, p, "claim 1", r"\((\d+) resamples, the 2\.5% and 97\.5% points")
+        self.draws = int(m.group(1)) if m else 10000
+        E, T, P = len(self.pairs), len(self.tasks), len(self.pairs) * len(self.tasks)
+        say(r, p, "claim 1", r"for each task, the mean over its (\d+) encodings of the randomized form's "
+            r"mean over seeds minus the plain form's, on (\d+)\.\.(\d+): one number a task", E, N + 1, M)
+        say(r, p, "claim 1", r"count each task (\d+) times\. On the (\d+) numbers, .*? over all the 2\^(\d+) "
+            r"equally likely", E, T, T)
+        say(r, p, "claim 1", r"\(both means at length (\d+) at the gate or above\)", N)
+        m = say(r, p, "claim 1", r"the gate from ([\d.]+) to ([\d.]+), a task's number")
+        gates = [[row[0] for row in t[2]] for t in (p.table("Ruoss et al.'s claims", k, "gate at length")
+                                                     for k in (0, 1)) if t]
+        lo, hi = (m.group(1), m.group(2)) if m else ("?", "?")
+        for k, g in enumerate(gates):
+            ok = (len(g) > 1 and g[0] == "none" and g[1] == lo and g[-1] == hi
+                  and [float(x) for x in g[1:]] == sorted(float(x) for x in g[1:]))
+            r.same("claim 1", f"table {k + 1}'s gates (none, then {lo} up to {hi})", ok, True)
+        r.same("claim 1", "the two tables' gates", gates[0] == gates[-1] if gates else False, True)
+        for nth, part in ((0, "claim 1 by task"), (1, "claim 1 by pair")):
+            t = p.table("Ruoss et al.'s claims", nth, "gate at length")
+            if t is None:
+                rows_of(r, part, t, [])
+                continue
+            r.same(part, "header", t[1][0], f"gate at length {N}")
+            first = None
+            moved = False
+            for row in t[2]:
+                gate = None if row[0] == "none" else float(row[0])
+                d, per_task = self.differences(N + 1, M, gate)
+                units = per_task if nth == 0 else d
+                where = f"gate {row[0]}"
+                r.same(part, where + ", units", row[1], str(len(units)))
+                cells = row[2:] if nth == 1 else row[3:]
+                if nth == 0:
+                    r.same(part, where + ", pairs", row[2], str(len(d)))
+                if not units:
+                    r.same(part, where + ", no unit", cells[-1], "no pair passes the gate")
+                    continue
+                v = self.test(part, where, units, cells, 1, "%+.3f")
+                if nth == 0:
+                    if v != "cannot be tested here":
+                        r.same(part, where + ", verdict", cells[3], v)
+                    if gate is None:
+                        first = v
+                    elif v != "cannot be tested here" and v != first:
+                        moved = True
+            if nth == 0:
+                say(r, p, part, r"The verdict on the claim: \*\*(.+?)\*\*(.*?)\.\n",
+                    "cannot tell" if moved else first,
+                    " (the gate changes the verdict, so none is given)" if moved else "")
+        say(r, p, "claim 1 by pair", r"\*\*The (\d+) pairs, a secondary reading\.\*\*", P)
+        say(r, p, "claim 1 by pair", r"which they are not \((\d+) to a task\)", E)
+
+    def cost(self):
+        N, M, p, r, part = self.N, self.M, self.p, self.ref, "cost on the trained lengths"
+        T, P = len(self.tasks), len(self.pairs) * len(self.tasks)
+        say(r, p, part, r"at N = (\d+) \(the gate above\) and over all of 1\.\.(\d+) ", N, N)
+        say(r, p, part, r"with the pairs below 0 of the (\d+):", P)
+        t = p.table("Ruoss et al.'s claims", 0, "lengths")
+        if t is None:
+            return rows_of(r, part, t, [])
+        r.same(part, "header", [t[1][2], t[1][5]], [f"tasks lower, of {T}", f"pairs lower, of {P}"])
+        label = lambda lo, hi: str(lo) if lo == hi else f"{lo}..{hi}"
+        bands = [(N + 1, M), (N, N), (1, N)]
+        r.same(part, "its rows", [row[0] for row in t[2]], [label(*b) for b in bands])
+        words = []
+        for row, (lo, hi) in zip(t[2], bands):
+            d, per_task = self.differences(lo, hi, None)
+            where = f"lengths {label(lo, hi)}"
+            r.same(part, where + ", tasks lower", row[2], str(sum(x < 0 for x in per_task)))
+            r.same(part, where + ", pairs lower", row[5], str(sum(x < 0 for x in d)))
+            v = self.test(part, where, per_task, [row[1], row[3], row[4]], 100, "%+.1f")
+            words.append((v, 100 * sum(per_task) / len(per_task), signed_rank(per_task)))
+        m = say(r, p, part, r"At N the randomized forms (.*?\)); over 1\.\.(\d+) they (.*?\))\.( The gain "
+                r"past N comes with a loss)?", None, N)
+        if m is None:
+            return
+        paid = any(v == "disagrees" for v, _, _ in words[1:])
+        r.same(part, "the finding that the gain comes with a loss", bool(m.group(4)), paid)
+        for phrase, (v, points, (pv, exact)), where in zip((m.group(1), m.group(3)), words[1:],
+                                                           ("at N", "over 1..N")):
+            if v == "cannot be tested here":
+                r.num(part, where, re.sub(r"^cannot be tested \((\S+) points.*", r"\1", phrase),
+                      points, "%+.1f")
+                continue
+            w = re.fullmatch(r"(score lower than|score higher than|are not told apart from) their plain "
+                             r"forms \((\S+) points, (exact|normal-approximation) p = (\S+)\)", phrase)
+            kind = {"disagrees": "score lower than", "agrees": "score higher than"}.get(
+                v, "are not told apart from")
+            r.same(part, where + ", in words", w.group(1) if w else phrase, kind)
+            if w:
+                r.num(part, where + ", points", w.group(2), points, "%+.1f")
+                r.same(part, where + ", method", w.group(3), "exact" if exact else "normal-approximation")
+                r.num(part, where + ", p", w.group(4), pv, "%#.2g")
+
+    # -- the pairs one by one --
+    def pairs_one_by_one(self):
+        N, M, p, r, part, g = self.N, self.M, self.p, self.ref, "pair by pair", self.g
+        t = p.table("Ruoss et al.'s claims", 0, "task | pair")
+        if t is None:
+            return rows_of(r, part, t, [])
+        want = [(task, f"{rn} − {pl}") for task in self.tasks for pl, rn in self.pairs]
+        r.same(part, "its rows", [(row[0], row[1]) for row in t[2]], want)
+        found, tested = [], []
+        gains = [0.0, 0.0]
+        for task in self.tasks:
+            floor = self.floor(task, N + 1, M)
+            for pl, rn in self.pairs:
+                a, b = g.seeds(task, rn, N + 1, M), g.seeds(task, pl, N + 1, M)
+                ma, mb = sum(a) / len(a), sum(b) / len(b)
+                gains[0] += max(a) - max(b)
+                gains[1] += ma - mb
+                learned = g.mean(task, rn, N, N) >= LEARNED and g.mean(task, pl, N, N) >= LEARNED
+                gate = ("did not learn the trained lengths" if not learned else
+                        "both at the ceiling" if ma >= CEILING and mb >= CEILING else
+                        "both at the floor" if ma <= floor + FLOOR_ABOVE and mb <= floor + FLOOR_ABOVE
+                        else None)
+                x = {"a": a, "b": b, "ma": ma, "mb": mb, "gate": gate}
+                if gate is None:
+                    x.update(pair_stats(a, b))
+                    tested.append(x)
+                found.append(x)
+        adj = holm([x["p"] for x in tested] + [x["tost"] for x in tested])
+        for k, x in enumerate(tested):
+            x["p_adj"], x["tost_adj"] = adj[k], adj[k + len(tested)]
+            x["gate"] = ("equivalent" if x["tost_adj"] < ALPHA else
+                         ("ahead" if x["shift"] > 0 else "behind") if x["p_adj"] < ALPHA and x["shift"]
+                         else "not told apart")
+        p_text = lambda v: "%.1e" % v if v < 0.001 else "%.3f" % v
+        for row, (task, pair), x in zip(t[2], want, found):
+            where = f"{task}, {pair}"
+            r.num(part, where + ", difference", row[2], x["ma"] - x["mb"], "%+.3f")
+            m = re.fullmatch(r"(\S+) against (\S+)(?:, (\S+) \[(\S+), (\S+)\], p = (\S+) \(Holm (\S+)\), "
+                             r"Cliff's delta (\S+) \((\w+)\))?: (.+)", row[3])
+            if m is None:
+                r.same(part, where, row[3], "a verdict in the page's words")
+                continue
+            r.num(part, where + ", random's mean", m.group(1), x["ma"], "%.2f")
+            r.num(part, where + ", plain's mean", m.group(2), x["mb"], "%.2f")
+            r.same(part, where + ", verdict", m.group(10), x["gate"])
+            if "p" in x:
+                for k, key, fmt in ((3, "shift", "%+.2f"), (4, "lo", "%+.2f"), (5, "hi", "%+.2f"),
+                                    (6, "p", p_text), (7, "p_adj", p_text), (8, "delta", "%+.2f")):
+                    r.num(part, f"{where}, {key}", m.group(k), x[key], fmt)
+                r.same(part, where + ", Cliff's delta in words", m.group(9), cliff_words(x["delta"]))
+            else:
+                r.same(part, where + ", untested", m.group(3), None)
+        count = lambda w: sum(x["gate"] == w for x in found)
+        P = len(found)
+        say(r, p, part, r"on (\d+)\.\.(\d+), under the rules above: .*?\(([\d.]+) or more at length (\d+)\)"
+            r".*? and the (\d+) pairs compared are one family", N + 1, M, "%.2f" % LEARNED, N, len(tested))
+        m = say(r, p, part, r"Of the (\d+) pairs, the randomized form is ahead in (\d+), behind in (\d+), "
+                r"equivalent within ±[\d.]+ in (\d+) and not told apart in (\d+)(?: \(no verdict: with (\d+) "
+                r"seeds a form, no U test here can give p below ([\d.]+), as the rules above say\))?; (\d+) are "
+                r"not compared \(a form that did not learn the training lengths: (\d+); both at the ceiling: "
+                r"(\d+); both at the floor: (\d+)\)\. Over all (\d+) pairs the randomized forms change the test "
+                r"accuracy by (\S+) points on average the paper's way \(the best seed of each, of (\d+),.*?\) "
+                r"and by (\S+) over seeds", P, count("ahead"), count("behind"), count("equivalent"),
+                count("not told apart"), None, None, P - len(tested),
+                count("did not learn the trained lengths"), count("both at the ceiling"),
+                count("both at the floor"), P, None, self.S)
+        if m:
+            r.num(part, "the gain the paper's way (best seeds)", m.group(13), 100 * gains[0] / P, "%+.1f")
+            r.num(part, "the gain over seeds", m.group(15), 100 * gains[1] / P, "%+.1f")
+            least = [(2 / math.comb(len(x["a"]) + len(x["b"]), len(x["a"])), min(len(x["a"]), len(x["b"])))
+                     for x in tested]
+            few = max(least) if least else (0.0, 0)
+            r.same(part, "the sentence on too few seeds is there", bool(m.group(6)), few[0] >= ALPHA)
+            if m.group(6) and few[0] >= ALPHA:
+                r.same(part, "too few seeds: seeds", m.group(6), str(few[1]))
+                r.num(part, "too few seeds: the smallest p", m.group(7), few[0], "%.3f")
+
+    # -- claims 2 and 3 --
+    def claim2(self):
+        N, M, p, r, part, g = self.N, self.M, self.p, self.ref, "claim 2", self.g
+        say(r, p, part, r"at the longest training length, (\d+) \(as in claim 1\), and solved when it reaches "
+            r"([\d.]+) on (\d+)\.\.(\d+)", N, "%.2f" % SOLVED, N + 1, M)
+        t = p.table("Ruoss et al.'s claims", 0, "level | task | best at")
+        body, _ = rows_of(r, part, t, self.tasks)
+        unlearned, solved = [], 0
+        for row in body:
+            task = row[1]
+            r.same(part, f"{task}'s level", row[0], self.level.get(task))
+            at_n = {c: g.mean(task, c, N, N) for c in self.cols}
+            out = {c: g.mean(task, c, N + 1, M) for c in self.cols}
+            for text, vals, rx in ((row[2], at_n, r"(.+) (\S+)"), (row[3], out, r"(.+) (\S+) \((\S+)\)")):
+                m = re.fullmatch(rx, text)
+                top = max(vals.values())
+                best = [c for c in self.cols if vals[c] >= top - 1e-12 * max(1.0, top)]
+                name = m.group(1) if m else text
+                r.same(part, f"{task}, the best column", name, name if name in best else " or ".join(best))
+                r.num(part, f"{task}, the best", m.group(2) if m else text, top, "%.3f")
+                if m and m.lastindex == 3 and name in vals:
+                    r.num(part, f"{task}, {name}'s best seed", m.group(3),
+                          max(g.seeds(task, name, N + 1, M)), "%.3f")
+            r.num(part, f"{task}, none", row[4], out[self.cols[0]], "%.3f")
+            r.num(part, f"{task}, chance", row[5], self.floor(task, N + 1, M), "%.3f")
+            if max(at_n.values()) < LEARNED:
+                unlearned.append(task)
+            solved += max(out.values()) >= SOLVED
+        m = say(r, p, part, r"No scheme learns the training lengths of (\d+) tasks?(?:: ([^;]*))?; (\d+) of the "
+                r"(\d+) tasks (?:is|are) solved past them by some scheme\.", len(unlearned), None, solved,
+                len(self.tasks))
+        if m:
+            r.same(part, "the tasks no scheme learns", m.group(2).split(", ") if m.group(2) else [],
+                   unlearned)
+
+    def claim3(self):
+        N, M, p, r, part, g = self.N, self.M, self.p, self.ref, "claim 3", self.g
+        say(r, p, part, r"Each column's mean accuracy on (\d+)\.\.(\d+) .*? not the best of the (\d+) columns",
+            N + 1, M, len(self.cols))
+        t = p.table("Ruoss et al.'s claims", 0, "level | tasks | chance")
+        if t is None:
+            return rows_of(r, part, t, [])
+        levels = [lv for lv in LEVEL_ORDER if any(self.level.get(x) == lv for x in self.tasks)]
+        levels += sorted({self.level.get(x) for x in self.tasks} - set(levels))
+        r.same(part, "its levels", [row[0] for row in t[2]], levels)
+        r.same(part, "its columns", t[1][3:], self.cols)
+        for row in t[2]:
+            tasks = [x for x in self.tasks if self.level.get(x) == row[0]]
+            if not tasks:
+                continue
+            r.same(part, f"{row[0]}, tasks", row[1], str(len(tasks)))
+            r.num(part, f"{row[0]}, chance", row[2],
+                  sum(self.floor(x, N + 1, M) for x in tasks) / len(tasks), "%.3f")
+            means = [sum(g.mean(x, c, N + 1, M) for x in tasks) / len(tasks) for c in self.cols]
+            for c, v, text in zip(self.cols, means, row[3:]):
+                bold, num, _ = cell(text)
+                r.num(part, f"{row[0]}, {c}", num, v, "%.3f")
+                r.same(part, f"{row[0]}, {c}, bold", bold, abs(v - max(means)) < 5e-4)
+
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="Recompute every number docs/benchmark.md shows from its cells (and the chance "
+                    "floors of chance.csv), and list every difference. Exit 0: all agree; 1: a difference; "
+                    "2: bad usage (a missing folder, an unreadable cell, an incomplete grid).")
+    ap.add_argument("--cells", default=os.path.join(ROOT, "docs/benchmark/cells"),
+                    help="the cells' folder (default docs/benchmark/cells)")
+    ap.add_argument("--page", default=os.path.join(ROOT, "docs/benchmark.md"),
+                    help="the page (default docs/benchmark.md)")
+    ap.add_argument("--csv", default=os.path.join(ROOT, "docs/benchmark"),
+                    help="the folder of its CSV files (default docs/benchmark)")
+    args = ap.parse_args()
+    ref = Referee()
+    try:
+        grid = Grid(args.cells)
+        page = Page(args.page)
+        b = Bench(grid, page, args.csv, ref)
+        for name, step in (("cells", lambda: b.cells(args.cells)), ("CSV files", b.csvs),
+                           ("pilots.csv", b.pilots), ("text", lambda: b.prose(len(grid.cells))),
+                           ("tables", b.tables), ("claim 1", b.claim1), ("cost", b.cost),
+                           ("pair by pair", b.pairs_one_by_one), ("claim 2", b.claim2),
+                           ("claim 3", b.claim3)):
+            try:
+                step()
+            except (IndexError, ValueError, AttributeError, KeyError, TypeError, ZeroDivisionError) as e:
+                # a table or sentence of another shape than the page's words promise
+                ref.tally(name)
+                ref.diffs.append(f"{name}: the page is not of the shape this reader reads "
+                                 f"({type(e).__name__}: {e}); its checks stopped there")
+    except Usage as e:
+        print(f"bench_referee: {e}", file=sys.stderr)
+        return 2
+    rel = lambda path: path if os.path.relpath(path).startswith("..") else os.path.relpath(path)
+    print(f"bench_referee: {rel(args.page)} and {rel(args.csv)} against {len(grid.cells)} cells in "
+          f"{rel(args.cells)} "
+          f"({len(b.tasks)} tasks x {len(b.cols)} columns x {grid.S} seeds, N = {grid.N}, M = {grid.M}); "
+          "checked, by part (numbers, and the words and bold marks the rules decide):")
+    for part, n in ref.counts.items():
+        bad = sum(d.startswith(part + ",") or d.startswith(part + ":") for d in ref.diffs)
+        print(f"  {part:<30} {n:>7} checked{'' if not bad else f', {bad} DIFFERENT'}")
+    for d in ref.diffs:
+        print("DIFFERENT: " + d)
+    total = sum(ref.counts.values())
+    n = len(ref.diffs)
+    print(f"bench_referee: {total} checked, "
+          + (f"{n} difference{'' if n == 1 else 's'}" if n else "all agree"))
+    return 1 if ref.diffs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+/* scripts/bench_referee.py, the benchmark page's referee (issue 51: "a
+ * referee recomputing it from the cells finds the same numbers"): on the
+ * committed page, cells and CSVs it finds every number the same (exit 0);
+ * on a copy of the page with one printed number changed it exits 1 and
+ * names that number, and only that one. Part of the cells suite
+ * (tests/test_cells.c). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "suites.h"
+
+/* Debian's interpreter, as CI's plain python3, else the one on PATH. */
+static const char *python(void) {
+    return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+}
+
+/* The referee on page (the committed cells and CSVs): its exit status, and
+ * what it printed (free it). */
+static int referee(const char *page, char **out) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s scripts/bench_referee.py --page '%s' 2>&1", python(), page);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    *out = slurp_stream(p);
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Its last bytes, which fit in an assertion's message (Check's 4 KiB). */
+static const char *tail(const char *out) {
+    size_t n = strlen(out);
+    return n < 2000 ? out : out + n - 2000;
+}
+
+START_TEST(referee_agrees_with_the_committed_page) {
+    char *out;
+    int rc = referee("docs/benchmark.md", &out);
+    ck_assert_msg(rc == 0 && strstr(out, "all agree"),
+                  "scripts/bench_referee.py finds the committed page differs from its cells "
+                  "(exit %d):\n%s", rc, tail(out));
+    free(out);
+}
+END_TEST
+
+/* Table 1's first number (the first task's no-position column) one unit
+ * of its last digit off: the referee must name that cell. */
+START_TEST(referee_names_a_changed_number) {
+    char *page = slurp("docs/benchmark.md");
+    char *table = strstr(page, "\n## Table 1");
+    ck_assert_ptr_nonnull(table);
+    char *row = strstr(table, "\n| regular | even_pairs | ");
+    ck_assert_ptr_nonnull(row);
+    char *num = row + strlen("\n| regular | even_pairs | ");
+    size_t len = strcspn(num, " |");
+    ck_assert(len > 0 && len < 16);
+    char *last = num + len - 1; /* 55.0 -> 55.1, 55.9 -> 55.8 */
+    ck_assert(*last >= '0' && *last <= '9');
+    *last = *last == '9' ? '8' : (char)(*last + 1);
+    char want[96];
+    snprintf(want, sizeof want, "DIFFERENT: Table 1, even_pairs, none: shown '%.*s'", (int)len, num);
+
+    char *dir = scratch(), path[128];
+    snprintf(path, sizeof path, "%s/benchmark.md", dir);
+    write_text(path, page);
+    char *out;
+    int rc = referee(path, &out);
+    ck_assert_msg(rc == 1, "the referee exits %d on a page with one number changed:\n%s", rc,
+                  tail(out));
+    ck_assert_msg(strstr(out, want), "the referee does not name the changed number (%s):\n%s", want,
+                  tail(out));
+    ck_assert_msg(strstr(out, "1 difference\n"), "the referee finds more than the one change:\n%s",
+                  tail(out));
+    remove_dir(dir);
+    free(out);
+    free(page);
+}
+END_TEST
+
+TCase *tcase_referee(void) {
+    TCase *tc = tcase_create("referee");
+    /* about a second each on a quiet machine; room for busy cores */
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, referee_agrees_with_the_committed_page);
+    tcase_add_test(tc, referee_names_a_changed_number);
+    return tc;
+}
