@@ -5,7 +5,7 @@ import math
 import os
 import re
 
-from bench_referee_stats import hl_k
+from bench_referee_stats import U_EXACT_ALL, hl_k
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The rules as the page states them: learned at N, solved, the ceiling, the floor above chance,
@@ -168,18 +168,6 @@ class Referee:
             ok = shown in (expected, f(value + e), f(value - e))
         if not ok:
             self.differs(part, where, shown, expected)
-
-    def within(self, part, where, shown, lo, hi, scale, fmt):
-        """A bootstrap endpoint shown inside the Monte Carlo band [lo, hi]."""
-        self.tally(part)
-        try:
-            x, dec = float(shown), len(shown.split(".")[1]) if "." in shown else 0
-        except ValueError:
-            x, dec = math.nan, 0
-        half = 0.5 * 10 ** -dec + 1e-12
-        if not scale * lo - half <= x <= scale * hi + half:
-            self.differs(part, where + " (Monte Carlo band)", shown,
-                         f"{fmt % (scale * lo)} to {fmt % (scale * hi)}")
 
 
 def say(ref, page, part, pattern, *expected):
@@ -372,6 +360,12 @@ class Reading:
         # the rules: what S seeds against S allow
         k, cover = hl_k(S, S)
         say(r, p, "text: rules", r"The seeds are the units: (\d+) models a configuration", S)
+        # the U test's method as it runs with S seeds a side, and "learned" in the pages' one wording
+        say(r, p, "text: rules", r"Mann-Whitney U test on their seeds \((.*?)\), for a difference",
+            "exact" if 2 * S <= U_EXACT_ALL else "the normal approximation with the tie correction: the test is "
+            f"exact only up to {U_EXACT_ALL // 2} seeds a side")
+        say(r, p, "text: rules", r"when either did not learn those \(a mean over seeds of ([\d.]+) or more at "
+            r"length (\d+), the longest trained\)\.", "%.2f" % LEARNED, N)
         say(r, p, "text: rules", r"distribution-free interval \(([\d.]+)% with (\d+) seeds against (\d+)\)",
             "%.1f" % (100 * cover), S, S)
         two = 2 / math.comb(2 * S, S)

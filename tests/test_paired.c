@@ -170,6 +170,56 @@ START_TEST(bootstrap_interval_of_a_mean) {
 }
 END_TEST
 
+static int by_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The bootstrap as the benchmark page's last section states it, redone
+ * from its words: xoshiro256** (rng_u64; from the state {1, 2, 3, 4} the
+ * definition gives 0x2d00, 0, 0x5a007080, 0x10e0000000009d80), its state
+ * the first four outputs of splitmix64 started at the seed (from 0, the
+ * published 0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f,
+ * 0xf88bb8a8724c81ec), seeded afresh for each interval; each resample n
+ * indices drawn in turn by rejection (x drawn again while x >= 2^64 - 1 -
+ * ((2^64 - 1) mod n), the index x mod n), its mean the units' sum in the
+ * order drawn over n; the sorted means' entries floor(0.025 (B - 1)) and
+ * ceil(0.975 (B - 1)). bootstrap_mean_ci's ends are these to the bit, so
+ * a reader who follows the page redraws its intervals exactly. */
+START_TEST(bootstrap_as_the_page_states_it) {
+    Rng r = {{1, 2, 3, 4}};
+    const uint64_t out[4] = {0x2d00, 0, 0x5a007080, 0x10e0000000009d80};
+    for (int i = 0; i < 4; i++)
+        ck_assert(rng_u64(&r) == out[i]);
+    rng_seed(&r, 0);
+    const uint64_t splitmix[4] = {0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL,
+                                  0x06c45d188009454fULL, 0xf88bb8a8724c81ecULL};
+    for (int i = 0; i < 4; i++)
+        ck_assert(r.s[i] == splitmix[i]);
+    const double d[7] = {0.31, -0.02, 0.115, 0.4, 0.0625, -0.2, 0.07};
+    const size_t n = 7, B = 10000;
+    double *means = malloc(B * sizeof *means), m, lo, hi;
+    ck_assert_ptr_nonnull(means);
+    rng_seed(&r, 1);
+    for (size_t b = 0; b < B; b++) {
+        double sum = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x;
+            do
+                x = rng_u64(&r);
+            while (x >= UINT64_MAX - UINT64_MAX % n);
+            sum += d[x % n];
+        }
+        means[b] = sum / (double)n;
+    }
+    qsort(means, B, sizeof *means, by_double);
+    ck_assert_int_eq(bootstrap_mean_ci(d, n, B, 1, &m, &lo, &hi), 0);
+    ck_assert(lo == means[249] && hi == means[9750]); /* floor(249.975), ceil(9749.025) */
+    ck_assert(lo < hi);
+    free(means);
+}
+END_TEST
+
 /* The commonest answer of tapes made by hand: inputs and padding ("_")
  * never count; of equal counts the first in byte order wins; a
  * sentence task's labels are refused. */
@@ -263,6 +313,7 @@ TCase *tcase_paired(void) {
     tcase_add_test(tc, wilcoxon_against_enumeration);
     tcase_add_test(tc, wilcoxon_exact_up_to_its_limit);
     tcase_add_test(tc, bootstrap_interval_of_a_mean);
+    tcase_add_test(tc, bootstrap_as_the_page_states_it);
     tcase_add_test(tc, chance_counts_the_commonest_answer);
     tcase_add_test(tc, chance_floor_from_the_tasks_tapes);
     return tc;

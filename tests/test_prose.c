@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "../src/experiments/page/prose.h"
+#include "../src/experiments/page/stats.h"
+#include "../src/experiments/page/tables.h"
 #include "suites.h"
 
 /* A folder of one template file, t.md, holding text; the filler reads it
@@ -152,10 +154,55 @@ START_TEST(a_writers_edit_reaches_the_page_without_a_rebuild) {
 }
 END_TEST
 
+/* The rules paragraph both pages open their verdicts with (page.c's
+ * exp_rules): the results page's, on its own seeds, is the committed
+ * docs/results.md's word for word (that page is made from cells not kept
+ * here, so its text is held to the templates this way); the U test is
+ * named as it runs, exact up to MW_EXACT_MAX / 2 seeds a side and the
+ * normal approximation past that; and "learned" reads as each page
+ * reads it: on the trained lengths there, at length N here. */
+START_TEST(the_rules_name_the_u_test_as_it_runs) {
+    prose_begin();
+    char *results = slurp("docs/results.md");
+    const char *from = strstr(results, "**How a verdict is reached.**");
+    ck_assert_ptr_nonnull(from);
+    unsigned seeds = 0;
+    int got = sscanf(from, "**How a verdict is reached.** The seeds are the units: %u", &seeds);
+    ck_assert_int_eq(got, 1);
+    size_t len = (size_t)(strstr(from, "\n\n") - from) + 2;
+    Buf b = {0};
+    exp_rules(&b, seeds, "rules.floor_none", 0);
+    Err e;
+    ck_assert_msg(prose_end(&e) == 0, "%s", e.msg);
+    ck_assert_msg(b.n == len && memcmp(b.p, from, len) == 0,
+                  "docs/results.md's rules are not what the templates write for %u seeds:\n%.*s",
+                  seeds, (int)b.n, (const char *)b.p);
+    buf_free(&b);
+    free(results);
+    const size_t most = MW_EXACT_MAX / 2;
+    for (size_t n = most; n <= most + 1; n++) {
+        prose_begin();
+        exp_rules(&b, n, "rules.floor_chance", 10);
+        ck_assert_msg(prose_end(&e) == 0, "%s", e.msg);
+        buf_put(&b, "", 1);
+        const char *text = (const char *)b.p;
+        bool exact = strstr(text, "U test on their seeds (exact)") != NULL;
+        bool normal = strstr(text, "U test on their seeds (the normal approximation") != NULL;
+        ck_assert_msg(exact == (n == most) && normal == (n > most), "%zu seeds a side:\n%s", n,
+                      text);
+        ck_assert_msg(strstr(text, "when either did not learn those (a mean over seeds of 0.90 or "
+                                   "more at length 10, the longest trained)."),
+                      "%s", text);
+        buf_free(&b);
+    }
+}
+END_TEST
+
 TCase *tcase_prose(void) {
     TCase *tc = tcase_create("templates");
     tcase_add_test(tc, a_template_is_filled_as_written);
     tcase_add_test(tc, what_the_filler_cannot_place_is_refused_with_its_line);
     tcase_add_test(tc, a_writers_edit_reaches_the_page_without_a_rebuild);
+    tcase_add_test(tc, the_rules_name_the_u_test_as_it_runs);
     return tc;
 }

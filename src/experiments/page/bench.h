@@ -24,10 +24,22 @@ Band exp_bench_earlier(const ExpResults *r, bool *shown);
  * rate) over band. */
 Stat exp_bench_stat(const ExpResults *r, const char *task, const char *column, Band band,
                     bool exact);
+/* A table's bold: the best of a row, and any value within half a unit
+ * of the last printed digit of it, before rounding: BENCH_BOLD in the
+ * tables in % (printed to 0.1), BENCH_BOLD_FRACTION in claim 3's (printed
+ * to 0.001). Two values a unit apart in print may both be bold (26.6 and
+ * 26.7), two that print the same may not be; the page says so. */
+#define BENCH_BOLD 0.05
+#define BENCH_BOLD_FRACTION 5e-4
 /* The accuracy at the longest trained length N, the mean over seeds:
  * what "learned the training lengths" reads on this page (a mean over
  * 1..N would pass a model that fails at N). */
 double exp_bench_at_N(const ExpResults *r, const char *task, const char *column);
+/* "a mean over seeds of 0.90 or more at length 10, the longest trained":
+ * what "learned the training lengths" means on this page, in the one
+ * wording every sentence that uses it places (the rules, the pairs,
+ * claim 2). A fragment the caller frees (exp_bench_part_done). */
+Buf exp_bench_learned_text(const ExpResults *r);
 /* A TaskLevel in words ("regular", "deterministic context-free", ...),
  * and the level of the grid's task t. */
 const char *exp_bench_level_name(size_t level);
@@ -100,6 +112,9 @@ void exp_bench_lengths(Buf *b, const BenchPage *p);
  * ones, by task (the primary test) and by pair, past N and on the
  * training lengths (bench_paired.c). */
 void exp_bench_randomized(Buf *b, const BenchPage *p);
+/* The page's last section: each test's procedure to the detail a reader
+ * needs to recompute the page (bench_paired.c: the bootstrap is its). */
+void exp_bench_how(Buf *b, const BenchPage *p);
 /* The chance floor's table, and the page's last sections: the rules and
  * the paper's claims checked one by one (bench_claims.c). */
 void exp_bench_chance_table(Buf *b, const BenchPage *p);

@@ -108,8 +108,18 @@ static void randomized_pairs(Buf *b, const BenchPage *bp) {
     family_init(&f, CORRECT_HOLM);
     double gain[2];
     compare_pairs(bp, c, &f, gain);
-    Buf rows = {0}, few = few_seeds(c, n);
+    Buf rows = {0}, few = few_seeds(c, n), learned = exp_bench_learned_text(r), method = {0};
     size_t count[V_NOT_TOLD_APART + 1] = {0};
+    /* the U test as it ran (mw_tail): exact up to MW_EXACT_MAX values in
+     * all; without a pair compared, as it would run on the grid's seeds */
+    bool exact = f.n ? true : 2 * r->set.seeds <= MW_EXACT_MAX;
+    for (size_t k = 0; k < n; k++)
+        if (c[k].gate == V_TESTABLE)
+            exact = exact && c[k].a.n + c[k].b.n <= MW_EXACT_MAX;
+    if (exact)
+        PROSE_TEXT(&method, "bench.pairs.u_exact");
+    else
+        PROSE(&method, "bench.pairs.u_normal", pv_count("most", MW_EXACT_MAX / 2));
     for (size_t t = 0, k = 0; t < r->set.bench_n_tasks; t++)
         for (size_t p = 0; p < bp->pairs.n; p++, k++) {
             count[c[k].v]++;
@@ -121,8 +131,9 @@ static void randomized_pairs(Buf *b, const BenchPage *bp) {
         }
     Band out = exp_bench_tested(r);
     PROSE(b, "bench.pairs", pv_count("lo", out.lo), pv_count("hi", out.hi),
-          pv_real("learned", EXP_LEARNED), pv_count("N", r->set.bench_N),
-          pv_real("floor_above", VERDICT_FLOOR_ABOVE), pv_count("compared", f.n),
+          pv_buf("learned", &learned), pv_real("ceiling_at", VERDICT_CEILING),
+          pv_real("floor_above", VERDICT_FLOOR_ABOVE), pv_buf("method", &method),
+          pv_count("compared", f.n),
           pv_buf("rows", &rows), pv_count("pairs", n), pv_count("ahead", count[V_AHEAD]),
           pv_count("behind", count[V_BEHIND]), pv_real("margin", VERDICT_MARGIN),
           pv_count("equivalent", count[V_EQUIVALENT]),
@@ -135,6 +146,8 @@ static void randomized_pairs(Buf *b, const BenchPage *bp) {
     buf_printf(b, "\n\n");
     exp_bench_part_done(b, &rows);
     exp_bench_part_done(b, &few);
+    exp_bench_part_done(b, &learned);
+    exp_bench_part_done(b, &method);
     family_free(&f);
     free(c);
 }
@@ -159,7 +172,8 @@ static void solved_claim(Buf *b, const BenchPage *p) {
             buf_printf(&not_learned, "%s%s", unlearned++ ? ", " : ": ", r->set.bench_task[t]);
         solved += bo.mean >= EXP_SOLVED;
     }
-    PROSE(b, "bench.claim2", pv_real("learned", EXP_LEARNED), pv_count("N", in.hi),
+    Buf learned = exp_bench_learned_text(r);
+    PROSE(b, "bench.claim2", pv_buf("learned", &learned), pv_count("N", in.hi),
           pv_real("solved", EXP_SOLVED), pv_count("lo", out.lo), pv_count("hi", out.hi),
           pv_buf("rows", &rows), pv_count("unlearned", unlearned),
           pv_text("s", unlearned == 1 ? "" : "s"), pv_buf("which", &not_learned),
@@ -168,6 +182,7 @@ static void solved_claim(Buf *b, const BenchPage *p) {
     buf_printf(b, "\n\n");
     exp_bench_part_done(b, &rows);
     exp_bench_part_done(b, &not_learned);
+    exp_bench_part_done(b, &learned);
 }
 
 /* Claim 3's table: a row per level, the tasks' mean chance floor, then
@@ -201,7 +216,7 @@ static Buf level_table(const BenchPage *p, Band out) {
             top = fmax(top, mean[c] / (double)n);
         buf_printf(&b, "\n| %s | %zu | %.3f |", exp_bench_level_name(lv), n, chance / (double)n);
         for (size_t c = 0; c < C; c++) {
-            const char *bold = fabs(mean[c] / (double)n - top) < 5e-4 ? "**" : "";
+            const char *bold = fabs(mean[c] / (double)n - top) < BENCH_BOLD_FRACTION ? "**" : "";
             buf_printf(&b, " %s%.3f%s |", bold, mean[c] / (double)n, bold);
         }
     }
@@ -214,17 +229,19 @@ static void level_claim(Buf *b, const BenchPage *p) {
     Band out = exp_bench_tested(p->r);
     Buf table = level_table(p, out);
     PROSE(b, "bench.claim3", pv_count("lo", out.lo), pv_count("hi", out.hi),
-          pv_count("columns", p->r->set.bench_columns), pv_buf("table", &table));
+          pv_real("bold", BENCH_BOLD_FRACTION), pv_count("columns", p->r->set.bench_columns),
+          pv_buf("table", &table));
     buf_printf(b, "\n\n");
     exp_bench_part_done(b, &table);
 }
 
 void exp_bench_claims(Buf *b, const BenchPage *p) {
-    exp_rules(b, p->r->set.seeds, "rules.floor_chance");
+    exp_rules(b, p->r->set.seeds, "rules.floor_chance", p->r->set.bench_N);
     PROSE_TEXT(b, "bench.claims");
     buf_printf(b, "\n\n");
     exp_bench_randomized(b, p);
     randomized_pairs(b, p);
     solved_claim(b, p);
     level_claim(b, p);
+    exp_bench_how(b, p);
 }

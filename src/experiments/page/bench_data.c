@@ -7,7 +7,9 @@
 
 #include "../../text/tasks.h"
 #include "bench.h"
+#include "prose.h"
 #include "stats.h"
+#include "tables.h"
 
 Band exp_bench_trained(const ExpResults *r) { return (Band){1, r->set.bench_N}; }
 Band exp_bench_tested(const ExpResults *r) {
@@ -27,6 +29,12 @@ Stat exp_bench_stat(const ExpResults *r, const char *task, const char *column, B
 double exp_bench_at_N(const ExpResults *r, const char *task, const char *column) {
     size_t N = r->set.bench_N;
     return exp_bench_stat(r, task, column, (Band){N, N}, false).mean;
+}
+
+Buf exp_bench_learned_text(const ExpResults *r) {
+    Buf b = {0};
+    PROSE(&b, "rules.learned_at_N", pv_real("learned", EXP_LEARNED), pv_count("N", r->set.bench_N));
+    return b;
 }
 
 void exp_bench_pairs(BenchPairs *p, const ExpResults *r) {

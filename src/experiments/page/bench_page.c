@@ -84,7 +84,8 @@ static void columns_header(Buf *b, const ExpResults *r, const char *first) {
 
 /* A table of every task and scheme: the best seed (what Table 1 of Ruoss
  * et al. gives), or the mean over seeds ± their SD, in percent as the
- * paper prints; the best of each row in bold. A fragment for a template:
+ * paper prints; the best of each row in bold, and any within BENCH_BOLD of
+ * it (bench.h). A fragment for a template:
  * it ends without a line break (the template places the breaks). */
 static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
     Buf b = {0};
@@ -104,7 +105,7 @@ static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
         buf_printf(&b, "\n| %s | %s |", first ? exp_bench_level(r, t) : "", r->set.bench_task[t]);
         for (size_t s = 0; s < r->set.bench_columns; s++) {
             double v = best ? st[s].hi : st[s].mean;
-            const char *bold = fabs(100.0 * v - 100.0 * top) < 0.05 ? "**" : "";
+            const char *bold = fabs(100.0 * v - 100.0 * top) < BENCH_BOLD ? "**" : "";
             if (isnan(v))
                 buf_printf(&b, " n/a |");
             else if (best)
@@ -295,7 +296,7 @@ static void table1(Buf *b, const ExpResults *r) {
     Band out = exp_bench_tested(r);
     Buf seeds = seeds_phrase(&r->set, true), table = scores_table(r, out, false, true);
     PROSE(b, "bench.table1", pv_count("lo", out.lo), pv_count("hi", out.hi),
-          pv_buf("seeds", &seeds), pv_buf("table", &table));
+          pv_buf("seeds", &seeds), pv_real("bold", BENCH_BOLD), pv_buf("table", &table));
     buf_printf(b, "\n\n");
     exp_bench_part_done(b, &seeds);
     exp_bench_part_done(b, &table);

@@ -146,15 +146,23 @@ static void primary(Buf *b, const BenchPage *bp) {
         else if (x[0].v != CLAIM_UNTESTABLE && x[0].v != v0)
             moved = true;
     }
+    Buf tie = {0}, zero = {0}, gates = {0};
+    exp_tiny_text(&tie, RANK_TIE);
+    exp_tiny_text(&zero, WILCOXON_ZERO);
+    for (size_t g = 1; g < N_GATES; g++) /* "0.80, 0.85, 0.90 and 0.95" */
+        buf_printf(&gates, "%s%.2f", g == 1 ? "" : g + 1 == N_GATES ? " and " : ", ", GATES[g]);
     PROSE(b, "bench.claim1", pv_count("lo", out.lo), pv_count("hi", out.hi),
           pv_count("encodings", bp->pairs.n), pv_count("tasks", r->set.bench_n_tasks),
-          pv_count("draws", PAIRED_DRAWS), pv_count("seed", PAIRED_SEED),
+          pv_buf("tie", &tie), pv_buf("zero", &zero), pv_count("draws", PAIRED_DRAWS),
           pv_count("exact_max", WILCOXON_EXACT_MAX), pv_real("alpha", VERDICT_ALPHA),
-          pv_count("min_units", PAIRED_MIN), pv_count("N", r->set.bench_N),
-          pv_real("lowest_gate", GATES[1]), pv_real("highest_gate", GATES[N_GATES - 1]),
-          pv_buf("rows", &rows), pv_text("verdict", claim_words(moved ? CLAIM_CANNOT_TELL : v0)),
+          pv_count("min_units", PAIRED_MIN), pv_real("learned", EXP_LEARNED),
+          pv_count("N", r->set.bench_N), pv_buf("gates", &gates), pv_buf("rows", &rows),
+          pv_text("verdict", claim_words(moved ? CLAIM_CANNOT_TELL : v0)),
           moved ? pv_tmpl("why", "bench.claim1.moved") : pv_text("why", ""));
     buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &tie);
+    exp_bench_part_done(b, &zero);
+    exp_bench_part_done(b, &gates);
     PROSE(b, "bench.claim1.pairs", pv_count("pairs", bp->pairs.n * r->set.bench_n_tasks),
           pv_count("encodings", bp->pairs.n), pv_count("N", r->set.bench_N),
           pv_buf("rows", &pair_rows));
@@ -230,4 +238,31 @@ static void cost(Buf *b, const BenchPage *bp) {
 void exp_bench_randomized(Buf *b, const BenchPage *p) {
     primary(b, p);
     cost(b, p);
+}
+
+/* Each test's procedure to the detail a reader needs to redo it: the U
+ * test (stats.c's mw_tail and tost_p), Hodges-Lehmann (hl_rank), Cliff's
+ * delta (cliffs_size), the verdict's sign (verdict_compare), and the
+ * bootstrap (paired.c's bootstrap_mean_ci, core/rng.c): its generator,
+ * its draws, the units' order (differences(): the grid's tasks, a task's
+ * pairs in bp->pairs' order) and the order statistics it reads. */
+void exp_bench_how(Buf *b, const BenchPage *bp) {
+    const ExpResults *r = bp->r;
+    Buf tie = {0}, order = {0};
+    exp_tiny_text(&tie, RANK_TIE);
+    for (size_t p = 0; p < bp->pairs.n; p++)
+        buf_printf(&order, "%s%s", p == 0 ? "" : p + 1 == bp->pairs.n ? " and " : ", ",
+                   exp_bench_column(&r->set, bp->pairs.plain[p]));
+    double last = (double)(PAIRED_DRAWS - 1);
+    PROSE(b, "bench.how", pv_buf("tie", &tie), pv_count("exact_all", MW_EXACT_MAX),
+          pv_count("exact_most", MW_EXACT_MAX / 2),
+          pv_real("margin", VERDICT_MARGIN), pv_real("small", CLIFF_SMALL),
+          pv_real("medium", CLIFF_MEDIUM), pv_real("large", CLIFF_LARGE),
+          pv_real("alpha", VERDICT_ALPHA), pv_count("seed", PAIRED_SEED),
+          pv_count("draws", PAIRED_DRAWS), pv_buf("order", &order),
+          pv_count("lo_at", (size_t)floor(0.025 * last)),
+          pv_count("hi_at", (size_t)ceil(0.975 * last)));
+    buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &tie);
+    exp_bench_part_done(b, &order);
 }

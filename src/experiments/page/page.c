@@ -14,12 +14,25 @@
 #include "stats.h"
 #include "tables.h"
 
-void exp_rules(Buf *b, size_t seeds, const char *floor) {
-    PROSE(b, "rules", pv_count("seeds", seeds), pv_real("margin", VERDICT_MARGIN),
-          pv_tmpl("floor", floor),
+void exp_rules(Buf *b, size_t seeds, const char *floor, size_t at_N) {
+    Buf learned = {0}, method = {0};
+    if (at_N)
+        PROSE(&learned, "rules.learned_at_N", pv_real("learned", EXP_LEARNED),
+              pv_count("N", at_N));
+    else
+        PROSE(&learned, "rules.learned_on_them", pv_real("learned", EXP_LEARNED));
+    /* mw_tail's choice: every split enumerated up to MW_EXACT_MAX values */
+    if (2 * seeds <= MW_EXACT_MAX)
+        PROSE_TEXT(&method, "rules.u_exact");
+    else
+        PROSE(&method, "rules.u_normal", pv_count("most", MW_EXACT_MAX / 2));
+    PROSE(b, "rules", pv_count("seeds", seeds), pv_buf("method", &method),
+          pv_real("margin", VERDICT_MARGIN), pv_tmpl("floor", floor),
           pv_real("coverage", 100.0 * hl_coverage(seeds, seeds)),
           pv_real("alpha", VERDICT_ALPHA), pv_real("ceiling", VERDICT_CEILING),
-          pv_real("floor_above", VERDICT_FLOOR_ABOVE), pv_real("learned", EXP_LEARNED));
+          pv_real("floor_above", VERDICT_FLOOR_ABOVE), pv_buf("learned", &learned));
+    exp_part_done(b, &learned);
+    exp_part_done(b, &method);
     /* a test that cannot say yes gives no verdict: say when the seeds are
      * too few for any p below alpha, before any correction */
     double two = mann_whitney_min_p(seeds, seeds, 2), one = mann_whitney_min_p(seeds, seeds, 1);
@@ -65,7 +78,7 @@ int exp_write(const ExpResults *r, const char *dir, Err *e) {
           pv_count("layers", s->layers), pv_count("d_ff", s->d_ff), pv_count("batch", s->batch),
           pv_count("seeds", s->seeds));
     buf_printf(&b, "\n\n");
-    exp_rules(&b, s->seeds, "rules.floor_none");
+    exp_rules(&b, s->seeds, "rules.floor_none", 0);
     exp_order_section(&b, r);
     exp_tasks_section(&b, r);
     exp_lengths_section(&b, r);

@@ -23,7 +23,7 @@ static int by_value(const void *a, const void *b) {
  * rational number reach here through different sums and differ in the
  * last bits (0.0659722... twice, 3e-16 apart, on the benchmark's page);
  * accuracies differ by 1/items at least, far above this. */
-static bool same(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)); }
+static bool same(double a, double b) { return fabs(a - b) <= RANK_TIE * fmax(fabs(a), fabs(b)); }
 
 /* The m nonzero differences of d, sorted by |d|, in x; their doubled
  * midranks (integers: a group of tied |d| from place i to j - 1 shares
@@ -96,7 +96,7 @@ double wilcoxon_signed_rank_p(const double *d, size_t n, bool *exact) {
     for (size_t i = 0; x && r2 && i < n; i++) {
         if (isnan(d[i]))
             goto done;
-        if (fabs(d[i]) > 1e-12)
+        if (fabs(d[i]) > WILCOXON_ZERO)
             x[m++] = d[i];
     }
     if (!x || !r2)

@@ -68,7 +68,7 @@ static int by_double(const void *x, const void *y) {
  * it, else the equivalence test's verdict at the margin is a rounding
  * accident. Accuracies differ by 1/items at least, far above this. */
 static bool same_value(double x, double y) {
-    return fabs(x - y) <= 1e-9 * fmax(1.0, fmax(fabs(x), fabs(y)));
+    return fabs(x - y) <= RANK_TIE * fmax(1.0, fmax(fabs(x), fabs(y)));
 }
 
 /* Doubled mean ranks of v[0..n) in r2 (1-based ranks; tied values share
@@ -300,7 +300,10 @@ double cliffs_delta(const double *a, size_t na, const double *b, size_t nb) {
 
 const char *cliffs_size(double delta) {
     double d = fabs(delta);
-    return d < 0.147 ? "negligible" : d < 0.33 ? "small" : d < 0.474 ? "medium" : "large";
+    return d < CLIFF_SMALL    ? "negligible"
+           : d < CLIFF_MEDIUM ? "small"
+           : d < CLIFF_LARGE  ? "medium"
+                              : "large";
 }
 
 /* ---- Student's t ---- */

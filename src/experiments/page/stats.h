@@ -33,6 +33,14 @@ int exp_page_end(const char *page, Err *e);
  * beyond. */
 #define MW_EXACT_MAX 20
 
+/* Two values of a rank test tie within this: the U tests' values within
+ * RANK_TIE max(1, |x|, |y|), the signed-rank test's |d| within RANK_TIE
+ * max(|x|, |y|), each of the first of its group in sorted order. A
+ * difference |d| <= WILCOXON_ZERO is a zero, dropped (paired.c). The
+ * benchmark's page states both. */
+#define RANK_TIE 1e-9
+#define WILCOXON_ZERO 1e-12
+
 /* The Wilson score interval at 95% for k successes in n trials (n > 0):
  * where the true rate lies, 19 times in 20, if the n trials are
  * independent (test sentences of one model are not independent of the
@@ -96,11 +104,15 @@ int hodges_lehmann(const double *a, size_t na, const double *b, size_t nb, doubl
 double hl_coverage(size_t na, size_t nb);
 
 /* Cliff's delta, P(a > b) - P(a < b) over all pairs: -1 to 1, the effect
- * size that goes with the U test (|d| < 0.15 negligible, < 0.33 small,
- * < 0.47 medium, else large: Romano et al. 2006). */
+ * size that goes with the U test. */
 double cliffs_delta(const double *a, size_t na, const double *b, size_t nb);
 
-/* "negligible", "small", "medium" or "large" for a delta. */
+/* "negligible", "small", "medium" or "large" for a delta: |d| below
+ * CLIFF_SMALL, below CLIFF_MEDIUM, below CLIFF_LARGE, else (Romano et al.
+ * 2006's bounds; the benchmark's page states them). */
+#define CLIFF_SMALL 0.147
+#define CLIFF_MEDIUM 0.33
+#define CLIFF_LARGE 0.474
 const char *cliffs_size(double delta);
 
 /* ---- one set of seeds: the t test ---- */

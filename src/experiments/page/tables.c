@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "prose.h"
 #include "stats.h"
@@ -94,6 +95,18 @@ ClaimVerdict exp_claim_decide(Cmp *c, size_t n, TestFamily *f) {
 
 void exp_p_text(Buf *b, double p) {
     buf_printf(b, p < 0.001 ? "%.1e" : "%.3f", p);
+}
+
+void exp_tiny_text(Buf *b, double x) {
+    char s[32];
+    snprintf(s, sizeof s, "%.0e", x);
+    char *e = strchr(s, 'e');
+    size_t at = e ? (size_t)(e - s) + 1 : 0; /* past "e" */
+    if (e && (s[at] == '-' || s[at] == '+'))
+        at++;
+    while (e && s[at] == '0' && s[at + 1] >= '0' && s[at + 1] <= '9')
+        memmove(s + at, s + at + 1, strlen(s + at));
+    buf_printf(b, "%s", s);
 }
 
 void exp_cmp_text(Buf *b, const Cmp *c, const TestFamily *f) {

@@ -17,8 +17,12 @@
  * the paragraph both pages open their verdicts with. floor names the
  * template that says what a page's floor is: the no-position model's
  * score (the results page's toy tasks, where it sits at chance) or the
- * chance floor (the benchmark's, where it does not). */
-void exp_rules(Buf *b, size_t seeds, const char *floor);
+ * chance floor (the benchmark's, where it does not). at_N, when not 0,
+ * is the length at which a page reads "learned" (the benchmark's: the
+ * mean over seeds at N, exp_bench_at_N); 0 for the mean over the trained
+ * lengths (the results page's). The U test's method is named as it ran:
+ * exact up to MW_EXACT_MAX values in all. */
+void exp_rules(Buf *b, size_t seeds, const char *floor, size_t at_N);
 /* A page's title (the template's name) and, on a quick grid's page, the
  * quick head that says so (page: "results" or "benchmark", the real page
  * it points to). */
@@ -72,6 +76,9 @@ ClaimVerdict exp_claim_decide(Cmp *c, size_t n, TestFamily *f);
 /* p as the page prints it: three decimals, or two digits below 0.001
  * ("1.1e-05"), where three decimals would say 0.000. */
 void exp_p_text(Buf *b, double p);
+/* A small tolerance as a rule states it, one digit and its power of ten
+ * without padding: "1e-9" (printf's %.0e writes "1e-09"). */
+void exp_tiny_text(Buf *b, double x);
 /* The template that words a claim's verdict (templates/verdicts.md):
  * "claim.agrees" ("this run agrees"), ..., "claim.untestable" ("it
  * cannot be tested here"). */
