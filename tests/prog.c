@@ -106,6 +106,18 @@ void remove_dir(const char *dir) {
     ck_assert_int_eq(system(cmd), 0);
 }
 
+bool same_bytes(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    for (int ca = 0, cb = 0; same && ca != EOF; same = ca == cb)
+        ca = fgetc(fa), cb = fgetc(fb);
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
 void write_text(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);

@@ -166,6 +166,8 @@ char *temp_file(void);
 char *scratch(void);
 void remove_dir(const char *dir);
 void write_text(const char *path, const char *text);
+/* True when the two files exist and hold the same bytes. */
+bool same_bytes(const char *a, const char *b);
 
 /* Calls fn on every file of tests/fuzz/seeds/TARGET and
  * tests/fuzz/regressions/TARGET (the inputs a fuzz target keeps: hand-made

@@ -52,15 +52,21 @@ static bool picture_on_line(const char *line, DocsPicture *p) {
     return true;
 }
 
+/* The lines of page p (*text holds them; the caller frees both). */
+static size_t page_lines(size_t p, char **text, char ***lines) {
+    FILE *f = fopen(docs_pages[p], "r");
+    ck_assert_msg(f != NULL, "cannot open %s", docs_pages[p]);
+    *text = docs_read_all(f);
+    fclose(f);
+    return docs_split_lines(*text, lines);
+}
+
 size_t docs_pictures(DocsPicture *out, size_t cap) {
     docs_find_pages();
     size_t n = 0;
     for (size_t p = 0; p < docs_n_pages; p++) {
-        FILE *f = fopen(docs_pages[p], "r");
-        ck_assert_msg(f != NULL, "cannot open %s", docs_pages[p]);
-        char *text = docs_read_all(f), **l;
-        fclose(f);
-        size_t nl = docs_split_lines(text, &l);
+        char *text, **l;
+        size_t nl = page_lines(p, &text, &l);
         for (size_t i = 0; i < nl; i++) {
             DocsPicture pic;
             if (!picture_on_line(l[i], &pic))
@@ -90,19 +96,6 @@ static bool next_work_png(const char **at, char *name, size_t cap) {
         }
     }
     return false;
-}
-
-/* True when the two files hold the same bytes. */
-static bool same_bytes(const char *a, const char *b) {
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    bool same = fa && fb;
-    for (int ca = 0, cb = 0; same && ca != EOF; same = ca == cb)
-        ca = fgetc(fa), cb = fgetc(fb);
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
 }
 
 bool docs_check_pictures(const char *page, size_t lineno, const char *cmd, const char *work,
@@ -140,11 +133,8 @@ static size_t drawings(Drawing *out, size_t cap) {
     docs_find_pages();
     size_t n = 0;
     for (size_t p = 0; p < docs_n_pages; p++) {
-        FILE *f = fopen(docs_pages[p], "r");
-        ck_assert_msg(f != NULL, "cannot open %s", docs_pages[p]);
-        char *text = docs_read_all(f), **l;
-        fclose(f);
-        size_t nl = docs_split_lines(text, &l);
+        char *text, **l;
+        size_t nl = page_lines(p, &text, &l);
         bool in_console = false;
         for (size_t i = 0; i < nl; i++) {
             if (strncmp(l[i], "```", 3) == 0) {

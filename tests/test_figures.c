@@ -14,19 +14,6 @@
 #include "pixels.h"
 #include "suites.h"
 
-/* True when the two files hold the same bytes. */
-static bool same_bytes(const char *a, const char *b) {
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    bool same = fa && fb;
-    for (int ca = 0, cb = 0; same && ca != EOF; same = ca == cb)
-        ca = fgetc(fa), cb = fgetc(fb);
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
-}
-
 /* The pictures of docs/img that need no trained model, drawn again by the
  * commands of docs/pictures.md and 07: the same bytes (the pictures on the
  * pages are what the programs draw today, text and all). */

@@ -76,6 +76,19 @@ static unsigned char mix(unsigned char under, unsigned char over, double a) {
     return (unsigned char)lround(under + (over - under) * a);
 }
 
+/* Blends col into the pixel (x,y), which is on the canvas, at coverage
+ * a: none at 0 or below, all of it from 1. */
+static void cover(Canvas *c, int x, int y, Rgb col, double a) {
+    if (a <= 0.0)
+        return;
+    if (a > 1.0)
+        a = 1.0;
+    unsigned char *p = c->px + ((size_t)y * (size_t)c->w + (size_t)x) * 3;
+    p[0] = mix(p[0], col.r, a);
+    p[1] = mix(p[1], col.g, a);
+    p[2] = mix(p[2], col.b, a);
+}
+
 void canvas_line(Canvas *c, double x0, double y0, double x1, double y1, double width, Rgb col,
                  double dash, double phase) {
     double dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy, len = sqrt(len2);
@@ -96,15 +109,7 @@ void canvas_line(Canvas *c, double x0, double y0, double x1, double y1, double w
             if (dash > 0.0 && fmod(phase + t * len, 2.0 * dash) >= dash)
                 continue;
             double ex = px - t * dx, ey = py - t * dy;
-            double a = half + 0.5 - sqrt(ex * ex + ey * ey);
-            if (a <= 0.0)
-                continue;
-            if (a > 1.0)
-                a = 1.0;
-            unsigned char *p = c->px + ((size_t)y * (size_t)c->w + (size_t)x) * 3;
-            p[0] = mix(p[0], col.r, a);
-            p[1] = mix(p[1], col.g, a);
-            p[2] = mix(p[2], col.b, a);
+            cover(c, x, y, col, half + 0.5 - sqrt(ex * ex + ey * ey));
         }
     }
 }
@@ -136,15 +141,7 @@ void canvas_strokes(Canvas *c, const double *seg, size_t n, double width, Rgb co
             double d = INFINITY;
             for (size_t i = 0; i < n; i++)
                 d = fmin(d, segment_distance(x + 0.5, y + 0.5, seg + 4 * i));
-            double a = half + 0.5 - d;
-            if (a <= 0.0)
-                continue;
-            if (a > 1.0)
-                a = 1.0;
-            unsigned char *p = c->px + ((size_t)y * (size_t)c->w + (size_t)x) * 3;
-            p[0] = mix(p[0], col.r, a);
-            p[1] = mix(p[1], col.g, a);
-            p[2] = mix(p[2], col.b, a);
+            cover(c, x, y, col, half + 0.5 - d);
         }
 }
 
