@@ -52,7 +52,8 @@ static const char *const USAGE[] = {
     "                of the peak: the least CPU seconds against the highest peak,\n"
     "                the least disturbed of each on a shared machine\n"
     "  --set K=V,...  a benchmark cell under another protocol, as experiments --bench\n"
-    "                --set takes it (M=125,range=2048: tests to 125)\n",
+    "                --set takes it (M=25,range=256: the earlier protocol's tests\n"
+    "                to 25)\n",
     NULL};
 
 #define PEAK_N 1024

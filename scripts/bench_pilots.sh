@@ -17,6 +17,8 @@
 set -eu
 out=${1:-build/pilots}
 mkdir -p "$out"
+# the protocol of the run before the paper's range (tests to 25, PyTorch's
+# first draws): docs/benchmark/pilots.csv was made at it, and the page says so
 N=10
 M=25
 RANGE=256

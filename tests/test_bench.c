@@ -18,12 +18,25 @@
 #include "../src/text/tasks.h"
 #include "suites.h"
 
-/* The standard grid's settings, for its columns (without the reference's
- * forms: their grid adds its as-run columns, tested apart). */
+/* The standard grid's settings, for its columns (with the reference's
+ * forms, and so with their as-run column). */
 static const ExpSettings *std(void) {
     static ExpSettings s;
     if (!s.bench)
         exp_settings_bench(&s, false, 0);
+    return &s;
+}
+
+/* The columns as the registry declares them: the grid without the
+ * reference's forms (reference=0), whose as-run column is a variant of
+ * random xl, tested in test_protocol.c. */
+static const ExpSettings *declared(void) {
+    static ExpSettings s;
+    if (!s.bench) {
+        Err e;
+        exp_settings_bench(&s, false, 0);
+        ck_assert_msg(exp_bench_set(&s, "reference=0", &e) == 0, "%s", e.msg);
+    }
     return &s;
 }
 
@@ -38,20 +51,21 @@ static int by_id(const void *a, const void *b) {
 }
 
 /* The id a bench cell should have: "bench-TASK-COLUMN-sK", the column's
- * spaces as dashes ("random xl" -> "random-xl"). */
+ * spaces as dashes and without parentheses ("random xl (as run)" ->
+ * "random-xl-as-run"). */
 static void want_id(char *buf, size_t cap, size_t t, size_t s, size_t seed) {
-    char col[64];
-    snprintf(col, sizeof col, "%s", exp_bench_column(std(), s));
-    for (char *p = col; *p; p++)
-        if (*p == ' ')
-            *p = '-';
+    char col[64], *to = col;
+    for (const char *p = exp_bench_column(std(), s); *p && to < col + sizeof col - 1; p++)
+        if (*p != '(' && *p != ')')
+            *to++ = *p == ' ' ? '-' : *p;
+    *to = '\0';
     snprintf(buf, cap, "bench-%s-%s-s%zu", exp_bench_all_tasks[t], col, seed + 1);
 }
 
 /* Every task, column and seed once, in that order, with ids that name
  * them and that no two cells share; quick, full and --seeds 3 and 8. The
  * full grid gives Ruoss et al.'s columns three seeds, ours at most five
- * (--all-schemes): 495 cells. */
+ * (--all-schemes): 540 cells. */
 START_TEST(cells_are_tasks_by_columns_by_seeds) {
     const struct {
         bool quick;
@@ -77,8 +91,8 @@ START_TEST(cells_are_tasks_by_columns_by_seeds) {
             n, set.bench_n_tasks *
                    (exp_bench_paper(std()) * set.seeds +
                     (exp_bench_standard(std()) - exp_bench_paper(std())) * set.bench_extra_seeds));
-        if (!CASES[k].quick && !CASES[k].seeds) /* 15 tasks, 11 columns, 3 seeds */
-            ck_assert_uint_eq(n, 495);
+        if (!CASES[k].quick && !CASES[k].seeds) /* 15 tasks, 12 columns, 3 seeds */
+            ck_assert_uint_eq(n, 540);
         /* --all-schemes: the same cells first, then the registry's other
          * schemes, each with the columns' past the paper's seeds */
         ExpSettings all = set;
@@ -178,51 +192,51 @@ START_TEST(tasks_and_columns_exist) {
         for (size_t u = 0; u < t; u++)
             ck_assert_str_ne(exp_bench_all_tasks[u], exp_bench_all_tasks[t]);
     }
-    ck_assert_uint_le(exp_bench_all(std()), EXP_BENCH_MAX);
-    ck_assert_uint_eq(pe_find(exp_bench_column(std(), 0))->bench_place, 1); /* the floor first */
+    ck_assert_uint_le(exp_bench_all(declared()), EXP_BENCH_MAX);
+    ck_assert_uint_eq(pe_find(exp_bench_column(declared(), 0))->bench_place, 1); /* the floor first */
     size_t randomized_seen = 0, randomized_declared = 0, paper_columns = 0;
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *p = pe_at(i);
         randomized_declared += p->ruoss_randomized && !p->grids_later;
         paper_columns += (p->ruoss_column ? 1u + p->ruoss_randomized : 0u) * !p->grids_later;
         size_t s = 0;
-        while (s < exp_bench_all(std()) && strcmp(exp_bench_column(std(), s), p->name) != 0)
+        while (s < exp_bench_all(declared()) && strcmp(exp_bench_column(declared(), s), p->name) != 0)
             s++;
-        ck_assert_msg((s < exp_bench_all(std())) != p->grids_later, "%s: %s", p->name,
+        ck_assert_msg((s < exp_bench_all(declared())) != p->grids_later, "%s: %s", p->name,
                       p->grids_later ? "a column, and it joins the grids later" : "no column");
-        ck_assert_msg(s >= exp_bench_all(std()) ||
-                          (s < exp_bench_standard(std())) == (p->bench_place > 0),
+        ck_assert_msg(s >= exp_bench_all(declared()) ||
+                          (s < exp_bench_standard(declared())) == (p->bench_place > 0),
                       "%s: in the standard run exactly when it has a place", p->name);
     }
-    ck_assert_uint_eq(exp_bench_paper(std()), paper_columns);
+    ck_assert_uint_eq(exp_bench_paper(declared()), paper_columns);
     unsigned place = 0;
-    for (size_t s = 0; s < exp_bench_all(std()); s++) {
+    for (size_t s = 0; s < exp_bench_all(declared()); s++) {
         bool randomized;
-        const char *scheme = exp_bench_scheme(exp_bench_column(std(), s), &randomized);
+        const char *scheme = exp_bench_scheme(exp_bench_column(declared(), s), &randomized);
         const PeScheme *sc = pe_find(scheme);
-        ck_assert_msg(sc != NULL, "column %s: no scheme %s", exp_bench_column(std(), s), scheme);
-        ck_assert(randomized == (strncmp(exp_bench_column(std(), s), "random ", 7) == 0));
-        ck_assert_msg((s < exp_bench_paper(std())) == (sc->ruoss_column != NULL),
-                      "column %s: the paper's columns come first", exp_bench_column(std(), s));
-        if (s < exp_bench_standard(std())) {
+        ck_assert_msg(sc != NULL, "column %s: no scheme %s", exp_bench_column(declared(), s), scheme);
+        ck_assert(randomized == (strncmp(exp_bench_column(declared(), s), "random ", 7) == 0));
+        ck_assert_msg((s < exp_bench_paper(declared())) == (sc->ruoss_column != NULL),
+                      "column %s: the paper's columns come first", exp_bench_column(declared(), s));
+        if (s < exp_bench_standard(declared())) {
             ck_assert_msg(sc->bench_place >= place, "column %s out of its place",
-                          exp_bench_column(std(), s));
+                          exp_bench_column(declared(), s));
             place = sc->bench_place;
         }
         bool paper = sc->ruoss_randomized;
         if (randomized) {
             randomized_seen++;
             ck_assert_msg(paper, "%s is randomized, and the paper does not", scheme);
-            ck_assert_msg(s > 0 && strcmp(exp_bench_column(std(), s - 1), scheme) == 0,
-                          "%s does not stand beside %s", exp_bench_column(std(), s), scheme);
+            ck_assert_msg(s > 0 && strcmp(exp_bench_column(declared(), s - 1), scheme) == 0,
+                          "%s does not stand beside %s", exp_bench_column(declared(), s), scheme);
         } else if (paper) {
-            ck_assert_msg(s + 1 < exp_bench_all(std()) &&
-                              strncmp(exp_bench_column(std(), s + 1), "random ", 7) == 0 &&
-                              strcmp(exp_bench_column(std(), s + 1) + 7, scheme) == 0,
+            ck_assert_msg(s + 1 < exp_bench_all(declared()) &&
+                              strncmp(exp_bench_column(declared(), s + 1), "random ", 7) == 0 &&
+                              strcmp(exp_bench_column(declared(), s + 1) + 7, scheme) == 0,
                           "%s has no randomized form beside it", scheme);
         }
         for (size_t u = 0; u < s; u++)
-            ck_assert_str_ne(exp_bench_column(std(), u), exp_bench_column(std(), s));
+            ck_assert_str_ne(exp_bench_column(declared(), u), exp_bench_column(declared(), s));
     }
     ck_assert_uint_eq(randomized_seen, randomized_declared);
 }
@@ -430,14 +444,16 @@ START_TEST(quick_benchmark_writes_its_page) {
     }
     /* claim 1's paired test, its ungated row recomputed from scores.csv:
      * each randomized column's mean over seeds minus its plain one's (a
-     * randomized form whose plain form is no column, such as a variant of
-     * one, is no pair), per task, averaged over the pairs */
+     * randomized form whose plain form is no column is no pair, nor is a
+     * variant of one: "random xl (as run)"), per task, averaged over the
+     * pairs */
     double sum = 0.0;
     size_t pairs = 0;
     for (size_t t = 0; t < set.bench_n_tasks; t++)
         for (size_t s = 1; s < exp_bench_paper(std()); s++) {
             bool randomized, paired = false;
             const char *plain = exp_bench_scheme(exp_bench_column(std(), s), &randomized);
+            randomized = randomized && strcmp(exp_bench_column(std(), s) + 7, plain) == 0;
             for (size_t k = 0; randomized && k < exp_bench_paper(std()); k++)
                 paired = paired || strcmp(exp_bench_column(std(), k), plain) == 0;
             if (!paired)
@@ -471,20 +487,21 @@ START_TEST(quick_benchmark_writes_its_page) {
              sum / (double)pairs);
     ck_assert_msg(strstr(page, row), "the task-level test's first row is not %s", row);
     ck_assert_msg(strstr(page, "(exact) |"), "no p names its method");
-    /* the protocol's table says which forms ran: ours here, the reference's
-     * with reference=1 (and its column as run) */
-    ck_assert(strstr(page, "| the sinusoid of the offset, as the comment means |") &&
-              !strstr(page, "--xl-rows clamped") && !strstr(page, "(`--pad-loss`)"));
-    char ref_args[512];
-    snprintf(ref_args, sizeof ref_args, "--bench --quick --set reference=1 --jobs 2 "
-             "--cells %s/cells-ref --out %s/out-ref", dir, dir);
-    run_bench(ref_args);
-    snprintf(path, sizeof path, "%s/out-ref/benchmark.md", dir);
-    char *ref = slurp(path);
-    ck_assert(strstr(ref, " random xl (as run) |") && strstr(ref, "(`--xl-rows clamped`) |") &&
-              strstr(ref, "| the same (`--pad-loss`) |") &&
-              strstr(ref, "(`--first-draws reference`)") && strstr(ref, "(`--no-out-bias`)"));
-    free(ref);
+    /* the protocol's table says which forms ran: the reference's here (and
+     * its column as run), ours with reference=0 */
+    ck_assert(strstr(page, " random xl (as run) |") && strstr(page, "(`--xl-rows clamped`) |") &&
+              strstr(page, "| the same (`--pad-loss`) |") &&
+              strstr(page, "(`--first-draws reference`)") && strstr(page, "(`--no-out-bias`)"));
+    char ours_args[512];
+    snprintf(ours_args, sizeof ours_args, "--bench --quick --set reference=0 --jobs 2 "
+             "--cells %s/cells-ours --out %s/out-ours", dir, dir);
+    run_bench(ours_args);
+    snprintf(path, sizeof path, "%s/out-ours/benchmark.md", dir);
+    char *ours = slurp(path);
+    ck_assert(strstr(ours, "| the sinusoid of the offset, as the comment means |") &&
+              !strstr(ours, "--xl-rows clamped") && !strstr(ours, "(`--pad-loss`)") &&
+              !strstr(ours, "(as run)"));
+    free(ours);
     /* the paper's columns only: no figure of the other schemes, nor a
      * sentence pointing at one */
     for (int i = 0; i < 2; i++) {

@@ -228,12 +228,11 @@ void exp_grid_run(char *buf, size_t cap, const ExpSettings *s) {
 
 /* Ruoss et al. train on 1..40 and test to 500 (their example script: to
  * 100, 10,000 steps of 128, width 64, 5 layers), drawing positions from
- * 2048. Ours keeps their example's M/N = 2.5 at N = 10, on their model:
+ * 2048. Ours keeps the paper's M/N = 12.5 at N = 10, on their model:
  * the differences are on docs/benchmark.md. */
 void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
     memset(s, 0, sizeof *s);
     s->bench = true, s->quick = quick;
-    s->bench_columns = exp_bench_standard(s);
     s->batch = 32;
     s->bench_n_tasks = EXP_BENCH_ALL_TASKS;
     for (size_t t = 0; t < EXP_BENCH_ALL_TASKS; t++)
@@ -259,12 +258,20 @@ void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds) {
          * 64 test tapes a length; the training sentences are new every
          * step, the pool only gives the words and classes */
         s->seeds = 3, s->bench_extra_seeds = 5;
-        s->bench_N = 10, s->bench_M = 25, s->bench_steps = 6000;
+        /* the paper's lengths: training on 1..10 and tests to 125, the
+         * paper's M/N = 12.5 (its 40 and 500) */
+        s->bench_N = 10, s->bench_M = 125, s->bench_steps = 6000;
         s->bench_n_train = 2000, s->bench_per_len = 64, s->bench_test_batch = 32;
-        /* the longest test tape (duplicate_string, 3M = 75) about 3.4 times
-         * over, as 2048 covers Ruoss et al.'s 500 four times */
-        s->random_range = 256;
+        /* the paper's range: the longest test tape (duplicate_string, 3M =
+         * 375 words) fits 5.5 times */
+        s->random_range = 2048;
     }
+    /* the reference code's forms where they decide numbers (its first
+     * draws, no bias on the output projection, the loss over the padding)
+     * and its random xl as run beside ours; reference=0 is the grid
+     * before them */
+    s->bench_reference = 1;
+    s->bench_columns = exp_bench_standard(s);
     if (seeds)
         s->seeds = seeds;
     /* quick, every column has the seeds; else ours at most five */

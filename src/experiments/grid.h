@@ -137,14 +137,15 @@ void exp_bench_protocol(char *buf, size_t cap);
     "                        1..N), M 2..500 (tests to M, past N), range 2..32768\n"     \
     "                        (random positions 0..range-1, at least M's tapes),\n"       \
     "                        per_len 1..100000 (test tapes a length), tasks A/B/...\n"   \
-    "                        (default all 15), reference 0..1 (1: the reference\n"       \
-    "                        code's first draws, no bias on attention's output\n"        \
-    "                        projection, the loss over the padding, and a column\n"      \
-    "                        random xl (as run)). A standard cell takes about 1 to 2\n"  \
-    "                        minutes of one core (51 s on even_pairs, whose tapes\n"     \
-    "                        are short); its time\n"                                     \
-    "                        grows about linearly with steps, batch, layers and the\n"   \
-    "                        tapes' length\n"
+    "                        (default all 15), reference 0..1 (1, the standard: the\n"  \
+    "                        reference code's first draws, no bias on attention's\n"     \
+    "                        output projection, the loss over the padding, and a\n"      \
+    "                        column random xl (as run); 0: without them). A\n"           \
+    "                        standard cell takes half a minute to three minutes of\n"    \
+    "                        one core (34 s on cycle_navigation, 177 s on\n"             \
+    "                        duplicate_string, whose test tapes reach 375 words);\n"     \
+    "                        its time grows about linearly with steps, batch and\n"      \
+    "                        layers, and faster than linearly with the tapes' length\n"
 /* Its columns, from the registry (each scheme's bench_place,
  * ruoss_randomized and bench_as_run, pe.h): the standard run's in their
  * places, each randomized form ("random rope": --random-positions) beside

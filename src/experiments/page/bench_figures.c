@@ -37,6 +37,7 @@ static void column_line(const ExpResults *r, size_t t, const char *column, doubl
 static size_t colour_of(const char *const *cols, size_t c, const size_t *colour, size_t *next) {
     bool randomized;
     const char *plain = exp_bench_scheme(cols[c], &randomized);
+    randomized = randomized && strcmp(cols[c] + strlen("random "), plain) == 0; /* no variant */
     for (size_t k = 0; randomized && k < c; k++)
         if (strcmp(cols[k], plain) == 0)
             return colour[k];
