@@ -194,6 +194,11 @@ START_TEST(the_cells_folders_say_what_is_wrong) {
               "bench-even_pairs-none-s2 && cp G/bench-even_pairs-none-s2.cell F/ && " QCELL
               "bench-even_pairs-none-s3", 2, "it holds 1 cell made by other settings of the "
               "benchmark's quick grid (bench-even_pairs-none-s2.cell: steps=7, here 60)");
+    /* one made without the reference's forms, whose key does not name them */
+    expect_sh(dir, "$B/experiments --bench --quick --set reference=0 --cells H --cell "
+              "bench-even_pairs-none-s2 && cp H/bench-even_pairs-none-s2.cell F/ && " QCELL
+              "bench-even_pairs-none-s3", 2, "(bench-even_pairs-none-s2.cell: reference absent, "
+              "here 1)");
     /* an older format, named */
     expect_sh(dir, "rm F/bench-even_pairs-none-s2.cell && printf 'posenc cell 3\\nid x\\n' > "
               "F/bench-even_pairs-none-s2.cell && $B/experiments --bench --quick --list "

@@ -21,9 +21,26 @@ static const char *grid_name(const char *key) {
                  : quick ? "the quick grid" : "the full grid";
 }
 
+/* One difference of key_diff's, "; " before all but the first; false
+ * once the first few are shown (and "; ..." said). */
+static bool diff_one(char *buf, size_t cap, size_t *at, size_t *shown, const char *fmt,
+                     int a, const char *x, int b, const char *y) {
+    if (*at >= cap)
+        return false;
+    if ((*shown)++ == 4) {
+        *at += (size_t)snprintf(buf + *at, cap - *at, "; ...");
+        return false;
+    }
+    *at += (size_t)snprintf(buf + *at, cap - *at, "%s", *shown > 1 ? "; " : "");
+    if (*at < cap)
+        *at += (size_t)snprintf(buf + *at, cap - *at, fmt, a, x, b, y);
+    return true;
+}
+
 /* "d_model=32, here 16; heads=4, here 2; ..." for the first few settings
  * of theirs that differ from ours (both keys list the same names in the
- * same order; a key of another layout shows whole). */
+ * same order, a setting named only when set at the end: "reference
+ * absent, here 1"; a key of another layout shows whole). */
 static void key_diff(char *buf, size_t cap, const char *theirs, const char *ours) {
     size_t at = 0, shown = 0;
     buf[0] = '\0';
@@ -35,15 +52,24 @@ static void key_diff(char *buf, size_t cap, const char *theirs, const char *ours
             snprintf(buf, cap, "settings %s", theirs);
             return;
         }
-        if (a != b || memcmp(theirs, ours, a) != 0) {
-            if (shown++ == 4) {
-                at += (size_t)snprintf(buf + at, cap - at, "; ...");
-                return;
-            }
-            at += (size_t)snprintf(buf + at, cap - at, "%s%.*s, here %.*s", shown > 1 ? "; " : "",
-                                   (int)a, theirs, (int)(b - name), ours + name);
-        }
+        if ((a != b || memcmp(theirs, ours, a) != 0) &&
+            !diff_one(buf, cap, &at, &shown, "%.*s, here %.*s", (int)a, theirs,
+                      (int)(b - name), ours + name))
+            return;
         theirs += a + (theirs[a] == ' '), ours += b + (ours[b] == ' ');
+    }
+    for (; *theirs; theirs += strcspn(theirs, " "), theirs += *theirs == ' ') {
+        size_t a = strcspn(theirs, " ");
+        if (!diff_one(buf, cap, &at, &shown, "%.*s%.*s, here absent", (int)a, theirs, 0, ""))
+            return;
+    }
+    for (; *ours; ours += strcspn(ours, " "), ours += *ours == ' ') {
+        size_t b = strcspn(ours, " ");
+        const char *eq = memchr(ours, '=', b);
+        size_t name = eq ? (size_t)(eq - ours) : b;
+        if (!diff_one(buf, cap, &at, &shown, "%.*s absent, here %.*s", (int)name, ours,
+                      (int)(b - name - (eq != NULL)), ours + name + (eq != NULL)))
+            return;
     }
 }
 
