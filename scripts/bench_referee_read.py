@@ -75,10 +75,18 @@ class Grid:
         if not names:
             raise Usage(f"{folder}: no .cell files")
         self.cells = [read_cell(os.path.join(folder, n)) for n in names]
-        settings = {c["settings"] for c in self.cells}
-        if len(settings) != 1:
-            raise Usage(f"{folder}: cells of {len(settings)} different settings")
-        self.settings_line = settings.pop()
+        # a plain column never reads the range of the random positions, and
+        # its cells' settings do not name it (docs/formats.md): the grid's
+        # settings are the randomized columns', the plain ones the same less
+        # the range
+        ranged = {c["settings"] for c in self.cells if c["name"].startswith("random ")}
+        if len(ranged) != 1:
+            raise Usage(f"{folder}: randomized cells of {len(ranged)} different settings")
+        self.settings_line = ranged.pop()
+        plain = re.sub(r" random_range=\d+", "", self.settings_line, count=1)
+        for c in self.cells:
+            if c["settings"] != (self.settings_line if c["name"].startswith("random ") else plain):
+                raise Usage(f"{c['id']}: settings other than its grid's ({c['settings']})")
         self.set = dict(kv.split("=", 1) for kv in self.settings_line.split()[1:] if "=" in kv)
         self.N, self.M = int(self.set["N"]), int(self.set["M"])
         if "/" in self.set["lr"]:

@@ -271,6 +271,60 @@ START_TEST(settings_key_is_the_benchmarks_own) {
 }
 END_TEST
 
+/* A column without random positions never reads their range: its cells'
+ * key leaves the range out, so one file serves the grids of every range
+ * (the benchmark at 0..511 carries over the plain cells of 0..2047); a
+ * randomized column's key names it. A folder of one range takes the other
+ * range's plain cells as its own, and refuses its randomized ones. */
+START_TEST(a_plain_cell_serves_every_range) {
+    ExpSettings a = bench_settings(false, 0), b = a;
+    Err e;
+    ck_assert_msg(exp_bench_set(&b, "range=777", &e) == 0, "%s", e.msg);
+    ExpCell *cells;
+    size_t n;
+    ck_assert_msg(exp_cells(&a, &cells, &n, &e) == 0, "%s", e.msg);
+    size_t plain = 0, randomized = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ka[512], kb[512], grid[512];
+        exp_cell_key(ka, sizeof ka, &a, &cells[i]);
+        exp_cell_key(kb, sizeof kb, &b, &cells[i]);
+        exp_settings_key(grid, sizeof grid, &a);
+        bool random = strncmp(cells[i].name, "random ", 7) == 0;
+        ck_assert_msg(random == exp_cell_reads_range(&a, &cells[i]), "%s", cells[i].id);
+        ck_assert_msg((strcmp(ka, kb) == 0) == !random, "%s: %s / %s", cells[i].id, ka, kb);
+        ck_assert_msg((strstr(ka, "random_range=") != NULL) == random, "%s: %s", cells[i].id, ka);
+        ck_assert_msg((strcmp(ka, grid) == 0) == random, "%s: %s", cells[i].id, ka);
+        plain += !random, randomized += random;
+    }
+    ck_assert_msg(plain && randomized, "%zu plain, %zu randomized cells", plain, randomized);
+    /* a folder of range 777 holding one plain and one randomized cell of
+     * 2048, as the census reads them (their settings lines) */
+    for (int with_random = 0; with_random < 2; with_random++) {
+        char *dir = scratch();
+        for (size_t i = 0; i < n; i++) {
+            bool random = strncmp(cells[i].name, "random ", 7) == 0;
+            if (random && !with_random)
+                continue;
+            char key[512], path[4096];
+            exp_cell_key(key, sizeof key, &a, &cells[i]);
+            snprintf(path, sizeof path, "%s/%s.cell", dir, cells[i].id);
+            FILE *f = fopen(path, "w");
+            ck_assert(f != NULL);
+            fprintf(f, EXP_CELL_MAGIC "\nid %s\nsettings %s\n", cells[i].id, key);
+            fclose(f);
+            if (random)
+                break;
+        }
+        int rc = exp_cells_dir_check(dir, &b, true, &e);
+        ck_assert_msg(rc == (with_random ? ERR_INPUT : 0), "%s", rc ? e.msg : "claimed");
+        if (with_random)
+            ck_assert_msg(strstr(e.msg, "random_range=2048, here 777"), "%s", e.msg);
+        remove_dir(dir);
+    }
+    free(cells);
+}
+END_TEST
+
 /* One quick cell run as the grid runs it: accuracy and exact match per
  * input length 1..M (0: no input, NaN), the value and exact their means
  * over the test lengths N+1..M; the record reads back, done, with the
@@ -351,6 +405,7 @@ TCase *tcase_bench(void) {
     tcase_add_test(tc, cells_are_tasks_by_columns_by_seeds);
     tcase_add_test(tc, tasks_and_columns_exist);
     tcase_add_test(tc, settings_key_is_the_benchmarks_own);
+    tcase_add_test(tc, a_plain_cell_serves_every_range);
     tcase_add_test(tc, a_cell_scores_the_test_lengths);
     return tc;
 }

@@ -104,7 +104,7 @@ int exp_cell_format(Buf *b, const ExpSettings *set, const ExpCell *cell,
                     const ExpCellResult *res, const char *source, const char *kernels,
                     double seconds) {
     char key[512];
-    exp_settings_key(key, sizeof key, set);
+    exp_cell_key(key, sizeof key, set, cell);
     size_t start = b->n;
     buf_printf(b, "%s\nid %s\nkind %s\ntask %s\nname %s\nseed %zu\nsource %s\nsettings %s\n"
                "kernels %s\nseconds %.3f\nresults %zu\n", EXP_CELL_MAGIC, cell->id,
@@ -409,7 +409,7 @@ ExpCellState exp_cell_check(const ExpCellFile *f, const ExpSettings *set, const 
         return CELL_DAMAGED;
     }
     char key[512];
-    exp_settings_key(key, sizeof key, set);
+    exp_cell_key(key, sizeof key, set, cell);
     if (strcmp(f->settings, key) != 0) {
         err_set(e, ERR_INPUT, "it was made with other settings (%s)", f->settings);
         return CELL_OTHER_SETTINGS;

@@ -93,14 +93,15 @@ static void cell_settings(const char *path, char *key, size_t cap) {
 }
 
 /* What the folder's cell files say of its grid: how many were made with
- * settings key, how many with others (the first such key into other). */
+ * settings key (or plain, the key of a cell whose column reads no range,
+ * exp_cell_key), how many with others (the first such key into other). */
 typedef struct {
     size_t ours, theirs;
     char other[512];      /* the first other key */
     char other_file[256]; /* ... and the file that holds it */
 } Census;
 
-static void census(const char *dir, const char *key, Census *c) {
+static void census(const char *dir, const char *key, const char *plain, Census *c) {
     memset(c, 0, sizeof *c);
     DIR *d = opendir(dir);
     if (!d)
@@ -114,7 +115,7 @@ static void census(const char *dir, const char *key, Census *c) {
         cell_settings(path, theirs, sizeof theirs);
         if (!theirs[0])
             continue;
-        if (strcmp(theirs, key) == 0)
+        if (strcmp(theirs, key) == 0 || strcmp(theirs, plain) == 0)
             c->ours++;
         else if (c->theirs++ == 0) {
             snprintf(c->other, sizeof c->other, "%s", theirs);
@@ -134,10 +135,13 @@ static void other_grid(char *buf, size_t cap, const char *theirs, const char *ou
 /* The folder's cells, as its grid.settings should name them: "its 330
  * cells were made by the quick grid, as this run", or, of the first cell of
  * another grid, its file and how its settings differ from this run's */
-static void describe(char *buf, size_t cap, const Census *c, const char *key) {
+static void describe(char *buf, size_t cap, const Census *c, const char *key,
+                     const char *plain) {
     char grid[128], diff[256];
     other_grid(grid, sizeof grid, c->other, key);
-    key_diff(diff, sizeof diff, c->other, key);
+    /* a plain column's cell against the key without the range, as it is
+     * made (exp_cell_key) */
+    key_diff(diff, sizeof diff, c->other, strstr(c->other, " random_range=") ? key : plain);
     if (c->theirs)
         snprintf(buf, cap, "it holds %zu cell%s made by %s (%s%s: %s)", c->theirs,
                  c->theirs == 1 ? "" : "s", grid, c->theirs == 1 ? "" : "the first, ",
@@ -155,13 +159,14 @@ static void describe(char *buf, size_t cap, const Census *c, const char *key) {
  * taken for "another grid" (whose advice would be to delete good cells),
  * and a folder whose cells are another grid's is never claimed. */
 int exp_cells_dir_check(const char *dir, const ExpSettings *set, bool claim, Err *e) {
-    char path[4096], key[512], want[600], cells[700];
+    char path[4096], key[512], plain[512], want[600], cells[700];
     snprintf(path, sizeof path, "%s/" GRID_FILE, dir);
     exp_settings_key(key, sizeof key, set);
+    exp_settings_key_unranged(plain, sizeof plain, set);
     snprintf(want, sizeof want, GRID_MAGIC "%s\n", key);
     Census c;
-    census(dir, key, &c);
-    describe(cells, sizeof cells, &c, key);
+    census(dir, key, plain, &c);
+    describe(cells, sizeof cells, &c, key, plain);
     char *text = NULL;
     size_t n = 0;
     Err why;

@@ -302,19 +302,22 @@ static void bench_lists(char *rates, size_t cap_rates, char *tasks, size_t cap_t
         snprintf(tasks, cap_tasks, "0x%04x", mask);
 }
 
-void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
+/* The key, with the range of the random positions or without it. */
+static void settings_key(char *buf, size_t cap, const ExpSettings *s, bool range) {
     if (s->bench) {
         /* protocol=ruoss: fresh sentences, the reference's draws, forms,
          * optimizer and first scales (cell_bench.c) */
-        char rates[128], tasks[16], dropout[32];
+        char rates[128], tasks[16], dropout[32], ranged[48] = "";
         bench_lists(rates, sizeof rates, tasks, sizeof tasks, s);
         real_text(dropout, sizeof dropout, s->bench_dropout, false);
+        if (range)
+            snprintf(ranged, sizeof ranged, " random_range=%zu", s->random_range);
         snprintf(buf, cap, "bench protocol=ruoss quick=%d d_model=%zu heads=%zu layers=%zu "
                  "d_ff=%zu batch=%zu N=%zu M=%zu steps=%zu lr=%s dropout=%s n_train=%zu "
-                 "per_len=%zu test_batch=%zu random_range=%zu tasks=%s",
+                 "per_len=%zu test_batch=%zu%s tasks=%s",
                  s->quick, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->bench_N,
                  s->bench_M, s->bench_steps, rates, dropout, s->bench_n_train,
-                 s->bench_per_len, s->bench_test_batch, s->random_range, tasks);
+                 s->bench_per_len, s->bench_test_batch, ranged, tasks);
         if (s->bench_reference) /* named when set: the older cells' keys stay theirs */
             snprintf(buf + strlen(buf), cap - strlen(buf), " reference=1");
         return;
@@ -325,4 +328,23 @@ void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
              s->quick, s->d_model, s->heads, s->layers, s->d_ff, s->batch, s->task_steps,
              s->length_steps, s->min_len, s->L, s->n_test, s->n_test_lengths, s->tune_steps,
              s->probe_layers, s->random_range);
+}
+
+void exp_settings_key(char *buf, size_t cap, const ExpSettings *s) {
+    settings_key(buf, cap, s, true);
+}
+
+void exp_settings_key_unranged(char *buf, size_t cap, const ExpSettings *s) {
+    settings_key(buf, cap, s, !s->bench);
+}
+
+bool exp_cell_reads_range(const ExpSettings *s, const ExpCell *cell) {
+    bool randomized = true;
+    if (s->bench && cell->kind == EXP_BENCH)
+        exp_bench_scheme(cell->name, &randomized);
+    return randomized;
+}
+
+void exp_cell_key(char *buf, size_t cap, const ExpSettings *s, const ExpCell *cell) {
+    settings_key(buf, cap, s, exp_cell_reads_range(s, cell));
 }

@@ -63,8 +63,9 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds);
 /* The same for the benchmark's grid (experiments --bench). */
 void exp_settings_bench(ExpSettings *s, bool quick, size_t seeds);
 
-/* The settings a cell's numbers depend on, as one line (the seed count is
- * not among them: a sixth seed reuses the first five). */
+/* The settings a grid's numbers depend on, as one line (the seed count is
+ * not among them: a sixth seed reuses the first five); its folder's
+ * grid.settings. */
 void exp_settings_key(char *buf, size_t cap, const ExpSettings *set);
 
 /* EXP_RANDOM_TEST has no cells of its own: it is the EXP_RANDOM runs
@@ -195,6 +196,16 @@ typedef struct {
      * (its id), whose file holds the results; "" for a cell of its own. */
     char held_by[96];
 } ExpCell;
+
+/* The settings a cell's numbers depend on (its file's settings line): the
+ * grid's key, but a benchmark cell whose column draws no random positions
+ * never reads their range, and its key does not name it, so that one file
+ * serves the grids of every range (docs/formats.md). The benchmark's key
+ * without the range is exp_settings_key_unranged (the results grid's key
+ * is always whole). */
+void exp_cell_key(char *buf, size_t cap, const ExpSettings *set, const ExpCell *cell);
+void exp_settings_key_unranged(char *buf, size_t cap, const ExpSettings *set);
+bool exp_cell_reads_range(const ExpSettings *set, const ExpCell *cell);
 
 /* Every cell of the grid for set, in the page's order (allocated): each
  * training once. */
