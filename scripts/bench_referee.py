@@ -86,6 +86,7 @@ from bench_referee_read import (ALPHA, CEILING, EARLIER_M, FLOOR_ABOVE, LEARNED,
                                 ROOT, SOLVED, Grid, Page, Reading, Referee, Usage, cell, rows_of, say, sd)
 from bench_referee_stats import (CLIFF, MARGIN, TIE, U_EXACT_ALL, ZERO, bootstrap, cliff_words, holm,
                                   pair_stats, signed_rank)
+from bench_referee_claim1 import Claim1
 
 
 def tiny(x):
@@ -93,8 +94,11 @@ def tiny(x):
     return re.sub(r"e([-+])0*(\d)", r"e\1\2", "%.0e" % x)
 
 
-class Bench(Reading):
+class Bench(Claim1, Reading):
     """Every check of the page's tables and claims, on what Reading read."""
+
+    tiny_tie, tiny_zero = tiny(TIE), tiny(ZERO)
+    subset, subset_seed = 12, 1  # the stability's resamples redrawn (main's options)
 
     # -- the tables of every task and column --
     def scores(self, part, table, lo, hi, exact=False, best=False, with_sd=True):
@@ -167,17 +171,7 @@ class Bench(Reading):
             say(self.ref, p, part, r"The earlier protocol's range, to (\d+), is not shown beside this "
                 r"run's (\d+)\.\.(\d+): this run tests to (\d+)", EARLIER_M, N + 1, M, M)
 
-    # -- claim 1: random minus plain, by task and by pair --
-    def differences(self, lo, hi, gate):
-        N, d, per_task = self.N, [], []
-        for t in self.tasks:
-            k = [self.g.mean(t, rn, lo, hi) - self.g.mean(t, pl, lo, hi) for pl, rn in self.pairs
-                 if gate is None or (self.g.mean(t, rn, N, N) >= gate and self.g.mean(t, pl, N, N) >= gate)]
-            d += k
-            if k:
-                per_task.append(sum(k) / len(k))
-        return d, per_task
-
+    # -- claim 1 (bench_referee_claim1.py) and its tests --
     def test(self, part, where, units, cells, scale, fmt):
         """units' test against cells [mean, interval, p]; returns its verdict."""
         n, r = len(units), self.ref
@@ -229,109 +223,22 @@ class Bench(Reading):
                 r"in the order ([^.]+)\. The interval is the sorted means' entries floor\(0\.025 \(B − 1\)\) "
                 r"and ceil\(0\.975 \(B − 1\)\), counted from 0: (\d+) and (\d+)\.")
         self.seed, self.draws = (int(m.group(1)), int(m.group(2))) if m else (1, 10000)
+        m2 = say(r, p, part, r"\*\*The stability's resamples\*\* \(claim 1's\): resample i, for i = 1\.\.(\d+), "
+                 r"draws from the same generator started at the seed (\d+) \+ i \((\d+)\.\.(\d+)\): for each task "
+                 r"as the rows run, each pair in the order ([^,]+(?:, [^,]+)*? and \w+), the randomized form and "
+                 r"then the plain one, n indices of the form's n seeds \(in seed order\), each as the bootstrap "
+                 r"draws one; the form's mean over seeds, past N and at N alike, is the sum of the drawn seeds' "
+                 r"values in the order drawn, divided by n\.")
+        self.resamples, self.resample_base = (int(m2.group(1)), int(m2.group(2))) if m2 else (0, 0)
+        if m2:
+            r.same(part, "the resamples' seeds", [int(m2.group(3)), int(m2.group(4))],
+                   [self.resample_base + 1, self.resample_base + self.resamples])
+            r.same(part, "the resamples' pairs' order", re.split(r", | and ", m2.group(5)),
+                   [pl for pl, _ in self.pairs])
         if m:
             r.same(part, "the pairs' order", re.split(r", | and ", m.group(3)), [pl for pl, _ in self.pairs])
             r.same(part, "the order statistics", [int(m.group(4)), int(m.group(5))],
                    [math.floor(0.025 * (self.draws - 1)), math.ceil(0.975 * (self.draws - 1))])
-
-    def claim1(self):
-        N, M, p, r = self.N, self.M, self.p, self.ref
-        say(r, p, "claim 1", r"\((\d+) resamples, the 2\.5% and 97\.5% points of their means, drawn as the "
-            r"last section says", self.draws)
-        say(r, p, "claim 1", r"with tied differences at their mean rank \(an \|d\| within (\S+), relative, "
-            r"of the first of its group in sorted order ties with it: .*?\) and zero differences "
-            r"\(\|d\| ≤ (\S+)\) dropped", tiny(TIE), tiny(ZERO))
-        E, T, P = len(self.pairs), len(self.tasks), len(self.pairs) * len(self.tasks)
-        say(r, p, "claim 1", r"for each task, the mean over its (\d+) encodings of the randomized form's "
-            r"mean over seeds minus the plain form's, on (\d+)\.\.(\d+): one number a task", E, N + 1, M)
-        say(r, p, "claim 1", r"count each task (\d+) times\. On the (\d+) numbers, .*? over all the 2\^(\d+) "
-            r"equally likely", E, T, T)
-        say(r, p, "claim 1", r"learned the training lengths with the gate in place of ([\d.]+) \(both forms' "
-            r"means over seeds at length (\d+) at the gate or above\)", "%.2f" % LEARNED, N)
-        m = say(r, p, "claim 1", r"at each gate of ([\d., and]+), a task's number")
-        stated = ["none"] + (re.split(r", | and ", m.group(1)) if m else [])
-        gates = [[row[0] for row in t[2]] for t in (p.table("Ruoss et al.'s claims", k, "gate at length")
-                                                     for k in (0, 1)) if t]
-        for k, g in enumerate(gates):
-            r.same("claim 1", f"table {k + 1}'s gates (none, then the gates the text names)", g, stated)
-        r.same("claim 1", "the gates in ascending order", [float(x) for x in stated[1:]],
-               sorted(float(x) for x in stated[1:]))
-        for nth, part in ((0, "claim 1 by task"), (1, "claim 1 by pair")):
-            t = p.table("Ruoss et al.'s claims", nth, "gate at length")
-            if t is None:
-                rows_of(r, part, t, [])
-                continue
-            r.same(part, "header", t[1][0], f"gate at length {N}")
-            first = None
-            moved = False
-            for row in t[2]:
-                gate = None if row[0] == "none" else float(row[0])
-                d, per_task = self.differences(N + 1, M, gate)
-                units = per_task if nth == 0 else d
-                where = f"gate {row[0]}"
-                r.same(part, where + ", units", row[1], str(len(units)))
-                cells = row[2:] if nth == 1 else row[3:]
-                if nth == 0:
-                    r.same(part, where + ", pairs", row[2], str(len(d)))
-                if not units:
-                    r.same(part, where + ", no unit", cells[-1], "no pair passes the gate")
-                    continue
-                v = self.test(part, where, units, cells, 1, "%+.3f")
-                if nth == 0:
-                    if v != "cannot be tested here":
-                        r.same(part, where + ", verdict", cells[3], v)
-                    if gate is None:
-                        first = v
-                    elif v != "cannot be tested here" and v != first:
-                        moved = True
-            if nth == 0:
-                say(r, p, part, r"The verdict on the claim: \*\*(.+?)\*\*(.*?)\.\n",
-                    "cannot tell" if moved else first,
-                    " (the gate changes the verdict, so none is given)" if moved else "")
-        say(r, p, "claim 1 by pair", r"\*\*The (\d+) pairs, a secondary reading\.\*\*", P)
-        say(r, p, "claim 1 by pair", r"which they are not \((\d+) to a task\)", E)
-
-    def cost(self):
-        N, M, p, r, part = self.N, self.M, self.p, self.ref, "cost on the trained lengths"
-        T, P = len(self.tasks), len(self.pairs) * len(self.tasks)
-        say(r, p, part, r"at N = (\d+) \(the gate above\) and over all of 1\.\.(\d+) ", N, N)
-        say(r, p, part, r"with the pairs below 0 of the (\d+):", P)
-        t = p.table("Ruoss et al.'s claims", 0, "lengths")
-        if t is None:
-            return rows_of(r, part, t, [])
-        r.same(part, "header", [t[1][2], t[1][5]], [f"tasks lower, of {T}", f"pairs lower, of {P}"])
-        label = lambda lo, hi: str(lo) if lo == hi else f"{lo}..{hi}"
-        bands = [(N + 1, M), (N, N), (1, N)]
-        r.same(part, "its rows", [row[0] for row in t[2]], [label(*b) for b in bands])
-        words = []
-        for row, (lo, hi) in zip(t[2], bands):
-            d, per_task = self.differences(lo, hi, None)
-            where = f"lengths {label(lo, hi)}"
-            r.same(part, where + ", tasks lower", row[2], str(sum(x < 0 for x in per_task)))
-            r.same(part, where + ", pairs lower", row[5], str(sum(x < 0 for x in d)))
-            v = self.test(part, where, per_task, [row[1], row[3], row[4]], 100, "%+.1f")
-            words.append((v, 100 * sum(per_task) / len(per_task), signed_rank(per_task)))
-        m = say(r, p, part, r"At N the randomized forms (.*?\)); over 1\.\.(\d+) they (.*?\))\.( The gain "
-                r"past N comes with a loss)?", None, N)
-        if m is None:
-            return
-        paid = any(v == "disagrees" for v, _, _ in words[1:])
-        r.same(part, "the finding that the gain comes with a loss", bool(m.group(4)), paid)
-        for phrase, (v, points, (pv, exact)), where in zip((m.group(1), m.group(3)), words[1:],
-                                                           ("at N", "over 1..N")):
-            if v == "cannot be tested here":
-                r.num(part, where, re.sub(r"^cannot be tested \((\S+) points.*", r"\1", phrase),
-                      points, "%+.1f")
-                continue
-            w = re.fullmatch(r"(score lower than|score higher than|are not told apart from) their plain "
-                             r"forms \((\S+) points, (exact|normal-approximation) p = (\S+)\)", phrase)
-            kind = {"disagrees": "score lower than", "agrees": "score higher than"}.get(
-                v, "are not told apart from")
-            r.same(part, where + ", in words", w.group(1) if w else phrase, kind)
-            if w:
-                r.num(part, where + ", points", w.group(2), points, "%+.1f")
-                r.same(part, where + ", method", w.group(3), "exact" if exact else "normal-approximation")
-                r.num(part, where + ", p", w.group(4), pv, "%#.2g")
 
     # -- the pairs one by one --
     def pairs_one_by_one(self):
@@ -497,7 +404,13 @@ def main():
                     help="the page (default docs/benchmark.md)")
     ap.add_argument("--csv", default=os.path.join(ROOT, "docs/benchmark"),
                     help="the folder of its CSV files (default docs/benchmark)")
+    ap.add_argument("--resamples", type=int, default=Bench.subset, metavar="K",
+                    help="claim 1's stability: how many of its resamples to draw and decide again "
+                         f"(default {Bench.subset}; each takes about a second)")
+    ap.add_argument("--resample-seed", type=int, default=Bench.subset_seed, metavar="S",
+                    help=f"which ones: a sample drawn by Python's random.Random(S) (default {Bench.subset_seed})")
     args = ap.parse_args()
+    Bench.subset, Bench.subset_seed = args.resamples, args.resample_seed
     ref = Referee()
     try:
         grid = Grid(args.cells)

@@ -11,6 +11,7 @@
 #include "../../core/buf.h"
 #include "../../text/data.h"
 #include "results.h"
+#include "verdict.h"
 
 /* The training lengths 1..N and the test lengths N+1..M. */
 Band exp_bench_trained(const ExpResults *r);
@@ -94,12 +95,102 @@ typedef struct {
 } BenchPairs;
 void exp_bench_pairs(BenchPairs *p, const ExpResults *r);
 
-/* What the page's sections read: the runs, the chance floors, the pairs. */
+/* The stability of claim 1's verdict (bench_claim1.c): resample i, 1..
+ * BENCH_STABILITY_RESAMPLES, draws each cell's seeds again with
+ * replacement (a task and a column: n draws from its n seeds, with
+ * xoshiro256** seeded with BENCH_STABILITY_SEED + i; the tasks in the
+ * grid's order, a task's pairs in BenchPairs' order, the randomized form
+ * first; a seed's accuracy past N and at N drawn together) and decides the
+ * claim again at every gate. verdict[i * (BENCH_GATES + 1) + k] is gate
+ * k's ClaimVerdict, then the claim's; count[] the claim's over them all. */
+#define BENCH_STABILITY_RESAMPLES 1000
+#define BENCH_STABILITY_SEED 1000
+typedef struct {
+    size_t n;
+    size_t count[4]; /* by ClaimVerdict */
+    unsigned char *verdict;
+} BenchStability;
+
+/* What the page's sections read: the runs, the chance floors, the pairs,
+ * claim 1's stability. */
 typedef struct {
     const ExpResults *r;
     BenchChance chance;
     BenchPairs pairs;
+    BenchStability stability;
 } BenchPage;
+
+/* ---- the paired tests (bench_paired.c) ---- */
+
+/* The gates on the accuracy at N, 0 for none: claim 1 is tested under
+ * each, and its verdict is the ungated one only if no gate changes it. */
+#define BENCH_GATES 5
+extern const double exp_bench_gates[BENCH_GATES];
+#define BENCH_PAIRED_MIN 6       /* fewer units cannot reach p < 0.05: 2 / 2^5 */
+#define BENCH_PAIRED_DRAWS 10000 /* bootstrap resamples */
+#define BENCH_PAIRED_SEED 1      /* the bootstrap's generator: the same interval every run */
+/* Ruoss et al.'s abstract: the randomized forms raise the test accuracy
+ * by 12.0 points on average over their 15 tasks */
+#define BENCH_PAPER_GAIN 12.0
+
+/* A pair on a task: its two forms' seeds on a band, and at N (the same
+ * seeds in the same order). */
+typedef struct {
+    Stat rnd, plain;
+    Stat rnd_N, plain_N;
+} BenchPair;
+/* Every pair on every task ([t * pairs + p]), with the tasks' chance
+ * floors on the band (NaN without floors: the training lengths). */
+typedef struct {
+    size_t tasks, pairs;
+    BenchPair *at;
+    double *floor;
+    Band band;
+} BenchPairGrid;
+int exp_bench_pair_grid(BenchPairGrid *g, const BenchPage *bp, Band band, bool floors);
+void exp_bench_pair_grid_free(BenchPairGrid *g);
+
+/* Whether pair p of task t is compared under gate (0: none), the pair
+ * table's rule for every test of the claim: V_TESTABLE, or why not (a
+ * form did not learn the training lengths at the gate, both at the
+ * ceiling, both at the floor, in that order). */
+PairVerdict exp_bench_pair_in(const BenchPairGrid *g, size_t t, size_t p, double gate);
+/* The differences random - plain of the means over seeds: each pair's
+ * (d, *n_d) and each task's mean over its pairs (task, *n_task, the tasks
+ * with one or more); with rule, only the pairs exp_bench_pair_in lets in,
+ * else every pair with both measured. */
+void exp_bench_differences(const BenchPairGrid *g, double gate, bool rule, double *d,
+                           size_t *n_d, double *task, size_t *n_task);
+
+/* One test of random - plain over n units (tasks, or pairs) standing for
+ * pairs pairs, lower of them below 0: Wilcoxon's signed-rank test, exact,
+ * and a bootstrap interval of the mean; agrees when p < alpha and the
+ * interval lies above 0, disagrees when below, else cannot tell, or
+ * cannot be tested with fewer than BENCH_PAIRED_MIN units. Without
+ * interval, the interval is drawn only where p rejects (the verdict is
+ * the same). */
+typedef struct {
+    size_t n, pairs, lower;
+    double mean, lo, hi, p;
+    bool exact;
+    ClaimVerdict v;
+} Paired;
+Paired exp_bench_test_units(const double *d, size_t n, size_t pairs, bool interval);
+/* The tests on g's band at gate: by task (units[0]) and, with interval,
+ * by pair (units[1]). */
+void exp_bench_tests_at(const BenchPairGrid *g, double gate, bool rule, bool interval,
+                        Paired units[2]);
+/* Claim 1 at every gate (x[k], by task and by pair), its verdict: the
+ * ungated one unless a gate moves it (*moved), then cannot tell. */
+ClaimVerdict exp_bench_claim1(const BenchPairGrid *g, Paired x[BENCH_GATES][2], bool interval,
+                              bool *moved);
+/* "5.0e-07 (exact)": p to two digits and the method that gave it. */
+void exp_bench_p_text(Buf *b, const Paired *x);
+
+/* Claim 1's stability (above), and benchmark/stability.csv from it. */
+int exp_bench_stability(BenchStability *s, const BenchPage *bp, size_t resamples);
+void exp_bench_stability_free(BenchStability *s);
+int exp_bench_stability_csv(const BenchPage *bp, const char *dir, Err *e);
 
 /* DIR/img/benchmark/mean.png (every column's accuracy by input length,
  * the mean over tasks), paper.png (none and Ruoss et al.'s encodings with
@@ -109,9 +200,11 @@ typedef struct {
 int exp_bench_figures(const BenchPage *p, const char *dir, Err *e);
 void exp_bench_lengths(Buf *b, const BenchPage *p);
 /* Ruoss et al.'s first claim: the randomized forms against their plain
- * ones, by task (the primary test) and by pair, past N and on the
- * training lengths (bench_paired.c). */
-void exp_bench_randomized(Buf *b, const BenchPage *p);
+ * ones, by task (the primary test) and by pair, with its stability
+ * (bench_claim1.c); what they cost on the training lengths, by what
+ * learned (bench_cost.c). */
+void exp_bench_claim1_section(Buf *b, const BenchPage *p);
+void exp_bench_cost(Buf *b, const BenchPage *p);
 /* The page's last section: each test's procedure to the detail a reader
  * needs to recompute the page (bench_paired.c: the bootstrap is its). */
 void exp_bench_how(Buf *b, const BenchPage *p);

@@ -239,7 +239,8 @@ void exp_bench_claims(Buf *b, const BenchPage *p) {
     exp_rules(b, p->r->set.seeds, "rules.floor_chance", p->r->set.bench_N);
     PROSE_TEXT(b, "bench.claims");
     buf_printf(b, "\n\n");
-    exp_bench_randomized(b, p);
+    exp_bench_claim1_section(b, p);
+    exp_bench_cost(b, p);
     randomized_pairs(b, p);
     solved_claim(b, p);
     level_claim(b, p);

@@ -3,7 +3,7 @@
  * by side. This file writes the page's head, its protocol and how ours
  * differs, the tables and the CSV files; the chance floors are
  * bench_chance.c's, the figures bench_figures.c's, the claims
- * bench_paired.c's and bench_claims.c's. The sentences are templates
+ * bench_claim1.c's, bench_cost.c's and bench_claims.c's. The sentences are templates
  * (templates/bench-*.md, prose.h): the code gives them the numbers, the
  * tables it builds and its choice between sentences. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r */
@@ -391,19 +391,25 @@ int exp_bench_write(const ExpResults *r, const char *dir, Err *e) {
     BenchPage p = {.r = r};
     exp_bench_pairs(&p.pairs, r);
     int rc = exp_bench_chance(&p.chance, r, e);
+    if (!rc && exp_bench_stability(&p.stability, &p, BENCH_STABILITY_RESAMPLES))
+        rc = err_set(e, ERR_RUNTIME, "out of memory resampling the seeds");
     if (!rc)
         rc = write_csv(r, dir, e);
     if (!rc)
         rc = write_chance(&p, dir, e);
     if (!rc)
+        rc = exp_bench_stability_csv(&p, dir, e);
+    if (!rc)
         rc = exp_bench_figures(&p, dir, e);
     if (rc) {
         exp_bench_chance_free(&p.chance);
+        exp_bench_stability_free(&p.stability);
         return rc;
     }
     Buf b = {0};
     sections(&b, &p, dir);
     exp_bench_chance_free(&p.chance);
+    exp_bench_stability_free(&p.stability);
     char path[4096];
     snprintf(path, sizeof path, "%s/benchmark.md", dir);
     rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
