@@ -14,6 +14,7 @@
 
 #include "../../core/buf.h"
 #include "../../core/fileio.h"
+#include "../../core/parse.h"
 #include "../../text/tasks.h"
 #include "bench.h"
 #include "prose.h"
@@ -284,7 +285,20 @@ static void pilots(Buf *b, const ExpResults *r, const char *dir) {
     } else {
         text_lf(text, n); /* a checkout that converted line ends reads the same */
         Buf table = pilots_table(text);
-        PROSE(b, "bench.recipe.pilots", pv_real("learned", EXP_LEARNED), pv_buf("pilots", &table));
+        /* what the recipe gives here: the task-columns that learned the
+         * training lengths */
+        size_t learned = 0, cells = 0;
+        for (size_t t = 0; t < r->set.bench_n_tasks; t++)
+            for (size_t c = 0; c < r->set.bench_columns; c++, cells++)
+                learned += exp_bench_at_N(r, r->set.bench_task[t], exp_bench_column(&r->set, c)) >=
+                           EXP_LEARNED;
+        char one[32], dropout[32]; /* 3e-4, as --set takes it */
+        real_text(one, sizeof one, r->set.bench_lr[0], false);
+        real_text(dropout, sizeof dropout, r->set.bench_dropout, false);
+        PROSE(b, "bench.recipe.pilots", pv_real("learned", EXP_LEARNED), pv_buf("pilots", &table),
+              pv_count("steps", r->set.bench_steps), pv_text("lr", one), pv_text("dropout", dropout),
+              pv_count("N", r->set.bench_N), pv_count("learned_cells", learned),
+              pv_count("cells", cells));
         exp_bench_part_done(b, &table);
     }
     buf_printf(b, "\n\n");
