@@ -104,6 +104,11 @@ static const char *const USAGE[] = {
     "                        without it they count as done (the benchmark's cells\n"
     "                        are committed, docs/benchmark/cells: `make benchmark`\n"
     "                        builds the page from them; each names its build)\n"
+    "  --sparser DIR         with --bench: the cells of this grid with its random\n"
+    "                        positions from a wider range (DIR/grid.settings names\n"
+    "                        it), read for the page's section \"sparser positions\"\n"
+    "                        (the standard grid reads docs/benchmark/range2048 when\n"
+    "                        it is there)\n"
     "  --from-cells          write the page from the cells' files alone, training\n"
     "                        none: a cell missing or damaged is named, exit 2 (CI\n"
     "                        rebuilds the benchmark's page from its committed\n"
@@ -136,6 +141,7 @@ typedef struct {
     const char *protocol; /* --set: the benchmark's protocol changed, or NULL */
     bool retrain;         /* --retrain: the benchmark's cells of other builds run again */
     bool from_cells;      /* --from-cells: the page from the cells alone, none trained */
+    const char *sparser;  /* --sparser DIR, or the standard grid's folder when it is there */
     /* the job: one cell (--cell ID), storing records (--store), listing
      * the cells (--list, --missing), or else the whole grid */
     const char *cell;
@@ -149,7 +155,8 @@ static ExpRunner runner(Grid *g) {
     ExpRunner r = {.set = g->set, .cells = g->cells, .n = g->n, .cells_dir = g->cells_dir,
                    .out = g->out, .page = g->page, .exe = g->cli.argv[0],
                    .source = POSENC_SOURCE_ID, .jobs = g->jobs,
-                   .any_source = g->bench && !g->retrain, .from_cells = g->from_cells};
+                   .any_source = g->bench && !g->retrain, .from_cells = g->from_cells,
+                   .sparser_dir = g->sparser};
     size_t k = 0;
     if (g->quick)
         r.args[k++] = "--quick";
@@ -342,6 +349,8 @@ static void parse(Grid *g, int argc, char **argv) {
             g->retrain = true;
         else if (cli_flag(&g->cli, "--from-cells"))
             g->from_cells = true;
+        else if (cli_opt(&g->cli, "--sparser"))
+            g->sparser = g->cli.val;
         else
             cli_unknown(&g->cli, arg);
     }
@@ -370,6 +379,9 @@ static void check(Grid *g) {
                         "again the cells another build made)");
     if (g->protocol && !g->bench)
         cli_usage_error(&g->cli, "--set changes the benchmark's protocol: it goes with --bench");
+    if (g->sparser && (!g->bench || !whole_grid(g)))
+        cli_usage_error(&g->cli, "--sparser DIR is read for the benchmark's page: it goes with "
+                        "--bench, and not with --cell, --list or --store");
     if (g->cells_dir && strcmp(g->cells_dir, "-") == 0 && !g->cell)
         cli_usage_error(&g->cli, "--cells - (the record on stdout) goes with --cell ID");
     g->page = g->bench ? "benchmark" : "results";
@@ -392,6 +404,16 @@ static void check(Grid *g) {
     }
     if (exp_cells(&g->set, &g->cells, &g->n, &e))
         cli_fail(&g->cli, &e);
+    /* the sparser companion: named, it must be there; the standard grid's
+     * is read when it is */
+    struct stat st;
+    const char *sparser = g->bench ? exp_grid_sparser(&g->set) : NULL;
+    if (!g->sparser && sparser && stat(sparser, &st) == 0)
+        g->sparser = sparser;
+    else if (g->sparser && (stat(g->sparser, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        err_set(&e, ERR_INPUT, "--sparser %s: no such folder of cells", g->sparser);
+        cli_fail(&g->cli, &e);
+    }
     if (whole_grid(g))
         refuse_other_page(g);
     if (strcmp(g->cells_dir, "-") != 0) {

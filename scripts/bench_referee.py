@@ -87,6 +87,7 @@ from bench_referee_read import (ALPHA, CEILING, EARLIER_M, FLOOR_ABOVE, LEARNED,
 from bench_referee_stats import (CLIFF, MARGIN, TIE, U_EXACT_ALL, ZERO, bootstrap, cliff_words, holm,
                                   pair_stats, signed_rank)
 from bench_referee_claim1 import Claim1
+import bench_referee_sparser
 
 
 def tiny(x):
@@ -404,6 +405,11 @@ def main():
                     help="the page (default docs/benchmark.md)")
     ap.add_argument("--csv", default=os.path.join(ROOT, "docs/benchmark"),
                     help="the folder of its CSV files (default docs/benchmark)")
+    default_sparser = os.path.join(ROOT, "docs/benchmark/range2048")
+    ap.add_argument("--sparser", metavar="DIR",
+                    help="the cells of the same grid at a wider range of random positions, whose section "
+                         "'sparser positions' the page shows (default docs/benchmark/range2048 when it is "
+                         "there and --cells is the default; 'none' for no such folder)")
     ap.add_argument("--resamples", type=int, default=Bench.subset, metavar="K",
                     help="claim 1's stability: how many of its resamples to draw and decide again "
                          f"(default {Bench.subset}; each takes about a second)")
@@ -411,6 +417,12 @@ def main():
                     help=f"which ones: a sample drawn by Python's random.Random(S) (default {Bench.subset_seed})")
     args = ap.parse_args()
     Bench.subset, Bench.subset_seed = args.resamples, args.resample_seed
+    sparser = args.sparser
+    if sparser is None:
+        default_cells = os.path.realpath(args.cells) == os.path.realpath(os.path.join(ROOT, "docs/benchmark/cells"))
+        sparser = default_sparser if default_cells and os.path.isdir(default_sparser) else None
+    elif sparser == "none":
+        sparser = None
     ref = Referee()
     try:
         grid = Grid(args.cells)
@@ -420,7 +432,8 @@ def main():
                            ("pilots.csv", b.pilots), ("text", lambda: b.prose(len(grid.cells))),
                            ("tables", b.tables), ("how each number is computed", b.how),
                            ("claim 1", b.claim1), ("cost", b.cost), ("pair by pair", b.pairs_one_by_one),
-                           ("claim 2", b.claim2), ("claim 3", b.claim3)):
+                           ("claim 2", b.claim2), ("claim 3", b.claim3),
+                           ("sparser positions", lambda: bench_referee_sparser.check(b, sparser))):
             try:
                 step()
             except (IndexError, ValueError, AttributeError, KeyError, TypeError, ZeroDivisionError) as e:

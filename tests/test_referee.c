@@ -80,11 +80,69 @@ START_TEST(referee_names_a_changed_number) {
 }
 END_TEST
 
+/* The page's section "sparser positions": a small quick grid (two
+ * tasks) beside the same grid with its random positions from a range four
+ * times as wide. The page shows the section only with --sparser (a quick
+ * grid has no companion of its own); the referee, given the wider folder,
+ * recomputes it and agrees, and a number of it changed is named. A folder
+ * of another grid, or --sparser without --bench, is refused. */
+START_TEST(referee_checks_the_sparser_section) {
+    char *dir = scratch(), args[1024], page[512];
+    const char *tasks = "tasks=even_pairs/reverse_string";
+    snprintf(args, sizeof args, "--bench --quick --set %s,range=256 --jobs 2 --cells %s/wide "
+             "--out %s/wide-out", tasks, dir, dir);
+    Run w = run("experiments", args);
+    ck_assert_msg(w.status == 0, "experiments %s: exit %d: %s", args, w.status, w.err);
+    run_free(&w);
+    snprintf(args, sizeof args, "--bench --quick --set %s --jobs 2 --cells %s/ours --out %s/out "
+             "--sparser %s/wide", tasks, dir, dir, dir);
+    Run o = run("experiments", args);
+    ck_assert_msg(o.status == 0, "experiments %s: exit %d: %s", args, o.status, o.err);
+    run_free(&o);
+    snprintf(page, sizeof page, "%s/out/benchmark.md", dir);
+    char *text = slurp(page);
+    ck_assert_msg(strstr(text, "\n## Sparser positions: the same grid at 0..255\n") &&
+                      strstr(text, "| random rope |"), "no section of the wider grid");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s scripts/bench_referee.py --resamples 2 --cells %s/ours --page %s "
+             "--csv %s/out/benchmark --sparser %s/wide 2>&1", python(), dir, page, dir, dir);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    char *out = slurp_stream(p);
+    int st = pclose(p);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && strstr(out, "all agree") &&
+                      strstr(out, "sparser positions"), "the referee on the section:\n%s", tail(out));
+    free(out);
+    /* the first task's learned count at the wider range, changed */
+    char *row = strstr(strstr(text, "\n## Sparser positions"), "\n| even_pairs | ");
+    ck_assert_ptr_nonnull(row);
+    char *num = row + strlen("\n| even_pairs | ");
+    *num = *num == '9' ? '8' : (char)(*num + 1);
+    write_text(page, text);
+    p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    out = slurp_stream(p);
+    st = pclose(p);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1 &&
+                      strstr(out, "DIFFERENT: sparser positions, even_pairs: learned at N"),
+                  "a changed count of the section is not named:\n%s", tail(out));
+    free(out);
+    free(text);
+    /* a folder of another grid (other steps), and --sparser without --bench */
+    snprintf(args, sizeof args, "--bench --quick --set %s,steps=7 --cells %s/ours7 --out %s/out7 "
+             "--sparser %s/wide", tasks, dir, dir, dir);
+    expect_exit("experiments", args, 2, "is not this grid at another range");
+    expect_exit("experiments", "--quick --sparser /tmp", 2, "goes with --bench");
+    remove_dir(dir);
+}
+END_TEST
+
 TCase *tcase_referee(void) {
     TCase *tc = tcase_create("referee");
     /* about a second each on a quiet machine; room for busy cores */
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, referee_agrees_with_the_committed_page);
     tcase_add_test(tc, referee_names_a_changed_number);
+    tcase_add_test(tc, referee_checks_the_sparser_section);
     return tc;
 }

@@ -186,6 +186,12 @@ const char *exp_grid_cells(const ExpSettings *s) {
     return s->quick ? "build/cells-bench-quick" : "docs/benchmark/cells";
 }
 
+const char *exp_grid_sparser(const ExpSettings *s) {
+    return s->bench && !s->quick && !all_schemes(s) && !protocol_set(s)
+               ? "docs/benchmark/range2048"
+               : NULL;
+}
+
 void exp_grid_out(char *buf, size_t cap, const ExpSettings *s) {
     bool standard = !s->quick && !all_schemes(s) && !protocol_set(s) &&
                     exp_grid_default_seeds(s);

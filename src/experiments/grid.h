@@ -111,6 +111,12 @@ extern const char *const exp_kind_names[EXP_KINDS];
  * benchmark SEEDS=4 SET='steps=100'"). */
 #define EXP_GRID_TEXT 1024
 const char *exp_grid_cells(const ExpSettings *s);
+/* The folder of a grid's sparser companion, the same grid with its random
+ * positions from a wider range, whose cells the page reads for its section
+ * "sparser positions": the standard benchmark's is the run at the paper's
+ * unscaled range, 0..2047 (docs/benchmark/range2048); NULL for a grid that
+ * has none. */
+const char *exp_grid_sparser(const ExpSettings *s);
 void exp_grid_out(char *buf, size_t cap, const ExpSettings *s);
 void exp_grid_make(char *buf, size_t cap, const ExpSettings *s);
 void exp_grid_run(char *buf, size_t cap, const ExpSettings *s);

@@ -13,6 +13,7 @@
 
 #include "../core/clock.h"
 #include "../core/cpus.h"
+#include "../core/fileio.h"
 #include "../run/outputs.h"
 #include "cellfile.h"
 #include "page/page.h"
@@ -309,6 +310,82 @@ static int gather(const ExpRunner *r, ExpResults *res, ExpCellFile *f, Err *e) {
     return 0;
 }
 
+/* ---- the sparser companion ---- */
+
+/* Key without its " random_range=N" (into rest), and N; false when it
+ * names none. */
+static bool split_range(const char *key, char *rest, size_t cap, size_t *range) {
+    const char *at = strstr(key, " random_range=");
+    if (!at)
+        return false;
+    char *end;
+    unsigned long long v = strtoull(at + 14, &end, 10);
+    snprintf(rest, cap, "%.*s%s", (int)(at - key), key, end);
+    *range = (size_t)v;
+    return end != at + 14;
+}
+
+/* The most seeds, 1..k, whose cells are all done in the folder, for
+ * every task and column of set (at most set->seeds). */
+static size_t whole_seeds(const ExpSettings *set, const char *dir, Err *e) {
+    ExpCell *cells;
+    size_t n, k = set->seeds;
+    if (exp_cells(set, &cells, &n, e))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        ExpCellFile f;
+        Err why;
+        if (cells[i].seed < k &&
+            exp_cell_load(dir, set, &cells[i], NULL, &f, &why) == CELL_DONE)
+            exp_cell_file_free(&f);
+        else if (cells[i].seed < k)
+            k = cells[i].seed;
+    }
+    free(cells);
+    return k;
+}
+
+int exp_sparser_gather(const ExpSettings *set, const char *dir, ExpResults *res, Err *e) {
+    char path[4096], *text = NULL, ours[512], theirs[512], rest_ours[512], rest_theirs[512];
+    size_t n = 0, range = 0, our_range = 0;
+    snprintf(path, sizeof path, "%s/grid.settings", dir);
+    Err why;
+    if (read_regular(path, 4096, &text, &n, &why))
+        return err_set(e, ERR_INPUT, "the sparser grid's %s cannot be read (%s)", path, why.msg);
+    n = text_lf(text, n);
+    static const char MAGIC[] = "posenc grid 1\nsettings ";
+    bool formed = n > sizeof MAGIC && memcmp(text, MAGIC, sizeof MAGIC - 1) == 0 &&
+                  text[n - 1] == '\n' && n - sizeof MAGIC < sizeof theirs;
+    if (formed)
+        snprintf(theirs, sizeof theirs, "%.*s", (int)(n - sizeof MAGIC), text + sizeof MAGIC - 1);
+    free(text);
+    exp_settings_key(ours, sizeof ours, set);
+    if (!formed || !split_range(theirs, rest_theirs, sizeof rest_theirs, &range) ||
+        !split_range(ours, rest_ours, sizeof rest_ours, &our_range) ||
+        strcmp(rest_ours, rest_theirs) != 0 || range == our_range)
+        return err_set(e, ERR_INPUT, "%s is not this grid at another range of random "
+                       "positions (%s)", dir, formed ? theirs : "no settings line");
+    ExpRunner r = {.set = *set, .cells_dir = dir, .any_source = true};
+    r.set.random_range = range;
+    r.set.seeds = whole_seeds(&r.set, dir, e);
+    if (r.set.bench_extra_seeds > r.set.seeds)
+        r.set.bench_extra_seeds = r.set.seeds;
+    if (r.set.seeds == 0)
+        return err_set(e, ERR_INPUT, "%s holds no seed whose cells are all there (the grid %s "
+                       "at range %zu)", dir, set->quick ? "quick" : "standard", range);
+    int rc = exp_cells(&r.set, &r.cells, &r.n, e);
+    ExpCellFile *f = rc ? NULL : xcalloc(r.n, sizeof *f, "the sparser grid's cells", e);
+    if (!rc && !f)
+        rc = ERR_RUNTIME;
+    if (!rc)
+        rc = gather(&r, res, f, e);
+    for (size_t i = 0; f && i < r.n; i++)
+        exp_cell_file_free(&f[i]);
+    free(f);
+    free(r.cells);
+    return rc;
+}
+
 /* The staging folder's subfolders, as the set stands in out. */
 static int stage_folders(const char *staging, const char *page, Err *e) {
     char path[4096 + 64];
@@ -323,7 +400,7 @@ static int stage_folders(const char *staging, const char *page, Err *e) {
 }
 
 int exp_publish_page(const ExpRunner *r, Err *e) {
-    ExpResults res;
+    ExpResults res, sparser = {0};
     ExpCellFile *f = xcalloc(r->n, sizeof *f, "the cells' results", e);
     if (!f)
         return ERR_RUNTIME;
@@ -331,8 +408,12 @@ int exp_publish_page(const ExpRunner *r, Err *e) {
     for (size_t i = 0; i < r->n; i++)
         exp_cell_file_free(&f[i]);
     free(f);
+    if (!rc && r->sparser_dir && (rc = exp_sparser_gather(&r->set, r->sparser_dir, &sparser, e)))
+        exp_results_free(&res);
     if (rc)
         return rc;
+    if (r->sparser_dir)
+        res.sparser = &sparser, res.sparser_dir = r->sparser_dir;
     char staging[4096];
     res.out = r->out;
     if (!(rc = publish_stage(r->out, r->page, staging, sizeof staging, e)) &&
@@ -349,5 +430,6 @@ int exp_publish_page(const ExpRunner *r, Err *e) {
                          strerror(errno));
     }
     exp_results_free(&res);
+    exp_results_free(&sparser);
     return rc;
 }

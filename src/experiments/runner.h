@@ -29,6 +29,7 @@ typedef struct {
                             * committed cells; experiments --retrain runs them again) */
     size_t jobs;           /* cells at once */
     bool from_cells;       /* the page from the cells alone: none runs (--from-cells) */
+    const char *sparser_dir; /* the benchmark's sparser companion (exp_grid_sparser), or NULL */
 } ExpRunner;
 
 /* The cells not done yet into todo (in the grid's order); *stale counts
@@ -56,5 +57,13 @@ int exp_store_records(const ExpRunner *r, FILE *in);
  * set into r->out. ERR_INPUT when cells of other kernels are mixed (they
  * are named, to be run again), ERR_RUNTIME when a cell is not done. */
 int exp_publish_page(const ExpRunner *r, Err *e);
+
+/* The cells of set's grid at another range of random positions, read from
+ * dir (its grid.settings names that grid), as results for a page: the
+ * seeds 1..k whole in the folder for every task and column (k at most
+ * set's). ERR_INPUT naming what is wrong; res to exp_results_free. */
+struct ExpResults;
+int exp_sparser_gather(const ExpSettings *set, const char *dir, struct ExpResults *res,
+                       Err *e);
 
 #endif

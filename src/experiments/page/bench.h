@@ -205,6 +205,10 @@ void exp_bench_lengths(Buf *b, const BenchPage *p);
  * learned (bench_cost.c). */
 void exp_bench_claim1_section(Buf *b, const BenchPage *p);
 void exp_bench_cost(Buf *b, const BenchPage *p);
+/* The section "sparser positions": the randomized columns beside the same
+ * grid at a wider range of random positions (r->sparser; none without
+ * it), bench_sparser.c. */
+void exp_bench_sparser(Buf *b, const BenchPage *p);
 /* The page's last section: each test's procedure to the detail a reader
  * needs to recompute the page (bench_paired.c: the bootstrap is its). */
 void exp_bench_how(Buf *b, const BenchPage *p);

@@ -222,14 +222,20 @@ static void one_task(Buf *b, const BenchPairGrid *g, const BenchPage *bp, const 
     qsort(task, n, sizeof *task, by_value);
     double median = n % 2 ? task[n / 2] : 0.5 * (task[n / 2 - 1] + task[n / 2]);
     double paper = BENCH_PAPER_GAIN / 100.0;
+    Buf against = {0}; /* the abstract's gain against the interval, where there is one */
+    if (isnan(x->lo))
+        PROSE(&against, "bench.claim1.paper_no_interval", pv_real("paper", BENCH_PAPER_GAIN));
+    else
+        PROSE(&against, "bench.claim1.paper", pv_real("paper", BENCH_PAPER_GAIN),
+              pv_real("ci_lo", 100.0 * x->lo), pv_real("ci_hi", 100.0 * x->hi),
+              pv_tmpl("where", paper > x->hi   ? "bench.claim1.paper_above"
+                               : paper < x->lo ? "bench.claim1.paper_below"
+                                               : "bench.claim1.paper_inside"));
     PROSE(b, "bench.claim1.one_task", pv_count("tasks", n),
           pv_real("lo", 100.0 * lo), pv_text("lo_task", set->bench_task[at_lo]),
           pv_real("hi", 100.0 * hi), pv_text("hi_task", set->bench_task[at_hi]),
-          pv_real("median", 100.0 * median), pv_real("paper", BENCH_PAPER_GAIN),
-          pv_real("ci_lo", 100.0 * x->lo), pv_real("ci_hi", 100.0 * x->hi),
-          pv_tmpl("where", paper > x->hi   ? "bench.claim1.paper_above"
-                           : paper < x->lo ? "bench.claim1.paper_below"
-                                           : "bench.claim1.paper_inside"));
+          pv_real("median", 100.0 * median), pv_buf("against", &against));
+    exp_bench_part_done(b, &against);
 done:
     free(d);
     free(task);

@@ -244,5 +244,6 @@ void exp_bench_claims(Buf *b, const BenchPage *p) {
     randomized_pairs(b, p);
     solved_claim(b, p);
     level_claim(b, p);
+    exp_bench_sparser(b, p);
     exp_bench_how(b, p);
 }

@@ -147,14 +147,19 @@ void exp_bench_cost(Buf *b, const BenchPage *bp) {
         cost_words(&both_words[k], &both[k]);
         paid = paid || both[k].v == CLAIM_DISAGREES;
     }
+    Buf where = {0}; /* where both learned: the test, or that no pair did */
+    if (both[0].n)
+        PROSE(&where, "bench.cost.where_both", pv_count("N", N), pv_buf("both_at_N", &both_words[0]),
+              pv_buf("both_trained", &both_words[1]),
+              pv_tmpl("finding", paid ? "bench.cost.paid" : "bench.cost.unpaid"));
+    else
+        PROSE_TEXT(&where, "bench.cost.where_none");
     PROSE(b, "bench.cost", pv_count("N", N), pv_count("tasks", r->set.bench_n_tasks),
           pv_count("pairs", bp->pairs.n * r->set.bench_n_tasks), pv_buf("rows", &rows),
           pv_buf("at_N", &words[0]), pv_buf("trained", &words[1]),
-          pv_real("learned", EXP_LEARNED), pv_buf("split", &split),
-          pv_buf("both_at_N", &both_words[0]), pv_buf("both_trained", &both_words[1]),
-          pv_tmpl("finding", paid ? "bench.cost.paid" : "bench.cost.unpaid"));
+          pv_real("learned", EXP_LEARNED), pv_buf("split", &split), pv_buf("both", &where));
     buf_printf(b, "\n\n");
-    Buf *parts[] = {&rows, &words[0], &words[1], &split, &both_words[0], &both_words[1]};
+    Buf *parts[] = {&rows, &words[0], &words[1], &split, &both_words[0], &both_words[1], &where};
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
         exp_bench_part_done(b, parts[i]);
     for (size_t k = 0; k < 3; k++)

@@ -26,13 +26,19 @@ typedef struct {
     size_t max_len;
 } ExpRun;
 
-typedef struct {
+typedef struct ExpResults {
     ExpSettings set;
     ExpRun *runs;
     size_t n, cap;
     bool failed;    /* a run could not be stored (out of memory) */
     const char *out; /* the folder the page will stand in (its kept files, such as the
                       * benchmark's pilots, are read there), or NULL: where it is written */
+    /* The benchmark's sparser grid: the same grid with random positions
+     * from a wider range, its cells kept in a folder of its own (runner's
+     * exp_sparser_gather), for the page's section "sparser positions";
+     * NULL for none. */
+    const struct ExpResults *sparser;
+    const char *sparser_dir;
 } ExpResults;
 
 int exp_results_init(ExpResults *r, const ExpSettings *set, Err *e);
