@@ -187,10 +187,19 @@ static void reference_table(Buf *b, const ExpSettings *s) {
     Buf seeds = seeds_phrase(s, false);
     bool ref = s->bench_reference != 0; /* the reference's forms, and its xl as run */
     size_t N = s->bench_N, M = s->bench_M, tape = longest_tape(s);
+    /* the density of the random positions against the paper's: its 2048
+     * positions for its longest tape, duplicate_string's 3 x 500 tokens */
+    double times = (double)s->random_range / (double)tape, paper = 2048.0 / 1500.0;
+    Buf density = {0};
+    if (fabs(times / paper - 1.0) < 0.05)
+        PROSE(&density, "bench.protocol.density_paper", pv_count("M", M),
+              pv_count("range", s->random_range));
+    else
+        PROSE(&density, "bench.protocol.density_other", pv_real("sparser", times / paper));
     PROSE(b, "bench.protocol.table", pv_real("dropout", s->bench_dropout), pv_count("N", N),
           pv_count("M", M), pv_real("ratio", (double)M / (double)N),
           pv_count("last_position", s->random_range - 1),
-          pv_real("times", (double)s->random_range / (double)tape), pv_count("tape", tape),
+          pv_real("times", times), pv_count("tape", tape), pv_buf("density", &density),
           pv_count("layers", s->layers), pv_text("s", s->layers == 1 ? "" : "s"),
           pv_count("d_model", s->d_model), pv_count("heads", s->heads),
           pv_count("d_ff", s->d_ff), pv_count("batch", s->batch), pv_text("rates", rates(s)),
@@ -206,6 +215,7 @@ static void reference_table(Buf *b, const ExpSettings *s) {
           pv_tmpl("indexing", ref ? "bench.protocol.indexing_both"
                                   : "bench.protocol.indexing_ours"));
     buf_printf(b, "\n\n");
+    exp_bench_part_done(b, &density);
     exp_bench_part_done(b, &seeds);
 }
 
