@@ -46,6 +46,8 @@ Buf exp_bench_learned_text(const ExpResults *r);
 const char *exp_bench_level_name(size_t level);
 const char *exp_bench_level(const ExpResults *r, size_t t);
 
+/* Writes b as DIR/benchmark/NAME (atomically), and frees it. */
+int exp_bench_csv(const char *dir, const char *name, Buf *b, Err *e);
 /* Frees part, a fragment the code built for a template (a table, a list,
  * a phrase), after the template placed it: out of memory in the part is
  * the page's, which then is not written. */

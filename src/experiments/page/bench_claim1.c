@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/fileio.h"
 #include "../../core/rng.h"
 #include "bench.h"
 #include "prose.h"
@@ -106,12 +105,7 @@ int exp_bench_stability_csv(const BenchPage *bp, const char *dir, Err *e) {
             buf_printf(&b, ",%s", verdict_token(s->verdict[i * (BENCH_GATES + 1) + k]));
         buf_printf(&b, "\n");
     }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/benchmark/stability.csv", dir);
-    int rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
-                      : write_file_atomic(path, b.p, b.n, e);
-    buf_free(&b);
-    return rc;
+    return exp_bench_csv(dir, "stability.csv", &b, e);
 }
 
 /* ---- the section ---- */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../core/fileio.h"
+
 #include "../../text/tasks.h"
 #include "bench.h"
 #include "prose.h"
@@ -65,4 +67,13 @@ const char *exp_bench_level(const ExpResults *r, size_t t) {
 void exp_bench_part_done(Buf *page, Buf *part) {
     page->failed |= part->failed;
     buf_free(part);
+}
+
+int exp_bench_csv(const char *dir, const char *name, Buf *b, Err *e) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/benchmark/%s", dir, name);
+    int rc = b->failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
+                       : write_file_atomic(path, b->p, b->n, e);
+    buf_free(b);
+    return rc;
 }

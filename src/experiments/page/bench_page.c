@@ -34,12 +34,7 @@ static int write_chance(const BenchPage *p, const char *dir, Err *e) {
                        task_level_name(task_find(r->set.bench_task[t])->level),
                        p->chance.answer[t], n, p->chance.blanks[at], p->chance.share[at]);
         }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/benchmark/chance.csv", dir);
-    int rc = b.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
-                      : write_file_atomic(path, b.p, b.n, e);
-    buf_free(&b);
-    return rc;
+    return exp_bench_csv(dir, "chance.csv", &b, e);
 }
 
 /* The CSV files: every run per length, and every run's scores. */
@@ -61,15 +56,10 @@ static int write_csv(const ExpResults *r, const char *dir, Err *e) {
         buf_printf(&scores, "%s,%s,%s,%g,%zu,%.6f,%.6f,%.6f\n", run->task, level, run->name,
                    lr, run->seed + 1, exp_band_value(run, &in), run->value, run->exact);
     }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/benchmark/lengths.csv", dir);
-    int rc = runs.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
-                         : write_file_atomic(path, runs.p, runs.n, e);
-    snprintf(path, sizeof path, "%s/benchmark/scores.csv", dir);
+    int rc = exp_bench_csv(dir, "lengths.csv", &runs, e);
     if (!rc)
-        rc = scores.failed ? err_set(e, ERR_RUNTIME, "out of memory writing %s", path)
-                           : write_file_atomic(path, scores.p, scores.n, e);
-    buf_free(&runs), buf_free(&scores);
+        rc = exp_bench_csv(dir, "scores.csv", &scores, e);
+    buf_free(&scores); /* when lengths.csv failed */
     return rc;
 }
 
