@@ -30,12 +30,29 @@ else ifneq ($(filter-out clean help web,$(MAKECMDGOALS)),)
 include $(CONFIG)
 endif
 
+# Quiet, as Linux's kbuild is: a build says one short line per file it
+# makes ("  CC      src/pe/pe_rope.c", "  LD      build/train"), so that
+# what `make demo` and `make test` print is the demo and the tests; V=1
+# prints every command in full instead (`make V=1 test`; .ci/run does, so
+# that a log read alone has the flags). Errors show either way: the
+# compiler's own message names the file and the line, and make names the
+# target that failed.
+ifeq ($(V),1)
+Q    :=
+say   = @:
+else
+Q    := @
+say   = @printf '  %-7s %s\n' '$(1)' '$(2)'
+endif
+
 # Builds run in parallel, a job per CPU (make's own -j when given one);
 # the programs and tests they build then run alone. $(call built,TARGETS)
-# in a recipe builds TARGETS so, through a sub-make, before the rest of it.
+# in a recipe builds TARGETS so, through a sub-make, before the rest of it
+# (the + hands it make's job slots under -j, which make cannot see through
+# $(call)).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 PAR    = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
-built  = @$(MAKE) --no-print-directory $(PAR) TARGETS='$(1)' built-targets
+built  = @+$(MAKE) --no-print-directory $(PAR) TARGETS='$(1)' built-targets
 
 # stb's headers come from <stb/...> in the system include path (no -I to
 # them): as system headers their own warnings do not trip -Werror.
@@ -83,28 +100,34 @@ built-targets: $(TARGETS)
 
 $(CONFIG): scripts/deps.sh
 	@mkdir -p $(@D)
-	scripts/deps.sh > $@.tmp
+	$(call say,DEPS,$@)
+	$(Q)scripts/deps.sh > $@.tmp
 	@mv $@.tmp $@
 
 deps: $(CONFIG) ## check for (and install) the Debian packages the build needs
 
 $(BUILD)/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMP_FLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(OMP_FLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/%: $(BUILD)/obj/examples/%.o $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
 $(TEST_BIN): $(TEST_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(TEST_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(TEST_LIBS)
 
 # The benchmark (bench/README.md): not part of make test.
 $(BUILD)/bench: $(BUILD)/obj/bench/bench.o $(LIB)
-	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
 # PyTorch (Debian's python3-torch) is installed on first use, like the
 # other tools; torch_ref.py runs build/bench and times PyTorch's four thread
@@ -119,12 +142,14 @@ bench: $(BUILD)/bench build/bench-deps.ok ## speed and memory against OpenBLAS s
 
 # floor parses its options as the programs do (examples/cli.c)
 $(BUILD)/floor: $(BUILD)/obj/bench/floor.o $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
 # The forward pass on long tapes beside PyTorch's (bench/long_forward.py):
 # make longbench, after make bench's PyTorch
 $(BUILD)/long_forward: $(BUILD)/obj/bench/long_forward.o $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
 
 longbench: $(BUILD)/long_forward $(BUILD)/train $(BUILD)/encode build/bench-deps.ok ## the forward pass at T = 25, 100, 400 against PyTorch, one thread (bench/README.md)
 	env -u OPENBLAS_CORETYPE /usr/bin/python3 bench/long_forward.py $(BUILD)
@@ -149,7 +174,8 @@ floor: $(BUILD)/floor ## a cell's time against its arithmetic floor (CELL=ID, PA
 # QUICK=1 counts the quick grid's cell of that name (a few seconds).
 CELL ?= lengths-reverse-none-s1
 $(BUILD)/sgemm_count.so: bench/sgemm_count.c $(CONFIG)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
 
 products: $(BUILD)/sgemm_count.so $(BUILD)/experiments ## count one cell's matrix products (CELL=ID; bench/README.md)
 	@grid=; case '$(CELL)' in bench-*) grid=--bench; \
@@ -284,7 +310,7 @@ TEST_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) POSENC_TEST_LOG=$(BUILD)/test.log \
 	CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
 test: FORCE ## build and run the Check suites but the slow checks (2 minutes)
 	$(call built,$(TEST_BIN) $(TEST_PROGS))
-	$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow $(TEST_BIN))
+	$(Q)$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow $(TEST_BIN))
 
 # The slow checks in CHECK_RUNNERS runners at once (default: the CPUs),
 # sharing the docs' pages (each takes the next page no runner has claimed
@@ -358,16 +384,19 @@ build/fuzz/.deps: scripts/deps.sh
 
 build/fuzz/obj/%.o: %.c $(CONFIG) build/fuzz/.deps
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP \
+	$(call say,CC,$<)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -MMD -MP \
 		-c $< -o $@
 
 build/fuzz/libposenc.a: $(FUZZ_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 # (fuzz_cli.c includes examples/cli.c, hence its prerequisites)
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c build/fuzz/libposenc.a examples/cli.c examples/cli.h
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) $< \
+	$(call say,LD,$@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) $< \
 		build/fuzz/libposenc.a -o $@ $(PROG_LIBS)
 
 # One target's run (build/fuzz/fuzz_NAME.run, never a file): make fuzz runs
@@ -426,7 +455,8 @@ build/web-deps.ok: scripts/deps.sh
 
 $(WEB)/posenc.js: $(WEB_SRC) $(LIB_HDR) $(wildcard web/*.h) build/web-deps.ok
 	@mkdir -p $(@D)
-	$(EMCC) $(EM_FLAGS) $(WEB_SRC) -o $@ $(EM_LINK)
+	$(call say,EMCC,$@)
+	$(Q)$(EMCC) $(EM_FLAGS) $(WEB_SRC) -o $@ $(EM_LINK)
 
 $(WEB)/%: web/%
 	@mkdir -p $(@D)
@@ -444,7 +474,8 @@ PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.
 	src/run/outputs.c examples/train.c examples/cli.c
 $(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm
+	$(call say,CC,$@)
+	$(Q)$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm
 
 # The page in headless Chromium against build/demo_order and
 # build/pe_report (web/webtest.py says how, and why Python's standard
@@ -465,5 +496,6 @@ clean: ## remove build/
 
 help: ## list the targets
 	@awk -F ':.*## ' '/^[a-z]+:.*## / { printf "  make %-10s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@echo "  V=1 after any of them prints the build's commands in full (make V=1 test)"
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

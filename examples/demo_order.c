@@ -33,8 +33,9 @@ static const char *const USAGE[] = {
     "words are matched in order of occurrence.\n"
     "\n"
     "Options:\n"
-    "  --pe LIST|all         schemes to run, comma-separated (listed below; default\n"
-    "                        all)\n"
+    "  --pe LIST|all         schemes to run, comma-separated (listed below), or all;\n"
+    "                        default: the seven the tutorial opens with, none,\n"
+    "                        integer, normalized, sinusoidal, learned, rope, alibi\n"
     "  --model MODEL         a model trained by train (agent task, say): its scheme\n"
     "                        alone, with what it predicts for each sentence\n"
     "  --csv                 print only scheme,max_abs_diff,pooled_cosine rows\n"
@@ -320,7 +321,8 @@ static void run_trained(const Cli *cli, const char *path, OrderPair *pair, bool 
 /* Each scheme of names on a fresh model of cfg: the pair's rows, a line
  * (or a CSV row) each, then the summary. */
 static void run_untrained(const Cli *cli, Config *cfg, const char **names, size_t n_names,
-                          const char *first, OrderPair *pair, bool csv, double max_memory) {
+                          const char *first, OrderPair *pair, bool csv, bool defaults,
+                          double max_memory) {
     add_cls(cli, pair, cfg->pool);
     const Words *a = &pair->a, *b = &pair->b;
     const size_t *perm = pair->perm;
@@ -343,8 +345,24 @@ static void run_untrained(const Cli *cli, Config *cfg, const char **names, size_
     }
     if (!csv)
         print_summary(names, res, n_names, cfg->causal);
+    if (!csv && defaults) /* the way to the rest, where a newcomer looks last */
+        printf("\nThese are the %zu schemes the tutorial opens with; --pe all runs all %zu.\n",
+               n_names, pe_count());
     free(res);
     vocab_free(&v);
+}
+
+/* The schemes run without --pe: the seven the tutorial opens with
+ * (demo_default in the registry), in the registry's order, so that the
+ * first screen a newcomer sees is one screen; --pe all runs every one. */
+static size_t default_schemes(const Cli *cli, const char ***names) {
+    const char **out = cli_alloc(cli, pe_count(), sizeof *out, "the list of schemes");
+    size_t n = 0;
+    for (size_t i = 0; i < pe_count(); i++)
+        if (pe_at(i)->demo_default)
+            out[n++] = pe_at(i)->name;
+    *names = out;
+    return n;
 }
 
 int main(int argc, char **argv) {
@@ -352,7 +370,7 @@ int main(int argc, char **argv) {
     cli_init(&cli, argc, argv, "demo_order");
     Config cfg;
     order_config_default(&cfg);
-    const char *pe = "all", *sent[2] = {"Rohan killed the lion", "lion killed the Rohan"};
+    const char *pe = NULL, *sent[2] = {"Rohan killed the lion", "lion killed the Rohan"};
     const char *model = NULL, *shaping = NULL;
     size_t n_sent = 0;
     bool csv = false;
@@ -379,7 +397,8 @@ int main(int argc, char **argv) {
         }
     }
     const char **names;
-    size_t n_names = cli_scheme_list(&cli, "--pe", pe, &names);
+    size_t n_names = pe ? cli_scheme_list(&cli, "--pe", pe, &names)
+                        : default_schemes(&cli, &names);
     if (model && shaping)
         cli_usage_error(&cli, "with --model the scheme and shape come from the model; drop %s",
                         shaping);
@@ -390,7 +409,7 @@ int main(int argc, char **argv) {
     if (model)
         run_trained(&cli, model, &pair, csv, max_memory);
     else
-        run_untrained(&cli, &cfg, names, n_names, sent[0], &pair, csv, max_memory);
+        run_untrained(&cli, &cfg, names, n_names, sent[0], &pair, csv, !pe, max_memory);
     free(names);
     order_pair_free(&pair);
     return 0;

@@ -60,7 +60,7 @@ START_TEST(demo_csv_claims) {
      * (<= 1e-5) and the pooled vectors the same (>= 0.999999); every
      * scheme, those inside attention included, moves them by more than
      * 1e-3. */
-    Run r = run("demo_order", "--csv");
+    Run r = run("demo_order", "--pe all --csv");
     ck_assert_int_eq(r.status, 0);
     /* a row per scheme of the registry, and room for one too many */
     size_t cap = pe_count() + 1;
@@ -78,8 +78,54 @@ START_TEST(demo_csv_claims) {
 }
 END_TEST
 
+/* Without --pe, the seven schemes the tutorial opens with (demo_default
+ * in the registry), in the registry's order, each row as --pe all gives
+ * it; its help names the same seven, and the text output says how to see
+ * the rest. */
+START_TEST(demo_default_is_the_tutorials_seven) {
+    static const char *const SEVEN[] = {"none", "integer", "normalized", "sinusoidal",
+                                        "learned", "rope", "alibi"};
+    size_t n_seven = sizeof SEVEN / sizeof *SEVEN, k = 0;
+    for (size_t i = 0; i < pe_count(); i++)
+        if (pe_at(i)->demo_default) {
+            ck_assert_msg(k < n_seven && strcmp(pe_at(i)->name, SEVEN[k]) == 0,
+                          "demo_default %s is not the tutorial's scheme %zu", pe_at(i)->name, k);
+            k++;
+        }
+    ck_assert_uint_eq(k, n_seven);
+    Run r = run("demo_order", "--csv"), all = run("demo_order", "--pe all --csv");
+    ck_assert_msg(r.status == 0 && all.status == 0, "%s %s", r.err, all.err);
+    Row rows[16];
+    ck_assert_uint_eq(parse_csv(r.out, rows, 16), n_seven);
+    for (size_t i = 0; i < n_seven; i++) {
+        ck_assert_str_eq(rows[i].scheme, SEVEN[i]);
+        char line[128];
+        snprintf(line, sizeof line, "\n%s,", SEVEN[i]);
+        const char *in_all = strstr(all.out, line), *in_default = strstr(r.out, line);
+        ck_assert_msg(in_all && in_default, "%s missing", SEVEN[i]);
+        ck_assert_msg(strncmp(in_all, in_default, strcspn(in_default + 1, "\n") + 1) == 0,
+                      "%s: its row differs between the default and --pe all", SEVEN[i]);
+    }
+    run_free(&r);
+    run_free(&all);
+    r = run("demo_order", "--help");
+    ck_assert_ptr_nonnull(strstr(r.out, "default: the seven the tutorial opens with, none,\n"
+                                        "                        integer, normalized, sinusoidal, "
+                                        "learned, rope, alibi\n"));
+    run_free(&r);
+    r = run("demo_order", "");
+    char tail[128];
+    snprintf(tail, sizeof tail, "the tutorial opens with; --pe all runs all %zu.\n", pe_count());
+    ck_assert_msg(r.status == 0 && strstr(r.out, tail), "%s", r.out);
+    run_free(&r);
+    r = run("demo_order", "--pe none,rope");
+    ck_assert_msg(r.status == 0 && !strstr(r.out, "--pe all"), "a list given says nothing of the rest");
+    run_free(&r);
+}
+END_TEST
+
 START_TEST(demo_repeated_words) {
-    Run r = run("demo_order", "--csv 'the cat sat on the mat' 'the mat sat on the cat'");
+    Run r = run("demo_order", "--pe all --csv 'the cat sat on the mat' 'the mat sat on the cat'");
     ck_assert_msg(r.status == 0, "%s", r.err);
     size_t cap = pe_count() + 1;
     Row *rows = calloc(cap, sizeof *rows);
@@ -498,6 +544,7 @@ Suite *suite_cli(void) {
     TCase *tc = tcase_create("demo_order");
     tcase_add_test(tc, demo_default_runs);
     tcase_add_test(tc, demo_csv_claims);
+    tcase_add_test(tc, demo_default_is_the_tutorials_seven);
     tcase_add_test(tc, demo_repeated_words);
     tcase_add_test(tc, demo_layernorm_erases_a_constant_shift);
     tcase_add_test(tc, demo_bad_input);

@@ -224,8 +224,8 @@ END_TEST
  * programs choose the Haswell kernels the docs are made with wherever the
  * CPU has AVX2 and FMA (OpenBLAS alone picks Cooperlake's on this
  * machine's AMD EPYC, whose sums round otherwise), and a kernel set the
- * user asks for stands. The digits are README.md's (blocks demo-csv and
- * demo-kernels). */
+ * user asks for stands. The digits are README.md's (its --csv block) and
+ * docs/maintainers.md's (block demo-kernels). */
 START_TEST(the_docs_kernels_are_the_default) {
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {

@@ -137,7 +137,7 @@ END_TEST
  * the others as they are: the rows of the list run equal the rows of each
  * scheme run alone. */
 START_TEST(a_list_gives_each_scheme_the_options_it_reads) {
-    Run all = run("demo_order", "--combine concat --csv");
+    Run all = run("demo_order", "--pe all --combine concat --csv");
     ck_assert_msg(all.status == 0, "%s", all.err);
     Run sin = run("demo_order", "--pe sinusoidal --combine concat --csv");
     Run rope = run("demo_order", "--pe rope --csv");

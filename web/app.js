@@ -15,6 +15,7 @@ const api = {
   schemeName: M.cwrap('pw_scheme_name', S, [N]),
   schemeAbout: M.cwrap('pw_scheme_about', S, [N]),
   schemeInAttention: M.cwrap('pw_scheme_in_attention', N, [N]),
+  schemeDemoDefault: M.cwrap('pw_scheme_demo_default', N, [N]),
   order: M.cwrap('pw_order', N, [S, S, S, S, S, S, S, N, S]),
   orderWords: M.cwrap('pw_order_words', N, []),
   orderChannels: M.cwrap('pw_order_channels', N, []),
@@ -51,13 +52,22 @@ const f32 = (ptr, n) => M.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
 const f64 = (ptr, n) => M.HEAPF64.slice(ptr >> 3, (ptr >> 3) + n);
 
 const schemes = Array.from({ length: api.schemeCount() }, (_, i) => api.schemeName(i));
-for (const id of ['#scheme', '#code-scheme']) {
-  const sel = $(id);
-  schemes.forEach((name, i) => sel.append(el('option', { value: name, textContent: name,
-                                                           title: api.schemeAbout(i) })));
+// The demo's schemes, as build/demo_order's: the seven the tutorial opens
+// with, or with the box ticked every one (--pe all).
+const demoDefaults = schemes.filter((_, i) => api.schemeDemoDefault(i));
+const orderSchemes = () => ($('#all-schemes').checked ? schemes : demoDefaults);
+$('#all-schemes-label').textContent = `all ${schemes.length} schemes`;
+
+// The selector lists the table's schemes; the one selected stays if it is
+// still there, else the sinusoid.
+function fillSchemes(id, names) {
+  const sel = $(id), was = sel.value;
+  sel.replaceChildren(...names.map((name) => el('option', {
+    value: name, textContent: name, title: api.schemeAbout(schemes.indexOf(name)) })));
+  sel.value = names.includes(was) ? was : names.includes('sinusoidal') ? 'sinusoidal' : names[0];
 }
-$('#scheme').value = schemes.includes('sinusoidal') ? 'sinusoidal' : schemes[0];
-$('#code-scheme').value = schemes.includes('sinusoidal') ? 'sinusoidal' : schemes[0];
+fillSchemes('#scheme', orderSchemes());
+fillSchemes('#code-scheme', schemes);
 
 // ---------------------------------------------------------------- 1. Order
 
@@ -67,6 +77,7 @@ function orderOptions() {
     dModel: $('#d-model').value.trim(), heads: $('#heads').value.trim(),
     layers: $('#layers').value.trim(), dff: $('#d-ff').value.trim(),
     pre: $('#norm').value === 'pre', seed: $('#seed').value.trim(),
+    all: $('#all-schemes').checked,
   };
 }
 
@@ -88,12 +99,13 @@ function runScheme(o, scheme) {
   };
 }
 
-// One demo: every scheme, as build/demo_order runs them. Like demo_order,
-// the first failure (in the registry's order) stops it, with its message.
+// One demo: the schemes of the table, as build/demo_order runs them. Like
+// demo_order, the first failure (in the registry's order) stops it, with
+// its message.
 function runDemo(o) {
   const t0 = performance.now();
   const results = [];
-  for (const s of schemes) {
+  for (const s of o.all ? schemes : demoDefaults) {
     const r = runScheme(o, s);
     if (r.error) return { error: r.error, ms: performance.now() - t0 };
     results.push(r);
@@ -178,7 +190,7 @@ function renderDemo(o, demo) {
     csv.push(`${r.scheme},${fmtE(r.maxDiff, 6)},${fmtF(r.cos, 9)}`);
   }
   $('#order-csv').textContent = csv.join('\n');
-  const d = ['--d-model', o.dModel, '--heads', o.heads, '--layers', o.layers, '--d-ff', o.dff,
+  const d = [...(o.all ? ['--pe', 'all'] : []), '--d-model', o.dModel, '--heads', o.heads, '--layers', o.layers, '--d-ff', o.dff,
              '--norm', o.pre ? 'pre' : 'post', '--seed', o.seed].join(' ');
   $('#order-command').textContent =
     `$ build/demo_order --csv ${d} ${shellQuote(o.s1)} ${shellQuote(o.s2)}`;
@@ -221,6 +233,10 @@ $('#shuffle').addEventListener('click', () => {
 for (const id of ['#s1', '#s2', '#d-model', '#heads', '#layers', '#d-ff', '#seed'])
   $(id).addEventListener('input', updateOrder);
 $('#norm').addEventListener('change', updateOrder);
+$('#all-schemes').addEventListener('change', () => {
+  fillSchemes('#scheme', orderSchemes());
+  updateOrder();
+});
 $('#scheme').addEventListener('change', showSelected);
 
 // ---------------------------------------------------------------- pictures
@@ -402,9 +418,10 @@ startShift(M);
 $('#loading').remove();
 
 // For the browser test (web/webtest.py) and the curious: the time of one
-// demo (every scheme on the sentences in the boxes), median of reps runs.
+// demo (the schemes of the table on the sentences in the boxes), median of reps runs.
 window.posenc = {
   schemes,
+  demoDefaults,
   inAttention: (name) => Boolean(api.schemeInAttention(schemes.indexOf(name))),
   firstDemoMs: firstDemoMs,
   timeDemo(reps = 20) {

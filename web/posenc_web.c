@@ -51,6 +51,13 @@ EXPORT const char *pw_scheme_about(int i) {
     return s ? s->about : "";
 }
 
+/* 1 for the seven schemes the tutorial opens with: the demo's table runs
+ * these unless its "all" box is ticked, as demo_order does without --pe. */
+EXPORT int pw_scheme_demo_default(int i) {
+    const PeScheme *s = scheme_at(i);
+    return s && s->demo_default;
+}
+
 /* 1 for a scheme that acts inside attention (RoPE, ALiBi, T5). */
 EXPORT int pw_scheme_in_attention(int i) {
     const PeScheme *s = scheme_at(i);

@@ -390,17 +390,33 @@ def run(ck, b, p, url, a):
     print(f"# page ready in {time.monotonic() - t0:.2f} s from {url}")
 
     schemes = b.js("window.posenc.schemes")
-    options = b.js("[...document.querySelectorAll('#scheme option')].map(o => o.value)")
-    ck.check(options == schemes and len(schemes) > 0,
-             f"the scheme selector lists the library's {len(schemes)} schemes: {', '.join(schemes)}")
+    code_options = b.js("[...document.querySelectorAll('#code-scheme option')].map(o => o.value)")
+    ck.check(code_options == schemes and len(schemes) > 0,
+             f"the code's selector lists the library's {len(schemes)} schemes: {', '.join(schemes)}")
 
-    # 1. The defaults are demo_order's.
+    def order_options():
+        return b.js("[...document.querySelectorAll('#scheme option')].map(o => o.value)")
+
+    # 1. The defaults are demo_order's: its schemes (the seven the tutorial
+    # opens with), in its order, with its figures.
     want, _ = native(a.demo, [])
     worst = compare(ck, p.table(), want, "defaults")
     print(f"# largest difference between the page's default table and demo_order's: {worst:.1e}")
+    ck.check(order_options() == list(want),
+             f"the demo's selector lists demo_order's {len(want)} schemes: {', '.join(want)}",
+             f"{order_options()}")
     csv_page = p.text("#order-csv").splitlines()
     ck.check(csv_page[0] == "scheme,max_abs_diff,pooled_cosine" and len(csv_page) == len(want) + 1,
              "the page prints demo_order's CSV header and one line per scheme")
+
+    # Every scheme (the box ticked): demo_order --pe all, and its command.
+    p.click("#all-schemes")
+    want_all, _ = native(a.demo, ["--pe", "all"])
+    compare(ck, p.table(), want_all, "all schemes (--pe all)")
+    ck.check(order_options() == schemes == list(want_all),
+             f"ticked, the demo's selector lists all {len(schemes)} schemes", f"{order_options()}")
+    ck.check(p.text("#order-command").startswith("$ build/demo_order --csv --pe all "),
+             "ticked, the page's command says --pe all", p.text("#order-command"))
 
     # Each scheme, selected: its heading, its rows and its line agree with the table.
     for name in schemes:
@@ -413,7 +429,15 @@ def run(ck, b, p, url, a):
                  f"selecting {name} shows its rows and '{line}'", f"heading '{head}', {rows} rows")
     p.select("#scheme", "none")
     p.screenshot("#order", os.path.join(a.shots, "order-none.png"))
-    p.select("#scheme", "sinusoidal" if "sinusoidal" in schemes else schemes[-1])
+    p.select("#scheme", next(n for n in schemes if n not in want))
+    p.click("#all-schemes")  # back to the seven: a scheme of the rest gives way to the sinusoid
+    compare(ck, p.table(), want, "the seven again, the box unticked")
+    ck.check(order_options() == list(want) and p.value("#scheme") == "sinusoidal"
+             and p.text("#order-heading").startswith("== sinusoidal ("),
+             "unticked, the selector lists the seven again and shows the sinusoid",
+             f"{order_options()}, selected {p.value('#scheme')}")
+    ck.check(not p.text("#order-command").startswith("$ build/demo_order --csv --pe"),
+             "unticked, the page's command is demo_order's default", p.text("#order-command"))
     p.screenshot("#order", os.path.join(a.shots, "order.png"))
 
     # 2. A sentence of its own and its reverse, typed.
@@ -542,7 +566,8 @@ def run(ck, b, p, url, a):
     first = b.js("window.posenc.firstDemoMs")
     t = b.js(f"window.posenc.timeDemo({a.reps})")
     print(f"# posenc.wasm {wasm} bytes ({wasm / 1024:.1f} KiB), posenc.js {js} bytes")
-    print(f"# one demo ({len(schemes)} schemes, default sentences and model) in the browser: "
+    print(f"# one demo ({len(b.js('window.posenc.demoDefaults'))} schemes, default sentences and "
+          f"model) in the browser: "
           f"mean {t['mean']:.2f} ms, median {t['median']:.2f} ms, min {t['min']:.2f}, max {t['max']:.2f} over {t['reps']}; "
           f"the first, at load, {first:.1f} ms")
 

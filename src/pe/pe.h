@@ -178,6 +178,11 @@ typedef struct PeScheme {
     const char *name;
     const char *about;       /* one line, for --help and the demo */
     const char *note;        /* what the demo adds about an untrained model, or NULL */
+    /* One of the seven the tutorial opens with (pages 1 to 4: none, the
+     * count, pos/N, the sinusoid, a learned table, RoPE, ALiBi): what
+     * demo_order and the web page run unless asked for every scheme
+     * (--pe all), so that a newcomer's first screen stays one screen. */
+    bool demo_default;
     unsigned since;          /* the checkpoint version that first stored it */
     /* the options it reads (--combine and --pe-dim aside, which pe_options_read
      * gives every input scheme), NULL-terminated; NULL for none */

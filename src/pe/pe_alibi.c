@@ -108,6 +108,7 @@ static double alibi_ref_score(const PeRefRow *r) {
 
 const PeScheme pe_alibi = {
     .name = "alibi",
+    .demo_default = true,
     .since = 2,
     .options = (const PeOption *const[]){&opt_slopes, NULL},
     .ruoss_column = "alibi",

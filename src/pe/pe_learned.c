@@ -35,6 +35,7 @@ static void learned_init(const PeConfig *pc, float *params, size_t n, size_t C, 
 
 const PeScheme pe_learned = {
     .name = "learned",
+    .demo_default = true,
     .since = 1,
     .options = (const PeOption *const[]){&opt_init_std, NULL},
     .ruoss_column = "learned",

@@ -81,6 +81,7 @@ static float sincos_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t
 
 const PeScheme pe_none = {
     .name = "none",
+    .demo_default = true,
     .first_position = 1,
     .about = "no position: self-attention sees a bag of words",
     .since = 1,
@@ -91,6 +92,7 @@ const PeScheme pe_none = {
 
 const PeScheme pe_integer = {
     .name = "integer",
+    .demo_default = true,
     .since = 1,
     .first_position = 1,
     .about = "the count 1, 2, 3, ... in one channel (unbounded)",
@@ -102,6 +104,7 @@ const PeScheme pe_integer = {
 
 const PeScheme pe_normalized = {
     .name = "normalized",
+    .demo_default = true,
     .since = 1,
     .first_position = 1,
     .about = "pos/N in one channel (bounded, but depends on the length N)",

@@ -267,6 +267,7 @@ static float rope_f32(const PeConfig *pc, size_t w, size_t p, size_t c, size_t n
 
 const PeScheme pe_rope = {
     .name = "rope",
+    .demo_default = true,
     .since = 2,
     .options = (const PeOption *const[]){&pe_opt_layout, &pe_opt_base, &pe_opt_rope_scaling,
                                          &pe_opt_rope_factor, &pe_opt_rope_original_len, NULL},

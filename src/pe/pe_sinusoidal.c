@@ -102,6 +102,7 @@ static const char *sinusoidal_axis(const PeConfig *pc) {
 
 const PeScheme pe_sinusoidal = {
     .name = "sinusoidal",
+    .demo_default = true,
     .about = "sin/cos at d/2 wavelengths from 2pi to 10000*2pi (the paper, 3.5)",
     .since = 1,
     .options = (const PeOption *const[]){&pe_opt_layout, &pe_opt_base, NULL},
