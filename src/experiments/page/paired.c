@@ -118,6 +118,25 @@ done:
     return p;
 }
 
+/* The means of draws resamples of d, each n indices drawn in turn from
+ * the generator seeded with seed and its units summed in the order drawn
+ * over n, into m. */
+static void resampled_means(const double *d, size_t n, size_t draws, uint64_t seed, double *m) {
+    Rng r;
+    rng_seed(&r, seed);
+    for (size_t b = 0; b < draws; b++) {
+        double s = 0.0;
+        for (size_t i = 0; i < n; i++)
+            s += d[rng_below(&r, n)];
+        m[b] = s / (double)n;
+    }
+}
+
+/* The percentile interval's order statistics: the 2.5% and 97.5% points
+ * of the resampled means, each the nearest outwards. */
+static size_t lo_at(size_t draws) { return (size_t)floor(0.025 * (double)(draws - 1)); }
+static size_t hi_at(size_t draws) { return (size_t)ceil(0.975 * (double)(draws - 1)); }
+
 int bootstrap_mean_ci(const double *d, size_t n, size_t draws, uint64_t seed, double *mean,
                       double *lo, double *hi) {
     *mean = *lo = *hi = NAN;
@@ -130,19 +149,28 @@ int bootstrap_mean_ci(const double *d, size_t n, size_t draws, uint64_t seed, do
     for (size_t i = 0; i < n; i++)
         sum += d[i];
     *mean = sum / (double)n;
-    Rng r;
-    rng_seed(&r, seed);
-    for (size_t b = 0; b < draws; b++) {
-        double s = 0.0;
-        for (size_t i = 0; i < n; i++)
-            s += d[rng_below(&r, n)];
-        m[b] = s / (double)n;
-    }
+    resampled_means(d, n, draws, seed, m);
     qsort(m, draws, sizeof *m, by_value);
-    /* the percentile interval: the 2.5% and 97.5% points of the resampled
-     * means, each the nearest order statistic outwards */
-    *lo = m[(size_t)floor(0.025 * (double)(draws - 1))];
-    *hi = m[(size_t)ceil(0.975 * (double)(draws - 1))];
+    *lo = m[lo_at(draws)];
+    *hi = m[hi_at(draws)];
     free(m);
     return 0;
+}
+
+int bootstrap_mean_side(const double *d, size_t n, size_t draws, uint64_t seed) {
+    if (n == 0 || draws < 40)
+        return 0;
+    double *m = exp_page_alloc(draws, sizeof *m);
+    if (!m)
+        return 0;
+    resampled_means(d, n, draws, seed, m);
+    /* the sorted means' entry lo_at lies above 0 when no more than lo_at
+     * of them are at or below it, and entry hi_at below 0 when no more
+     * than draws - 1 - hi_at are at or above it: the interval's side
+     * without the sort */
+    size_t at_or_below = 0, at_or_above = 0;
+    for (size_t b = 0; b < draws; b++)
+        at_or_below += m[b] <= 0.0, at_or_above += m[b] >= 0.0;
+    free(m);
+    return at_or_below <= lo_at(draws) ? 1 : at_or_above <= draws - 1 - hi_at(draws) ? -1 : 0;
 }

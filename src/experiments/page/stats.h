@@ -164,6 +164,11 @@ double wilcoxon_signed_rank_p(const double *d, size_t n, bool *exact);
  * under 40, or memory ran out. */
 int bootstrap_mean_ci(const double *d, size_t n, size_t draws, uint64_t seed, double *mean,
                       double *lo, double *hi);
+/* The same interval's side of 0 alone, from the same draws: 1 when it
+ * lies above 0, -1 below, 0 when it holds 0 (or n is 0, draws under 40,
+ * or memory ran out). Without sorting: the stability's thousand resamples
+ * of claim 1 ask only this. */
+int bootstrap_mean_side(const double *d, size_t n, size_t draws, uint64_t seed);
 
 /* ---- a family of tests ---- */
 
