@@ -283,8 +283,8 @@ static size_t definitions(char **l, size_t n, Def *defs, size_t cap) {
         bool type = strncmp(l[i], "typedef ", 8) == 0;
         if (!fn && !type)
             continue;
-        size_t j = i;
-        if (fn || l[i][len - 1] == '{')
+        size_t j = i; /* a definition of one line ends where it starts */
+        if ((fn && l[i][len - 1] != '}') || (type && l[i][len - 1] == '{'))
             while (j + 1 < n && l[j][0] != '}')
                 j++;
         const char *at = fn ? open : strrchr(l[j], ';');
@@ -332,13 +332,15 @@ START_TEST(one_file_keeps_its_form) {
                       strncmp(l[defs[k].first - 1], "static ", 7) == 0,
                       ONE_FILE ":%zu: %s is not static", defs[k].first, defs[k].name);
     }
-    /* any other line that opens a function at the margin is one the parse missed */
-    for (size_t i = 0; i < n; i++)
-        ck_assert_msg(!(l[i][0] && l[i][0] != ' ' && l[i][0] != '}' && l[i][0] != '#' &&
-                        l[i][0] != '/' && l[i][0] != '*' && strchr(l[i], '(') &&
-                        strcmp(l[i] + strlen(l[i]) - 1, "{") == 0 &&
-                        strncmp(l[i], "static ", 7) != 0 && strncmp(l[i], "int main", 8) != 0),
+    /* any other line at the margin that opens a function (or is one) is
+     * a function the parse above missed: one that is not static */
+    for (size_t i = 0; i < n; i++) {
+        char last = l[i][0] ? l[i][strlen(l[i]) - 1] : '\0';
+        ck_assert_msg(!(l[i][0] && !strchr(" }#/*", l[i][0]) && strchr(l[i], '(') &&
+                        (last == '{' || last == '}') && strncmp(l[i], "static ", 7) != 0 &&
+                        strncmp(l[i], "int main", 8) != 0 && strncmp(l[i], "typedef ", 8) != 0),
                       ONE_FILE ":%zu: a function that is not static: '%s'", i + 1, l[i]);
+    }
     fprintf(stderr, ONE_FILE ": %zu lines, %zu functions, the longest %zu lines\n", n, fns,
             longest);
     ck_assert_uint_ge(fns, 20);
@@ -352,6 +354,7 @@ END_TEST
  * line, the functions and types that range holds, and the test finds each
  * whole within it. A range that names none is an error too. */
 START_TEST(the_code_page_cites_lines_that_hold_what_it_names) {
+    ck_assert_msg(file_exists(CODE_PAGE), CODE_PAGE " is missing");
     char *text = slurp(ONE_FILE), *page = slurp(CODE_PAGE), **l, **pl;
     size_t n = docs_split_lines(text, &l), np = docs_split_lines(page, &pl), ranges = 0;
     Def defs[128];
@@ -394,13 +397,50 @@ START_TEST(the_code_page_cites_lines_that_hold_what_it_names) {
 }
 END_TEST
 
+/* The page's path through the library names its functions as
+ * `src/FOLDER/FILE.c:function`: each file must define each function (a
+ * line at the margin with "function(" that is no declaration). */
+START_TEST(the_code_page_names_functions_the_library_has) {
+    ck_assert_msg(file_exists(CODE_PAGE), CODE_PAGE " is missing");
+    char *page = slurp(CODE_PAGE);
+    size_t found = 0;
+    for (const char *p = strstr(page, "`src/"); p; p = strstr(p + 1, "`src/")) {
+        char path[256], fn[128];
+        const char *colon = strstr(p, ".c:"), *end = strchr(p + 1, '`');
+        if (!colon || !end || colon > end)
+            continue; /* a folder or a header, not file:function */
+        snprintf(path, sizeof path, "%.*s", (int)(colon + 2 - (p + 1)), p + 1);
+        snprintf(fn, sizeof fn, "%.*s(", (int)(end - (colon + 3)), colon + 3);
+        ck_assert_msg(file_exists(path), CODE_PAGE ": %s names no file", path);
+        char *text = slurp(path), **l;
+        size_t n = docs_split_lines(text, &l);
+        bool defined = false;
+        for (size_t i = 0; i < n && !defined; i++) {
+            const char *at = strstr(l[i], fn);
+            defined = at && l[i][0] != ' ' && l[i][0] != '\0' && l[i][strlen(l[i]) - 1] != ';' &&
+                      (at == l[i] || at[-1] == ' ' || at[-1] == '*');
+        }
+        ck_assert_msg(defined, CODE_PAGE ": %s defines no %.*s", path, (int)strlen(fn) - 1, fn);
+        found++;
+        free(l);
+        free(text);
+    }
+    ck_assert_msg(found >= 10, CODE_PAGE " names %zu functions of the library as file:function: "
+                  "is the test reading them?", found);
+    free(page);
+}
+END_TEST
+
 TCase *tcase_one_file(void) {
     TCase *tc = tcase_create("one_file");
+    /* each test compiles the file; the comparisons run seven schemes */
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, one_file_computes_what_the_library_computes);
     tcase_add_loop_test(tc, a_broken_copy_of_the_file_fails_the_comparison, 0,
                         (int)(sizeof MUTANTS / sizeof *MUTANTS));
     tcase_add_test(tc, one_file_builds_alone_with_the_command_at_its_top);
     tcase_add_test(tc, one_file_keeps_its_form);
     tcase_add_test(tc, the_code_page_cites_lines_that_hold_what_it_names);
+    tcase_add_test(tc, the_code_page_names_functions_the_library_has);
     return tc;
 }
