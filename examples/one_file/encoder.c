@@ -13,9 +13,9 @@
  * It computes what posenc's library computes with its defaults (post-norm,
  * ReLU, mean pooling over the real words, PyTorch's nn.TransformerEncoder
  * layout and names), in float32 and plain loops: tests/test_one_file.c
- * copies a library model's weights into it, scheme by scheme, and holds
- * its outputs and every gradient to the library's. The library is this
- * model made fast and general; docs/09-reading-the-code.md reads both.
+ * gives a library model its weights, scheme by scheme, and holds its
+ * outputs and every gradient to the library's. The library is this model
+ * made fast and general; docs/09-reading-the-code.md reads both.
  *
  * Shapes are written as llm.c writes them: B sentences of T positions
  * (padded), C = d_model channels, NH heads of HS = C/NH channels, F =
