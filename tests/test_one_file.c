@@ -7,8 +7,8 @@
  * purpose (a product with a transposed weight, attention's scores without
  * 1/sqrt(d)) must fail that comparison, so it can fail. The file builds
  * alone with the command at its top, warning-free under the project's
- * flags, keeps the form the issue asks of it (at most 900 lines, no
- * function over 80, every function static, the standard library only),
+ * flags, keeps the form of a file read in an evening (at most 900 lines,
+ * no function over 80, every function static, C's library only),
  * and the line ranges docs/09-reading-the-code.md cites still hold the
  * functions they name.
  *
@@ -298,7 +298,7 @@ static size_t definitions(char **l, size_t n, Def *defs, size_t cap) {
     return k;
 }
 
-/* What the issue asks of the file's form: at most 900 lines with its
+/* The form of a file read in an evening: at most 900 lines with its
  * comments, no function over 80 lines, every function static (but main),
  * and nothing but C's standard headers (no src/, no BLAS, no threads). */
 START_TEST(one_file_keeps_its_form) {
