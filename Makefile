@@ -66,6 +66,9 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB      := $(BUILD)/libposenc.a
 
 CLI_OBJ  := $(BUILD)/obj/examples/cli.o
+# every examples/NAME.c but cli.c is a program built against the library;
+# examples/one_file/encoder.c, the encoder in one file, is not: it builds
+# alone (its first lines say how), and tests/test_one_file.c builds it
 PROGRAMS := $(filter-out cli,$(basename $(notdir $(wildcard examples/*.c))))
 PROG_BIN := $(PROGRAMS:%=$(BUILD)/%)
 # cli.c knows the programs' names, so that "train --out" in another
@@ -271,13 +274,15 @@ gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed
 # tree or an unpacked archive alike), less the files that only write the
 # page from the cells (PAGE_ONLY, by folder: the page writer in
 # src/experiments/page/ and the pictures' src/plot/; a change to the page's
-# prose or figures runs no cell again). The same sources give the same id
+# prose or figures runs no cell again) and examples/one_file/, the encoder
+# in one file, which no program is built from. The same sources give the same id
 # committed or not, so cells made before a commit stay done after it. No C
 # file found means no id: the build stops (an empty hash would be one
 # constant for every source, and old cells would count as done).
 PAGE_ONLY = src/experiments/page/ src/plot/
+NOT_BUILT = examples/one_file/
 SOURCE_ID = $(shell find src examples -type f -name '*.[ch]' \
-	$(PAGE_ONLY:%=! -path '%*') -print0 2>/dev/null | LC_ALL=C sort -z \
+	$(PAGE_ONLY:%=! -path '%*') $(NOT_BUILT:%=! -path '%*') -print0 2>/dev/null | LC_ALL=C sort -z \
 	| xargs -0 -r sha1sum 2>/dev/null | sha1sum | cut -c1-12)
 $(BUILD)/source_id.h: FORCE
 	@mkdir -p $(@D)

@@ -27,6 +27,9 @@ Suite *suite_grad(void);
 /* part of suite_grad: the whole encoder's (test_grad_encoder.c) */
 TCase *tcase_grad_encoder(void);
 Suite *suite_parity(void);
+/* part of suite_parity: the encoder in one file against the library
+ * (test_one_file.c) */
+TCase *tcase_one_file(void);
 Suite *suite_train(void);
 Suite *suite_programs(void);
 /* part of suite_programs: the modes end to end (test_program_modes.c) */

@@ -175,5 +175,6 @@ Suite *suite_parity(void) {
     TCase *tc = tcase_create("pytorch");
     tcase_add_loop_test(tc, matches_pytorch, 0, (int)(sizeof cases / sizeof *cases));
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, tcase_one_file());
     return s;
 }
