@@ -244,12 +244,13 @@ gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed
 # src/ and examples/ as they are on disk (committed or not, in a git work
 # tree or an unpacked archive alike), less the files that only write the
 # page from the cells (PAGE_ONLY, by folder: the page writer in
-# src/experiments/page/ and the pictures' src/plot/; a change to the page's
-# prose or figures runs no cell again). The same sources give the same id
+# src/experiments/page/, the statistics it uses, src/stats/, and the
+# pictures' src/plot/; a change to the page's prose, tests or figures runs
+# no cell again). The same sources give the same id
 # committed or not, so cells made before a commit stay done after it. No C
 # file found means no id: the build stops (an empty hash would be one
 # constant for every source, and old cells would count as done).
-PAGE_ONLY = src/experiments/page/ src/plot/
+PAGE_ONLY = src/experiments/page/ src/stats/ src/plot/
 SOURCE_ID = $(shell find src examples -type f -name '*.[ch]' \
 	$(PAGE_ONLY:%=! -path '%*') -print0 2>/dev/null | LC_ALL=C sort -z \
 	| xargs -0 -r sha1sum 2>/dev/null | sha1sum | cut -c1-12)

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "../src/experiments/cellfile.h"
-#include "../src/experiments/page/stats.h"
 #include "../src/experiments/page/verdict.h"
+#include "../src/stats/stats.h"
 #include "../src/text/tasks.h"
 #include "suites.h"
 

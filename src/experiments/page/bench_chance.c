@@ -10,7 +10,6 @@
 
 #include "../../text/tasks.h"
 #include "bench.h"
-#include "stats.h"
 
 int exp_answers_add(BenchAnswers *a, const TextData *d) {
     if (d->kind != LABELS_TOKEN)

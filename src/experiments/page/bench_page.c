@@ -16,8 +16,8 @@
 #include "../../core/fileio.h"
 #include "../../text/tasks.h"
 #include "bench.h"
+#include "errors.h"
 #include "prose.h"
-#include "stats.h"
 #include "tables.h"
 
 /* benchmark/chance.csv: each task's commonest answer and its share of
