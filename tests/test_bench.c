@@ -14,6 +14,7 @@
 
 #include "../src/experiments/cellfile.h"
 #include "../src/experiments/page/verdict.h"
+#include "../src/experiments/protocol.h"
 #include "../src/stats/stats.h"
 #include "../src/text/tasks.h"
 #include "suites.h"

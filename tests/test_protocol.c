@@ -14,6 +14,7 @@
 #include "../src/core/buf.h"
 #include "../src/experiments/cell.h"
 #include "../src/experiments/cellfile.h"
+#include "../src/experiments/protocol.h"
 #include "suites.h"
 
 START_TEST(every_setting_moves_the_key) {

@@ -28,6 +28,7 @@
 
 #include "../run/session.h"
 #include "cell.h"
+#include "protocol.h"
 
 void (*exp_cell_on_tests)(void);
 

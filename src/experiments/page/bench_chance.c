@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../text/tasks.h"
+#include "../protocol.h"
 #include "bench.h"
 
 int exp_answers_add(BenchAnswers *a, const TextData *d) {

@@ -15,6 +15,7 @@
 #include "../../core/buf.h"
 #include "../../core/fileio.h"
 #include "../../text/tasks.h"
+#include "../places.h"
 #include "bench.h"
 #include "errors.h"
 #include "prose.h"

@@ -9,6 +9,7 @@
 #include "../../core/buf.h"
 #include "../../core/fileio.h"
 #include "../../stats/stats.h"
+#include "../places.h"
 #include "errors.h"
 #include "page.h"
 #include "prose.h"

@@ -1,0 +1,80 @@
+/* A grid's places and its command (places.h): its folders and the make
+ * command of its page, from its settings and its protocol's changes. */
+#include "places.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "protocol.h"
+
+static bool all_schemes(const ExpSettings *s) {
+    return s->bench && s->bench_columns > exp_bench_standard(s);
+}
+
+bool exp_grid_default_seeds(const ExpSettings *s) {
+    ExpSettings def;
+    if (s->bench)
+        exp_settings_bench(&def, s->quick, 0);
+    else
+        exp_settings(&def, s->quick, 0);
+    return s->seeds == def.seeds;
+}
+
+static bool protocol_set(const ExpSettings *s) {
+    char set[8] = "";
+    if (s->bench)
+        exp_bench_set_text(set, sizeof set, s);
+    return set[0] != '\0';
+}
+
+const char *exp_grid_cells(const ExpSettings *s) {
+    /* the benchmark's cells are committed: results as data (its page is
+     * rebuilt from them without training); every scheme's cells, and
+     * other seeds', beside the standard run's (a cell's file does not
+     * depend on how many seeds run) */
+    if (!s->bench)
+        return s->quick ? "build/cells-quick" : "build/cells";
+    if (protocol_set(s))
+        return s->quick ? "build/cells-bench-quick-set" : "build/cells-bench-set";
+    return s->quick ? "build/cells-bench-quick" : "docs/benchmark/cells";
+}
+
+void exp_grid_out(char *buf, size_t cap, const ExpSettings *s) {
+    bool standard = !s->quick && !all_schemes(s) && !protocol_set(s) &&
+                    exp_grid_default_seeds(s);
+    if (standard) {
+        snprintf(buf, cap, "docs");
+        return;
+    }
+    snprintf(buf, cap, "build/%s%s%s%s", s->bench ? "benchmark" : "experiments",
+             all_schemes(s) ? "-all" : "", s->quick ? "-quick" : "",
+             protocol_set(s) ? "-set" : "");
+    if (!exp_grid_default_seeds(s))
+        snprintf(buf + strlen(buf), cap - strlen(buf), "-seeds-%zu", s->seeds);
+}
+
+void exp_grid_make(char *buf, size_t cap, const ExpSettings *s) {
+    char set[EXP_GRID_TEXT] = "";
+    if (s->bench)
+        exp_bench_set_text(set, sizeof set, s);
+    snprintf(buf, cap, "make %s%s%s", s->bench ? "benchmark" : "experiments",
+             s->quick ? " QUICK=1" : "", all_schemes(s) ? " ALL=1" : "");
+    if (!exp_grid_default_seeds(s))
+        snprintf(buf + strlen(buf), cap - strlen(buf), " SEEDS=%zu", s->seeds);
+    if (set[0])
+        snprintf(buf + strlen(buf), cap - strlen(buf), " SET='%s'", set);
+}
+
+void exp_grid_run(char *buf, size_t cap, const ExpSettings *s) {
+    char set[EXP_GRID_TEXT] = "", out[256];
+    if (s->bench)
+        exp_bench_set_text(set, sizeof set, s);
+    exp_grid_out(out, sizeof out, s);
+    snprintf(buf, cap, "build/experiments%s%s%s", s->bench ? " --bench" : "",
+             s->quick ? " --quick" : "", all_schemes(s) ? " --all-schemes" : "");
+    if (!exp_grid_default_seeds(s))
+        snprintf(buf + strlen(buf), cap - strlen(buf), " --seeds %zu", s->seeds);
+    if (set[0])
+        snprintf(buf + strlen(buf), cap - strlen(buf), " --set '%s'", set);
+    snprintf(buf + strlen(buf), cap - strlen(buf), " --out %s", out);
+}
