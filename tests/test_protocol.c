@@ -195,25 +195,60 @@ START_TEST(reference_forms_reach_the_model) {
     ExpSettings plain, ref;
     Err e;
     standard_and_plain(&ref, &plain);
-    Config a, b, asrun, clamped;
-    ck_assert_int_eq(exp_bench_model(&a, &plain, "random xl", 2, &e), 0);
-    ck_assert_int_eq(exp_bench_model(&b, &ref, "random xl", 2, &e), 0);
-    ck_assert_int_eq(a.first_draws, DRAWS_PYTORCH);
-    ck_assert(!a.no_out_bias);
-    ck_assert_int_eq(b.first_draws, DRAWS_REFERENCE);
-    ck_assert(b.no_out_bias);
-    ck_assert_int_eq(exp_bench_model(&asrun, &ref, "random xl (as run)", 2, &e), 0);
-    clamped = b;
-    ck_assert_int_eq(pe_set_named(&clamped.pe, "--xl-rows", "clamped", &e), 0);
-    ck_assert(memcmp(&asrun.pe, &clamped.pe, sizeof asrun.pe) == 0);
-    ck_assert(memcmp(&b.pe, &clamped.pe, sizeof b.pe) != 0);
-    ExpCell cell = {.kind = EXP_BENCH, .task = "binary_addition", .name = "random xl"};
-    TrainMeta ma, mb;
-    exp_bench_meta(&ma, &plain, &cell);
-    exp_bench_meta(&mb, &ref, &cell);
-    ck_assert(!ma.task_opt.pad_loss);
-    ck_assert(mb.task_opt.pad_loss);
-    ck_assert_uint_eq(mb.random_positions, ref.random_range);
+    ExpCell cell = {.kind = EXP_BENCH, .task = "binary_addition", .name = "random xl",
+                    .seed = 1};
+    ExpBenchRun a, b, asrun;
+    ck_assert_int_eq(exp_bench_resolve(&a, &plain, &cell, &e), 0);
+    ck_assert_int_eq(exp_bench_resolve(&b, &ref, &cell, &e), 0);
+    ck_assert_int_eq(a.model.first_draws, DRAWS_PYTORCH);
+    ck_assert(!a.model.no_out_bias);
+    ck_assert_int_eq(b.model.first_draws, DRAWS_REFERENCE);
+    ck_assert(b.model.no_out_bias);
+    snprintf(cell.name, sizeof cell.name, "random xl (as run)");
+    ck_assert_int_eq(exp_bench_resolve(&asrun, &ref, &cell, &e), 0);
+    PeConfig clamped = b.model.pe;
+    ck_assert_int_eq(pe_set_named(&clamped, "--xl-rows", "clamped", &e), 0);
+    ck_assert(memcmp(&asrun.model.pe, &clamped, sizeof clamped) == 0);
+    ck_assert(memcmp(&b.model.pe, &clamped, sizeof clamped) != 0);
+    ck_assert(!a.meta.task_opt.pad_loss);
+    ck_assert(b.meta.task_opt.pad_loss);
+    ck_assert_uint_eq(b.meta.random_positions, ref.random_range);
+    ck_assert_uint_eq(b.range, ref.random_range);
+}
+END_TEST
+
+/* A cell resolved once holds what it trains: its model seeded with its
+ * seed, its task, its column's draws, the learned table's rows up to the
+ * longest test tape where the column's positions are the plain ones, and
+ * its rate; a task or a column's options that do not resolve are refused
+ * by name before anything trains. */
+START_TEST(a_cell_resolves_into_what_it_trains) {
+    ExpSettings set, plain;
+    Err e;
+    standard_and_plain(&set, &plain);
+    ExpCell cell = {.kind = EXP_BENCH, .task = "duplicate_string", .name = "learned",
+                    .seed = 2, .id = "bench-duplicate_string-learned-s3"};
+    ExpBenchRun r;
+    ck_assert_msg(exp_bench_resolve(&r, &set, &cell, &e) == 0, "%s", e.msg);
+    ck_assert_str_eq(r.task->name, "duplicate_string");
+    ck_assert_str_eq(r.model.pe.name, "learned");
+    ck_assert_uint_eq(r.model.seed, 3);
+    ck_assert_uint_eq(r.meta.seed, 3);
+    ck_assert_uint_eq(r.data_seed, 3);
+    ck_assert_uint_eq(r.range, 0);
+    ck_assert_uint_eq(r.meta.random_positions, 0);
+    ck_assert_uint_eq(r.longest, 3 * set.bench_M); /* duplicate_string's tape is 3n */
+    ck_assert_uint_eq(r.meta.table_len, r.longest);
+    ck_assert_float_eq(r.opt.lr, (float)set.bench_lr[0]);
+    ck_assert_uint_eq(r.N, set.bench_N);
+    ck_assert_uint_eq(r.M, set.bench_M);
+    snprintf(cell.name, sizeof cell.name, "random learned");
+    ck_assert_msg(exp_bench_resolve(&r, &set, &cell, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(r.meta.table_len, 0); /* its positions reach the range */
+    ck_assert_uint_eq(r.range, set.random_range);
+    snprintf(cell.task, sizeof cell.task, "no_such_task");
+    ck_assert_int_eq(exp_bench_resolve(&r, &set, &cell, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "no_such_task") && strstr(e.msg, cell.id), "%s", e.msg);
 }
 END_TEST
 
@@ -254,6 +289,7 @@ TCase *tcase_protocol(void) {
     tcase_add_test(tc, a_cell_of_another_build_counts_as_done);
     tcase_add_test(tc, reference_forms_add_the_columns_as_run);
     tcase_add_test(tc, reference_forms_reach_the_model);
+    tcase_add_test(tc, a_cell_resolves_into_what_it_trains);
     tcase_add_test(tc, a_cells_weight_counts_its_tests);
     return tc;
 }

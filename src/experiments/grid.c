@@ -114,22 +114,24 @@ size_t exp_bench_seeds(const ExpSettings *set, size_t column) {
     return column < exp_bench_paper(set) ? set->seeds : set->bench_extra_seeds;
 }
 
-const char *exp_bench_scheme(const char *column, bool *randomized) {
+ExpBenchColumn exp_bench_column_of(const char *column) {
     static const char RANDOM[] = "random ";
-    *randomized = strncmp(column, RANDOM, sizeof RANDOM - 1) == 0;
+    bool randomized = strncmp(column, RANDOM, sizeof RANDOM - 1) == 0;
     const Columns *c = columns();
     for (size_t k = 0; k < c->n; k++)
-        if (strcmp(c->name[k], column) == 0)
-            return c->scheme[k]; /* "random xl (as run)": xl */
-    return *randomized ? column + sizeof RANDOM - 1 : column;
+        if (strcmp(c->name[k], column) == 0) /* "random xl (as run)": xl */
+            return (ExpBenchColumn){c->scheme[k], randomized, c->options[k]};
+    return (ExpBenchColumn){randomized ? column + sizeof RANDOM - 1 : column, randomized, NULL};
+}
+
+const char *exp_bench_scheme(const char *column, bool *randomized) {
+    ExpBenchColumn c = exp_bench_column_of(column);
+    *randomized = c.randomized;
+    return c.scheme;
 }
 
 const char *exp_bench_column_options(const char *column) {
-    const Columns *c = columns();
-    for (size_t k = 0; k < c->n; k++)
-        if (strcmp(c->name[k], column) == 0)
-            return c->options[k];
-    return NULL;
+    return exp_bench_column_of(column).options;
 }
 
 void exp_settings(ExpSettings *s, bool quick, size_t seeds) {

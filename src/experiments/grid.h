@@ -119,6 +119,13 @@ size_t exp_bench_standard(const ExpSettings *s);
 size_t exp_bench_all(const ExpSettings *s);
 const char *exp_bench_scheme(const char *column, bool *randomized);
 const char *exp_bench_column_options(const char *column);
+/* The three at once: what a cell of the column trains (cell_bench.c). */
+typedef struct {
+    const char *scheme;  /* "xl" for "random xl (as run)" */
+    bool randomized;     /* --random-positions */
+    const char *options; /* what else it sets, as the command line writes it, or NULL */
+} ExpBenchColumn;
+ExpBenchColumn exp_bench_column_of(const char *column);
 size_t exp_bench_seeds(const ExpSettings *set, size_t column);
 
 /* The tasks of experiments 3 and 4. */
