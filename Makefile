@@ -409,7 +409,8 @@ fuzz: FORCE ## run each libFuzzer target FUZZ_SECONDS (default 60) s, a job per 
 # itself, a node from elsewhere needs NODE_PATH.
 WEB       := build/web
 WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
-	src/run/orderdemo.c src/run/session.c src/run/fresh.c src/run/evaluation.c src/run/positions.c \
+	src/run/orderdemo.c src/run/session.c src/run/session_data.c src/run/fresh.c \
+	src/run/evaluation.c src/run/positions.c \
 	src/run/checkpoint.c src/run/checkpoint_legacy.c \
 	src/run/checkpoint_read.c src/run/train_options.c web/posenc_web.c \
 	web/posenc_train.c web/posenc_shift.c web/posenc_form.c
@@ -441,7 +442,8 @@ web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 
 # of OpenBLAS's products (web/README.md).
 PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/checkpoint_read.c \
-	src/run/train_options.c src/run/session.c src/run/fresh.c src/run/evaluation.c src/run/positions.c \
+	src/run/train_options.c src/run/session.c src/run/session_data.c src/run/fresh.c \
+	src/run/evaluation.c src/run/positions.c \
 	src/run/outputs.c examples/train.c examples/cli.c
 $(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
