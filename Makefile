@@ -48,12 +48,15 @@ LIB_HDR  := $(wildcard src/*/*.h src/*/*/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB      := $(BUILD)/libposenc.a
 
-CLI_OBJ  := $(BUILD)/obj/examples/cli.o
-PROGRAMS := $(filter-out cli,$(basename $(notdir $(wildcard examples/*.c))))
+# Every examples/NAME.c is a program, but the code they share, cli*.c: the
+# options (cli.c) and the files a program writes (cli_outputs.c).
+CLI_SRC  := $(sort $(wildcard examples/cli*.c))
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+PROGRAMS := $(filter-out $(basename $(notdir $(CLI_SRC))),$(basename $(notdir $(wildcard examples/*.c))))
 PROG_BIN := $(PROGRAMS:%=$(BUILD)/%)
 # cli.c knows the programs' names, so that "train --out" in another
 # program's help is told from that program's own options (src/core/options.h)
-$(CLI_OBJ): CPPFLAGS += -DCLI_PROGRAMS='"$(PROGRAMS)"'
+$(BUILD)/obj/examples/cli.o: CPPFLAGS += -DCLI_PROGRAMS='"$(PROGRAMS)"'
 
 TEST_SRC := $(sort $(wildcard tests/*.c))
 # The page's C files too, built natively: the tests call its entry points
@@ -444,7 +447,7 @@ PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.
 	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/checkpoint_read.c \
 	src/run/train_options.c src/run/session.c src/run/session_data.c src/run/fresh.c \
 	src/run/evaluation.c src/run/positions.c \
-	src/run/outputs.c examples/train.c examples/cli.c
+	src/run/outputs.c examples/train.c $(CLI_SRC)
 $(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 $(WARN) -DPOSENC_NO_BLAS $(PLAIN_SRC) -o $@ -lm
