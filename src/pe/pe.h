@@ -250,8 +250,9 @@ typedef struct PeScheme {
      * heads can be summed on threads of their own (else one thread sums
      * them all, in a fixed order). */
     bool grad_by_head;
-    /* Draws the initial table, n floats, for a model of C channels. */
-    void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng);
+    /* Draws the initial table, n floats (param_shape's), for a model of C
+     * channels in NH heads (each of C / NH). */
+    void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH, Rng *rng);
 
     /* -- an attention scheme: each head of each sentence of each layer --
      * The hooks, in the order a layer calls them (src/model/attention.c);
