@@ -206,7 +206,7 @@ static const Range FIXED_RANGES[] = {
     {"experiments", "--jobs", "1", "256", "0", "257", "1", "256"},
 };
 #define N_FIXED (sizeof FIXED_RANGES / sizeof *FIXED_RANGES)
-static Range RANGES[N_FIXED + PE_OPT_SLOTS];
+static Range *RANGES; /* N_FIXED and a row for each scheme option at most */
 static size_t N_RANGES;
 
 /* A number as the programs write it: whole, or as real_text. */
@@ -221,6 +221,9 @@ static void number_text(char *buf, size_t cap, double v, bool whole) {
  * registry, taken by the programs that take a scheme (and evaluate, for
  * the options a trained model may change). */
 static void ranges(void) {
+    free(RANGES);
+    RANGES = malloc((N_FIXED + pe_option_count()) * sizeof *RANGES);
+    ck_assert_ptr_nonnull(RANGES);
     N_RANGES = N_FIXED;
     memcpy(RANGES, FIXED_RANGES, sizeof FIXED_RANGES);
     for (size_t i = 0; i < pe_option_count(); i++) {
