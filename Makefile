@@ -67,7 +67,7 @@ TEST_BIN := $(BUILD)/run_tests
 # The programs the suites run: examples/'s, and floor's command line
 TEST_PROGS := $(PROG_BIN) $(BUILD)/floor
 
-.PHONY: all demo test check sanitize fuzz bench longbench floor products clean help deps experiments benchmark web webtest \
+.PHONY: all demo fixtures test check sanitize fuzz bench longbench floor products clean help deps experiments benchmark web webtest \
 	gridtest built-targets FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
@@ -164,6 +164,20 @@ products: $(BUILD)/sgemm_count.so $(BUILD)/experiments ## count one cell's matri
 		{ echo "$$out"; exit 1; }; echo "$$out"; \
 	case "$$out" in *"sgemm_count large"*) ;; \
 		*) echo "no counts: $(BUILD)/sgemm_count.so was not loaded"; exit 1;; esac
+
+# What a scheme added to the registry (or a command changed on a page)
+# changes elsewhere, written by one program (tests/regen/regen.c): the
+# rows of tests/reference/first_draws.txt of a scheme that has none (a row
+# there is never rewritten), and the counts of runs and schemes in
+# README.md and docs/*.md (tests/docs_count.h). The tests that check them
+# name this target when they fail.
+REGEN_OBJ := $(addprefix $(BUILD)/obj/tests/,regen/regen.o docs_count.o docs_pages.o first_draws.o)
+$(BUILD)/regen: $(REGEN_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+
+fixtures: FORCE ## write the first draws' rows of a new scheme and the docs' counts of schemes and runs
+	$(call built,$(BUILD)/regen)
+	$(BUILD)/regen
 
 demo: FORCE ## build every program, then run build/demo_order on its default sentences
 	$(call built,$(LIB) $(PROG_BIN))
