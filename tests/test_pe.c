@@ -507,6 +507,20 @@ START_TEST(each_scheme_declares_what_its_readers_need) {
 }
 END_TEST
 
+/* Adding a scheme takes its file, its registry line and its docs rows
+ * (docs/architecture.md, section 8): tests/scratch_scheme/check.sh adds
+ * one to a copy of the tree, sees the first draws' test and the docs'
+ * counts fail naming `make fixtures`, runs it, and runs the conformance
+ * and docs checks there, which must pass. Slow: a copy and a build. */
+START_TEST(a_new_scheme_is_its_file_its_line_and_its_docs_rows) {
+    char top[256];
+    snprintf(top, sizeof top, "%s", scratch());
+    expect_sh(top, "\"$TOP/tests/scratch_scheme/check.sh\" \"$TOP\" \"$B\" tree > log 2>&1 || "
+              "{ tail -n 40 log >&2; exit 1; }", 0, NULL);
+    remove_dir(top);
+}
+END_TEST
+
 Suite *suite_pe(void) {
     Suite *s = suite_create("pe");
     TCase *tc = tcase_create("values");
@@ -530,6 +544,11 @@ Suite *suite_pe(void) {
     tcase_add_loop_test(tc, each_scheme_breaks_the_symmetry, 0,
                         4 * (int)scheme_count(pe_in_input));
     tcase_add_test(tc, none_is_order_blind_in_every_mode);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("scratch");
+    tcase_add_test(tc, a_new_scheme_is_its_file_its_line_and_its_docs_rows);
+    tcase_set_timeout(tc, 1500);
+    tcase_set_tags(tc, "slow"); /* make check */
     suite_add_tcase(s, tc);
     return s;
 }
