@@ -191,21 +191,31 @@ END_TEST
 /* What the forms change in what a cell trains: its linear layers' first
  * draws, the output projection's bias, the padding in the loss, and in
  * the as-run column xl's rows; nothing without them. */
+/* What a benchmark cell of task, column and seed (0-based) trains in the
+ * grid of set. */
+static ExpBenchRun resolved(const ExpSettings *set, const char *task, const char *column,
+                            size_t seed) {
+    ExpCell cell = {.kind = EXP_BENCH, .seed = seed};
+    snprintf(cell.task, sizeof cell.task, "%s", task);
+    snprintf(cell.name, sizeof cell.name, "%s", column);
+    snprintf(cell.id, sizeof cell.id, "bench-%s-%s-s%zu", task, column, seed + 1);
+    ExpBenchRun r;
+    Err e;
+    ck_assert_msg(exp_bench_resolve(&r, set, &cell, &e) == 0, "%s: %s", cell.id, e.msg);
+    return r;
+}
+
 START_TEST(reference_forms_reach_the_model) {
     ExpSettings plain, ref;
     Err e;
     standard_and_plain(&ref, &plain);
-    ExpCell cell = {.kind = EXP_BENCH, .task = "binary_addition", .name = "random xl",
-                    .seed = 1};
-    ExpBenchRun a, b, asrun;
-    ck_assert_int_eq(exp_bench_resolve(&a, &plain, &cell, &e), 0);
-    ck_assert_int_eq(exp_bench_resolve(&b, &ref, &cell, &e), 0);
+    ExpBenchRun a = resolved(&plain, "binary_addition", "random xl", 1),
+                b = resolved(&ref, "binary_addition", "random xl", 1),
+                asrun = resolved(&ref, "binary_addition", "random xl (as run)", 1);
     ck_assert_int_eq(a.model.first_draws, DRAWS_PYTORCH);
     ck_assert(!a.model.no_out_bias);
     ck_assert_int_eq(b.model.first_draws, DRAWS_REFERENCE);
     ck_assert(b.model.no_out_bias);
-    snprintf(cell.name, sizeof cell.name, "random xl (as run)");
-    ck_assert_int_eq(exp_bench_resolve(&asrun, &ref, &cell, &e), 0);
     PeConfig clamped = b.model.pe;
     ck_assert_int_eq(pe_set_named(&clamped, "--xl-rows", "clamped", &e), 0);
     ck_assert(memcmp(&asrun.model.pe, &clamped, sizeof clamped) == 0);
@@ -224,12 +234,8 @@ END_TEST
  * by name before anything trains. */
 START_TEST(a_cell_resolves_into_what_it_trains) {
     ExpSettings set, plain;
-    Err e;
     standard_and_plain(&set, &plain);
-    ExpCell cell = {.kind = EXP_BENCH, .task = "duplicate_string", .name = "learned",
-                    .seed = 2, .id = "bench-duplicate_string-learned-s3"};
-    ExpBenchRun r;
-    ck_assert_msg(exp_bench_resolve(&r, &set, &cell, &e) == 0, "%s", e.msg);
+    ExpBenchRun r = resolved(&set, "duplicate_string", "learned", 2);
     ck_assert_str_eq(r.task->name, "duplicate_string");
     ck_assert_str_eq(r.model.pe.name, "learned");
     ck_assert_uint_eq(r.model.seed, 3);
@@ -242,11 +248,12 @@ START_TEST(a_cell_resolves_into_what_it_trains) {
     ck_assert_float_eq(r.opt.lr, (float)set.bench_lr[0]);
     ck_assert_uint_eq(r.N, set.bench_N);
     ck_assert_uint_eq(r.M, set.bench_M);
-    snprintf(cell.name, sizeof cell.name, "random learned");
-    ck_assert_msg(exp_bench_resolve(&r, &set, &cell, &e) == 0, "%s", e.msg);
+    r = resolved(&set, "duplicate_string", "random learned", 2);
     ck_assert_uint_eq(r.meta.table_len, 0); /* its positions reach the range */
     ck_assert_uint_eq(r.range, set.random_range);
-    snprintf(cell.task, sizeof cell.task, "no_such_task");
+    ExpCell cell = {.kind = EXP_BENCH, .task = "no_such_task", .name = "learned",
+                    .id = "bench-no_such_task-learned-s1"};
+    Err e;
     ck_assert_int_eq(exp_bench_resolve(&r, &set, &cell, &e), ERR_INPUT);
     ck_assert_msg(strstr(e.msg, "no_such_task") && strstr(e.msg, cell.id), "%s", e.msg);
 }

@@ -53,28 +53,38 @@ void exp_grid_out(char *buf, size_t cap, const ExpSettings *s) {
         snprintf(buf + strlen(buf), cap - strlen(buf), "-seeds-%zu", s->seeds);
 }
 
-void exp_grid_make(char *buf, size_t cap, const ExpSettings *s) {
+/* A grid's command in make's words or the program's, each set apart from
+ * the standard grid's the same way. */
+typedef struct {
+    const char *results, *bench, *quick, *all, *seeds, *set;
+} Spelling;
+
+static const Spelling SPELLING[2] = {
+    {"make experiments", "make benchmark", " QUICK=1", " ALL=1", " SEEDS=", " SET='"},
+    {"build/experiments", "build/experiments --bench", " --quick", " --all-schemes",
+     " --seeds ", " --set '"},
+};
+
+static void grid_command(char *buf, size_t cap, const ExpSettings *s, bool program) {
     char set[EXP_GRID_TEXT] = "";
     if (s->bench)
         exp_bench_set_text(set, sizeof set, s);
-    snprintf(buf, cap, "make %s%s%s", s->bench ? "benchmark" : "experiments",
-             s->quick ? " QUICK=1" : "", all_schemes(s) ? " ALL=1" : "");
+    const Spelling *w = &SPELLING[program];
+    snprintf(buf, cap, "%s%s%s", s->bench ? w->bench : w->results, s->quick ? w->quick : "",
+             all_schemes(s) ? w->all : "");
     if (!exp_grid_default_seeds(s))
-        snprintf(buf + strlen(buf), cap - strlen(buf), " SEEDS=%zu", s->seeds);
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%zu", w->seeds, s->seeds);
     if (set[0])
-        snprintf(buf + strlen(buf), cap - strlen(buf), " SET='%s'", set);
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s'", w->set, set);
+}
+
+void exp_grid_make(char *buf, size_t cap, const ExpSettings *s) {
+    grid_command(buf, cap, s, false);
 }
 
 void exp_grid_run(char *buf, size_t cap, const ExpSettings *s) {
-    char set[EXP_GRID_TEXT] = "", out[256];
-    if (s->bench)
-        exp_bench_set_text(set, sizeof set, s);
+    char out[256];
     exp_grid_out(out, sizeof out, s);
-    snprintf(buf, cap, "build/experiments%s%s%s", s->bench ? " --bench" : "",
-             s->quick ? " --quick" : "", all_schemes(s) ? " --all-schemes" : "");
-    if (!exp_grid_default_seeds(s))
-        snprintf(buf + strlen(buf), cap - strlen(buf), " --seeds %zu", s->seeds);
-    if (set[0])
-        snprintf(buf + strlen(buf), cap - strlen(buf), " --set '%s'", set);
+    grid_command(buf, cap, s, true);
     snprintf(buf + strlen(buf), cap - strlen(buf), " --out %s", out);
 }
