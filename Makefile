@@ -65,15 +65,17 @@ LIB_HDR  := $(wildcard src/*/*.h src/*/*/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB      := $(BUILD)/libposenc.a
 
-CLI_OBJ  := $(BUILD)/obj/examples/cli.o
-# every examples/NAME.c but cli.c is a program built against the library;
-# examples/one_file/encoder.c, the encoder in one file, is not: it builds
-# alone (its first lines say how), and tests/test_one_file.c builds it
-PROGRAMS := $(filter-out cli,$(basename $(notdir $(wildcard examples/*.c))))
+# Every examples/NAME.c is a program, but the code they share, cli*.c: the
+# options (cli.c) and the files a program writes (cli_outputs.c).
+# examples/one_file/encoder.c, the encoder in one file, is no program: it
+# builds alone (its first lines say how), and tests/test_one_file.c builds it
+CLI_SRC  := $(sort $(wildcard examples/cli*.c))
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+PROGRAMS := $(filter-out $(basename $(notdir $(CLI_SRC))),$(basename $(notdir $(wildcard examples/*.c))))
 PROG_BIN := $(PROGRAMS:%=$(BUILD)/%)
 # cli.c knows the programs' names, so that "train --out" in another
 # program's help is told from that program's own options (src/core/options.h)
-$(CLI_OBJ): CPPFLAGS += -DCLI_PROGRAMS='"$(PROGRAMS)"'
+$(BUILD)/obj/examples/cli.o: CPPFLAGS += -DCLI_PROGRAMS='"$(PROGRAMS)"'
 
 TEST_SRC := $(sort $(wildcard tests/*.c))
 # The page's C files too, built natively: the tests call its entry points
@@ -84,7 +86,7 @@ TEST_BIN := $(BUILD)/run_tests
 # The programs the suites run: examples/'s, and floor's command line
 TEST_PROGS := $(PROG_BIN) $(BUILD)/floor
 
-.PHONY: all demo test check sanitize fuzz bench longbench floor products clean help deps experiments benchmark web webtest \
+.PHONY: all demo fixtures test check sanitize fuzz bench longbench floor products clean help deps experiments benchmark web webtest \
 	gridtest built-targets FORCE
 # Keep the objects of the programs: make would delete them as intermediates.
 .SECONDARY:
@@ -191,6 +193,20 @@ products: $(BUILD)/sgemm_count.so $(BUILD)/experiments ## count one cell's matri
 	case "$$out" in *"sgemm_count large"*) ;; \
 		*) echo "no counts: $(BUILD)/sgemm_count.so was not loaded"; exit 1;; esac
 
+# What a scheme added to the registry (or a command changed on a page)
+# changes elsewhere, written by one program (tests/regen/regen.c): the
+# rows of tests/reference/first_draws.txt of a scheme that has none (a row
+# there is never rewritten), and the counts of runs and schemes in
+# README.md and docs/*.md (tests/docs_count.h). The tests that check them
+# name this target when they fail.
+REGEN_OBJ := $(addprefix $(BUILD)/obj/tests/,regen/regen.o docs_count.o docs_pages.o first_draws.o)
+$(BUILD)/regen: $(REGEN_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(OMP_FLAGS) $(LDFLAGS) $^ -o $@ $(PROG_LIBS)
+
+fixtures: FORCE ## write the first draws' rows of a new scheme and the docs' counts of schemes and runs
+	$(call built,$(BUILD)/regen)
+	$(BUILD)/regen
+
 demo: FORCE ## build every program, then run build/demo_order on its default sentences
 	$(call built,$(LIB) $(PROG_BIN))
 	@$(BUILD)/demo_order
@@ -273,13 +289,14 @@ gridtest: $(BUILD)/experiments build/grid-deps.ok ## the cells' pipeline, killed
 # src/ and examples/ as they are on disk (committed or not, in a git work
 # tree or an unpacked archive alike), less the files that only write the
 # page from the cells (PAGE_ONLY, by folder: the page writer in
-# src/experiments/page/ and the pictures' src/plot/; a change to the page's
-# prose or figures runs no cell again) and examples/one_file/, the encoder
-# in one file, which no program is built from. The same sources give the same id
+# src/experiments/page/, the statistics it uses, src/stats/, and the
+# pictures' src/plot/; a change to the page's prose, tests or figures runs
+# no cell again) and examples/one_file/, the encoder in one file, which no
+# program is built from. The same sources give the same id
 # committed or not, so cells made before a commit stay done after it. No C
 # file found means no id: the build stops (an empty hash would be one
 # constant for every source, and old cells would count as done).
-PAGE_ONLY = src/experiments/page/ src/plot/
+PAGE_ONLY = src/experiments/page/ src/stats/ src/plot/
 NOT_BUILT = examples/one_file/
 SOURCE_ID = $(shell find src examples -type f -name '*.[ch]' \
 	$(PAGE_ONLY:%=! -path '%*') $(NOT_BUILT:%=! -path '%*') -print0 2>/dev/null | LC_ALL=C sort -z \
@@ -442,7 +459,8 @@ fuzz: FORCE ## run each libFuzzer target FUZZ_SECONDS (default 60) s, a job per 
 # itself, a node from elsewhere needs NODE_PATH.
 WEB       := build/web
 WEB_SRC   := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
-	src/run/orderdemo.c src/run/session.c src/run/fresh.c src/run/evaluation.c src/run/positions.c \
+	src/run/orderdemo.c src/run/session.c src/run/session_data.c src/run/fresh.c \
+	src/run/evaluation.c src/run/positions.c \
 	src/run/checkpoint.c src/run/checkpoint_legacy.c \
 	src/run/checkpoint_read.c src/run/train_options.c web/posenc_web.c \
 	web/posenc_train.c web/posenc_shift.c web/posenc_form.c
@@ -475,8 +493,9 @@ web: $(WEB)/posenc.js $(WEB_PAGE) ## the page, in build/web/ (serve it: python3 
 # of OpenBLAS's products (web/README.md).
 PLAIN_SRC := $(sort $(wildcard src/core/*.c src/pe/*.c src/model/*.c src/text/*.c)) \
 	src/run/checkpoint.c src/run/checkpoint_legacy.c src/run/checkpoint_read.c \
-	src/run/train_options.c src/run/session.c src/run/fresh.c src/run/evaluation.c src/run/positions.c \
-	src/run/outputs.c examples/train.c examples/cli.c
+	src/run/train_options.c src/run/session.c src/run/session_data.c src/run/fresh.c \
+	src/run/evaluation.c src/run/positions.c \
+	src/run/outputs.c examples/train.c $(CLI_SRC)
 $(BUILD)/train-plain: $(PLAIN_SRC) $(LIB_HDR) $(wildcard examples/*.h)
 	@mkdir -p $(@D)
 	$(call say,CC,$@)

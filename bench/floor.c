@@ -29,6 +29,7 @@
 #include "../src/core/rng.h"
 #include "../src/experiments/cell.h"
 #include "../src/experiments/grid.h"
+#include "../src/experiments/protocol.h"
 #include "../src/model/attention.h"
 #include "../src/model/kernels.h"
 #include "../src/model/matmul.h"

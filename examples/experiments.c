@@ -21,6 +21,8 @@
 #include "../src/model/par.h"
 #include "../src/experiments/cellfile.h"
 #include "../src/experiments/grid.h"
+#include "../src/experiments/places.h"
+#include "../src/experiments/protocol.h"
 #include "../src/experiments/runner.h"
 #include "../src/run/outputs.h"
 #include "cli.h"

@@ -95,7 +95,7 @@ static void print_options(void) {
         size_t k = 0;
         for (size_t i = 0; i < pe_count(); i++) {
             const PeScheme *sc = pe_at(i);
-            if (pe_options_read(sc, COMBINE_CONCAT) >> o & 1u)
+            if (pe_reads(sc, COMBINE_CONCAT, pe_option_at(o)))
                 printf("%s %s", k++ ? "," : "", sc->name);
         }
         printf("%s |\n", pe_option_at(o) == &pe_opt_width ? " (under --combine concat)" : "");
@@ -231,8 +231,8 @@ static int shift_scores(const Cli *cli, const Config *cfg, const char *text) {
         cli_usage_error(cli, "--heads %zu does not divide --d-model %zu", cfg->n_heads,
                         cfg->d_model);
     size_t HS = cfg->d_model / cfg->n_heads, n = 0, rows = 1;
-    const char *names[PE_OPT_SLOTS];
-    for (size_t i = 0; i < pe_count() && n < PE_OPT_SLOTS; i++)
+    const char **names = cli_alloc(cli, pe_count(), sizeof *names, "the schemes");
+    for (size_t i = 0; i < pe_count(); i++)
         if (pe_shift_takes(pe_at(i)))
             names[n++] = pe_at(i)->name;
     cli_refuse_unread(cli, &cfg->pe, names, n);
@@ -275,6 +275,7 @@ static int shift_scores(const Cli *cli, const Config *cfg, const char *text) {
            "%g: %.6f (%.6f at offset 0)\n", r, HS, base, rope_decay_at(r, HS, base),
            rope_decay_at(0, HS, base));
     free(cell);
+    free(names);
     return 0;
 }
 

@@ -183,3 +183,20 @@ void refute_sh(const char *dir, const char *cmd, const char *unwanted) {
     ck_assert_msg(!strstr(err, unwanted), "%s: stderr says '%s': %s", cmd, unwanted, err);
     free(err);
 }
+
+/* Every program: examples/NAME.c but the code they share, cli*.c, as the
+ * Makefile finds them. */
+size_t example_programs(char names[][32], size_t cap) {
+    DIR *d = opendir("examples");
+    ck_assert_ptr_nonnull(d);
+    size_t n = 0;
+    for (struct dirent *ent; (ent = readdir(d)) && n < cap;) {
+        size_t k = strlen(ent->d_name);
+        if (k > 2 && k < 34 && strcmp(ent->d_name + k - 2, ".c") == 0 &&
+            strncmp(ent->d_name, "cli", 3) != 0)
+            snprintf(names[n++], 32, "%.*s", (int)(k - 2), ent->d_name);
+    }
+    closedir(d);
+    ck_assert_uint_ge(n, 10);
+    return n;
+}

@@ -151,6 +151,10 @@ int sh_in(const char *dir, const char *cmd, char **err);
 void expect_sh(const char *dir, const char *cmd, int code, const char *want);
 void refute_sh(const char *dir, const char *cmd, const char *unwanted);
 
+/* Every program's name (at most cap, each under 32 bytes): examples/NAME.c
+ * but the code the programs share, cli*.c, as the Makefile finds them. */
+size_t example_programs(char names[][32], size_t cap);
+
 /* The whole file as a string; fails the test if it cannot be read. */
 char *slurp(const char *path);
 /* What a stream gives until its end, as a string (free it). */

@@ -559,7 +559,7 @@ START_TEST(xl_runs_give_the_indexed_floats) {
     size_t n_par = (C + 2) * C;
     float *params = malloc(n_par * sizeof *params);
     ck_assert_ptr_nonnull(params);
-    s->init(&pc, params, n_par, C, &r);
+    s->init(&pc, params, n_par, C, NH, &r);
     for (size_t k = 0; k < sizeof Ts / sizeof *Ts; k++) {
         size_t T = Ts[k];
         size_t run[40], jumbled[40];

@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include "../src/experiments/cellfile.h"
-#include "../src/experiments/page/stats.h"
 #include "../src/experiments/page/verdict.h"
+#include "../src/experiments/protocol.h"
+#include "../src/stats/stats.h"
 #include "../src/text/tasks.h"
 #include "suites.h"
 
@@ -400,6 +401,48 @@ START_TEST(a_cell_scores_the_test_lengths) {
 }
 END_TEST
 
+/* A cell's key and its file's format are what the committed cells were
+ * written with (the cells a run keeps are read by them): every cell of
+ * the standard grid in docs/benchmark/cells is read as done for today's
+ * settings (its settings line is today's exp_cell_key, the range named
+ * where its column draws positions) and written again from what was read,
+ * byte for byte. A change to either fails here before it orphans the
+ * committed cells or runs them again. */
+START_TEST(the_committed_cells_keep_their_key_and_format) {
+    const char *dir = "docs/benchmark/cells";
+    ExpCell *cells;
+    size_t n;
+    Err e;
+    ck_assert_int_eq(exp_cells(std(), &cells, &n, &e), 0);
+    ck_assert_msg(exp_cells_dir_check(dir, std(), false, &e) == 0, "%s", e.msg);
+    size_t ranged = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ExpCell *c = &cells[i];
+        ExpCellFile f;
+        ExpCellState st = exp_cell_load(dir, std(), c, NULL, &f, &e);
+        ck_assert_msg(st == CELL_DONE, "%s/%s.cell: state %d: %s", dir, c->id, (int)st, e.msg);
+        char key[512];
+        exp_cell_key(key, sizeof key, std(), c);
+        ck_assert_str_eq(f.settings, key);
+        ranged += strstr(key, " random_range=") != NULL;
+        Buf b = {0};
+        ck_assert_int_eq(exp_cell_format(&b, std(), c, &f.res, f.source, f.kernels, f.seconds),
+                         0);
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.cell", dir, c->id);
+        char *text = slurp(path);
+        ck_assert_msg(strlen(text) == b.n && memcmp(text, b.p, b.n) == 0,
+                      "%s: written again, the record differs from the file", path);
+        free(text);
+        buf_free(&b);
+        exp_cell_file_free(&f);
+    }
+    /* the randomized columns' keys name the range, the plain ones' not */
+    ck_assert(ranged > 0 && ranged < n);
+    free(cells);
+}
+END_TEST
+
 TCase *tcase_bench(void) {
     TCase *tc = tcase_create("bench");
     tcase_add_test(tc, cells_are_tasks_by_columns_by_seeds);
@@ -407,6 +450,7 @@ TCase *tcase_bench(void) {
     tcase_add_test(tc, settings_key_is_the_benchmarks_own);
     tcase_add_test(tc, a_plain_cell_serves_every_range);
     tcase_add_test(tc, a_cell_scores_the_test_lengths);
+    tcase_add_test(tc, the_committed_cells_keep_their_key_and_format);
     return tc;
 }
 

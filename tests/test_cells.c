@@ -93,7 +93,7 @@ START_TEST(scheme_forms_set_their_options) {
     ck_assert_int_eq(c.pool, POOL_MEAN);
     config_default(&c, 8, "alibi");
     exp_scheme_form(&c, "cls alibi");
-    ck_assert(c.pool == POOL_CLS && c.pe.given == 0);
+    ck_assert(c.pool == POOL_CLS && c.pe.n_given == 0);
     ck_assert_ptr_eq(exp_scheme_base("cls alibi"), pe_find("alibi"));
     config_default(&c, 8, "kerple");
     exp_scheme_form(&c, "power kerple");

@@ -176,9 +176,8 @@ END_TEST
 /* Each option a scheme reads at its example value (PeOption.example: not
  * the default, as the command line takes it). */
 static void set_read(Config *c, const PeScheme *s) {
-    PeOptMask reads = pe_options_read(s, COMBINE_CONCAT);
     for (size_t o = 0; o < pe_option_count(); o++)
-        if (reads >> o & 1u)
+        if (pe_reads(s, COMBINE_CONCAT, pe_option_at(o)))
             set_opt(&c->pe, pe_option_at(o)->flag, pe_option_at(o)->example);
 }
 
@@ -205,9 +204,8 @@ START_TEST(options_are_stored_by_name_and_read_back) {
         ck_assert_msg(checkpoint_parse(&ck, b, n, scheme_now->name, &e) == 0, "%s", e.msg);
         ck_assert_msg(memcmp(&ck.model.cfg.pe, &want.pe, sizeof want.pe) == 0, "%s: the options "
                       "read back differ", scheme_now->name);
-        PeOptMask given = pe_options_given(&want.pe);
         for (size_t o = 0; o < pe_option_count(); o++)
-            if (given >> o & 1u) {
+            if (pe_given(&want.pe, pe_option_at(o))) {
                 /* the pair (name, value) is in the file, as text */
                 const char *name = pe_option_at(o)->flag + 2, *val = pe_option_at(o)->example;
                 bool found = false;

@@ -3,7 +3,6 @@
  * of every program keeps (issue 25: a range's message states the bound
  * applied and its edges are accepted; an option given twice is refused). */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -192,22 +191,6 @@ START_TEST(demo_help) {
 }
 END_TEST
 
-/* Every program: examples/NAME.c but cli.c, as the Makefile finds them. */
-static size_t programs(char names[][32], size_t cap) {
-    DIR *d = opendir("examples");
-    ck_assert_ptr_nonnull(d);
-    size_t n = 0;
-    for (struct dirent *ent; (ent = readdir(d)) && n < cap;) {
-        size_t k = strlen(ent->d_name);
-        if (k > 2 && k < 34 && strcmp(ent->d_name + k - 2, ".c") == 0 &&
-            strcmp(ent->d_name, "cli.c") != 0)
-            snprintf(names[n++], 32, "%.*s", (int)(k - 2), ent->d_name);
-    }
-    closedir(d);
-    ck_assert_uint_ge(n, 10);
-    return n;
-}
-
 /* Groups of programs that share a parser of cli.c. */
 #define SCHEME "train compare_pe demo_order encode pe_plot pe_report"
 #define MODEL "train compare_pe demo_order encode pe_plot"
@@ -269,7 +252,7 @@ static const Range FIXED_RANGES[] = {
     {"experiments", "--jobs", "1", "256", "0", "257", "1", "256"},
 };
 #define N_FIXED (sizeof FIXED_RANGES / sizeof *FIXED_RANGES)
-static Range RANGES[N_FIXED + PE_OPT_SLOTS];
+static Range *RANGES; /* N_FIXED and a row for each scheme option at most */
 static size_t N_RANGES;
 
 /* A number as the programs write it: whole, or as real_text. */
@@ -284,6 +267,9 @@ static void number_text(char *buf, size_t cap, double v, bool whole) {
  * registry, taken by the programs that take a scheme (and evaluate, for
  * the options a trained model may change). */
 static void ranges(void) {
+    free(RANGES);
+    RANGES = malloc((N_FIXED + pe_option_count()) * sizeof *RANGES);
+    ck_assert_ptr_nonnull(RANGES);
     N_RANGES = N_FIXED;
     memcpy(RANGES, FIXED_RANGES, sizeof FIXED_RANGES);
     for (size_t i = 0; i < pe_option_count(); i++) {
@@ -377,7 +363,7 @@ static size_t value_options(const char *prog, char names[][32], size_t cap) {
 START_TEST(every_numeric_option_states_its_bounds_and_takes_its_edges) {
     ranges();
     char progs[32][32];
-    size_t n_progs = programs(progs, 32);
+    size_t n_progs = example_programs(progs, 32);
     for (size_t p = 0; p < n_progs; p++) {
         char names[128][32];
         size_t n = value_options(progs[p], names, 128);
@@ -449,7 +435,7 @@ static const char *valid_value(const char *prog, const char *opt) {
  * program that takes a value refuses a second, naming it. */
 START_TEST(every_option_given_twice_is_refused_naming_it) {
     char progs[32][32];
-    size_t n_progs = programs(progs, 32);
+    size_t n_progs = example_programs(progs, 32);
     for (size_t p = 0; p < n_progs; p++) {
         char names[128][32];
         size_t n = value_options(progs[p], names, 128);

@@ -31,7 +31,7 @@ static void model_weights(double *W, const PePlan *plan, const PeConfig *pc, uin
     if (n_table) {
         Rng r;
         rng_seed(&r, seed);
-        s->init(pc, table, n_table, C, &r);
+        s->init(pc, table, n_table, C, NH, &r);
     }
     size_t pos[N], lens[1] = {N}, n_scratch = pe_scratch(plan, pc, N) + 1;
     for (size_t t = 0; t < N; t++)

@@ -20,7 +20,6 @@
  * run's; a page that reads what others wrote there names them in a line
  * "<!-- needs: PAGE ... -->", and they run first. */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,27 +36,6 @@
 
 #include "docs_pages.h"
 #include "suites.h"
-
-char docs_pages[MAX_PAGES][256];
-size_t docs_n_pages;
-
-void docs_find_pages(void) {
-    if (docs_n_pages)
-        return;
-    snprintf(docs_pages[docs_n_pages++], sizeof docs_pages[0], "README.md");
-    DIR *d = opendir("docs");
-    if (!d)
-        return;
-    for (struct dirent *ent; (ent = readdir(d)) && docs_n_pages < MAX_PAGES;) {
-        size_t len = strlen(ent->d_name);
-        if (len > 3 && strcmp(ent->d_name + len - 3, ".md") == 0)
-            snprintf(docs_pages[docs_n_pages++], sizeof docs_pages[0], "docs/%s", ent->d_name);
-    }
-    closedir(d);
-    /* readdir's order is the file system's; sort for stable loop indices */
-    qsort(docs_pages + 1, docs_n_pages - 1, sizeof docs_pages[0],
-          (int (*)(const void *, const void *))strcmp);
-}
 
 char *docs_read_all(FILE *f) {
     size_t cap = 4096, n = 0;

@@ -31,7 +31,6 @@
  * rewrote makes the stale prose fail here (docs_regen.py updates the
  * numbers it can map, and lists the rest). */
 #define _POSIX_C_SOURCE 200809L
-#include <ctype.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,6 +38,7 @@
 #include <string.h>
 
 #include "../src/pe/pe.h"
+#include "docs_count.h"
 #include "docs_pages.h"
 #include "suites.h"
 
@@ -93,21 +93,6 @@ static const char *find_block(size_t page, const char *name, size_t *start, size
         return NULL;
     }
     return "is not there";
-}
-
-/* Does line hold the number text num as a word of its own? */
-static bool prose_has(const char *line, const char *num) {
-    size_t n = strlen(num);
-    for (const char *p = line; (p = strstr(p, num)); p++) {
-        char before = p == line ? ' ' : p[-1], after = p[n];
-        bool open = !isalnum((unsigned char)before) && !strchr("._", before) &&
-                    (before != '-' || num[0] == '-');
-        bool close = !isalnum((unsigned char)after) && after != '_' &&
-                     !(after == '.' && isdigit((unsigned char)p[n + 1]));
-        if (open && close)
-            return true;
-    }
-    return false;
 }
 
 /* Does line have every one of words ("rope" or "rope@pre-norm") among
@@ -188,7 +173,7 @@ static size_t check_marker(size_t page, size_t i) {
             *at++ = '\0';
         bool in_prose = false;
         for (size_t k = top; k < i && !in_prose; k++)
-            in_prose = strncmp(l[k] + strspn(l[k], " "), "<!--", 4) != 0 && prose_has(l[k], t);
+            in_prose = strncmp(l[k] + strspn(l[k], " "), "<!--", 4) != 0 && docs_prose_has(l[k], t);
         if (!in_prose) {
             fprintf(stderr, "%s:%zu: %s is not in the paragraph above the marker\n",
                     docs_pages[page], i + 1, t);
@@ -247,183 +232,94 @@ START_TEST(prose_numbers_match_their_blocks) {
 }
 END_TEST
 
-/* Counts of trainings in prose. A page's first lines say how many small
- * models its commands train ("commands that train 83 small models"), and
- * a paragraph that counts the runs of a command it names ends with
- *
- *     <!-- runs: 51 = build/compare_pe --task reverse -->
- *
- * Both are counted from the commands, not rerun: `build/train` is one
- * training (none with --resume, which continues one), `build/compare_pe`
- * one per scheme of --schemes (every scheme of the registry without it,
- * or with "all") and seed (--seeds, default 3), and a `for V in A B C; do
- * ... done` loop multiplies what it holds by its words; a command whose
- * output the page shows as the program's refusal trains none. */
-#define MAX_TOKENS 512
-
-/* Splits cmd into words: a quoted string is one word ("'" or "\""), and
- * ; | & and their runs one separator, ";". Returns the count. */
-static size_t shell_words(const char *cmd, char words[][256], size_t cap) {
-    size_t n = 0;
-    for (const char *p = cmd; *p && n < cap;) {
-        if (isspace((unsigned char)*p)) {
-            p++;
-        } else if (strchr(";|&", *p)) {
-            p += strspn(p, ";|&");
-            snprintf(words[n++], 256, ";");
-        } else {
-            const char *q = p;
-            while (*q && !isspace((unsigned char)*q) && !strchr(";|&", *q)) {
-                if (*q == '\'' || *q == '"') {
-                    const char *close = strchr(q + 1, *q);
-                    q = close ? close + 1 : q + strlen(q);
-                } else {
-                    q++;
-                }
-            }
-            snprintf(words[n++], 256, "%.*s", (int)(q - p), p);
-            p = q;
-        }
-    }
-    return n;
-}
-
-/* The models a shell command trains (the rules above). */
-static size_t trainings_of(const char *cmd) {
-    static char w[MAX_TOKENS][256];
-    size_t n = shell_words(cmd, w, MAX_TOKENS), loops[16], depth = 0, total = 0;
-    bool start = true; /* at the start of a command: where for and done are keywords */
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(w[i], ";") == 0 || (start && strcmp(w[i], "do") == 0)) {
-            start = true;
-            continue;
-        }
-        if (start && strcmp(w[i], "for") == 0 && i + 2 < n && strcmp(w[i + 2], "in") == 0) {
-            size_t words = 0;
-            for (i += 3; i < n && strcmp(w[i], "do") != 0; i++)
-                words += strcmp(w[i], ";") != 0;
-            ck_assert_msg(depth < 16, "loops nested too deep in '%s'", cmd);
-            loops[depth++] = words;
-            continue; /* at "do": a command starts */
-        }
-        if (start && strcmp(w[i], "done") == 0) {
-            ck_assert_msg(depth > 0, "'done' without a loop in '%s'", cmd);
-            depth--;
-            continue;
-        }
-        start = false;
-        size_t runs = 0, end = i + 1;
-        while (end < n && strcmp(w[end], ";") != 0)
-            end++;
-        if (strcmp(w[i], "build/train") == 0) {
-            runs = 1;
-            for (size_t k = i + 1; k < end; k++)
-                runs = strcmp(w[k], "--resume") == 0 ? 0 : runs;
-        } else if (strcmp(w[i], "build/compare_pe") == 0) {
-            size_t schemes = pe_count(), seeds = 3;
-            for (size_t k = i + 1; k + 1 < end; k++)
-                if (strcmp(w[k], "--schemes") == 0 && strcmp(w[k + 1], "all") != 0) {
-                    schemes = 1;
-                    for (const char *c = w[k + 1]; *c; c++)
-                        schemes += *c == ',';
-                } else if (strcmp(w[k], "--seeds") == 0) {
-                    seeds = (size_t)strtoul(w[k + 1], NULL, 10);
-                }
-            runs = schemes * seeds;
-        }
-        for (size_t d = 0; d < depth; d++)
-            runs *= loops[d];
-        total += runs;
-        i = end - 1;
-    }
-    return total;
-}
-
 START_TEST(trainings_are_counted_from_their_commands) {
-    ck_assert_uint_eq(trainings_of("build/train --task agent --out work/a.bin"), 1);
-    ck_assert_uint_eq(trainings_of("build/train --resume work/a.bin --steps 3000"), 0);
-    ck_assert_uint_eq(trainings_of("build/compare_pe --task agent --out work/agent.csv --quiet | "
-                                   "cut -d'|' -f2-7"), 3 * pe_count());
-    ck_assert_uint_eq(trainings_of("build/compare_pe --schemes sinusoidal,learned --seeds 5"), 10);
-    ck_assert_uint_eq(trainings_of("for pe in a b c; do for seed in 42 43; do build/train --pe "
-                                   "$pe --quiet | grep -e '^test' -e ';' | sed \"s/;/ /\"; done; "
-                                   "done; build/train --task reverse"), 7);
-    ck_assert_uint_eq(trainings_of("for f in x y; do build/evaluate --model $f; done"), 0);
+    ck_assert_uint_eq(docs_trainings_of("build/train --task agent --out work/a.bin"), 1);
+    ck_assert_uint_eq(docs_trainings_of("build/train --resume work/a.bin --steps 3000"), 0);
+    ck_assert_uint_eq(docs_trainings_of("build/compare_pe --task agent --out work/agent.csv "
+                                        "--quiet | cut -d'|' -f2-7"), 3 * pe_count());
+    ck_assert_uint_eq(docs_trainings_of("build/compare_pe --schemes sinusoidal,learned --seeds "
+                                        "5"), 10);
+    ck_assert_uint_eq(docs_trainings_of("for pe in a b c; do for seed in 42 43; do build/train "
+                                        "--pe $pe --quiet | grep -e '^test' -e ';' | sed "
+                                        "\"s/;/ /\"; done; done; build/train --task reverse"), 7);
+    ck_assert_uint_eq(docs_trainings_of("for f in x y; do build/evaluate --model $f; done"), 0);
+    ck_assert_uint_eq(docs_trainings_of("done; build/train"), DOCS_NO_COUNT);
+    /* the markers, as written and as not */
+    DocsCount m;
+    ck_assert_int_eq(docs_count_marker("<!-- runs: 51 = build/compare_pe -->", &m),
+                     DOCS_COUNT_RUNS);
+    ck_assert_str_eq(m.num, "51");
+    ck_assert_str_eq(m.cmd, "build/compare_pe");
+    ck_assert_uint_eq(docs_count_want(&m), 3 * pe_count());
+    ck_assert_int_eq(docs_count_marker("    <!-- schemes: 17 -->", &m), DOCS_COUNT_SCHEMES);
+    ck_assert_uint_eq(docs_count_want(&m), pe_count());
+    ck_assert_int_eq(docs_count_marker("<!-- runs: 51 build/compare_pe -->", &m),
+                     DOCS_COUNT_BAD);
+    ck_assert_int_eq(docs_count_marker("<!-- schemes: many -->", &m), DOCS_COUNT_BAD);
+    ck_assert_int_eq(docs_count_marker("the runs: 51", &m), DOCS_COUNT_NONE);
 }
 END_TEST
 
-/* The number before " small models" (or " small model") in line, or -1. */
-static long models_claimed(const char *line) {
-    const char *p = strstr(line, "commands that train ");
-    if (!p)
-        return -1;
-    p += strlen("commands that train ");
-    char *end;
-    long n = strtol(p, &end, 10);
-    return end > p && strncmp(end, " small model", 12) == 0 ? n : -1;
-}
-
+/* The counts of trainings and of schemes the prose states
+ * (tests/docs_count.h: a page's first lines, <!-- runs: N = COMMAND --> and
+ * <!-- schemes: N --> after a paragraph), each against what the commands
+ * and the registry give. `make fixtures` writes them so (tests/regen/):
+ * a scheme added or a command changed is one command away from true
+ * counts. */
 START_TEST(prose_counts_of_trainings_match_the_commands) {
     load_pages();
-    size_t bad = 0, headers = 0, markers = 0;
+    size_t bad = 0, headers = 0, markers = 0, schemes = 0;
     for (size_t p = 0; p < docs_n_pages; p++) {
         char **l = page_lines[p];
         long claimed = -1;
         for (size_t i = 0; i < page_n[p] && i < 5 && claimed < 0; i++)
-            claimed = models_claimed(l[i]);
-        size_t counted = 0;
-        bool in_console = false;
+            claimed = docs_models_claimed(l[i]);
         for (size_t i = 0; i < page_n[p]; i++) {
-            if (strncmp(l[i], "```", 3) == 0) {
-                in_console = !in_console && strcmp(l[i], "```console") == 0;
+            DocsCount m;
+            DocsCountKind kind = docs_count_marker(l[i], &m);
+            if (kind == DOCS_COUNT_NONE)
                 continue;
-            }
-            /* a command the page shows refused ("train: --causal: ...")
-             * trains nothing */
-            if (in_console && strncmp(l[i], "$ ", 2) == 0 &&
-                !(i + 1 < page_n[p] && (strncmp(l[i + 1], "train: ", 7) == 0 ||
-                                        strncmp(l[i + 1], "compare_pe: ", 12) == 0)))
-                counted += trainings_of(l[i] + 2);
-            if (strncmp(l[i], "<!-- runs: ", 11) != 0)
-                continue;
-            markers++;
-            const char *m = l[i] + 11, *eq = strstr(m, " = ");
-            size_t len = strlen(l[i]);
-            if (!eq || len < 15 || strcmp(l[i] + len - 4, " -->") != 0) {
-                fprintf(stderr, "%s:%zu: write the marker as <!-- runs: N = COMMAND -->\n",
-                        docs_pages[p], i + 1);
+            if (kind == DOCS_COUNT_BAD) {
+                fprintf(stderr, "%s:%zu: write the marker as <!-- runs: N = COMMAND --> or "
+                        "<!-- schemes: N -->\n", docs_pages[p], i + 1);
                 bad++;
                 continue;
             }
-            char num[32], cmd[4096];
-            snprintf(num, sizeof num, "%.*s", (int)(eq - m), m);
-            snprintf(cmd, sizeof cmd, "%.*s", (int)(l[i] + len - 4 - (eq + 3)), eq + 3);
-            size_t top = i;
-            while (top > 0 && l[top - 1][0] != '\0' && strncmp(l[top - 1], "```", 3) != 0)
-                top--;
-            bool in_prose = false;
-            for (size_t k = top; k < i && !in_prose; k++)
-                in_prose = strncmp(l[k] + strspn(l[k], " "), "<!--", 4) != 0 &&
-                           prose_has(l[k], num);
-            size_t runs = trainings_of(cmd);
-            if (!in_prose || (size_t)strtoul(num, NULL, 10) != runs) {
-                fprintf(stderr, "%s:%zu: '%s' trains %zu models; the paragraph above says %s%s\n",
-                        docs_pages[p], i + 1, cmd, runs, num, in_prose ? "" : " nowhere");
+            markers += kind == DOCS_COUNT_RUNS;
+            schemes += kind == DOCS_COUNT_SCHEMES;
+            bool in_prose = docs_paragraph_has(l, docs_paragraph_top(l, i), i, m.num);
+            size_t want = docs_count_want(&m);
+            ck_assert_msg(want != DOCS_NO_COUNT, "%s:%zu: '%s' cannot be counted (loops "
+                          "nested too deep, or a 'done' without its loop)", docs_pages[p], i + 1,
+                          m.cmd);
+            if (!in_prose || (size_t)strtoul(m.num, NULL, 10) != want) {
+                if (kind == DOCS_COUNT_RUNS)
+                    fprintf(stderr, "%s:%zu: '%s' trains %zu models; the paragraph above says "
+                            "%s%s\n", docs_pages[p], i + 1, m.cmd, want, m.num,
+                            in_prose ? "" : " nowhere");
+                else
+                    fprintf(stderr, "%s:%zu: the registry has %zu schemes; the paragraph above "
+                            "says %s%s\n", docs_pages[p], i + 1, want, m.num,
+                            in_prose ? "" : " nowhere");
                 bad++;
             }
         }
         if (claimed < 0)
             continue;
         headers++;
+        size_t counted = docs_page_trainings(l, page_n[p]);
+        ck_assert_msg(counted != DOCS_NO_COUNT, "%s: a command cannot be counted",
+                      docs_pages[p]);
         if ((size_t)claimed != counted) {
             fprintf(stderr, "%s: its commands train %zu small models; its first lines say %ld\n",
                     docs_pages[p], counted, claimed);
             bad++;
         }
     }
-    ck_assert_msg(bad == 0, "%zu counts of trainings in prose are wrong (listed above)", bad);
-    ck_assert_msg(headers > 0 && markers > 0, "no page states a count of trainings: is the "
-                  "check reading them?");
+    ck_assert_msg(bad == 0, "%zu counts of trainings or schemes in prose are wrong (listed "
+                  "above); `make fixtures` writes them from the commands and the registry", bad);
+    ck_assert_msg(headers > 0 && markers > 0 && schemes > 0, "no page states a count of "
+                  "trainings or of schemes: is the check reading them?");
 }
 END_TEST
 

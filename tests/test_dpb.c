@@ -92,7 +92,7 @@ START_TEST(dpb_gives_the_same_floats_every_way) {
     size_t rows, cols;
     s->param_shape(&pc, 0, 4, 2, 64, &rows, &cols); /* W = 8/4 = 2 */
     ck_assert(rows * cols <= 64);
-    s->init(&pc, table, rows * cols, 8, &r);
+    s->init(&pc, table, rows * cols, 8, 2, &r);
     for (size_t h = 0; h < 2; h++) {
         dpb_bias(S5, &pc, table, run, NULL, 5, h, 2);
         dpb_bias(S4, &pc, table, run, NULL, 4, h, 2);
@@ -147,7 +147,7 @@ START_TEST(dpb_backward_is_the_references_derivative) {
     ck_assert(n <= 64);
     Rng r;
     rng_seed(&r, 21 + (uint64_t)_i);
-    s->init(&pc, table, n, 8, &r);
+    s->init(&pc, table, n, 8, NH, &r);
     for (size_t k = 0; k < n; k++)
         P[k] = table[k];
     for (size_t k = 0; k < NH * T * T; k++)

@@ -163,9 +163,8 @@ static double model_error(const GradCase *gc, char *name, size_t cap) {
     const PeScheme *scheme = pe_find(gc->pe);
     if (gc->bench_form && scheme->bench_options)
         set_pairs(&all, scheme->bench_options);
-    PeOptMask reads = pe_options_read(scheme, COMBINE_DEFAULT);
     for (size_t o = 0; gc->examples && o < pe_option_count(); o++)
-        if (reads >> o & 1u)
+        if (pe_reads(scheme, COMBINE_DEFAULT, pe_option_at(o)))
             set_opt(&all, pe_option_at(o)->flag, pe_option_at(o)->example);
     cfg.pe = pe_config_for(&all, scheme);
     cfg.dropout = gc->dropout;

@@ -12,6 +12,8 @@
 
 #include "../src/core/buf.h"
 #include "../src/experiments/grid.h"
+#include "../src/experiments/places.h"
+#include "../src/experiments/protocol.h"
 #include "suites.h"
 
 #define QCELL "$B/experiments --bench --quick --cells F --cell "

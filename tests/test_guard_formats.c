@@ -86,13 +86,15 @@ START_TEST(files_verify_with_a_reader_written_from_the_docs) {
     size_t len = 0;
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *s = pe_at(i);
-        PeOptMask reads = pe_options_read(s, COMBINE_CONCAT);
-        for (int examples = 0; examples <= (reads != 0); examples++) {
+        bool reads_any = false;
+        for (size_t o = 0; o < pe_option_count(); o++)
+            reads_any |= pe_reads(s, COMBINE_CONCAT, pe_option_at(o));
+        for (int examples = 0; examples <= reads_any; examples++) {
             int at = snprintf(args, sizeof args, "--task agent --steps 1 --d-model 16 --heads 2 "
                               "--layers 2 --d-ff 8 --pe %s", s->name);
             bool layer_draws = false; /* an option read only at ruoss's draws */
             for (size_t o = 0; examples && o < pe_option_count(); o++)
-                if (reads >> o & 1u) {
+                if (pe_reads(s, COMBINE_CONCAT, pe_option_at(o))) {
                     at += snprintf(args + at, sizeof args - (size_t)at, " %s %s",
                                    pe_option_at(o)->flag, pe_option_at(o)->example);
                     layer_draws |= pe_option_at(o)->layer_draws;

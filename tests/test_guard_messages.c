@@ -3,7 +3,6 @@
  * guards. See test_guards.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -394,17 +393,13 @@ START_TEST(time_estimates_come_from_the_work) {
 }
 END_TEST
 
-/* The programs' names (the C files of examples/ but cli.c), as " a b c ". */
+/* The programs' names (example_programs), as " a b c ". */
 static void program_names(char *buf, size_t cap) {
-    DIR *d = opendir("examples");
-    ck_assert_ptr_nonnull(d);
+    char names[32][32];
+    size_t n = example_programs(names, 32);
     snprintf(buf, cap, " ");
-    for (struct dirent *ent; (ent = readdir(d));) {
-        size_t k = strlen(ent->d_name);
-        if (k > 2 && strcmp(ent->d_name + k - 2, ".c") == 0 && strcmp(ent->d_name, "cli.c") != 0)
-            snprintf(buf + strlen(buf), cap - strlen(buf), "%.*s ", (int)(k - 2), ent->d_name);
-    }
-    closedir(d);
+    for (size_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%.31s ", names[i]);
 }
 
 /* The "--name"s of text that stand as options (at the start, after a blank

@@ -41,7 +41,7 @@ START_TEST(held_cells_train_what_their_holder_trains) {
             ck_assert_str_eq(h->task, c->task);
             Config a = exp_cell_config(&set, c), b = exp_cell_config(&set, h);
             ck_assert_str_eq(a.pe.name, b.pe.name);
-            ck_assert(a.pe.given == b.pe.given);
+            ck_assert(memcmp(&a.pe, &b.pe, sizeof a.pe) == 0);
             ck_assert(a.causal == b.causal && a.seed == b.seed && a.pool == b.pool);
             ck_assert(a.n_layers == b.n_layers && a.d_model == b.d_model);
             TrainMeta ma, mb;

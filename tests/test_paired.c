@@ -11,7 +11,7 @@
 
 #include "../src/core/rng.h"
 #include "../src/experiments/page/bench.h"
-#include "../src/experiments/page/stats.h"
+#include "../src/stats/stats.h"
 #include "../src/text/tasks.h"
 #include "suites.h"
 

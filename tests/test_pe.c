@@ -393,13 +393,12 @@ START_TEST(rope_scaling_options_are_checked) {
 }
 END_TEST
 
-/* The registry's options: each once, within the slots a PeConfig has,
- * with a distinct flag, an example the option takes that is not its
+/* The registry's options: each once, each scheme's own (with --combine
+ * and --pe-dim) within what a PeConfig gives at once, with a distinct flag, an example the option takes that is not its
  * default, and a text that reads back as the value it was written from. */
 START_TEST(the_registry_declares_each_option_once) {
     size_t n = pe_option_count();
     ck_assert_uint_ge(n, 13);
-    ck_assert_uint_le(n, PE_OPT_SLOTS);
     ck_assert_ptr_null(pe_option_at(n));
     for (size_t i = 0; i < n; i++) {
         const PeOption *o = pe_option_at(i);
@@ -424,10 +423,47 @@ START_TEST(the_registry_declares_each_option_once) {
         pe_unset(&back, o);
         ck_assert(!pe_given(&back, o) && pe_get(&back, o) == o->def);
     }
-    /* every scheme's options are among them */
-    for (size_t i = 0; i < pe_count(); i++)
-        for (size_t k = 0; pe_at(i)->options && pe_at(i)->options[k]; k++)
+    /* every scheme's options are among them, and fit a PeConfig given
+     * all at once, with --combine and --pe-dim */
+    for (size_t i = 0; i < pe_count(); i++) {
+        size_t k = 0;
+        for (; pe_at(i)->options && pe_at(i)->options[k]; k++)
             ck_assert_uint_lt(pe_option_index(pe_at(i)->options[k]), n);
+        ck_assert_msg(k + 2 <= PE_GIVEN_MAX, "%s has %zu options; a PeConfig holds %d, with "
+                      "--combine and --pe-dim", pe_at(i)->name, k, PE_GIVEN_MAX);
+    }
+}
+END_TEST
+
+/* A PeConfig holds the options given, not a slot for every option of the
+ * registry: the same options given in any order are the same bytes, one
+ * taken back leaves what the others give, and an option no scheme
+ * declares is refused. */
+START_TEST(a_config_holds_the_options_given) {
+    size_t n = pe_option_count();
+    PeConfig a, b, c;
+    pe_config_default(&a, "none");
+    pe_config_default(&b, "none");
+    pe_config_default(&c, "none");
+    Err e;
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(pe_set(&a, pe_option_at(i), pe_option_at(i)->example, &e), 0);
+    for (size_t i = n; i-- > 0;)
+        ck_assert_int_eq(pe_set(&b, pe_option_at(i), pe_option_at(i)->example, &e), 0);
+    ck_assert_uint_eq(a.n_given, n);
+    ck_assert(memcmp(&a, &b, sizeof a) == 0);
+    for (size_t i = 0; i < n; i++)
+        if (i != n / 2)
+            ck_assert_int_eq(pe_set(&c, pe_option_at(i), pe_option_at(i)->example, &e), 0);
+    pe_unset(&a, pe_option_at(n / 2));
+    ck_assert(memcmp(&a, &c, sizeof a) == 0);
+    ck_assert(!pe_given(&a, pe_option_at(n / 2)));
+    ck_assert(pe_get(&a, pe_option_at(n / 2)) == pe_option_at(n / 2)->def);
+    static const PeOption stray = {.flag = "--stray", .type = PE_VALUE_SIZE, .lo = 0, .hi = 9,
+                                   .def = 1};
+    ck_assert_int_eq(pe_put(&c, &stray, 3), -1);
+    ck_assert(!pe_given(&c, &stray) && pe_get(&c, &stray) == 1);
+    ck_assert(memcmp(&a, &c, sizeof a) == 0);
 }
 END_TEST
 
@@ -476,6 +512,20 @@ START_TEST(each_scheme_declares_what_its_readers_need) {
 }
 END_TEST
 
+/* Adding a scheme takes its file, its registry line and its docs rows
+ * (docs/architecture.md, section 8): tests/scratch_scheme/check.sh adds
+ * one to a copy of the tree, sees the first draws' test and the docs'
+ * counts fail naming `make fixtures`, runs it, and runs the conformance
+ * and docs checks there, which must pass. Slow: a copy and a build. */
+START_TEST(a_new_scheme_is_its_file_its_line_and_its_docs_rows) {
+    char top[256];
+    snprintf(top, sizeof top, "%s", scratch());
+    expect_sh(top, "\"$TOP/tests/scratch_scheme/check.sh\" \"$TOP\" \"$B\" tree > log 2>&1 || "
+              "{ tail -n 40 log >&2; exit 1; }", 0, NULL);
+    remove_dir(top);
+}
+END_TEST
+
 Suite *suite_pe(void) {
     Suite *s = suite_create("pe");
     TCase *tc = tcase_create("values");
@@ -493,11 +543,17 @@ Suite *suite_pe(void) {
     tcase_add_test(tc, rope_scalings_follow_their_papers);
     tcase_add_test(tc, rope_scaling_options_are_checked);
     tcase_add_test(tc, the_registry_declares_each_option_once);
+    tcase_add_test(tc, a_config_holds_the_options_given);
     suite_add_tcase(s, tc);
     tc = tcase_create("order");
     tcase_add_loop_test(tc, each_scheme_breaks_the_symmetry, 0,
                         4 * (int)scheme_count(pe_in_input));
     tcase_add_test(tc, none_is_order_blind_in_every_mode);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("scratch");
+    tcase_add_test(tc, a_new_scheme_is_its_file_its_line_and_its_docs_rows);
+    tcase_set_timeout(tc, 1500);
+    tcase_set_tags(tc, "slow"); /* make check */
     suite_add_tcase(s, tc);
     return s;
 }

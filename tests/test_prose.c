@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "../src/experiments/page/prose.h"
-#include "../src/experiments/page/stats.h"
 #include "../src/experiments/page/tables.h"
+#include "../src/stats/stats.h"
 #include "suites.h"
 
 /* A folder of one template file, t.md, holding text; the filler reads it

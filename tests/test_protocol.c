@@ -14,6 +14,7 @@
 #include "../src/core/buf.h"
 #include "../src/experiments/cell.h"
 #include "../src/experiments/cellfile.h"
+#include "../src/experiments/protocol.h"
 #include "suites.h"
 
 START_TEST(every_setting_moves_the_key) {
@@ -190,29 +191,71 @@ END_TEST
 /* What the forms change in what a cell trains: its linear layers' first
  * draws, the output projection's bias, the padding in the loss, and in
  * the as-run column xl's rows; nothing without them. */
+/* What a benchmark cell of task, column and seed (0-based) trains in the
+ * grid of set. */
+static ExpBenchRun resolved(const ExpSettings *set, const char *task, const char *column,
+                            size_t seed) {
+    ExpCell cell = {.kind = EXP_BENCH, .seed = seed};
+    snprintf(cell.task, sizeof cell.task, "%s", task);
+    snprintf(cell.name, sizeof cell.name, "%s", column);
+    snprintf(cell.id, sizeof cell.id, "bench-%s-%s-s%zu", task, column, seed + 1);
+    ExpBenchRun r;
+    Err e;
+    ck_assert_msg(exp_bench_resolve(&r, set, &cell, &e) == 0, "%s: %s", cell.id, e.msg);
+    return r;
+}
+
 START_TEST(reference_forms_reach_the_model) {
     ExpSettings plain, ref;
     Err e;
     standard_and_plain(&ref, &plain);
-    Config a, b, asrun, clamped;
-    ck_assert_int_eq(exp_bench_model(&a, &plain, "random xl", 2, &e), 0);
-    ck_assert_int_eq(exp_bench_model(&b, &ref, "random xl", 2, &e), 0);
-    ck_assert_int_eq(a.first_draws, DRAWS_PYTORCH);
-    ck_assert(!a.no_out_bias);
-    ck_assert_int_eq(b.first_draws, DRAWS_REFERENCE);
-    ck_assert(b.no_out_bias);
-    ck_assert_int_eq(exp_bench_model(&asrun, &ref, "random xl (as run)", 2, &e), 0);
-    clamped = b;
-    ck_assert_int_eq(pe_set_named(&clamped.pe, "--xl-rows", "clamped", &e), 0);
-    ck_assert(memcmp(&asrun.pe, &clamped.pe, sizeof asrun.pe) == 0);
-    ck_assert(memcmp(&b.pe, &clamped.pe, sizeof b.pe) != 0);
-    ExpCell cell = {.kind = EXP_BENCH, .task = "binary_addition", .name = "random xl"};
-    TrainMeta ma, mb;
-    exp_bench_meta(&ma, &plain, &cell);
-    exp_bench_meta(&mb, &ref, &cell);
-    ck_assert(!ma.task_opt.pad_loss);
-    ck_assert(mb.task_opt.pad_loss);
-    ck_assert_uint_eq(mb.random_positions, ref.random_range);
+    ExpBenchRun a = resolved(&plain, "binary_addition", "random xl", 1),
+                b = resolved(&ref, "binary_addition", "random xl", 1),
+                asrun = resolved(&ref, "binary_addition", "random xl (as run)", 1);
+    ck_assert_int_eq(a.model.first_draws, DRAWS_PYTORCH);
+    ck_assert(!a.model.no_out_bias);
+    ck_assert_int_eq(b.model.first_draws, DRAWS_REFERENCE);
+    ck_assert(b.model.no_out_bias);
+    PeConfig clamped = b.model.pe;
+    ck_assert_int_eq(pe_set_named(&clamped, "--xl-rows", "clamped", &e), 0);
+    ck_assert(memcmp(&asrun.model.pe, &clamped, sizeof clamped) == 0);
+    ck_assert(memcmp(&b.model.pe, &clamped, sizeof clamped) != 0);
+    ck_assert(!a.meta.task_opt.pad_loss);
+    ck_assert(b.meta.task_opt.pad_loss);
+    ck_assert_uint_eq(b.meta.random_positions, ref.random_range);
+    ck_assert_uint_eq(b.range, ref.random_range);
+}
+END_TEST
+
+/* A cell resolved once holds what it trains: its model seeded with its
+ * seed, its task, its column's draws, the learned table's rows up to the
+ * longest test tape where the column's positions are the plain ones, and
+ * its rate; a task or a column's options that do not resolve are refused
+ * by name before anything trains. */
+START_TEST(a_cell_resolves_into_what_it_trains) {
+    ExpSettings set, plain;
+    standard_and_plain(&set, &plain);
+    ExpBenchRun r = resolved(&set, "duplicate_string", "learned", 2);
+    ck_assert_str_eq(r.task->name, "duplicate_string");
+    ck_assert_str_eq(r.model.pe.name, "learned");
+    ck_assert_uint_eq(r.model.seed, 3);
+    ck_assert_uint_eq(r.meta.seed, 3);
+    ck_assert_uint_eq(r.data_seed, 3);
+    ck_assert_uint_eq(r.range, 0);
+    ck_assert_uint_eq(r.meta.random_positions, 0);
+    ck_assert_uint_eq(r.longest, 3 * set.bench_M); /* duplicate_string's tape is 3n */
+    ck_assert_uint_eq(r.meta.table_len, r.longest);
+    ck_assert_float_eq(r.opt.lr, (float)set.bench_lr[0]);
+    ck_assert_uint_eq(r.N, set.bench_N);
+    ck_assert_uint_eq(r.M, set.bench_M);
+    r = resolved(&set, "duplicate_string", "random learned", 2);
+    ck_assert_uint_eq(r.meta.table_len, 0); /* its positions reach the range */
+    ck_assert_uint_eq(r.range, set.random_range);
+    ExpCell cell = {.kind = EXP_BENCH, .task = "no_such_task", .name = "learned",
+                    .id = "bench-no_such_task-learned-s1"};
+    Err e;
+    ck_assert_int_eq(exp_bench_resolve(&r, &set, &cell, &e), ERR_INPUT);
+    ck_assert_msg(strstr(e.msg, "no_such_task") && strstr(e.msg, cell.id), "%s", e.msg);
 }
 END_TEST
 
@@ -253,6 +296,7 @@ TCase *tcase_protocol(void) {
     tcase_add_test(tc, a_cell_of_another_build_counts_as_done);
     tcase_add_test(tc, reference_forms_add_the_columns_as_run);
     tcase_add_test(tc, reference_forms_reach_the_model);
+    tcase_add_test(tc, a_cell_resolves_into_what_it_trains);
     tcase_add_test(tc, a_cells_weight_counts_its_tests);
     return tc;
 }

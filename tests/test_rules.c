@@ -21,10 +21,11 @@
 /* Every option of the scheme at its example value (PeOption.example), a
  * set the scheme takes together (rope's scaling with its factor and
  * length), into args. */
-static void all_examples(char *args, size_t cap, PeOptMask reads) {
+static void all_examples(char *args, size_t cap, const PeScheme *s, Combine combine,
+                         const PeOption *but) {
     size_t len = strlen(args);
     for (size_t o = 0; o < pe_option_count() && len < cap; o++)
-        if (reads >> o & 1u)
+        if (pe_reads(s, combine, pe_option_at(o)) && pe_option_at(o) != but)
             len += (size_t)snprintf(args + len, cap - len, " %s %s", pe_option_at(o)->flag,
                                     pe_option_at(o)->example);
 }
@@ -36,20 +37,17 @@ static void all_examples(char *args, size_t cap, PeOptMask reads) {
 START_TEST(every_option_accepted_exactly_where_a_scheme_reads_it) {
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *s = pe_at(i);
-        PeOptMask reads = pe_options_read(s, COMBINE_DEFAULT);
         for (size_t o = 0; o < pe_option_count(); o++) {
             const PeOption *opt = pe_option_at(o);
             char args[1024];
             /* --pe-dim is read under concat: ask for it there */
-            bool concat = opt == &pe_opt_width &&
-                          (reads >> pe_option_index(&pe_opt_combine) & 1u);
-            PeOptMask r = concat ? pe_options_read(s, COMBINE_CONCAT) : reads;
-            bool read = r >> o & 1u;
+            bool concat = opt == &pe_opt_width && pe_reads(s, COMBINE_DEFAULT, &pe_opt_combine);
+            Combine combine = concat ? COMBINE_CONCAT : COMBINE_DEFAULT;
+            bool read = pe_reads(s, combine, opt);
             snprintf(args, sizeof args, "--pe %s --d-model 64 --positions 16 --far 1024 --csv",
                      s->name);
-            PeOptMask combine = (PeOptMask)1 << pe_option_index(&pe_opt_combine);
             if (read) /* under concat, --combine is given below */
-                all_examples(args, sizeof args, concat ? r & ~combine : r);
+                all_examples(args, sizeof args, s, combine, concat ? &pe_opt_combine : NULL);
             else
                 snprintf(args + strlen(args), sizeof args - strlen(args), " %s %s", opt->flag,
                          opt->example);

@@ -1,4 +1,4 @@
-/* The results page's statistics and verdict rules against values worked
+/* The pages' statistics (src/stats) and verdict rules against values worked
  * out apart from the code: by hand, by enumerating every split here, from
  * closed forms and published tables, and from R's documented results. */
 #include <math.h>
@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/experiments/page/errors.h"
 #include "../src/experiments/page/prose.h"
-#include "../src/experiments/page/stats.h"
 #include "../src/experiments/page/verdict.h"
+#include "../src/stats/stats.h"
 #include "suites.h"
 
 START_TEST(wilson_interval) {
@@ -476,6 +477,16 @@ START_TEST(out_of_memory_is_an_error_not_a_number) {
     ck_assert_int_eq(exp_page_end("p.md", &e), ERR_RUNTIME);
     ck_assert_msg(strstr(e.msg, "p.md") && strstr(e.msg, "not written"), "%s", e.msg);
     exp_page_begin();
+    ck_assert_int_eq(exp_page_end("p.md", &e), 0);
+    /* a statistic's own failure (src/stats keeps its own count): NaN
+     * here, and the page fails; its next page starts clean */
+    double d = 0.0;
+    ck_assert(!stats_failed());
+    ck_assert(isnan(wilcoxon_signed_rank_p(&d, SIZE_MAX / 8, NULL)));
+    ck_assert(stats_failed());
+    ck_assert_int_eq(exp_page_end("p.md", &e), ERR_RUNTIME);
+    exp_page_begin();
+    ck_assert(!stats_failed());
     ck_assert_int_eq(exp_page_end("p.md", &e), 0);
 }
 END_TEST

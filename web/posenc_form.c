@@ -259,14 +259,14 @@ EXPORT const char *pw_option_choice(int i, int j) {
 EXPORT int pw_option_combine(void) { return (int)pe_option_index(&pe_opt_combine); }
 
 /* 1 when scheme s reads option i with --combine given as combine ("" for
- * not given), pe_options_read's answer. */
+ * not given), pe_reads's answer. */
 EXPORT int pw_option_read(int s, int i, const char *combine) {
     PeConfig pc;
     pe_config_default(&pc, "");
     if (s < 0 || (size_t)s >= pe_count() || !option_at(i) ||
         (*combine && pe_set(&pc, &pe_opt_combine, combine, NULL)))
         return 0;
-    return (int)(pe_options_read(pe_at((size_t)s), pe_combine_given(&pc)) >> i & 1u);
+    return pe_reads(pe_at((size_t)s), pe_combine_given(&pc), option_at(i));
 }
 
 /* The schemes ticked for Compare at first, one of each kind: the

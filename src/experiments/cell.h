@@ -42,8 +42,8 @@ void exp_cell_result_free(ExpCellResult *res);
 
 /* ---- what the runs of the cells share (cell_setup.c) ---- */
 
-/* A model config of the experiments' shape. */
-Config exp_model_config(const ExpSettings *set, const char *scheme, uint64_t seed);
+/* The experiments' shape (width, heads, layers, d_ff) and seed, on c. */
+void exp_model_shape(Config *c, const ExpSettings *set, uint64_t seed);
 /* The model config a cell trains (exp_model_config for its scheme, form
  * or variant, the causal mask), without the task's sizes. */
 Config exp_cell_config(const ExpSettings *set, const ExpCell *cell);
@@ -68,12 +68,25 @@ int exp_run_probe(const ExpSettings *set, const ExpCell *cell, ExpCellResult *re
 /* EXP_BENCH's cell (cell_bench.c): main, the accuracy per input length
  * 1..M (entry 0 NaN), its value the mean over N+1..M. */
 int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e);
-/* What a benchmark cell trains: the model of its column (exp_bench_model:
- * the scheme with its column's options, the reference's forms when the
- * grid has them) and its training (exp_bench_meta), as exp_run_bench
- * runs them. */
-int exp_bench_model(Config *c, const ExpSettings *set, const char *column, uint64_t seed,
-                    Err *e);
-void exp_bench_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell);
+/* What a benchmark cell trains and how it is tested, resolved once from
+ * the cell (its task, column, seed and rate) and the grid's protocol,
+ * then handed down whole: the training and the tests read nothing else. */
+typedef struct {
+    const Task *task;
+    /* the model of its column: the scheme with the options its column
+     * sets, dropout, the embeddings scaled, the reference's forms when
+     * the grid has them; seeded with the cell's seed */
+    Config model;
+    /* its training: fresh sentences of 1..N, the column's random draws,
+     * a learned table's rows up to the longest test tape */
+    TrainMeta meta;
+    OptConfig opt;          /* the reference's Adam at the cell's rate */
+    size_t N, M;            /* tested at each input length 1..M, scored on N+1..M */
+    size_t range;           /* test positions drawn from 0..range-1 (0: the plain ones) */
+    size_t per_len, test_batch;
+    uint64_t data_seed;     /* the test tapes' (exp_bench_test_tapes) */
+    size_t longest;         /* tokens of the longest test tape: the test buffers' size */
+} ExpBenchRun;
+int exp_bench_resolve(ExpBenchRun *r, const ExpSettings *set, const ExpCell *cell, Err *e);
 
 #endif

@@ -28,38 +28,9 @@
 
 #include "../run/session.h"
 #include "cell.h"
+#include "protocol.h"
 
 void (*exp_cell_on_tests)(void);
-
-/* Test tapes of one input length n, scored; the data's seed is the cell's
- * and the length's, apart from the training data's. */
-static int test_length(Session *s, Acts *room, const char *task, size_t n, size_t count,
-                       size_t batch, uint64_t seed, size_t range, double *acc, double *exact,
-                       Err *e) {
-    TaskOptions o = exp_bench_test_tapes(n, count, seed), r;
-    TextData txt[3];
-    memset(txt, 0, sizeof txt);
-    Dataset d;
-    memset(&d, 0, sizeof d);
-    int rc = task_options_resolve(&r, &o, task, e);
-    if (!rc)
-        rc = task_make(&txt[0], &txt[1], &txt[2], task, &r, e);
-    size_t unknown = 0;
-    if (!rc)
-        rc = data_encode(&d, &txt[2], &s->vocab, &s->labels, false, &unknown, e);
-    EvalStats total;
-    if (!rc)
-        rc = evaluate_dataset_in(room, &s->model, &d, batch, range, 1, true,
-                                 s->meta.random_draw, seed ^ (uint64_t)n, NULL, &total, e);
-    if (!rc) {
-        *acc = eval_accuracy_all(&total);
-        *exact = total.examples ? (double)total.exact / (double)total.examples : NAN;
-    }
-    dataset_free(&d);
-    for (int i = 0; i < 3; i++)
-        textdata_free(&txt[i]);
-    return rc;
-}
 
 /* Options as the command line writes them, "--name value --name value",
  * set on the scheme's config; what names them (a scheme's bench_options,
@@ -80,21 +51,21 @@ static int set_options(PeConfig *pe, const char *text, const char *whose, Err *e
 /* The model of a column as the reference builds it: the scheme with the
  * options its column sets (alibi's encoder form, a learned table drawn at
  * 1; xl's rows as its code reads them in the column as run), dropout, and
- * the token embeddings scaled by sqrt(d_model). */
-int exp_bench_model(Config *c, const ExpSettings *set, const char *column, uint64_t seed,
-                    Err *e) {
-    bool randomized;
-    const char *scheme = exp_bench_scheme(column, &randomized);
-    *c = exp_model_config(set, scheme, seed);
+ * the token embeddings scaled by sqrt(d_model). A column's scheme is the
+ * registry's, never one of the results page's forms of it (design.h). */
+static int bench_model(Config *c, const ExpSettings *set, const char *column,
+                       const ExpBenchColumn *col, uint64_t seed, Err *e) {
+    config_default(c, 0, col->scheme);
+    exp_model_shape(c, set, seed);
     c->dropout = (float)set->bench_dropout;
     c->scale_embed = true;
     if (set->bench_reference) { /* its Linear layers' draws, no output bias (transformer.py) */
         c->first_draws = DRAWS_REFERENCE;
         c->no_out_bias = true;
     }
-    const PeScheme *s = pe_find(scheme);
-    if (set_options(&c->pe, s ? s->bench_options : NULL, scheme, e) ||
-        set_options(&c->pe, exp_bench_column_options(column), column, e))
+    const PeScheme *s = pe_find(col->scheme);
+    if (set_options(&c->pe, s ? s->bench_options : NULL, col->scheme, e) ||
+        set_options(&c->pe, col->options, column, e))
         return ERR_INPUT;
     return 0;
 }
@@ -113,10 +84,8 @@ static OptConfig bench_optimizer(double lr) {
 /* The training of a cell as the reference trains: fresh sentences every
  * step, and the randomized forms drawn as the reference draws them (pe.h,
  * PeDraw); the token embeddings drawn at 0.02 (its TruncatedNormal). */
-void exp_bench_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell) {
-    bool randomized;
-    exp_bench_scheme(cell->name, &randomized);
-    size_t range = randomized ? set->random_range : 0;
+static void bench_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell,
+                       const Task *task, size_t range) {
     *mt = (TrainMeta){.batch = set->batch, .seed = 1 + cell->seed, .steps = set->bench_steps,
                       .eval_every = set->bench_steps, .random_positions = range,
                       .batches = BATCHES_BY_LENGTH, .train_draw = TRAIN_DRAW_FRESH,
@@ -127,66 +96,118 @@ void exp_bench_meta(TrainMeta *mt, const ExpSettings *set, const ExpCell *cell) 
     mt->task_opt = (TaskOptions){.min_len = 1, .max_len = set->bench_N,
                                  .n_train = set->bench_n_train, .n_valid = 1, .n_test = 1,
                                  .seed = 1 + cell->seed,
-                                 .pad_loss = set->bench_reference != 0 &&
-                                             task_find(cell->task)->pad_loss};
+                                 .pad_loss = set->bench_reference != 0 && task->pad_loss};
     snprintf(mt->task, sizeof mt->task, "%s", cell->task);
 }
 
-int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
-    bool randomized;
-    exp_bench_scheme(cell->name, &randomized);
-    Config c;
-    int rc0 = exp_bench_model(&c, set, cell->name, 1 + cell->seed, e);
-    if (rc0)
-        return rc0;
-    OptConfig opt = bench_optimizer(set->bench_lr[cell->variant]);
-    size_t N = set->bench_N, M = set->bench_M, range = randomized ? set->random_range : 0;
-    TrainMeta mt;
-    exp_bench_meta(&mt, set, cell);
+/* The tokens of task's longest tape of input length n. */
+static int longest_tape(size_t *tokens, const Task *task, size_t n, Err *e) {
+    TaskOptions o = {.min_len = n, .max_len = n}, r;
+    int rc = task_options_resolve(&r, &o, task->name, e);
+    if (!rc)
+        *tokens = task_longest(task, &r);
+    return rc;
+}
+
+int exp_bench_resolve(ExpBenchRun *r, const ExpSettings *set, const ExpCell *cell, Err *e) {
+    memset(r, 0, sizeof *r);
+    ExpBenchColumn col = exp_bench_column_of(cell->name);
+    r->task = task_find(cell->task);
+    if (!r->task)
+        return err_set(e, ERR_INPUT, "%s: no task '%s'", cell->id, cell->task);
+    r->N = set->bench_N, r->M = set->bench_M;
+    r->range = col.randomized ? set->random_range : 0;
+    r->per_len = set->bench_per_len, r->test_batch = set->bench_test_batch;
+    r->data_seed = 1 + cell->seed;
+    r->opt = bench_optimizer(set->bench_lr[cell->variant]);
+    bench_meta(&r->meta, set, cell, r->task, r->range);
+    int rc = bench_model(&r->model, set, cell->name, &col, 1 + cell->seed, e);
+    if (!rc)
+        rc = longest_tape(&r->longest, r->task, r->M, e);
     /* a table of positions (learned's: a scheme whose positions end
      * where its table does) gets a row for every position a test tape
      * reaches, those past the training tapes left as initialized, as the
-     * reference's table has rows up to its longest test */
+     * reference's table has rows up to its longest test (a plan that
+     * fails here fails again, with its message, as the session makes the
+     * model) */
     PePlan plan;
-    if (!randomized && pe_plan(&plan, &c.pe, c.d_model, c.n_heads, N, e) == 0 &&
-        plan.max_positions != SIZE_MAX) {
-        TaskOptions o = {.min_len = 1, .max_len = M}, r;
-        int rc = task_options_resolve(&r, &o, cell->task, e);
-        if (rc)
-            return rc;
-        mt.table_len = task_longest(task_find(cell->task), &r);
-    }
-    Session s;
-    int rc = exp_train_new(&s, &mt, &c, &opt, e);
-    if (rc)
-        return rc;
-    double *acc = calloc(M + 1, sizeof *acc), *exact = calloc(M + 1, sizeof *exact);
-    if (!rc && (!acc || !exact))
-        rc = err_set(e, ERR_RUNTIME, "out of memory");
-    double sum = 0.0, sum_exact = 0.0;
+    Err unplanned;
+    if (!rc && !col.randomized &&
+        pe_plan(&plan, &r->model.pe, r->model.d_model, r->model.n_heads, r->N, &unplanned) ==
+            0 &&
+        plan.max_positions != SIZE_MAX)
+        r->meta.table_len = r->longest;
+    return rc;
+}
+
+/* Test tapes of one input length n, scored; the data's seed is the cell's
+ * and the length's, apart from the training data's. */
+static int test_length(const ExpBenchRun *run, Session *s, Acts *room, size_t n, double *acc,
+                       double *exact, Err *e) {
+    TaskOptions o = exp_bench_test_tapes(n, run->per_len, run->data_seed), r;
+    TextData txt[3];
+    memset(txt, 0, sizeof txt);
+    Dataset d;
+    memset(&d, 0, sizeof d);
+    const char *task = run->task->name;
+    int rc = task_options_resolve(&r, &o, task, e);
     if (!rc)
-        acc[0] = exact[0] = NAN; /* no input of no words */
+        rc = task_make(&txt[0], &txt[1], &txt[2], task, &r, e);
+    size_t unknown = 0;
+    if (!rc)
+        rc = data_encode(&d, &txt[2], &s->vocab, &s->labels, false, &unknown, e);
+    EvalStats total;
+    if (!rc)
+        rc = evaluate_dataset_in(room, &s->model, &d, run->test_batch, run->range, 1, true,
+                                 s->meta.random_draw, run->data_seed ^ (uint64_t)n, NULL, &total,
+                                 e);
+    if (!rc) {
+        *acc = eval_accuracy_all(&total);
+        *exact = total.examples ? (double)total.exact / (double)total.examples : NAN;
+    }
+    dataset_free(&d);
+    for (int i = 0; i < 3; i++)
+        textdata_free(&txt[i]);
+    return rc;
+}
+
+/* The trained model s at every input length 1..M into acc and exact (M +
+ * 1 each, entry 0 NaN: no input of no words). */
+static int test_lengths(const ExpBenchRun *run, Session *s, double *acc, double *exact,
+                        Err *e) {
+    acc[0] = exact[0] = NAN;
     if (exp_cell_on_tests)
         exp_cell_on_tests();
     /* one set of the forward pass's buffers for every test length, made
      * for the longest tape: made (and its pages first touched) once */
     Acts room = {0};
-    TaskOptions longest = {.min_len = M, .max_len = M}, lr;
-    if (!rc && task_options_resolve(&lr, &longest, cell->task, e) == 0)
-        rc = eval_room_fit(&room, &s.model, set->bench_test_batch,
-                           task_longest(task_find(cell->task), &lr), e);
-    for (size_t n = 1; n <= M && !rc; n++) {
-        rc = test_length(&s, &room, cell->task, n, set->bench_per_len, set->bench_test_batch,
-                         1 + cell->seed, range, &acc[n], &exact[n], e);
-        if (!rc && n > N)
-            sum += acc[n], sum_exact += exact[n];
-    }
+    int rc = eval_room_fit(&room, &s->model, run->test_batch, run->longest, e);
+    for (size_t n = 1; n <= run->M && !rc; n++)
+        rc = test_length(run, s, &room, n, &acc[n], &exact[n], e);
     acts_free(&room);
+    return rc;
+}
+
+int exp_run_bench(const ExpSettings *set, const ExpCell *cell, ExpCellResult *res, Err *e) {
+    ExpBenchRun run;
+    int rc = exp_bench_resolve(&run, set, cell, e);
+    if (rc)
+        return rc;
+    Session s;
+    if ((rc = exp_train_new(&s, &run.meta, &run.model, &run.opt, e)))
+        return rc;
+    size_t N = run.N, M = run.M;
+    double *acc = calloc(M + 1, sizeof *acc), *exact = calloc(M + 1, sizeof *exact);
+    rc = acc && exact ? test_lengths(&run, &s, acc, exact, e)
+                      : err_set(e, ERR_RUNTIME, "out of memory");
     session_free(&s);
     if (rc) {
         free(acc), free(exact);
         return rc;
     }
+    double sum = 0.0, sum_exact = 0.0;
+    for (size_t n = N + 1; n <= M; n++)
+        sum += acc[n], sum_exact += exact[n];
     exp_series_add(res, "main", sum / (double)(M - N), sum_exact / (double)(M - N), acc, M + 1,
                    exact, M + 1);
     return 0;

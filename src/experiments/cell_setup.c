@@ -7,13 +7,19 @@
 #include "../run/session.h"
 #include "cell.h"
 
-Config exp_model_config(const ExpSettings *set, const char *scheme, uint64_t seed) {
+void exp_model_shape(Config *c, const ExpSettings *set, uint64_t seed) {
+    c->d_model = set->d_model, c->n_heads = set->heads, c->n_layers = set->layers;
+    c->d_ff = set->d_ff, c->seed = seed;
+}
+
+/* A model config of the experiments' shape, for a scheme of the registry
+ * or one of the results page's forms of one (design.h). */
+static Config model_config(const ExpSettings *set, const char *scheme, uint64_t seed) {
     Config c;
     const PeScheme *s = exp_scheme_base(scheme);
     config_default(&c, 0, s ? s->name : scheme);
     exp_scheme_form(&c, scheme);
-    c.d_model = set->d_model, c.n_heads = set->heads, c.n_layers = set->layers;
-    c.d_ff = set->d_ff, c.seed = seed;
+    exp_model_shape(&c, set, seed);
     return c;
 }
 
@@ -25,7 +31,7 @@ Config exp_cell_config(const ExpSettings *set, const ExpCell *cell) {
         scheme = exp_variant_scheme;
     else if (cell->kind == EXP_PROBE || no_mask)
         scheme = exp_floor_scheme;
-    Config c = exp_model_config(set, scheme, 1 + cell->seed);
+    Config c = model_config(set, scheme, 1 + cell->seed);
     if (variant)
         exp_variant_config(&c, cell->variant);
     c.causal = (cell->kind == EXP_CAUSAL && !no_mask) ||

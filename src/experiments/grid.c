@@ -1,6 +1,9 @@
-/* The grid of docs/results.md: its settings, and the names it runs over
- * (tasks, the schemes and their forms, the sinusoid's variants, rope's
- * scalings); its cells are cells.c's. */
+/* The grids of docs/results.md and docs/benchmark.md: their settings
+ * (this file owns ExpSettings: the defaults, and the keys that name them;
+ * the benchmark's --set changes them through protocol.c, and a grid's
+ * places follow from them, places.c), and the names they run over
+ * (tasks, the benchmark's columns from the registry); their cells are
+ * cells.c's. */
 #include "grid.h"
 
 #include <stdio.h>
@@ -111,22 +114,24 @@ size_t exp_bench_seeds(const ExpSettings *set, size_t column) {
     return column < exp_bench_paper(set) ? set->seeds : set->bench_extra_seeds;
 }
 
-const char *exp_bench_scheme(const char *column, bool *randomized) {
+ExpBenchColumn exp_bench_column_of(const char *column) {
     static const char RANDOM[] = "random ";
-    *randomized = strncmp(column, RANDOM, sizeof RANDOM - 1) == 0;
+    bool randomized = strncmp(column, RANDOM, sizeof RANDOM - 1) == 0;
     const Columns *c = columns();
     for (size_t k = 0; k < c->n; k++)
-        if (strcmp(c->name[k], column) == 0)
-            return c->scheme[k]; /* "random xl (as run)": xl */
-    return *randomized ? column + sizeof RANDOM - 1 : column;
+        if (strcmp(c->name[k], column) == 0) /* "random xl (as run)": xl */
+            return (ExpBenchColumn){c->scheme[k], randomized, c->options[k]};
+    return (ExpBenchColumn){randomized ? column + sizeof RANDOM - 1 : column, randomized, NULL};
+}
+
+const char *exp_bench_scheme(const char *column, bool *randomized) {
+    ExpBenchColumn c = exp_bench_column_of(column);
+    *randomized = c.randomized;
+    return c.scheme;
 }
 
 const char *exp_bench_column_options(const char *column) {
-    const Columns *c = columns();
-    for (size_t k = 0; k < c->n; k++)
-        if (strcmp(c->name[k], column) == 0)
-            return c->options[k];
-    return NULL;
+    return exp_bench_column_of(column).options;
 }
 
 void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
@@ -152,84 +157,6 @@ void exp_settings(ExpSettings *s, bool quick, size_t seeds) {
     s->random_range = 4 * (4 * s->L);
     if (seeds)
         s->seeds = seeds, s->variant_seeds = seeds > s->variant_seeds ? seeds : s->variant_seeds;
-}
-
-static bool all_schemes(const ExpSettings *s) {
-    return s->bench && s->bench_columns > exp_bench_standard(s);
-}
-
-bool exp_grid_default_seeds(const ExpSettings *s) {
-    ExpSettings def;
-    if (s->bench)
-        exp_settings_bench(&def, s->quick, 0);
-    else
-        exp_settings(&def, s->quick, 0);
-    return s->seeds == def.seeds;
-}
-
-static bool protocol_set(const ExpSettings *s) {
-    char set[8] = "";
-    if (s->bench)
-        exp_bench_set_text(set, sizeof set, s);
-    return set[0] != '\0';
-}
-
-const char *exp_grid_cells(const ExpSettings *s) {
-    /* the benchmark's cells are committed: results as data (its page is
-     * rebuilt from them without training); every scheme's cells, and
-     * other seeds', beside the standard run's (a cell's file does not
-     * depend on how many seeds run) */
-    if (!s->bench)
-        return s->quick ? "build/cells-quick" : "build/cells";
-    if (protocol_set(s))
-        return s->quick ? "build/cells-bench-quick-set" : "build/cells-bench-set";
-    return s->quick ? "build/cells-bench-quick" : "docs/benchmark/cells";
-}
-
-const char *exp_grid_sparser(const ExpSettings *s) {
-    return s->bench && !s->quick && !all_schemes(s) && !protocol_set(s)
-               ? "docs/benchmark/range2048"
-               : NULL;
-}
-
-void exp_grid_out(char *buf, size_t cap, const ExpSettings *s) {
-    bool standard = !s->quick && !all_schemes(s) && !protocol_set(s) &&
-                    exp_grid_default_seeds(s);
-    if (standard) {
-        snprintf(buf, cap, "docs");
-        return;
-    }
-    snprintf(buf, cap, "build/%s%s%s%s", s->bench ? "benchmark" : "experiments",
-             all_schemes(s) ? "-all" : "", s->quick ? "-quick" : "",
-             protocol_set(s) ? "-set" : "");
-    if (!exp_grid_default_seeds(s))
-        snprintf(buf + strlen(buf), cap - strlen(buf), "-seeds-%zu", s->seeds);
-}
-
-void exp_grid_make(char *buf, size_t cap, const ExpSettings *s) {
-    char set[EXP_GRID_TEXT] = "";
-    if (s->bench)
-        exp_bench_set_text(set, sizeof set, s);
-    snprintf(buf, cap, "make %s%s%s", s->bench ? "benchmark" : "experiments",
-             s->quick ? " QUICK=1" : "", all_schemes(s) ? " ALL=1" : "");
-    if (!exp_grid_default_seeds(s))
-        snprintf(buf + strlen(buf), cap - strlen(buf), " SEEDS=%zu", s->seeds);
-    if (set[0])
-        snprintf(buf + strlen(buf), cap - strlen(buf), " SET='%s'", set);
-}
-
-void exp_grid_run(char *buf, size_t cap, const ExpSettings *s) {
-    char set[EXP_GRID_TEXT] = "", out[256];
-    if (s->bench)
-        exp_bench_set_text(set, sizeof set, s);
-    exp_grid_out(out, sizeof out, s);
-    snprintf(buf, cap, "build/experiments%s%s%s", s->bench ? " --bench" : "",
-             s->quick ? " --quick" : "", all_schemes(s) ? " --all-schemes" : "");
-    if (!exp_grid_default_seeds(s))
-        snprintf(buf + strlen(buf), cap - strlen(buf), " --seeds %zu", s->seeds);
-    if (set[0])
-        snprintf(buf + strlen(buf), cap - strlen(buf), " --set '%s'", set);
-    snprintf(buf + strlen(buf), cap - strlen(buf), " --out %s", out);
 }
 
 /* Ruoss et al. train on 1..40 and test to 500 (their example script: to

@@ -1,8 +1,11 @@
-/* The experiments of docs/results.md (build/experiments) as a grid: its
- * settings, the kinds of run and what each runs over (tasks, the
+/* The experiments of docs/results.md and docs/benchmark.md
+ * (build/experiments) as grids: their settings (ExpSettings, owned here:
+ * the benchmark's --set is protocol.h's, a grid's folders and command
+ * places.h's), the kinds of run and what each runs over (tasks, the
  * sinusoid's variants; the schemes, as the page's design chooses them,
- * design.h), and the grid's cells, one training each. Running a cell is cell.h's, its file
- * cellfile.h's, the page page/page.h's. */
+ * design.h; the benchmark's columns), and the grid's cells, one training
+ * each. Running a cell is cell.h's, its file cellfile.h's, the page
+ * page/page.h's. */
 #ifndef POSENC_GRID_H
 #define POSENC_GRID_H
 
@@ -94,65 +97,6 @@ typedef enum {
 /* The kinds' names, as in cells' ids and files ("lengths"). */
 extern const char *const exp_kind_names[EXP_KINDS];
 
-/* A grid's own places and its command, one source for the program and
- * its page: the default cells folder (build/cells-bench-quick), the
- * default folder of its page (docs for the full grids; build/benchmark-
- * all-quick for the benchmark's quick grid with every scheme), the make
- * command that makes the page ("make benchmark QUICK=1 ALL=1": the page
- * names it, and a run refuses to write over a page another names) and
- * what that command runs ("build/experiments --bench --quick
- * --all-schemes --out build/benchmark-all-quick"). */
-/* A page's identity is its whole grid: the benchmark or the results, the
- * quick settings, every scheme (ALL), the seeds when they are not the
- * default, and the protocol's changes (SET, exp_bench_set_text). Each
- * grid but the two standard ones has folders of its own under build/
- * ("build/benchmark-quick-set-seeds-4"), so no run writes over another
- * grid's page, and the page names the command that made it ("make
- * benchmark SEEDS=4 SET='steps=100'"). */
-#define EXP_GRID_TEXT 1024
-const char *exp_grid_cells(const ExpSettings *s);
-/* The folder of a grid's sparser companion, the same grid with its random
- * positions from a wider range, whose cells the page reads for its section
- * "sparser positions": the standard benchmark's is the run at the paper's
- * unscaled range, 0..2047 (docs/benchmark/range2048); NULL for a grid that
- * has none. */
-const char *exp_grid_sparser(const ExpSettings *s);
-void exp_grid_out(char *buf, size_t cap, const ExpSettings *s);
-void exp_grid_make(char *buf, size_t cap, const ExpSettings *s);
-void exp_grid_run(char *buf, size_t cap, const ExpSettings *s);
-/* Whether s is the grid with s->bench's default seeds. */
-bool exp_grid_default_seeds(const ExpSettings *s);
-
-/* Changes the benchmark's protocol from text such as "layers=5,d_model=64,
- * lr=1e-3/3e-4,tasks=reverse_string/duplicate_string" (experiments --set):
- * each name once, each value in its range (exp_bench_protocol lists
- * them), the lists separated by '/'. ERR_INPUT naming what is wrong. */
-int exp_bench_set(ExpSettings *s, const char *text, Err *e);
-/* What s changes of its protocol (the quick or the standard one), as --set
- * would take it, in the protocol's order of names: "steps=100,tasks=
- * even_pairs" ("" for none). The same changes typed in any order give the
- * same text: it names the grid. */
-void exp_bench_set_text(char *buf, size_t cap, const ExpSettings *s);
-/* The names --set takes, their ranges and what they mean: one line each,
- * into buf (a test holds EXP_PROTOCOL_HELP to it). */
-void exp_bench_protocol(char *buf, size_t cap);
-#define EXP_PROTOCOL_HELP                                                                    \
-    "                        layers 1..16, d_model 2..1024, heads 1..64 (dividing\n"     \
-    "                        d_model), d_ff 1..8192, batch 1..1024,\n"                   \
-    "                        steps 1..1000000, lr 1e-06..1 (a sweep: A/B/..., at\n"      \
-    "                        most 4), dropout 0..0.9, N 1..100 (training inputs\n"       \
-    "                        1..N), M 2..500 (tests to M, past N), range 2..32768\n"     \
-    "                        (random positions 0..range-1, at least M's tapes),\n"       \
-    "                        per_len 1..100000 (test tapes a length), tasks A/B/...\n"   \
-    "                        (default all 15), reference 0..1 (1, the standard: the\n"  \
-    "                        reference code's first draws, no bias on attention's\n"     \
-    "                        output projection, the loss over the padding, and a\n"      \
-    "                        column random xl (as run); 0: without them). A\n"           \
-    "                        standard cell takes half a minute to three minutes of\n"    \
-    "                        one core (34 s on cycle_navigation, 177 s on\n"             \
-    "                        duplicate_string, whose test tapes reach 375 words);\n"     \
-    "                        its time grows about linearly with steps, batch and\n"      \
-    "                        layers, and faster than linearly with the tapes' length\n"
 /* Its columns, from the registry (each scheme's bench_place,
  * ruoss_randomized and bench_as_run, pe.h): the standard run's in their
  * places, each randomized form ("random rope": --random-positions) beside
@@ -175,13 +119,14 @@ size_t exp_bench_standard(const ExpSettings *s);
 size_t exp_bench_all(const ExpSettings *s);
 const char *exp_bench_scheme(const char *column, bool *randomized);
 const char *exp_bench_column_options(const char *column);
+/* The three at once: what a cell of the column trains (cell_bench.c). */
+typedef struct {
+    const char *scheme;  /* "xl" for "random xl (as run)" */
+    bool randomized;     /* --random-positions */
+    const char *options; /* what else it sets, as the command line writes it, or NULL */
+} ExpBenchColumn;
+ExpBenchColumn exp_bench_column_of(const char *column);
 size_t exp_bench_seeds(const ExpSettings *set, size_t column);
-
-/* The task options of a benchmark cell's test tapes of input length n:
- * count tapes drawn from the cell's data seed (1 + its seed) and n, apart
- * from its training data's; cell_bench.c tests on them, and the page's
- * chance floor counts their answers. */
-TaskOptions exp_bench_test_tapes(size_t n, size_t count, uint64_t data_seed);
 
 /* The tasks of experiments 3 and 4. */
 #define EXP_LENGTH_TASKS 3

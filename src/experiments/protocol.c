@@ -12,7 +12,7 @@
 
 #include "../core/parse.h"
 #include "../text/tasks.h"
-#include "grid.h"
+#include "protocol.h"
 
 typedef enum { P_SIZE, P_REAL, P_RATES, P_TASKS } Kind;
 

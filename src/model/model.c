@@ -271,7 +271,7 @@ static void params_init(Model *m) {
                 x[j] = rng_range(&rng, -s->scale, s->scale);
             break;
         case INIT_SCHEME:
-            m->pe.scheme->init(&m->cfg.pe, x, n, m->cfg.d_model, &rng);
+            m->pe.scheme->init(&m->cfg.pe, x, n, m->cfg.d_model, m->cfg.n_heads, &rng);
             break;
         }
     }

@@ -27,7 +27,7 @@ int pe_table(float **P, PePlan *plan, const PeConfig *pc, uint64_t seed, size_t 
         }
         Rng r;
         rng_seed(&r, seed);
-        plan->scheme->init(pc, params, plan->rows * plan->cols, C, &r);
+        plan->scheme->init(pc, params, plan->rows * plan->cols, C, plan->n_heads, &r);
     }
     pe_fill(*P, plan, pc, params, T, T);
     free(params);

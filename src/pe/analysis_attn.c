@@ -55,7 +55,8 @@ static int probe_init(Probe *pr, const PePlan *plan, const PeConfig *pc, uint64_
     if (n) {
         Rng r;
         rng_seed(&r, seed);
-        plan->scheme->init(pc, pr->params, n, plan->head_size * plan->n_heads, &r);
+        plan->scheme->init(pc, pr->params, n, plan->head_size * plan->n_heads, plan->n_heads,
+                           &r);
     }
     return 0;
 }

@@ -8,8 +8,7 @@
 #include "pe_sinusoidal.h"
 
 bool pe_shift_takes(const PeScheme *s) {
-    bool base = pe_options_read(s, COMBINE_DEFAULT) >> pe_option_index(&pe_opt_base) & 1u;
-    return base && (s->rotate || (pe_in_input(s) && s->value));
+    return pe_reads(s, COMBINE_DEFAULT, &pe_opt_base) && (s->rotate || (pe_in_input(s) && s->value));
 }
 
 /* X (2,HS): row 0 the query at pos[0], row 1 the key at pos[1], made from

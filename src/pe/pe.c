@@ -91,34 +91,10 @@ const PeOption *pe_option_at(size_t i) {
     return walk(i, NULL, &n);
 }
 
-/* The first PE_OPT_SLOTS options in order, as walk() finds them, kept by
- * each thread after its first call: pe_get runs in every head of every
- * step (rope's layout, ALiBi's slopes), where walking the registry again
- * each time was 3% of a training step (perf, rope on reverse). Per thread,
- * so that no thread reads what another writes. */
-typedef struct {
-    bool made;
-    size_t n;
-    const PeOption *at[PE_OPT_SLOTS];
-} OptionIndex;
-
-static const OptionIndex *option_index(void) {
-    static _Thread_local OptionIndex kept;
-    if (!kept.made) {
-        size_t n;
-        while (kept.n < PE_OPT_SLOTS && (kept.at[kept.n] = walk(kept.n, NULL, &n)))
-            kept.n++;
-        kept.made = true;
-    }
-    return &kept;
-}
-
 size_t pe_option_index(const PeOption *o) {
-    const OptionIndex *kept = option_index();
-    for (size_t i = 0; o && i < kept->n; i++)
-        if (kept->at[i] == o)
-            return i;
-    return PE_OPT_SLOTS;
+    size_t n;
+    walk(SIZE_MAX, o, &n);
+    return n;
 }
 
 const PeOption *pe_option_find(const char *name) {
@@ -130,33 +106,49 @@ const PeOption *pe_option_find(const char *name) {
     return NULL;
 }
 
+/* Where pc gives o, or NULL. A scan of the few options given, with no
+ * walk of the registry: pe_get runs in every head of every step (rope's
+ * layout, ALiBi's slopes). */
+static const PeGiven *given_at(const PeConfig *pc, const PeOption *o) {
+    for (size_t i = 0; i < pc->n_given && i < PE_GIVEN_MAX; i++)
+        if (pc->given[i].option == o)
+            return &pc->given[i];
+    return NULL;
+}
+
 double pe_get(const PeConfig *pc, const PeOption *o) {
-    size_t i = pe_option_index(o);
-    return i < PE_OPT_SLOTS && (pc->given >> i & 1u) ? pc->value[i] : o->def;
+    const PeGiven *g = given_at(pc, o);
+    return g ? g->value : o->def;
 }
 
-bool pe_given(const PeConfig *pc, const PeOption *o) {
-    size_t i = pe_option_index(o);
-    return i < PE_OPT_SLOTS && (pc->given >> i & 1u);
-}
+bool pe_given(const PeConfig *pc, const PeOption *o) { return o && given_at(pc, o); }
 
-void pe_put(PeConfig *pc, const PeOption *o, double v) {
-    size_t i = pe_option_index(o);
-    if (i >= PE_OPT_SLOTS)
-        return;
-    pc->given |= (PeOptMask)1 << i;
-    pc->value[i] = v;
+int pe_put(PeConfig *pc, const PeOption *o, double v) {
+    PeGiven *g = (PeGiven *)given_at(pc, o);
+    if (g) {
+        g->value = v;
+        return 0;
+    }
+    size_t at = pe_option_index(o);
+    if (at == pe_option_count() || pc->n_given >= PE_GIVEN_MAX)
+        return -1;
+    /* in the registry's order, so that the same options given in any
+     * order are the same bytes */
+    size_t k = pc->n_given++;
+    for (; k > 0 && pe_option_index(pc->given[k - 1].option) > at; k--)
+        pc->given[k] = pc->given[k - 1];
+    pc->given[k] = (PeGiven){o, v};
+    return 0;
 }
 
 void pe_unset(PeConfig *pc, const PeOption *o) {
-    size_t i = pe_option_index(o);
-    if (i >= PE_OPT_SLOTS)
+    const PeGiven *g = given_at(pc, o);
+    if (!g)
         return;
-    pc->given &= ~((PeOptMask)1 << i);
-    pc->value[i] = 0.0;
+    size_t k = (size_t)(g - pc->given);
+    memmove(&pc->given[k], &pc->given[k + 1], (pc->n_given - k - 1) * sizeof *pc->given);
+    pc->given[--pc->n_given] = (PeGiven){0};
 }
-
-PeOptMask pe_options_given(const PeConfig *pc) { return pc->given; }
 
 Combine pe_combine_given(const PeConfig *pc) {
     return pe_given(pc, &pe_opt_combine) ? (Combine)(1 + (int)pe_get(pc, &pe_opt_combine))
@@ -167,7 +159,9 @@ int pe_set(PeConfig *pc, const PeOption *o, const char *text, Err *e) {
     double v;
     if (pe_option_parse(o, text, &v, e))
         return ERR_INPUT;
-    pe_put(pc, o, v);
+    if (pe_put(pc, o, v))
+        return err_set(e, ERR_INPUT, "%s: more than %d scheme options given at once; give "
+                       "fewer", o->flag, PE_GIVEN_MAX);
     return 0;
 }
 
@@ -192,30 +186,28 @@ const char *pe_meets(const PePlan *plan) {
     return plan->w ? combine_name(plan->combine) : "nothing added";
 }
 
-PeOptMask pe_options_read(const PeScheme *s, Combine combine) {
-    PeOptMask r = 0;
+bool pe_reads(const PeScheme *s, Combine combine, const PeOption *o) {
     for (size_t k = 0; s->options && s->options[k]; k++)
-        r |= (PeOptMask)1 << pe_option_index(s->options[k]);
+        if (s->options[k] == o)
+            return true;
     if (combine == COMBINE_DEFAULT)
         combine = s->default_combine;
     /* the width of a code that is added is the model's: --pe-dim is read
      * under concat only, by the schemes whose width it sets */
-    if (combine == COMBINE_CONCAT && s->width == pe_wide_width)
-        r |= (PeOptMask)1 << pe_option_index(&pe_opt_width);
-    if (pe_in_input(s))
-        r |= (PeOptMask)1 << pe_option_index(&pe_opt_combine);
-    return r;
+    if (o == &pe_opt_width)
+        return combine == COMBINE_CONCAT && s->width == pe_wide_width;
+    return o == &pe_opt_combine && pe_in_input(s);
 }
 
 /* "a, b, c": the schemes that read option o (--pe-dim: under concat),
  * into buf. */
 static void readers(char *buf, size_t cap, const PeOption *o, const PeConfig *pc) {
-    size_t len = 0, count = 0, opt = pe_option_index(o);
+    size_t len = 0, count = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < pe_count(); i++) {
         const PeScheme *s = pe_at(i);
         Combine k = o == &pe_opt_width ? COMBINE_CONCAT : pe_combine_given(pc);
-        if (!(pe_options_read(s, k) >> opt & 1u))
+        if (!pe_reads(s, k, o))
             continue;
         int w = snprintf(buf + len, cap - len, "%s%s", count++ ? ", " : "", s->name);
         if (w < 0 || (size_t)w >= cap - len)
@@ -224,18 +216,22 @@ static void readers(char *buf, size_t cap, const PeOption *o, const PeConfig *pc
     }
 }
 
-int pe_check_read(const PeConfig *pc, const char *const *names, size_t n, Err *e) {
-    PeOptMask read = 0;
+/* Whether one of the schemes names[0..n) reads o. */
+static bool read_by_any(const PeConfig *pc, const char *const *names, size_t n,
+                        const PeOption *o) {
     for (size_t i = 0; i < n; i++) {
         const PeScheme *s = pe_find(names[i]);
-        if (s)
-            read |= pe_options_read(s, pe_combine_given(pc));
+        if (s && pe_reads(s, pe_combine_given(pc), o))
+            return true;
     }
-    PeOptMask unread = pe_options_given(pc) & ~read;
-    for (size_t opt = 0; opt < pe_option_count(); opt++) {
-        if (!(unread >> opt & 1u))
+    return false;
+}
+
+int pe_check_read(const PeConfig *pc, const char *const *names, size_t n, Err *e) {
+    for (size_t g = 0; g < pc->n_given; g++) { /* in the registry's order */
+        const PeOption *o = pc->given[g].option;
+        if (read_by_any(pc, names, n, o))
             continue;
-        const PeOption *o = pe_option_at(opt);
         char chosen[256], who[256];
         readers(who, sizeof who, o, pc);
         const char *under = o == &pe_opt_width ? " under --combine concat" : "";
@@ -256,20 +252,19 @@ int pe_check_read(const PeConfig *pc, const char *const *names, size_t n, Err *e
 }
 
 const PeOption *pe_unused_option(const PePlan *plan, const PeConfig *pc) {
-    PeOptMask unused = pe_options_given(pc) & ~pe_options_read(plan->scheme, plan->combine);
-    for (size_t i = 0; i < pe_option_count(); i++)
-        if (unused >> i & 1u)
-            return pe_option_at(i);
+    for (size_t g = 0; g < pc->n_given; g++)
+        if (!pe_reads(plan->scheme, plan->combine, pc->given[g].option))
+            return pc->given[g].option;
     return NULL;
 }
 
 PeConfig pe_config_for(const PeConfig *pc, const PeScheme *s) {
     PeConfig r = *pc;
     snprintf(r.name, sizeof r.name, "%s", s->name);
-    PeOptMask read = pe_options_read(s, pe_combine_given(pc));
-    for (size_t i = 0; i < pe_option_count(); i++)
-        if (!(read >> i & 1u))
-            pe_unset(&r, pe_option_at(i));
+    Combine combine = pe_combine_given(pc);
+    for (size_t g = pc->n_given; g-- > 0;)
+        if (!pe_reads(s, combine, pc->given[g].option))
+            pe_unset(&r, pc->given[g].option);
     return r;
 }
 
@@ -288,14 +283,17 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
     if (!s)
         return err_set(e, ERR_INPUT, "unknown positional encoding '%s': choose one of %s",
                        pc->name, pe_names());
-    if (pe_option_count() > PE_OPT_SLOTS)
-        return err_set(e, ERR_RUNTIME, "the schemes have %zu options, more than the %d a "
-                       "PeConfig holds: raise PE_OPT_SLOTS", pe_option_count(), PE_OPT_SLOTS);
+    if (pc->n_given > PE_GIVEN_MAX)
+        return err_set(e, ERR_INPUT, "%zu scheme options given, more than the %d a "
+                       "configuration holds", pc->n_given, PE_GIVEN_MAX);
+    for (size_t g = 0; g < pc->n_given; g++)
+        if (pe_option_index(pc->given[g].option) == pe_option_count())
+            return err_set(e, ERR_INPUT, "an option no scheme has is set");
     /* Every option given, a checkpoint's or a library caller's too, as the
      * command line takes it: in range, or one of its names. */
-    for (size_t i = 0; i < pe_option_count(); i++) {
-        const PeOption *o = pe_option_at(i);
-        if (pe_given(pc, o) && !pe_option_ok(o, pe_get(pc, o))) {
+    for (size_t g = 0; g < pc->n_given; g++) {
+        const PeOption *o = pc->given[g].option;
+        if (!pe_option_ok(o, pe_get(pc, o))) {
             char text[64];
             pe_option_text(pc, o, text, sizeof text);
             PeConfig copy = *pc;
@@ -303,8 +301,6 @@ int pe_plan(PePlan *plan, const PeConfig *pc, size_t C, size_t NH, size_t max_le
                                              : err_set(e, ERR_INPUT, "%s: a bad value", o->flag);
         }
     }
-    if (pc->given >> pe_option_count())
-        return err_set(e, ERR_INPUT, "an option no scheme has is set (bits %#lx)", pc->given);
     /* Only the attention schemes act per head (the model checks the heads
      * for itself). */
     if (pe_in_attention(s) && (NH == 0 || C % NH != 0))
@@ -378,9 +374,8 @@ void pe_fill_at(float *P, const PePlan *plan, const PeConfig *pc, const float *p
 }
 
 const PeScheme *pe_reader_of(const PeOption *o) {
-    size_t bit = pe_option_index(o);
-    for (size_t i = 0; i < pe_count() && bit < PE_OPT_SLOTS; i++)
-        if (pe_options_read(pe_at(i), COMBINE_DEFAULT) >> bit & 1u)
+    for (size_t i = 0; o && i < pe_count(); i++)
+        if (pe_reads(pe_at(i), COMBINE_DEFAULT, o))
             return pe_at(i);
     return NULL;
 }

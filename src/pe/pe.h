@@ -31,19 +31,30 @@ typedef enum { COMBINE_DEFAULT = 0, COMBINE_ADD = 1, COMBINE_CONCAT = 2 } Combin
 
 #define PE_NAME_MAX 24
 
-/* The most options all schemes together may have (a test holds the
- * registry to it); the options are listed in pe_option.h. */
-#define PE_OPT_SLOTS 32
-typedef unsigned long PeOptMask; /* one bit per option, by its index in pe_option_at() */
+/* The most options one configuration gives at once: every option of one
+ * scheme (a test holds each scheme's own list, with --combine and
+ * --pe-dim, within it), or what a program that runs several schemes is
+ * given for them together. It bounds no scheme by the others' options:
+ * the registry may declare any number. */
+#define PE_GIVEN_MAX 32
 
-/* What the user chose, and what a checkpoint stores: the scheme, and each
- * option given, by its index in pe_option_at(). An option not given reads
- * as its default (pe_get). */
+/* An option given, and its value (a PE_VALUE_NAME option: the index of
+ * its name). */
 typedef struct {
-    char name[PE_NAME_MAX];     /* scheme, e.g. "sinusoidal" */
-    PeOptMask given;            /* bit i: option i was given */
-    double value[PE_OPT_SLOTS]; /* option i's value when given (a PE_VALUE_NAME option: the
-                                 * index of its name) */
+    const PeOption *option;
+    double value;
+} PeGiven;
+
+/* What the user chose, and what a checkpoint stores: the scheme, and the
+ * options given with their values. An option not given reads as its
+ * default (pe_get). Made by pe_config_default and changed through pe_put
+ * and pe_unset alone, so that two configurations that give the same are
+ * the same bytes (given in the registry's order of options, the rest
+ * zero). */
+typedef struct {
+    char name[PE_NAME_MAX]; /* scheme, e.g. "sinusoidal" */
+    size_t n_given;
+    PeGiven given[PE_GIVEN_MAX];
 } PeConfig;
 
 /* ---- the registry's options (one PeOption is pe_option.h's) ---- */
@@ -52,7 +63,7 @@ typedef struct {
  * the schemes' in the registry's order. NULL past the last. */
 size_t pe_option_count(void);
 const PeOption *pe_option_at(size_t i);
-/* The index of o in pe_option_at (PE_OPT_SLOTS if it is none). */
+/* The index of o in pe_option_at (pe_option_count() if it is none). */
 size_t pe_option_index(const PeOption *o);
 /* The option of a flag or key ("--pairs" or "pairs"), or NULL. */
 const PeOption *pe_option_find(const char *name);
@@ -61,8 +72,9 @@ const PeOption *pe_option_find(const char *name);
 double pe_get(const PeConfig *pc, const PeOption *o);
 bool pe_given(const PeConfig *pc, const PeOption *o);
 /* Gives o the value v (a size, a real, or a name's index), unchecked:
- * pe_plan checks every option given. */
-void pe_put(PeConfig *pc, const PeOption *o, double v);
+ * pe_plan checks every option given. -1, pc unchanged, when o is no
+ * option of the registry or pc gives PE_GIVEN_MAX others already. */
+int pe_put(PeConfig *pc, const PeOption *o, double v);
 /* Takes o back to not given. */
 void pe_unset(PeConfig *pc, const PeOption *o);
 /* Sets option o from its command-line text: the whole text, in the
@@ -184,7 +196,7 @@ typedef struct PeScheme {
      * (--pe all), so that a newcomer's first screen stays one screen. */
     bool demo_default;
     unsigned since;          /* the checkpoint version that first stored it */
-    /* the options it reads (--combine and --pe-dim aside, which pe_options_read
+    /* the options it reads (--combine and --pe-dim aside, which pe_reads
      * gives every input scheme), NULL-terminated; NULL for none */
     const PeOption *const *options;
     /* What the experiments and pages need: the column of Ruoss et al.'s
@@ -255,8 +267,9 @@ typedef struct PeScheme {
      * heads can be summed on threads of their own (else one thread sums
      * them all, in a fixed order). */
     bool grad_by_head;
-    /* Draws the initial table, n floats, for a model of C channels. */
-    void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng);
+    /* Draws the initial table, n floats (param_shape's), for a model of C
+     * channels in NH heads (each of C / NH). */
+    void (*init)(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH, Rng *rng);
 
     /* -- an attention scheme: each head of each sentence of each layer --
      * The hooks, in the order a layer calls them (src/model/attention.c);
@@ -399,13 +412,11 @@ const PeScheme *pe_tunable_scheme(void);
  * from the longest training sentence. */
 void pe_fill_run(PeConfig *pc, size_t trained_len);
 
-/* The options pc gives (bit i: pe_option_at(i)). */
-PeOptMask pe_options_given(const PeConfig *pc);
-/* The options scheme s reads when its code meets the embedding by combine
- * (COMBINE_DEFAULT: its own): its own, --pe-dim only under concat for a
- * scheme that has a width, and --combine for every scheme that adds a
- * code to the input. */
-PeOptMask pe_options_read(const PeScheme *s, Combine combine);
+/* Whether scheme s reads option o when its code meets the embedding by
+ * combine (COMBINE_DEFAULT: its own): its own options, --pe-dim only
+ * under concat for a scheme that has a width, and --combine for every
+ * scheme that adds a code to the input. */
+bool pe_reads(const PeScheme *s, Combine combine, const PeOption *o);
 /* The rule for the scheme options the programs and the web page apply:
  * an option given in pc that none of the schemes names[0..n) reads is
  * ERR_INPUT, naming it and the schemes that do read it ("--buckets does

@@ -73,8 +73,9 @@ static void cope_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_
     *cols = HS;
 }
 
-static void cope_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
-    (void)C;
+static void cope_init(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH,
+                      Rng *rng) {
+    (void)C, (void)NH;
     float std = (float)pe_get(pc, &opt_init_std);
     for (size_t i = 0; i < n; i++)
         params[i] = std > 0.0f ? std * rng_normal(rng) : 0.0f;

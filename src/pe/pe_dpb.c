@@ -116,7 +116,9 @@ static void dpb_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_t
     *cols = f.out_b + NH;
 }
 
-static void dpb_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
+static void dpb_init(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH,
+                     Rng *rng) {
+    (void)NH;
     /* the first layer's fan-in is 1, every other layer's W */
     size_t W = width_of(pc, C);
     float b = 1.0f / sqrtf((float)W);

@@ -70,8 +70,9 @@ static void fire_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_
     *cols = width_of(pc) + 1;
 }
 
-static void fire_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
-    (void)C;
+static void fire_init(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH,
+                      Rng *rng) {
+    (void)C, (void)NH;
     size_t W = width_of(pc), cols = W + 1, rows = n / cols;
     float b2 = 1.0f / sqrtf((float)W); /* the second layer's fan-in is W, the first's 1 */
     for (size_t r = 0; r < rows; r++)

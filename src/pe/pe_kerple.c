@@ -78,14 +78,15 @@ static void kerple_constrain(const PeConfig *pc, float *params, size_t n) {
         params[i] = clamped(pc, i < n / 2 ? 0 : 1, params[i]);
 }
 
-static void kerple_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
+static void kerple_init(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH,
+                        Rng *rng) {
     (void)C;
-    /* the log form's r1 from (0,2) and r2 from (0,1), the power form's the
-     * other way round, as the code's first forward pass leaves them:
-     * clamped */
+    /* the log form's r1 (row 0: a value per head) from (0,2) and r2 from
+     * (0,1), the power form's the other way round, as the code's first
+     * forward pass leaves them: clamped */
     bool power = form_of(pc) == FORM_POWER;
     for (size_t i = 0; i < n; i++)
-        params[i] = ((i < n / 2) != power ? 2.0f : 1.0f) * (float)rng_uniform(rng);
+        params[i] = ((i < NH) != power ? 2.0f : 1.0f) * (float)rng_uniform(rng);
     kerple_constrain(pc, params, n);
 }
 

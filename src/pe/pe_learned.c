@@ -24,8 +24,9 @@ static void learned_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, si
     *cols = w;
 }
 
-static void learned_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
-    (void)C;
+static void learned_init(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH,
+                         Rng *rng) {
+    (void)C, (void)NH;
     /* Small, as in BERT and GPT-2 (std 0.02): the table starts close to
      * "no position" and training grows what it needs. */
     float std = (float)pe_get(pc, &opt_init_std);

@@ -40,11 +40,11 @@ static void shaw_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_
     *cols = HS;
 }
 
-static void shaw_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
-    (void)C;
+static void shaw_init(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH,
+                      Rng *rng) {
     /* tensor2tensor's default for the two embedding tables (Glorot's
      * uniform over fan-in 2k+1 and fan-out HS) */
-    size_t R = 2 * k_of(pc) + 1, HS = n / (2 * R);
+    size_t R = 2 * k_of(pc) + 1, HS = C / NH;
     float limit = sqrtf(6.0f / (float)(R + HS));
     for (size_t i = 0; i < n; i++)
         params[i] = rng_range(rng, -limit, limit);

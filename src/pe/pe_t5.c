@@ -71,8 +71,9 @@ static void t5_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_t 
     *cols = NH;
 }
 
-static void t5_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
-    (void)pc;
+static void t5_init(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH,
+                    Rng *rng) {
+    (void)pc, (void)NH;
     /* T5's own initialization, N(0, 1/d_model) */
     float std = 1.0f / sqrtf((float)C);
     for (size_t i = 0; i < n; i++)

@@ -103,8 +103,9 @@ static void xl_shape(const PeConfig *pc, size_t w, size_t HS, size_t NH, size_t 
     *cols = HS * NH;
 }
 
-static void xl_init(const PeConfig *pc, float *params, size_t n, size_t C, Rng *rng) {
-    (void)pc;
+static void xl_init(const PeConfig *pc, float *params, size_t n, size_t C, size_t NH,
+                    Rng *rng) {
+    (void)pc, (void)NH;
     float std = 1.0f / sqrtf((float)C);
     for (size_t i = 0; i < C * C; i++) {
         float z;

@@ -15,8 +15,7 @@
 #include "checkpoint_read.h"
 
 _Static_assert(PE_MAX_WIDTH == MAX_DIM, "pe.h's widths are the model's");
-_Static_assert(PE_OPT_SLOTS <= 64 && TRAIN_OPT_COUNT <= 64 && MODEL_OPT_COUNT <= PE_OPT_SLOTS,
-               "options fit a mask of 64 bits, and the model's the pairs' buffer");
+_Static_assert(MODEL_OPT_COUNT <= PE_GIVEN_MAX, "the model's options fit the pairs' buffer");
 
 static const unsigned char MAGIC[8] = {'P', 'O', 'S', 'E', 'N', 'C', 'M', 'D'};
 #define HEADER_BYTES 24 /* magic, version, flags, file size */
@@ -75,15 +74,12 @@ static void put_config(Buf *b, const Config *c) {
     buf_put_u32(b, (uint32_t)c->pool);
     put_str(b, c->pe.name);
     /* the options given, by name, as the command line writes them */
-    char pairs[PE_OPT_SLOTS][2][512];
+    char pairs[PE_GIVEN_MAX][2][512];
     size_t n = 0;
-    for (size_t i = 0; i < pe_option_count() && n < PE_OPT_SLOTS; i++) {
-        const PeOption *o = pe_option_at(i);
-        if (pe_given(&c->pe, o)) {
-            snprintf(pairs[n][0], sizeof pairs[n][0], "%s", o->flag + 2);
-            pe_option_text(&c->pe, o, pairs[n][1], sizeof pairs[n][1]);
-            n++;
-        }
+    for (; n < c->pe.n_given && n < PE_GIVEN_MAX; n++) { /* in the registry's order */
+        const PeOption *o = c->pe.given[n].option;
+        snprintf(pairs[n][0], sizeof pairs[n][0], "%s", o->flag + 2);
+        pe_option_text(&c->pe, o, pairs[n][1], sizeof pairs[n][1]);
     }
     put_pairs(b, (const char (*)[2][512])pairs, n);
     /* version 7: the model's options not at their defaults, the same way */
@@ -169,30 +165,35 @@ static void get_floats(Rd *r, float *x, size_t n, const char *what) {
 static void get_pairs(Rd *r, const char *kind, size_t count, size_t (*find)(const char *),
                       int (*set)(void *, size_t, const char *, Err *), void *target) {
     size_t n = ck_size(r, 0, count, "the number of options");
-    uint64_t seen = 0;
+    bool *seen = n ? calloc(count, sizeof *seen) : NULL;
+    if (n && !seen) {
+        r->rc = err_set(r->e, ERR_RUNTIME, "out of memory reading %s", r->name);
+        return;
+    }
     for (size_t i = 0; i < n && !r->rc; i++) {
         char name[256], value[CK_MAX_STRING];
         ck_str(r, name, sizeof name);
         ck_str(r, value, sizeof value);
         if (r->rc)
-            return;
+            break;
         size_t opt = find(name);
         char msg[sizeof((Err){0}.msg) + 64];
         if (opt == count) {
             r->rc = err_set(r->e, ERR_INPUT, "%s sets the %s option '%s', which this build does "
                             "not know: it was written by a newer version of posenc; use that "
                             "version", r->name, kind, name);
-            return;
+            break;
         }
         Err e;
-        if (seen & (1ull << opt)) {
+        if (seen[opt]) {
             snprintf(msg, sizeof msg, "it sets the %s option '%s' twice", kind, name);
             ck_bad(r, msg);
         } else if (set(target, opt, value, &e)) {
             ck_bad(r, e.msg);
         }
-        seen |= 1ull << opt;
+        seen[opt] = true;
     }
+    free(seen);
 }
 
 static size_t find_scheme(const char *name) {

@@ -112,7 +112,7 @@ static double option(const PeConfig *pc, const char *key) {
 
 static bool reads(const Model *m, const char *key) {
     const PeOption *o = pe_option_find(key);
-    return o && (pe_options_read(m->pe.scheme, m->pe.combine) >> pe_option_index(o) & 1u);
+    return o && pe_reads(m->pe.scheme, m->pe.combine, o);
 }
 
 static int write_config(const char *path, const Model *m, Err *e) {

@@ -62,12 +62,12 @@ static void parse(Cli *c) {
     size_t n = list ? n_list : 1;
     cli_refuse_unread(&cli, &cfg.pe, names, n);
     /* accepted: each option given is read by some scheme chosen */
-    PeOptMask given = pe_options_given(&cfg.pe);
     for (size_t o = 0; o < pe_option_count(); o++) {
+        const PeOption *opt = pe_option_at(o);
         bool read = false;
         for (size_t i = 0; i < n; i++)
-            read |= (pe_options_read(pe_find(names[i]), pe_combine_given(&cfg.pe)) >> o) & 1u;
-        if ((given >> o) & 1u && !read)
+            read |= pe_reads(pe_find(names[i]), pe_combine_given(&cfg.pe), opt);
+        if (pe_given(&cfg.pe, opt) && !read)
             abort();
     }
 }

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "../../text/tasks.h"
+#include "../protocol.h"
 #include "bench.h"
-#include "stats.h"
 
 int exp_answers_add(BenchAnswers *a, const TextData *d) {
     if (d->kind != LABELS_TOKEN)

@@ -13,9 +13,10 @@
 #include <string.h>
 
 #include "../../core/rng.h"
+#include "../../stats/stats.h"
 #include "bench.h"
+#include "errors.h"
 #include "prose.h"
-#include "stats.h"
 #include "tables.h"
 
 /* ---- the stability: each cell's seeds drawn again ---- */

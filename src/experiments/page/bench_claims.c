@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../stats/stats.h"
 #include "../../text/tasks.h"
 #include "bench.h"
 #include "prose.h"
-#include "stats.h"
 #include "tables.h"
 
 #define NONE exp_bench_column(&r->set, 0) /* the no-position model is column 0 (grid.h) */

@@ -10,9 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../stats/stats.h"
 #include "bench.h"
+#include "errors.h"
 #include "prose.h"
-#include "stats.h"
 #include "tables.h"
 
 /* How the randomized forms stand on a band, in words: lower, higher, or

@@ -10,7 +10,6 @@
 #include "../../text/tasks.h"
 #include "bench.h"
 #include "prose.h"
-#include "stats.h"
 #include "tables.h"
 
 Band exp_bench_trained(const ExpResults *r) { return (Band){1, r->set.bench_N}; }

@@ -16,9 +16,10 @@
 #include "../../core/fileio.h"
 #include "../../core/parse.h"
 #include "../../text/tasks.h"
+#include "../places.h"
 #include "bench.h"
+#include "errors.h"
 #include "prose.h"
-#include "stats.h"
 #include "tables.h"
 
 /* benchmark/chance.csv: each task's commonest answer and its share of

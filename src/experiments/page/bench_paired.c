@@ -10,9 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../stats/stats.h"
 #include "bench.h"
+#include "errors.h"
 #include "prose.h"
-#include "stats.h"
 #include "tables.h"
 
 const double exp_bench_gates[BENCH_GATES] = {0.0, 0.80, 0.85, 0.90, 0.95};

@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../stats/stats.h"
 #include "../../text/order.h"
 #include "../../text/tasks.h"
+#include "errors.h"
 #include "prose.h"
 #include "sections.h"
-#include "stats.h"
 #include "tables.h"
 
 static void cell(Buf *b, Stat s) {

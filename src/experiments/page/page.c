@@ -8,10 +8,12 @@
 
 #include "../../core/buf.h"
 #include "../../core/fileio.h"
+#include "../../stats/stats.h"
+#include "../places.h"
+#include "errors.h"
 #include "page.h"
 #include "prose.h"
 #include "sections.h"
-#include "stats.h"
 #include "tables.h"
 
 void exp_rules(Buf *b, size_t seeds, const char *floor, size_t at_N) {

@@ -1,6 +1,7 @@
 /* What page.c calls to write the page: the sections in the page's order,
  * each in its own file (one or two sections a file), the length figures
- * and the CSV files. Below them: tables.h, results.h, stats.h. */
+ * and the CSV files. Below them: tables.h, results.h, and the statistics
+ * (src/stats/stats.h). */
 #ifndef POSENC_SECTIONS_H
 #define POSENC_SECTIONS_H
 

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../stats/stats.h"
+#include "errors.h"
 #include "prose.h"
-#include "stats.h"
 #include "tables.h"
 
 void exp_bands(const ExpResults *r, Band *b) {

@@ -4,7 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "stats.h"
+#include "../../stats/stats.h"
+#include "errors.h"
 
 const char *pair_verdict_name(PairVerdict v) {
     static const char *const names[] = {

@@ -14,7 +14,7 @@
  * 4. The claim: from the comparisons on its tasks, agrees, disagrees,
  *    cannot tell (a null result, always) or cannot be tested here.
  *
- * The statistics themselves are in stats.h. */
+ * The statistics themselves are in src/stats/stats.h. */
 #ifndef POSENC_EXP_VERDICT_H
 #define POSENC_EXP_VERDICT_H
 

@@ -1,3 +1,5 @@
+/* The statistics of two sets of seeds, of one set and of a family of
+ * tests (stats.h); paired differences are paired.c's. */
 #include "stats.h"
 
 #include <math.h>
@@ -6,36 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prose.h"
+#include "alloc.h"
 
-static bool page_oom; /* since exp_page_begin */
+/* What stats_failed reports: a statistic that could not get its memory
+ * since stats_clear. */
+static bool out_of_memory;
 
-void *exp_page_alloc(size_t n, size_t size) {
+void *stats_alloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size);
-    page_oom |= p == NULL;
+    out_of_memory |= p == NULL;
     return p;
 }
 
-void *exp_page_realloc(void *p, size_t size) {
-    void *q = realloc(p, size);
-    page_oom |= q == NULL;
-    return q;
-}
+void stats_clear(void) { out_of_memory = false; }
 
-void exp_page_begin(void) {
-    page_oom = false;
-    prose_begin();
-}
-
-int exp_page_end(const char *page, Err *e) {
-    if (page_oom)
-        return err_set(e, ERR_RUNTIME, "out of memory computing the statistics of %s: the page "
-                       "was not written", page);
-    Err why;
-    if (prose_end(&why))
-        return err_set(e, ERR_INPUT, "the page was not written: %s", why.msg);
-    return 0;
-}
+bool stats_failed(void) { return out_of_memory; }
 
 void wilson95(double k, double n, double *lo, double *hi) {
     const double z = 1.959963984540054; /* the normal's 97.5% point */
@@ -78,7 +65,7 @@ static bool same_value(double x, double y) {
  * group's first, so that a chain of near values cannot grow it without
  * end. Returns 0, or -1 when memory ran out. */
 static int ranks2(const double *v, size_t n, size_t *r2, double *ties) {
-    Indexed *s = exp_page_alloc(n, sizeof *s);
+    Indexed *s = stats_alloc(n, sizeof *s);
     if (!s)
         return -1;
     for (size_t i = 0; i < n; i++)
@@ -108,7 +95,7 @@ static double *sum_counts(const size_t *r2, size_t n, size_t k, size_t total) {
     size_t w = total + 1;
     if (k + 1 > SIZE_MAX / sizeof(double) / w)
         return NULL;
-    double *t = exp_page_alloc((k + 1) * w, sizeof *t); /* t[j w + s]: j chosen, summing to s */
+    double *t = stats_alloc((k + 1) * w, sizeof *t); /* t[j w + s]: j chosen, summing to s */
     if (!t)
         return NULL;
     t[0] = 1.0;
@@ -134,8 +121,8 @@ static double mw_tail(const double *a, size_t na, const double *b, size_t nb, do
     if (!na || !nb)
         return NAN;
     size_t n = na + nb;
-    double *v = exp_page_alloc(n, sizeof *v), p = NAN, ties;
-    size_t *r2 = exp_page_alloc(n, sizeof *r2);
+    double *v = stats_alloc(n, sizeof *v), p = NAN, ties;
+    size_t *r2 = stats_alloc(n, sizeof *r2);
     if (!v || !r2)
         goto done;
     for (size_t i = 0; i < n; i++) {
@@ -267,7 +254,7 @@ int hodges_lehmann(const double *a, size_t na, const double *b, size_t nb, doubl
     if (!na || !nb || na > SIZE_MAX / sizeof(double) / nb || hl_rank(na, nb, &k, &coverage))
         return -1;
     size_t m = na * nb;
-    double *d = exp_page_alloc(m, sizeof *d);
+    double *d = stats_alloc(m, sizeof *d);
     if (!d)
         return -1;
     for (size_t i = 0; i < na; i++)
@@ -439,7 +426,7 @@ double one_sample_tost_p(const double *x, size_t n, double mu, double margin) {
  * their count in *m; every adj[i] NaN. NULL when memory ran out. adj may
  * be p: p is read before adj is written. */
 static Indexed *family_sorted(const double *p, size_t n, double *adj, size_t *m) {
-    Indexed *s = exp_page_alloc(n, sizeof *s);
+    Indexed *s = stats_alloc(n, sizeof *s);
     *m = 0;
     for (size_t i = 0; s && i < n; i++)
         if (!isnan(p[i]))

@@ -1,32 +1,33 @@
-/* The statistics the results page states its verdicts with, on the seeds
- * as units: whether two sets of seeds differ (the Mann-Whitney U test,
- * exact for small sets), whether they are alike within a margin (two
- * one-sided tests), by how much they differ (Hodges-Lehmann with its
- * interval, Cliff's delta), whether one set sits at a rate (the one-sample
- * t test and its equivalence form), and the correction of a family of
- * p-values (Holm, Benjamini-Hochberg). Plain arrays in, numbers out; a
- * function that cannot answer (an empty set, memory) returns NaN or a
- * nonzero int, never a number that looks like an answer. The rules that
- * turn these numbers into verdicts are in verdict.h. */
-#ifndef POSENC_EXP_STATS_H
-#define POSENC_EXP_STATS_H
+/* The statistics the pages state their verdicts with (docs/results.md,
+ * docs/benchmark.md), on the seeds as units: whether two sets of seeds
+ * differ (the Mann-Whitney U test, exact for small sets), whether they are
+ * alike within a margin (two one-sided tests), by how much they differ
+ * (Hodges-Lehmann with its interval, Cliff's delta), whether one set sits
+ * at a rate (the one-sample t test and its equivalence form), and the
+ * correction of a family of p-values (Holm, Benjamini-Hochberg); for units
+ * that each give one number (a task), paired differences: Wilcoxon's
+ * signed-rank test and a bootstrap interval of their mean (paired.c).
+ * Plain arrays in, numbers out, with nothing of the project's but its
+ * random number generator (the bootstrap's): the pages use them
+ * (src/experiments/page/), and nothing below the pages does. A function
+ * that cannot answer (an empty set, memory) returns NaN or a nonzero int,
+ * never a number that looks like an answer. The rules that turn these
+ * numbers into verdicts are the pages' (src/experiments/page/verdict.h). */
+#ifndef POSENC_STATS_H
+#define POSENC_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../core/err.h"
-
-/* The page writer's one error style: memory for the statistics comes from
- * exp_page_alloc (zeroed, as calloc) and exp_page_realloc, which remember
- * a failure; the writers call exp_page_begin first and exp_page_end before
- * they write the page, which then fails (ERR_RUNTIME): a statistic that
- * could not be computed is an error, never a NaN or a "cannot tell"
- * verdict on the page. Single-threaded, as the page is written. */
-void *exp_page_alloc(size_t n, size_t size);
-void *exp_page_realloc(void *p, size_t size);
-void exp_page_begin(void);
-int exp_page_end(const char *page, Err *e);
+/* A statistic that cannot get its memory returns NaN or -1 (each says
+ * which below), never a number that looks like an answer; and the failure
+ * is remembered: stats_failed is true from then until stats_clear. A
+ * writer that turns these numbers into a page asks it before writing
+ * (the pages' exp_page_end), so that the failure is an error, never a
+ * NaN on the page. Single-threaded, as the pages are written. */
+void stats_clear(void);
+bool stats_failed(void);
 
 /* The U tests enumerate every split of the pooled values up to this many
  * values in all (10 seeds against 10), and use the normal approximation

@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../core/rng.h"
+#include "../core/rng.h"
+#include "alloc.h"
 #include "stats.h"
 
 static int by_abs(const void *a, const void *b) {
@@ -57,7 +58,7 @@ static double exact_p(const size_t *r2, size_t m, size_t w2) {
     size_t total = 0;
     for (size_t k = 0; k < m; k++)
         total += r2[k];
-    double *prob = exp_page_alloc(total + 1, sizeof *prob);
+    double *prob = stats_alloc(total + 1, sizeof *prob);
     if (!prob)
         return NAN;
     prob[0] = 1.0;
@@ -89,8 +90,8 @@ static double normal_p(size_t m, size_t w2, double ties) {
 double wilcoxon_signed_rank_p(const double *d, size_t n, bool *exact) {
     if (exact)
         *exact = true;
-    double *x = exp_page_alloc(n, sizeof *x);
-    size_t *r2 = exp_page_alloc(n, sizeof *r2);
+    double *x = stats_alloc(n, sizeof *x);
+    size_t *r2 = stats_alloc(n, sizeof *r2);
     double p = NAN;
     size_t m = 0;
     for (size_t i = 0; x && r2 && i < n; i++) {
@@ -142,7 +143,7 @@ int bootstrap_mean_ci(const double *d, size_t n, size_t draws, uint64_t seed, do
     *mean = *lo = *hi = NAN;
     if (n == 0 || draws < 40)
         return -1;
-    double *m = exp_page_alloc(draws, sizeof *m);
+    double *m = stats_alloc(draws, sizeof *m);
     if (!m)
         return -1;
     double sum = 0.0;
@@ -160,7 +161,7 @@ int bootstrap_mean_ci(const double *d, size_t n, size_t draws, uint64_t seed, do
 int bootstrap_mean_side(const double *d, size_t n, size_t draws, uint64_t seed) {
     if (n == 0 || draws < 40)
         return 0;
-    double *m = exp_page_alloc(draws, sizeof *m);
+    double *m = stats_alloc(draws, sizeof *m);
     if (!m)
         return 0;
     resampled_means(d, n, draws, seed, m);
