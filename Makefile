@@ -326,13 +326,30 @@ FORCE:
 BLAS_ENV := env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 # make test runs every check but the slow ones (tagged "slow" in tests/:
 # the docs' commands rerun, the long trainings), one line per suite as it
-# ends, the tests' own output in build/test.log; make check runs the slow
-# ones. .ci/run runs both.
-TEST_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) POSENC_TEST_LOG=$(BUILD)/test.log \
-	CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
-test: FORCE ## build and run the Check suites but the slow checks (2 minutes)
+# ends, the tests' own output in build/test-K.log; make check runs the
+# slow ones. .ci/run runs both.
+TEST_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(TEST_BIN)
+# TEST_RUNNERS runners at once (default: the CPUs), sharing the suites:
+# each takes the next suite no runner has claimed in build/test-claims/,
+# the heaviest first, and prints a line as each ends; its tests' own output
+# in build/test-K.log; one summary at the end. Several runners run a
+# thread each, as make check's do.
+TEST_RUNNERS ?= $(NPROC)
+test: FORCE ## build and run the Check suites but the slow checks (a minute)
 	$(call built,$(TEST_BIN) $(TEST_PROGS))
-	$(Q)$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow $(TEST_BIN))
+	$(Q)rm -rf $(BUILD)/test-claims $(BUILD)/test-*.result && mkdir -p $(BUILD)/test-claims
+	$(Q)n=$(TEST_RUNNERS); pids=; k=0; t0=$$(date +%s); while [ $$k -lt $$n ]; do \
+		POSENC_SUITE_CLAIMS=$(BUILD)/test-claims POSENC_TEST_RESULT=$(BUILD)/test-$$k.result \
+		$(TEST_RUN:$(TEST_BIN)=CK_EXCLUDE_TAGS=slow \
+		$(if $(filter-out 1,$(TEST_RUNNERS)),OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1) \
+		POSENC_TEST_LOG=$(BUILD)/test-$$k.log $(TEST_BIN)) & \
+		pids="$$pids $$!"; k=$$((k + 1)); done; \
+	for p in $$pids; do wait $$p; done; \
+	cat $(BUILD)/test-*.result 2>/dev/null | awk -v n=$$n -v s=$$(( $$(date +%s) - t0 )) \
+		-v logs="$(BUILD)/test-*.log" '{ run += $$1; failed += $$2; k++ } END { \
+		if (k < n) { print "make test: " n - k " of " n " runners ended without a result"; exit 1 } \
+		printf "%d of %d checks %s in %d s (%d runners); the tests'"'"' own output is in %s\n", \
+			failed ? failed : run, run, failed ? "FAILED" : "passed", s, n, logs; exit failed > 0 }'
 
 # The slow checks in CHECK_RUNNERS runners at once (default: the CPUs),
 # sharing the docs' pages (each takes the next page no runner has claimed
