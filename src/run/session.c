@@ -137,24 +137,33 @@ static int alloc_batches(Session *s, const OptConfig *opt, Err *e) {
  * the memory. */
 static int check_run(Session *s, const Config *c, const char *resumed, Err *e) {
     size_t lead = config_lead_tokens(c); /* s->train's lengths count the [CLS] */
+    /* A checkpoint's options were checked when it was started (and again
+     * as it loaded): what can fail on resuming is the data, and the advice
+     * is about the data. The options alone (no sentence) failing are the
+     * file's fault, said as they are. */
+    Err own;
+    if (resumed && session_check_options(&s->meta, c, 0, &own))
+        return err_set(e, ERR_INPUT, "%s holds run options that do not go with its model, "
+                       "which train would not have saved (%s): the file was damaged or "
+                       "forged; train from scratch", resumed, own.msg);
     int rc = session_check_options(&s->meta, c, s->train.max_len - lead, e);
     PePlan plan;
     size_t need = s->meta.random_positions ? s->meta.random_positions : s->train.max_len;
-    if (!rc && !(rc = pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, e)) &&
-        need > plan.max_positions)
-        rc = err_set(e, ERR_INPUT, "training needs positions 0..%zu but the %s table has rows "
-                     "for 0..%zu only", need - 1, c->pe.name, plan.max_positions - 1);
+    size_t rows = 0; /* the positions the run has, once known */
+    if (!rc && !(rc = pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, e))) {
+        rows = plan.max_positions;
+        if (need > rows)
+            rc = err_set(e, ERR_INPUT, "training needs positions 0..%zu but the %s table has "
+                         "rows for 0..%zu only", need - 1, c->pe.name, rows - 1);
+    }
     char words[96];
-    if (rc && resumed)
-        /* the options are the checkpoint's, checked when it was started:
-         * what changed is the data, and the advice is about the data */
+    if (rc && resumed && (s->meta.random_positions || rows))
         rc = err_set(e, ERR_INPUT, "%s cannot go on with this data: its longest training "
                      "sentence has %s, and the run has positions for %zu (%s); restore "
                      "the data it was started with, or train from scratch", resumed,
                      config_words(c, s->train.max_len, words, sizeof words),
-                     s->meta.random_positions ? s->meta.random_positions
-                     : plan.max_positions, s->meta.random_positions ? "--random-positions" :
-                     "its learned table");
+                     s->meta.random_positions ? s->meta.random_positions : rows,
+                     s->meta.random_positions ? "--random-positions" : "its learned table");
     /* after the advice above, which is about a table's rows: a factor of
      * the positions says what to change itself */
     size_t longest[3] = {s->train.max_len, s->valid.max_len, s->test.max_len};
