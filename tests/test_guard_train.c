@@ -131,6 +131,33 @@ START_TEST(resume_names_options_that_contradict_the_model) {
 }
 END_TEST
 
+/* Issue 61, item 4: a model trained with --xl-rows clamped (at the
+ * distances --random-draw ruoss draws) is evaluated, with the draws its
+ * checkpoint records or without: evaluate refused every one with advice to
+ * drop an option it does not have. Fine-tuning it without the draws says
+ * what this run lacks, in the terms of the command line given: it said
+ * "drop --xl-rows", which the user never gave. */
+START_TEST(a_model_of_clamped_rows_is_evaluated_and_fine_tuned) {
+    char *dir = scratch(), top[256];
+    snprintf(top, sizeof top, "%s", dir);
+    expect_sh(top, "$B/train --task reverse_string --pe xl --xl-rows clamped --random-positions "
+              "64 --random-draw ruoss --steps 2 --eval-every 2 " TINY " --out m.bin", 0, NULL);
+    expect_sh(top, "$B/evaluate --model m.bin --task reverse_string --random-positions 64 "
+              "--draws 1 --examples 20 | grep -q '^accuracy: '", 0, NULL);
+    expect_sh(top, "$B/evaluate --model m.bin --task reverse_string --examples 20 | grep -q "
+              "'^accuracy: '", 0, NULL);
+    const char *init = "$B/train --init m.bin --task reverse_string --steps 2 --eval-every 2";
+    expect_sh(top, init, 2, "the model to start from was trained with --xl-rows clamped, which "
+              "only the distances --random-draw ruoss draws in every layer reach, and this run "
+              "draws none: give --random-positions N --random-draw ruoss");
+    refute_sh(top, init, "drop --xl-rows");
+    expect_sh(top, "$B/train --init m.bin --task reverse_string --steps 2 --eval-every 2 "
+              "--random-positions 64 --random-draw ruoss --out f.bin && $B/evaluate --model "
+              "f.bin --task reverse_string --examples 20 | grep -q '^accuracy: '", 0, NULL);
+    remove_dir(top);
+}
+END_TEST
+
 /* A log row names the kept model only once it is on disk: with every
  * save failing (the file size limit below a checkpoint, above the log's
  * rows), no row claims a kept step. */
@@ -181,5 +208,6 @@ TCase *tcase_guard_train(void) {
     tcase_add_test(tc, log_names_a_kept_model_only_after_it_is_saved);
     tcase_add_test(tc, init_advice_names_the_option_that_asks);
     tcase_add_test(tc, resume_names_options_that_contradict_the_model);
+    tcase_add_test(tc, a_model_of_clamped_rows_is_evaluated_and_fine_tuned);
     return tc;
 }

@@ -33,12 +33,16 @@ void session_free(Session *s) {
 /* Random positions need a scheme that reads positions one by one, and
  * room for the longest training sentence and the [CLS] before it. */
 int session_check_options(const TrainMeta *mt, const Config *c, size_t longest, Err *e) {
-    size_t N = mt->random_positions, need = longest + config_lead_tokens(c);
-    const PeScheme *s = pe_find(c->pe.name);
     if (train_draw_check(mt, e))
         return ERR_INPUT;
     if (train_layer_draws_check(mt, &c->pe, e))
         return ERR_INPUT;
+    return session_check_positions(mt, c, longest, e);
+}
+
+int session_check_positions(const TrainMeta *mt, const Config *c, size_t longest, Err *e) {
+    size_t N = mt->random_positions, need = longest + config_lead_tokens(c);
+    const PeScheme *s = pe_find(c->pe.name);
     if (!N || !s)
         return 0;
     if ((!pe_in_input(s) && !pe_in_attention(s)) || s->ignores_positions)
@@ -324,6 +328,16 @@ int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
         return err_set(e, ERR_INPUT, "--embed-std sets the first draw of a new model's "
                        "embeddings, and --init starts from the weights of a trained one: drop "
                        "--embed-std");
+    /* the model's options are its own, not the command line's: the
+     * advice is about this run's draws (a model fine-tuned without them
+     * would be saved with an option nothing read) */
+    char text[64];
+    const PeOption *unread = train_layer_draws_unread(meta, &cfg->pe, text, sizeof text);
+    if (unread)
+        return err_set(e, ERR_INPUT, "the model to start from was trained with %s %s, which "
+                       "only the distances --random-draw ruoss draws in every layer reach, and "
+                       "this run draws none: give --random-positions N --random-draw ruoss, "
+                       "as it was trained, or train a new model", unread->flag, text);
     int rc = create(s, meta, cfg, opt, from, e);
     if (!rc && (rc = copy_weights(s, from, words, classes, e)))
         session_free(s);
