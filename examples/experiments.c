@@ -76,7 +76,9 @@ static const char *const USAGE[] = {
     "                        missing); --quick never writes over a full grid's page\n"
     "  --cells DIR           the cells' files (default build/cells, or\n"
     "                        build/cells-quick with --quick); a folder holds one\n"
-    "                        grid's cells (DIR/grid.settings) and refuses another's\n"
+    "                        grid's cells (DIR/grid.settings) and refuses another's;\n"
+    "                        the benchmark's committed folders (docs/benchmark/\n"
+    "                        cells) take no cells of --all-schemes or other seeds\n"
     "  --jobs N              cells at once, 1..256 (default: the CPUs this process may\n"
     "                        use); each runs on the threads left free\n"
     "  --quick               tiny models and few steps: checks the pipeline, not\n"
@@ -85,15 +87,16 @@ static const char *const USAGE[] = {
     "  --bench               the benchmark's grid and page (above)\n"
     "  --all-schemes         with --bench: the registry's other schemes too, each\n"
     "                        with our columns' seeds (--list names their cells);\n"
-    "                        the page in build/benchmark-all by default, the cells\n"
-    "                        beside the standard run's\n"
+    "                        the page in build/benchmark-all and the cells in\n"
+    "                        build/cells-bench-all by default\n"
     "  --seeds N             seeds per configuration, 2..20 (default 10; with\n"
     "                        --bench 3; 2 with --quick; with --bench, the columns\n"
     "                        that are not Ruoss et al.'s get at most 5); each seed\n"
     "                        draws the weights, the batch order and the data; cells\n"
     "                        of the first seeds are kept; a page of other seeds than\n"
     "                        the default goes to a folder of its own, e.g.\n"
-    "                        build/benchmark-seeds-5\n"
+    "                        build/benchmark-seeds-5 (the benchmark's cells to\n"
+    "                        build/cells-bench-seeds)\n"
     "  --set K=V[,K=V...]    with --bench: the protocol changed, each K once (lists\n"
     "                        of rates or tasks separated by /); its cells go to\n"
     "                        build/cells-bench-set and its page to\n"
@@ -360,6 +363,24 @@ static void parse(Grid *g, int argc, char **argv) {
 
 static bool whole_grid(const Grid *g) { return !g->cell && !g->do_store && !g->list; }
 
+/* A committed cells folder (docs/benchmark/cells, the sparser companion's)
+ * holds a whole grid, the standard one's, which the page and CI's referee
+ * read: another grid (--all-schemes, other seeds) would add cells to it,
+ * and is refused before it writes anything (--list and --from-cells only
+ * read). Its settings are checked as any folder's are (cellsdir.c). */
+static void refuse_committed(const Grid *g) {
+    const char *committed = exp_grid_committed(g->cells_dir);
+    if (!committed || exp_grid_may_commit(&g->set) || g->list || g->from_cells)
+        return;
+    char make[EXP_GRID_TEXT];
+    exp_grid_make(make, sizeof make, &g->set);
+    cli_usage_error(&g->cli, "--cells %s is the benchmark's committed folder %s, the standard "
+                    "grid's cells (a whole grid, which its page and CI's referee read), and "
+                    "this run is another grid, `%s`, whose cells would join them; leave out "
+                    "--cells (this grid's own folder is %s), or give another folder",
+                    g->cells_dir, committed, make, exp_grid_cells(&g->set));
+}
+
 /* The options together, the defaults, the grid's cells, and the cells
  * folder: it holds this grid's cells, or is claimed for them. */
 static void check(Grid *g) {
@@ -419,6 +440,7 @@ static void check(Grid *g) {
     if (whole_grid(g))
         refuse_other_page(g);
     if (strcmp(g->cells_dir, "-") != 0) {
+        refuse_committed(g);
         /* a folder holds one grid's cells (--list only reads) */
         if (!g->list)
             make_dirs(&g->cli, g->cells_dir);
