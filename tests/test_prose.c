@@ -198,11 +198,40 @@ START_TEST(the_rules_name_the_u_test_as_it_runs) {
 }
 END_TEST
 
+/* The CSV files' values (exp_csv_value) round on the exact binary value,
+ * a half away from zero, as the benchmark page's last section says:
+ * printf's "%.6f" gives 0.414062 for 53/128, a half it rounds to even. */
+START_TEST(a_csv_value_rounds_a_half_up) {
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {
+        {53.0 / 128.0, "0.414063"},    /* 0.4140625, an exact half */
+        {1.0 / 128.0, "0.007813"},     /* 0.0078125 */
+        {3.0 / 64.0, "0.046875"},      /* six decimals exactly: no rounding */
+        {-53.0 / 128.0, "-0.414063"},  /* away from zero */
+        {0.6703125, "0.670312"},       /* no half: the double is below it */
+        {1.0 / 3.0, "0.333333"},       {2.0 / 3.0, "0.666667"},
+        {1.0, "1.000000"},             {0.0, "0.000000"},
+        {0.9999995, "1.000000"},       /* the double nearest is above the half */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        Buf b = {0};
+        exp_csv_value(&b, cases[i].v);
+        buf_put(&b, "", 1);
+        ck_assert_msg(strcmp((const char *)b.p, cases[i].want) == 0, "%.17g: %s, not %s",
+                      cases[i].v, (const char *)b.p, cases[i].want);
+        buf_free(&b);
+    }
+}
+END_TEST
+
 TCase *tcase_prose(void) {
     TCase *tc = tcase_create("templates");
     tcase_add_test(tc, a_template_is_filled_as_written);
     tcase_add_test(tc, what_the_filler_cannot_place_is_refused_with_its_line);
     tcase_add_test(tc, a_writers_edit_reaches_the_page_without_a_rebuild);
     tcase_add_test(tc, the_rules_name_the_u_test_as_it_runs);
+    tcase_add_test(tc, a_csv_value_rounds_a_half_up);
     return tc;
 }
