@@ -21,6 +21,7 @@
 #include "../src/model/par.h"
 #include "../src/experiments/cellfile.h"
 #include "../src/experiments/grid.h"
+#include "../src/experiments/page/page.h"
 #include "../src/experiments/places.h"
 #include "../src/experiments/protocol.h"
 #include "../src/experiments/runner.h"
@@ -418,6 +419,11 @@ static void check(Grid *g) {
     }
     if (whole_grid(g))
         refuse_other_page(g);
+    /* the page's words, read and checked before the first cell trains: a
+     * missing or broken template folder is named now, not after the
+     * grid's hours (the page is filled from what is read here) */
+    if (whole_grid(g) && exp_page_templates(&e))
+        cli_fail(&g->cli, &e);
     if (strcmp(g->cells_dir, "-") != 0) {
         /* a folder holds one grid's cells (--list only reads) */
         if (!g->list)

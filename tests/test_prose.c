@@ -154,6 +154,30 @@ START_TEST(a_writers_edit_reaches_the_page_without_a_rebuild) {
 }
 END_TEST
 
+/* A grid reads its page's templates before its first cell trains: a
+ * missing folder, or a broken template, is named at once, on either grid,
+ * and no cell is run (before, both were found after the whole grid had
+ * trained: 360 quick cells, or 10 CPU-hours of the standard grid). The
+ * timeout only ends a grid that does train, so that a failure of this
+ * test leaves no cells training behind it. */
+START_TEST(a_broken_template_folder_is_refused_before_the_first_cell) {
+    char *dir = scratch();
+    expect_sh(dir, "POSENC_TEMPLATES=/nonexistent timeout 30 $B/experiments --bench --quick "
+              "--cells C --out O", 2, "POSENC_TEMPLATES is /nonexistent, which is no folder");
+    expect_sh(dir, "test -z \"$(ls -A C 2>/dev/null | grep '\\.cell$')\" && test ! -e "
+              "O/benchmark.md", 0, NULL);
+    /* the file and the line: its last, where the printf put the '{{' */
+    expect_sh(dir, "cp -r $TOP/src/experiments/page/templates T && printf '@@ broken\\nan "
+              "{{open\\n' >> T/results-1-order.md && POSENC_TEMPLATES=T timeout 30 "
+              "$B/experiments --quick --cells C2 --out O2 2> err; test $? -eq 2 && grep -q "
+              "\"T/results-1-order.md:$(grep -c '' T/results-1-order.md): a '{{' not closed by "
+              "'}}' on its line\" err", 0, NULL);
+    expect_sh(dir, "test -z \"$(ls -A C2 2>/dev/null | grep '\\.cell$')\" && test ! -e "
+              "O2/results.md", 0, NULL);
+    remove_dir(dir);
+}
+END_TEST
+
 /* The rules paragraph both pages open their verdicts with (page.c's
  * exp_rules): the results page's, on its own seeds, is the committed
  * docs/results.md's word for word (that page is made from cells not kept
@@ -233,5 +257,6 @@ TCase *tcase_prose(void) {
     tcase_add_test(tc, a_writers_edit_reaches_the_page_without_a_rebuild);
     tcase_add_test(tc, the_rules_name_the_u_test_as_it_runs);
     tcase_add_test(tc, a_csv_value_rounds_a_half_up);
+    tcase_add_test(tc, a_broken_template_folder_is_refused_before_the_first_cell);
     return tc;
 }

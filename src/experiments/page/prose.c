@@ -319,6 +319,13 @@ static int load(Err *e) {
     return 0;
 }
 
+int prose_load(Err *e) {
+    int rc = load(e);
+    if (rc)
+        unload(); /* the files read before the one that failed */
+    return rc;
+}
+
 const char *prose_folder(void) { return P.loaded ? P.folder : ""; }
 
 void prose_reload(void) { unload(); }
@@ -393,9 +400,8 @@ void prose_fill(Buf *b, const char *name, const ProseVal *v, size_t n) {
     Err e;
     if (P.failed)
         return;
-    if (load(&e)) {
+    if (prose_load(&e)) {
         fail("%s", e.msg);
-        unload();
         return;
     }
     const Template *t = find(name);
