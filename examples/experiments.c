@@ -493,18 +493,17 @@ static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
     int rc = exp_run_cells(&r, todo, n_todo, g->n - n_todo, &stop_signal, &e);
     if (stop_signal) /* the cells that ran were stopped too: what is done stays done */
         die_of_signal();
-    if (rc == ERR_RUNTIME && e.msg[0])
-        cli_fail(&g->cli, &e);
-    if (!rc) {
-        /* a signal now ends the run once the set is in place (main) */
-        if (exp_publish_page(&r, &e))
-            cli_fail(&g->cli, &e);
+    bool failed = rc == ERR_RUNTIME && e.msg[0];
+    /* a signal now ends the run once the set is in place (main) */
+    if (!rc && !(failed = exp_publish_page(&r, &e) != 0))
         fprintf(stderr, "experiments: wrote %s/%s.md from %zu cells (%zu run now, in %.1f "
                 "minutes)\n", g->out, g->page, g->n, n_todo, (clock_seconds() - t0) / 60.0);
-    }
+    /* the locks go whatever happened: a failed run leaves no file behind */
     if (cells_lock.fd >= 0)
         output_unlock(&cells_lock);
     output_unlock(&page_lock);
+    if (failed)
+        cli_fail(&g->cli, &e);
     return rc;
 }
 

@@ -178,6 +178,92 @@ START_TEST(a_broken_template_folder_is_refused_before_the_first_cell) {
 }
 END_TEST
 
+/* The bytes of a file, written as they are (NULs too). */
+static void write_bytes(const char *path, const char *bytes, size_t n) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bytes, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A template file that cannot be read, or is not UTF-8 text, is refused
+ * with its name and the real reason: a symbolic link to nothing said so
+ * (it printed garbage: read_regular set no message for a missing file), a
+ * NUL or a Latin-1 byte named with its line (they reached the page). */
+START_TEST(a_template_file_that_is_no_text_is_refused_with_its_reason) {
+    char dir[256], path[512];
+    templates_of(dir, sizeof dir, "@@ one\nfine\n");
+    snprintf(path, sizeof path, "%s/gone.md", dir);
+    ck_assert_int_eq(symlink("nowhere.md", path), 0);
+    prose_reload();
+    Buf b = {0};
+    PROSE_TEXT(&b, "one");
+    const char *why = error_now();
+    ck_assert_msg(strstr(why, "gone.md: it is a symbolic link to a file that is not there"),
+                  "%s", why);
+    ck_assert_uint_eq(b.n, 0);
+    done_with(dir);
+    static const struct {
+        const char *bytes;
+        size_t n;
+        const char *want; /* NULL: read as it is */
+    } cases[] = {
+        {"@@ one\nfirst\nan\0b\n", 18, "t.md:3: a NUL byte (byte 16 of the file)"},
+        {"@@ one\ncaf\xe9\n", 12, "t.md:2: the byte 0xE9 (byte 11 of the file) is not UTF-8"},
+        {"@@ one\nx \xc3\n", 11, "t.md:2: the byte 0xC3 (byte 10 of the file) is not UTF-8"},
+        {"@@ one\n\xc0\xaf\n", 10, "t.md:2: the byte 0xC0"}, /* an overlong '/' */
+        {"@@ one\n\xed\xa0\x80\n", 11, "t.md:2: the byte 0xED"}, /* a surrogate */
+        {"@@ one\ncaf\xc3\xa9 \xe2\x89\x88 \xf0\x9f\x99\x82\n", 22, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        templates_of(dir, sizeof dir, "");
+        snprintf(path, sizeof path, "%s/t.md", dir);
+        write_bytes(path, cases[i].bytes, cases[i].n);
+        Err e;
+        int checked = prose_check_file(path, &e);
+        PROSE_TEXT(&b, "one");
+        why = error_now();
+        if (!cases[i].want) {
+            ck_assert_msg(checked == 0 && !why[0], "case %zu: %s", i, why);
+            ck_assert_uint_eq(b.n, cases[i].n - 8);
+        } else {
+            ck_assert_msg(strstr(why, cases[i].want), "case %zu: '%s' lacks '%s'", i, why,
+                          cases[i].want);
+            ck_assert_msg(checked == ERR_INPUT && strstr(e.msg, cases[i].want + 4), "case "
+                          "%zu: prose_check_file: %s", i, e.msg);
+            ck_assert_uint_eq(b.n, 0);
+        }
+        b.n = 0;
+        done_with(dir);
+    }
+    buf_free(&b);
+}
+END_TEST
+
+/* A grid of one task, two seeds, two steps: the benchmark's page from 24
+ * quick cells in a second, its cells in C and its page in O of dir. */
+#define TINY_GRID "$B/experiments --bench --quick --seeds 2 --set 'tasks=even_pairs,steps=2'"
+
+/* A page whose publishing fails (a full disk; here a file-size limit,
+ * which fails a write as a full disk does) leaves no staging folder and
+ * no lock behind, and says what failed: the file and errno's words. */
+START_TEST(a_failed_publish_leaves_nothing_behind) {
+    char *dir = scratch();
+    expect_sh(dir, TINY_GRID " --cells C --out O && cp O/benchmark.md before.md", 0, NULL);
+    /* sh counts ulimit -f in 512-byte blocks: 4 KB; SIGXFSZ ignored, so a
+     * write past it fails with EFBIG as a full disk's does with ENOSPC */
+    expect_sh(dir, "trap '' XFSZ; ulimit -f 8; " TINY_GRID " --from-cells --cells C --out O", 1,
+              "O/benchmark.md was not published: writing O/.benchmark.new/benchmark/"
+              "lengths.csv failed: File too large");
+    expect_sh(dir, "trap '' XFSZ; ulimit -f 8; " TINY_GRID " --from-cells --cells C --out O", 1,
+              "what was written of it is removed (O/.benchmark.new), and every file in O is as "
+              "it was");
+    expect_sh(dir, "test ! -e O/.benchmark.new && test ! -e O/benchmark.md.lock && test ! -e "
+              "C/cells.lock && cmp before.md O/benchmark.md", 0, NULL);
+    remove_dir(dir);
+}
+END_TEST
+
 /* The rules paragraph both pages open their verdicts with (page.c's
  * exp_rules): the results page's, on its own seeds, is the committed
  * docs/results.md's word for word (that page is made from cells not kept
@@ -258,5 +344,7 @@ TCase *tcase_prose(void) {
     tcase_add_test(tc, the_rules_name_the_u_test_as_it_runs);
     tcase_add_test(tc, a_csv_value_rounds_a_half_up);
     tcase_add_test(tc, a_broken_template_folder_is_refused_before_the_first_cell);
+    tcase_add_test(tc, a_template_file_that_is_no_text_is_refused_with_its_reason);
+    tcase_add_test(tc, a_failed_publish_leaves_nothing_behind);
     return tc;
 }
