@@ -240,6 +240,44 @@ START_TEST(a_template_file_that_is_no_text_is_refused_with_its_reason) {
 }
 END_TEST
 
+/* A template file of 1 MiB is read whole, and one a byte longer refused,
+ * named (it was cut off at 1 MiB, its last sentence ending mid-way). */
+START_TEST(a_template_file_over_the_limit_is_refused_named) {
+    const size_t most = (size_t)1 << 20;
+    char *text = malloc(most + 2);
+    ck_assert_ptr_nonnull(text);
+    for (size_t extra = 0; extra < 2; extra++) {
+        char dir[256], path[512];
+        templates_of(dir, sizeof dir, "");
+        /* "@@ one\n", x's, "end.\n": most + extra bytes in all */
+        size_t n = most + extra;
+        memcpy(text, "@@ one\n", 7);
+        memset(text + 7, 'x', n - 12);
+        memcpy(text + n - 5, "end.\n", 5);
+        snprintf(path, sizeof path, "%s/t.md", dir);
+        write_bytes(path, text, n);
+        Buf b = {0};
+        PROSE_TEXT(&b, "one");
+        const char *why = error_now();
+        if (!extra) {
+            ck_assert_msg(!why[0], "%s", why);
+            ck_assert_uint_eq(b.n, n - 8);
+            ck_assert_int_eq(memcmp(b.p + b.n - 4, "end.", 4), 0);
+        } else {
+            ck_assert_msg(strstr(why, "t.md is longer than 1048576 bytes (1 MiB), the most a "
+                                      "template file may hold"), "%s", why);
+            ck_assert_uint_eq(b.n, 0);
+            Err e;
+            ck_assert_int_eq(prose_check_file(path, &e), ERR_INPUT);
+            ck_assert_msg(strstr(e.msg, "t.md is longer than"), "%s", e.msg);
+        }
+        buf_free(&b);
+        done_with(dir);
+    }
+    free(text);
+}
+END_TEST
+
 /* A grid of one task, two seeds, two steps: the benchmark's page from 24
  * quick cells in a second, its cells in C and its page in O of dir. */
 #define TINY_GRID "$B/experiments --bench --quick --seeds 2 --set 'tasks=even_pairs,steps=2'"
@@ -346,5 +384,6 @@ TCase *tcase_prose(void) {
     tcase_add_test(tc, a_broken_template_folder_is_refused_before_the_first_cell);
     tcase_add_test(tc, a_template_file_that_is_no_text_is_refused_with_its_reason);
     tcase_add_test(tc, a_failed_publish_leaves_nothing_behind);
+    tcase_add_test(tc, a_template_file_over_the_limit_is_refused_named);
     return tc;
 }

@@ -301,6 +301,16 @@ static int check_bytes(const char *text, size_t n, const char *file, Err *e) {
     return 0;
 }
 
+/* A template file holds at most FILE_MAX bytes: one longer was cut off
+ * there, mid-sentence, without a word; it is refused, named. */
+static int too_long(const char *path, size_t n, Err *e) {
+    if (n <= FILE_MAX)
+        return 0;
+    return err_set(e, ERR_INPUT, "the template file %s is longer than %zu bytes (1 MiB), the "
+                   "most a template file may hold: split it into files of their own", path,
+                   FILE_MAX);
+}
+
 static void unload(void) {
     for (size_t i = 0; i < P.n_files; i++)
         free(P.files[i]), free(P.paths[i]);
@@ -341,12 +351,13 @@ static int load(Err *e) {
         if (!path)
             return err_set(e, ERR_RUNTIME, "out of memory reading the templates");
         sprintf(path, "%s/%s", P.folder, P.names[i]);
-        int rc = read_regular(path, FILE_MAX, &text, &n, &why);
+        /* a byte past the most tells a file at the limit from a longer one */
+        int rc = read_regular(path, FILE_MAX + 1, &text, &n, &why);
         P.files[P.n_files] = text, P.paths[P.n_files++] = path;
         if (rc)
             return err_set(e, ERR_INPUT, "cannot read the template file %s: %s", path,
                            why.msg);
-        if (check_bytes(text, n, path, e))
+        if (too_long(path, n, e) || check_bytes(text, n, path, e))
             return ERR_INPUT;
         n = text_lf(text, n);
         if (split(text, n, path, e))
@@ -473,9 +484,9 @@ int prose_check_file(const char *path, Err *e) {
     char *text = NULL;
     size_t n = 0;
     Err why;
-    if (read_regular(path, FILE_MAX, &text, &n, &why) != 0)
+    if (read_regular(path, FILE_MAX + 1, &text, &n, &why) != 0)
         return err_set(e, ERR_INPUT, "cannot read %s: %s", path, why.msg);
-    int rc = check_bytes(text, n, path, e);
+    int rc = too_long(path, n, e) || check_bytes(text, n, path, e) ? ERR_INPUT : 0;
     n = text_lf(text, n);
     if (!rc)
         rc = walk(text, n, path, 1, NULL, NULL, e);

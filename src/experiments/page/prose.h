@@ -24,7 +24,8 @@
  * $POSENC_TEMPLATES if set, else src/experiments/page/templates in the
  * source tree of the program (the program's folder or one of the three
  * above it: build/experiments finds it in build/..), else under the
- * current folder. */
+ * current folder. A template file holds at most 1 MiB, UTF-8 text without
+ * NULs; one longer, or of other bytes, is refused, named. */
 #ifndef POSENC_PROSE_H
 #define POSENC_PROSE_H
 
