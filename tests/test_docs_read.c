@@ -25,12 +25,12 @@
  * rounded to the digits the prose shows (3.6e-7 stands for 3.58e-07;
  * 0.99 for 0.9945), or at the same digits the same number (0.357 does
  * not stand for 0.356: docs_quotes). Markers indented up to three spaces
- * (under a list item) count; four make a code block, as in docs/index.md. Only ```console
- * blocks can be named, so the output the prose is checked against is
- * itself checked against the program. The numbers are read from the
- * pages, not rerun: the check is instant, and a block that docs_regen.py
- * rewrote makes the stale prose fail here (docs_regen.py updates the
- * numbers it can map, and lists the rest). */
+ * (under a list item) count; four make a code block, as in docs/index.md.
+ * Only ```console blocks can be named, so the output the prose is checked
+ * against is itself checked against the program. The numbers are read
+ * from the pages, not rerun: the check is instant, and a block that
+ * docs_regen.py rewrote makes the stale prose fail here (docs_regen.py
+ * updates the numbers it can map, and lists the rest). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdbool.h>
