@@ -117,7 +117,8 @@ static const char *const USAGE[] = {
     "                        rebuilds the benchmark's page from its committed\n"
     "                        cells so)\n"
     "  --list                print the cells' names, one per line, and stop\n"
-    "  --missing             with --list: only the cells not done yet\n"
+    "  --missing             with --list: only the cells not done yet (the work\n"
+    "                        before a page: its templates are checked first)\n"
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
     "                        --cells - print its record on stdout instead\n"
     "  --store               read cell records (what --cell ID --cells - prints) from\n"
@@ -421,8 +422,9 @@ static void check(Grid *g) {
         refuse_other_page(g);
     /* the page's words, read and checked before the first cell trains: a
      * missing or broken template folder is named now, not after the
-     * grid's hours (the page is filled from what is read here) */
-    if (whole_grid(g) && exp_page_templates(&e))
+     * grid's hours (the page is filled from what is read here); --list
+     * --missing too, the plan of a run on other hosts (grid_hosts.sh) */
+    if ((whole_grid(g) || (g->list && g->missing)) && exp_page_templates(&e))
         cli_fail(&g->cli, &e);
     if (strcmp(g->cells_dir, "-") != 0) {
         /* a folder holds one grid's cells (--list only reads) */

@@ -167,6 +167,9 @@ START_TEST(a_broken_template_folder_is_refused_before_the_first_cell) {
               "--cells C --out O", 2, "POSENC_TEMPLATES is /nonexistent, which is no folder");
     expect_sh(dir, "test -z \"$(ls -A C 2>/dev/null | grep '\\.cell$')\" && test ! -e "
               "O/benchmark.md", 0, NULL);
+    /* the plan of a run on other hosts (scripts/grid_hosts.sh) */
+    expect_sh(dir, "POSENC_TEMPLATES=/nonexistent $B/experiments --bench --quick --list "
+              "--missing --cells C", 2, "POSENC_TEMPLATES is /nonexistent, which is no folder");
     /* the file and the line: its last, where the printf put the '{{' */
     expect_sh(dir, "cp -r $TOP/src/experiments/page/templates T && printf '@@ broken\\nan "
               "{{open\\n' >> T/results-1-order.md && POSENC_TEMPLATES=T timeout 30 "
