@@ -21,6 +21,7 @@
 #include "../src/model/par.h"
 #include "../src/experiments/cellfile.h"
 #include "../src/experiments/grid.h"
+#include "../src/experiments/page/page.h"
 #include "../src/experiments/places.h"
 #include "../src/experiments/protocol.h"
 #include "../src/experiments/runner.h"
@@ -119,7 +120,8 @@ static const char *const USAGE[] = {
     "                        rebuilds the benchmark's page from its committed\n"
     "                        cells so)\n"
     "  --list                print the cells' names, one per line, and stop\n"
-    "  --missing             with --list: only the cells not done yet\n"
+    "  --missing             with --list: only the cells not done yet (the work\n"
+    "                        before a page: its templates are checked first)\n"
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
     "                        --cells - print its record on stdout instead\n"
     "  --store               read cell records (what --cell ID --cells - prints) from\n"
@@ -439,6 +441,12 @@ static void check(Grid *g) {
     }
     if (whole_grid(g))
         refuse_other_page(g);
+    /* the page's words, read and checked before the first cell trains: a
+     * missing or broken template folder is named now, not after the
+     * grid's hours (the page is filled from what is read here); --list
+     * --missing too, the plan of a run on other hosts (grid_hosts.sh) */
+    if ((whole_grid(g) || (g->list && g->missing)) && exp_page_templates(&e))
+        cli_fail(&g->cli, &e);
     if (strcmp(g->cells_dir, "-") != 0) {
         refuse_committed(g);
         /* a folder holds one grid's cells (--list only reads) */
@@ -509,18 +517,17 @@ static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
     int rc = exp_run_cells(&r, todo, n_todo, g->n - n_todo, &stop_signal, &e);
     if (stop_signal) /* the cells that ran were stopped too: what is done stays done */
         die_of_signal();
-    if (rc == ERR_RUNTIME && e.msg[0])
-        cli_fail(&g->cli, &e);
-    if (!rc) {
-        /* a signal now ends the run once the set is in place (main) */
-        if (exp_publish_page(&r, &e))
-            cli_fail(&g->cli, &e);
+    bool failed = rc == ERR_RUNTIME && e.msg[0];
+    /* a signal now ends the run once the set is in place (main) */
+    if (!rc && !(failed = exp_publish_page(&r, &e) != 0))
         fprintf(stderr, "experiments: wrote %s/%s.md from %zu cells (%zu run now, in %.1f "
                 "minutes)\n", g->out, g->page, g->n, n_todo, (clock_seconds() - t0) / 60.0);
-    }
+    /* the locks go whatever happened: a failed run leaves no file behind */
     if (cells_lock.fd >= 0)
         output_unlock(&cells_lock);
     output_unlock(&page_lock);
+    if (failed)
+        cli_fail(&g->cli, &e);
     return rc;
 }
 
