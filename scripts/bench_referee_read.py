@@ -102,7 +102,8 @@ class Grid:
             v.sort(key=lambda c: c["seed"])
         seeds = {tuple(c["seed"] for c in v) for v in self.runs.values()}
         if len(self.runs) != len(self.tasks) * len(self.columns) or len(seeds) != 1:
-            raise Usage(f"{folder}: not a whole grid (every task x column x the same seeds)")
+            raise Usage(f"{folder}: not a whole grid (every task x column x the same seeds): "
+                        + not_whole(self.cells))
         self.S = len(seeds.pop())
 
     def seeds(self, task, col, lo, hi, exact=False):
@@ -113,6 +114,40 @@ class Grid:
     def mean(self, task, col, lo, hi, exact=False):
         v = self.seeds(task, col, lo, hi, exact)
         return sum(v) / len(v)
+
+
+def not_whole(cells, first=5):
+    """What keeps cells from a whole grid, by id: the grid is the tasks, columns and seeds that
+    most of the others have (a task in half the columns or more, a column in half the tasks or
+    more, a seed in half the task-columns or more); a cell outside it is extra, a cell of it not
+    there is missing (its id as its siblings' are made). Of many, the count and the first few."""
+    tasks = sorted({c["task"] for c in cells})
+    cols = sorted({c["name"] for c in cells})
+    have = {(c["task"], c["name"], c["seed"]): c["id"] for c in cells}
+    pairs = {(t, n) for t, n, _ in have}
+    tasks_in = [t for t in tasks if 2 * sum((t, n) in pairs for n in cols) >= len(cols)]
+    cols_in = [n for n in cols if 2 * sum((t, n) in pairs for t in tasks) >= len(tasks)]
+    runs = [(t, n) for t in tasks_in for n in cols_in if (t, n) in pairs]
+    seeds_in = sorted({s for *_, s in have if 2 * sum((t, n, s) in have for t, n in runs) >= len(runs)})
+    extra = sorted(i for (t, n, s), i in have.items() if t not in tasks_in or n not in cols_in
+                   or s not in seeds_in)
+    # a missing cell's id: its task's and seed's place in a sibling's id of the same column
+    slug = {}
+    for (t, n, s), i in sorted(have.items()):
+        head, tail = "bench-" + t + "-", "-s%d" % s
+        if i.startswith(head) and i.endswith(tail):
+            slug.setdefault(n, i[len(head):len(i) - len(tail)])
+    missing = [f"bench-{t}-{slug[n]}-s{s}" if n in slug else f"{t}, {n}, seed {s}"
+               for t in tasks_in for n in cols_in for s in seeds_in if (t, n, s) not in have]
+
+    def listed(what, ids):
+        if not ids:
+            return f"no cell {what}"
+        few = ", ".join(ids[:first])
+        return (f"{len(ids)} cell{'' if len(ids) == 1 else 's'} {what}: {few}"
+                + (f" and {len(ids) - first} more" if len(ids) > first else ""))
+    return (f"{listed('missing', missing)}; {listed('extra', extra)} (the grid: {len(tasks_in)} tasks x "
+            f"{len(cols_in)} columns x seeds {', '.join(map(str, seeds_in))})")
 
 
 def sd(v):
