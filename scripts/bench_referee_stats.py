@@ -164,7 +164,17 @@ class Xoshiro256:
                 return x % n
 
 
+_BOOTSTRAPS = {}  # a judge() of many pages draws each interval once
+
+
 def bootstrap(d, draws, seed):
+    key = (tuple(d), draws, seed)
+    if key not in _BOOTSTRAPS:
+        _BOOTSTRAPS[key] = _bootstrap(d, draws, seed)
+    return _BOOTSTRAPS[key]
+
+
+def _bootstrap(d, draws, seed):
     """The page's bootstrap interval of the mean of d, (low, high): draws resamples, each n
     indices drawn in turn and the units summed in the order drawn over n, from a generator
     seeded afresh; the sorted means' entries floor(0.025 (B - 1)) and ceil(0.975 (B - 1))."""
