@@ -338,6 +338,8 @@ class Claim1:
         for phrase, (v, points, (pv, exact)), where in zip(phrases, words, ("at N", "over 1..N")):
             if v == "cannot be tested here":
                 r.num(part, where, re.sub(r"^cannot be tested \((\S+) points.*", r"\1", phrase), points, "%+.1f")
+                few = re.search(r"; fewer than (\d+) tasks\)", phrase)
+                r.same(part, where + ", the fewest tasks tested", few.group(1) if few else phrase, str(MIN_UNITS))
                 continue
             w = re.fullmatch(r"(score lower than|score higher than|are not told apart from) their plain "
                              r"forms \((\S+) points, (exact|normal-approximation) p = (\S+)\)", phrase)

@@ -88,6 +88,9 @@ def check(b):
     r.same(part, "the page's link to the page that takes one task through",
            bool(link and int(link.group(1)) == int(link.group(2)) and
                 os.path.exists(os.path.join(ROOT, "docs", f"{link.group(2)}-{link.group(3)}.md"))), True)
+    # a quick grid's command, as the page gives it
+    for q in re.finditer(r"`make benchmark QUICK=(\d+)", p.text):
+        r.same(part, "a quick grid's make command", (q.group(1), s.get("quick")), ("1", "1"))
     # the protocol table
     t = p.table("The protocol")
     if t is None:
