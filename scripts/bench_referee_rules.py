@@ -140,8 +140,10 @@ def check(b):
     k, cover = hl_k(S, S)
     two = 2 / math.comb(2 * S, S)
     few = [S, S, "%.3f" % two, 2 * S, S, f2(ALPHA)] if two >= ALPHA else []
+    # past U_EXACT_ALL seeds in all the U test's method names its limit, seeds a side
+    limit = [U_EXACT_ALL // 2] if 2 * S > U_EXACT_ALL else []
     numbers(r, p, part, r"\*\*How a verdict is reached\.\*\*[^\n]*",
-            [S, f2(MARGIN), CITATIONS["Hauschke et al."], f2(MARGIN), "%.1f" % (100 * cover), S, S, f2(ALPHA),
+            [S, *limit, f2(MARGIN), CITATIONS["Hauschke et al."], f2(MARGIN), "%.1f" % (100 * cover), S, S, f2(ALPHA),
              f2(CEILING), f2(FLOOR_ABOVE), f2(LEARNED), N] + few, whole=bool(few))
     # claim 1
     numbers(r, p, part, r"\*\*1\. The randomized forms raise[^\n]*",
