@@ -49,7 +49,8 @@ def check(bench, w, folder):
         r"\(`([^`]+)`, (\d+) seeds\)", ours, wide, "%g" % ratio, "%g" % ratio, None, w.S)
     say(r, p, part, r"Side by side on the seeds both ran \(1\.\.(\d+)\): per column, the tasks whose training "
         r"lengths it learned \(a mean over those seeds of ([\d.]+) or more at length (\d+)\), its mean on "
-        r"(\d+)\.\.(\d+) averaged over the (\d+) tasks", k, "%.2f" % LEARNED, N, N + 1, M, T)
+        r"(\d+)\.\.(\d+) averaged over the (\d+) tasks, and the tasks on which it scores higher at (\S+):", k,
+        "%.2f" % LEARNED, N, N + 1, M, T, ours)
     t = p.table("Sparser positions", 0, "column")
     if t is None:
         return r.same(part, "its table by column", None, "on the page")

@@ -127,6 +127,17 @@ def row_edits(page):
     return edits
 
 
+def section_lines(page, title):
+    """The line numbers (from 1) of the section whose heading begins '## title'."""
+    lines, out, inside = page.split("\n"), set(), False
+    for n, line in enumerate(lines, 1):
+        if line.startswith("## "):
+            inside = line.startswith("## " + title)
+        if inside:
+            out.add(n)
+    return out
+
+
 def caught(ref, cells):
     """Whether the referee finds the edit: any difference for a number; for a deleted row, a
     "missing row: ..." naming one of its cells."""
@@ -141,6 +152,11 @@ def main():
     ap.add_argument("--page", default=os.path.join(ROOT, "docs/benchmark.md"))
     ap.add_argument("--cells", default=os.path.join(ROOT, "docs/benchmark/cells"))
     ap.add_argument("--csv", default=os.path.join(ROOT, "docs/benchmark"))
+    ap.add_argument("--sparser", metavar="DIR", help="the companion folder of the section 'sparser positions' "
+                    "(default: as the referee's: docs/benchmark/range2048 when it is there and --cells is the "
+                    "default)")
+    ap.add_argument("--section", metavar="TITLE",
+                    help="only the edits of the section whose heading begins '## TITLE' (and no issue's)")
     ap.add_argument("--sample", type=int, metavar="K",
                     help="K edits drawn by random.Random(1) from all of them (default: every edit)")
     ap.add_argument("--resamples", type=int, default=2, metavar="K",
@@ -150,7 +166,9 @@ def main():
         # the companion folder of the section "sparser positions", as the referee's own default
         sparser = os.path.join(ROOT, "docs/benchmark/range2048")
         default = os.path.realpath(args.cells) == os.path.realpath(os.path.join(ROOT, "docs/benchmark/cells"))
-        loaded = bench_referee.Loaded(args.cells, args.csv, sparser if default and os.path.isdir(sparser) else None)
+        if args.sparser is None:
+            args.sparser = sparser if default and os.path.isdir(sparser) else None
+        loaded = bench_referee.Loaded(args.cells, args.csv, args.sparser)
         page = open(args.page, encoding="utf-8").read()
         base = bench_referee.judge(page, loaded, args.resamples)
     except (Usage, OSError) as e:
@@ -160,9 +178,16 @@ def main():
         print("referee_edits: the page itself does not agree with its cells:\n  " + "\n  ".join(base.diffs))
         return 1
     edits = number_edits(page) + row_edits(page)
+    if args.section:
+        span = section_lines(page, args.section)
+        edits = [e for e in edits if int(e[0].split(":")[0].split()[1]) in span]
+        if not edits:
+            print(f"referee_edits: no numbers or rows in a section '## {args.section}...' of the page")
+            return 1
     if args.sample:
         edits = random.Random(1).sample(edits, min(args.sample, len(edits)))
-    edits = issue_edits(page) + edits
+    if not args.section:
+        edits = issue_edits(page) + edits
     passed = []
     for where, text, key in edits:
         if text is None:  # an issue's reproducer whose text the page no longer has

@@ -179,6 +179,18 @@ START_TEST(referee_checks_the_sparser_section) {
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && strstr(out, "all agree") &&
                       strstr(out, "sparser positions"), "the referee on the section:\n%s", tail(out));
     free(out);
+    /* every number of the section one unit off, and each of its rows deleted: each caught
+     * (issue 61) */
+    char edits[4096];
+    snprintf(edits, sizeof edits, "%s tests/referee_edits.py --section 'Sparser positions' --cells %s/ours "
+             "--page %s --csv %s/out/benchmark --sparser %s/wide 2>&1", python(), dir, page, dir, dir);
+    p = popen(edits, "r");
+    ck_assert_ptr_nonnull(p);
+    out = slurp_stream(p);
+    st = pclose(p);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && strstr(out, "every one caught"),
+                  "edits of the section pass the referee:\n%s", tail(out));
+    free(out);
     /* the first task's learned count at the wider range, changed */
     char *row = strstr(strstr(text, "\n## Sparser positions"), "\n| even_pairs | ");
     ck_assert_ptr_nonnull(row);
