@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Edits of docs/benchmark.md that its referee (scripts/bench_referee.py) must catch, made from
 the page itself (issue 61): every number of its prose and of its small tables (found by a
-regular expression over the page, not from a list) one unit off in its last digit, a sample of
-the numbers of its large tables likewise, and every table row deleted. Each edit is applied to
+regular expression over the page, not from a list) one unit off in its last digit (the prose's
+both ways in a full run), a sample of the numbers of its large tables likewise, and every table
+row deleted. Each edit is applied to
 a copy of the page in memory and judged in-process (bench_referee.judge, the cells read once);
 an edit passes when the referee finds no difference, and a deleted row passes too when no
 difference names it ("missing row: ..." with the row's first cell). Prints every edit that
@@ -61,10 +62,13 @@ def issue_edits(page):
     return edits
 
 
-def last_digit_off(text):
-    """text with its last digit one unit off (9 becomes 8, any other one more)."""
+def last_digit_off(text, down=False):
+    """text with its last digit one unit off: up (9 becomes 8, any other one more), or down (0
+    becomes 1, any other one less)."""
     k = max(i for i, ch in enumerate(text) if ch.isdigit())
     d = text[k]
+    if down:
+        return text[:k] + ("1" if d == "0" else chr(ord(d) - 1)) + text[k + 1:]
     return text[:k] + ("8" if d == "9" else chr(ord(d) + 1)) + text[k + 1:]
 
 
@@ -86,9 +90,10 @@ def regions(page):
     return lines, out
 
 
-def number_edits(page):
-    """(where, edited page, what) for every number of the prose and small tables, and every
-    LARGE_STEP-th of the large tables."""
+def number_edits(page, both=False):
+    """(where, edited page, None) for every number of the prose and small tables, and every
+    LARGE_STEP-th of the large tables, one unit up in its last digit; both: the prose's one unit
+    down too (a rounding boundary or a bound may let one side through)."""
     lines, kinds = regions(page)
     edits, offset, seen = [], 0, {}
     for n, (line, (kind, info)) in enumerate(zip(lines, kinds)):
@@ -106,9 +111,11 @@ def number_edits(page):
                 if k % LARGE_STEP:
                     continue
             at = offset + m.start()
-            new = last_digit_off(m.group(0))
-            edits.append((f"line {n + 1}: '{m.group(0)}' -> '{new}' in '...{context}...'",
-                          page[:at] + new + page[at + len(m.group(0)):], None))
+            for down in (False, True) if both and kind == "prose" else (False,):
+                new = last_digit_off(m.group(0), down)
+                if new != m.group(0) and (not down or new != last_digit_off(m.group(0))):
+                    edits.append((f"line {n + 1}: '{m.group(0)}' -> '{new}' in '...{context}...'",
+                                  page[:at] + new + page[at + len(m.group(0)):], None))
         offset += len(line) + 1
     return edits
 
@@ -177,7 +184,7 @@ def main():
     if base.diffs:
         print("referee_edits: the page itself does not agree with its cells:\n  " + "\n  ".join(base.diffs))
         return 1
-    edits = number_edits(page) + row_edits(page)
+    edits = number_edits(page, both=not args.sample) + row_edits(page)
     if args.section:
         span = section_lines(page, args.section)
         edits = [e for e in edits if int(e[0].split(":")[0].split()[1]) in span]
