@@ -114,10 +114,24 @@ def check(b):
         r.same(part, f"the protocol's row '{row[0]}', the reference code's numbers", got, REFERENCE_CODE[row[0]])
         want = here.get(row[0], [])
         got = [x.group(0) for x in NUM.finditer(row[2])]
-        if want is not None:
+        if want is not None and not (row[0] == "random positions from" and "the paper's density" in row[2]):
             r.same(part, f"the protocol's row '{row[0]}', this run's numbers", got,
                    [g if w == ANY else str(w) for g, w in zip(got, want)] if len(got) == len(want) else want)
-        if row[0] == "random positions from" and len(got) == 5:
+        if row[0] == "random positions from" and "the paper's density" in row[2]:
+            # the paper's density: its range scaled as its lengths are, 2048 x M/500 = the range, the
+            # tape's ratio within 5% of the paper's (the rule that names it so)
+            longest = int(got[3]) if len(got) > 3 and got[3].isdigit() else 0
+            r.same(part, "the protocol's row 'random positions from', at the paper's density", got,
+                   ["0", str(rng - 1), "%.2f" % (rng / longest) if longest else "?",
+                    str(TAPE_PER_WORD * M if "duplicate_string" in b.tasks else longest), str(PAPER_RANGE), str(rng)])
+            scaled = re.search(r"(\d+) x (\d+)/(\d+) = (\d+)", row[2])
+            r.same(part, "the paper's range scaled as its lengths are", scaled.groups() if scaled else None,
+                   (str(PAPER_RANGE), str(M), str(PAPER_M), str(rng)))
+            r.same(part, "the paper's density: 2048 x M/500 is the range, the ratio within 5% of the paper's",
+                   (PAPER_RANGE * M == PAPER_M * rng,
+                    bool(longest) and abs((rng / longest) / (PAPER_RANGE / (TAPE_PER_WORD * PAPER_M)) - 1) < 0.05),
+                   (True, True))
+        elif row[0] == "random positions from" and len(got) == 5:
             # the longest test tape is the tasks' (their formats are not in the cells), but with
             # duplicate_string among them it is its 3 x M tokens, as the paper's 3 x 500; the
             # ratios are recomputed from it
