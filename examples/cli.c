@@ -536,6 +536,19 @@ void cli_refuse_unused(const Cli *cli, const Config *c) {
     cli_refuse_unread(cli, &c->pe, &name, 1);
 }
 
+void cli_refuse_layer_draws(const Cli *cli, const PeConfig *pc) {
+    for (size_t g = 0; g < pc->n_given; g++) {
+        const PeOption *o = pc->given[g].option;
+        char text[64];
+        if (!o->layer_draws || pc->given[g].value == o->def)
+            continue;
+        pe_option_format(o, pc->given[g].value, text, sizeof text);
+        cli_usage_error(cli, "%s %s is read only at the distances train --random-draw ruoss "
+                        "draws in every layer, and %s draws none, so it would change nothing; "
+                        "drop %s", o->flag, text, cli->prog, o->flag);
+    }
+}
+
 const char *cli_given(const Cli *cli, const char *const *names) {
     for (const char *const *n = names; *n; n++)
         for (size_t i = 0; i < cli->n_given; i++)

@@ -73,6 +73,12 @@ _Noreturn void cli_unknown(const Cli *cli, const char *arg);
 void cli_refuse_unread(const Cli *cli, const PeConfig *pc, const char *const *names, size_t n);
 /* The same for the one scheme of c. */
 void cli_refuse_unused(const Cli *cli, const Config *c);
+/* For a program that trains nothing (it draws no positions): a scheme
+ * option read only at the distances train --random-draw ruoss draws in
+ * every layer (PeOption.layer_draws: xl's --xl-rows clamped), given another
+ * value than its default, is a usage error, as train refuses it without
+ * those draws, rather than ignored. */
+void cli_refuse_layer_draws(const Cli *cli, const PeConfig *pc);
 
 /* The first of names (NULL-terminated) given on the command line, or NULL. */
 const char *cli_given(const Cli *cli, const char *const *names);

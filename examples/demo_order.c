@@ -402,8 +402,10 @@ int main(int argc, char **argv) {
     if (model && shaping)
         cli_usage_error(&cli, "with --model the scheme and shape come from the model; drop %s",
                         shaping);
-    if (!model) /* an option no chosen scheme reads would do nothing */
+    if (!model) { /* an option no chosen scheme reads would do nothing */
         cli_refuse_unread(&cli, &cfg.pe, names, n_names);
+        cli_refuse_layer_draws(&cli, &cfg.pe);
+    }
     OrderPair pair;
     read_sentences(&cli, sent, n_sent, &pair);
     if (model)

@@ -92,8 +92,10 @@ static void parse(Cli *cli, Args *a) {
         cli_usage_error(cli, "give a sentence to encode, in quotes");
     if (a->model && a->shaping)
         cli_usage_error(cli, "with --model the shape comes from the model; drop %s", a->shaping);
-    if (!a->model)
+    if (!a->model) {
         cli_refuse_unused(cli, &a->cfg);
+        cli_refuse_layer_draws(cli, &a->cfg.pe);
+    }
 }
 
 /* A fresh model of a's options, with the hashed vocabulary: a word's id

@@ -140,13 +140,15 @@ static void load(const Cli *cli, const Args *a, Checkpoint *ck, Dataset *d) {
         cli_fail(cli, &e);
     }
     size_t random_n = a->random_n;
+    /* the model's own options are as it was trained (--xl-rows clamped
+     * among them, its run's draws or not): only N is this run's */
     TrainMeta rp = {.random_positions = random_n};
     size_t rows = model_max_positions(&ck->model);
     if (random_n > rows)
         err_set(&e, ERR_INPUT, "--random-positions %zu: the %s table of %s has rows for "
                 "positions 0..%zu only; give at most %zu", random_n, ck->model.cfg.pe.name,
                 a->model, rows - 1, rows);
-    if (random_n > rows || session_check_options(&rp, &ck->model.cfg, 0, &e)) {
+    if (random_n > rows || session_check_positions(&rp, &ck->model.cfg, 0, &e)) {
         checkpoint_free(ck);
         cli_fail(cli, &e);
     }

@@ -21,6 +21,7 @@
 #include "../src/model/par.h"
 #include "../src/experiments/cellfile.h"
 #include "../src/experiments/grid.h"
+#include "../src/experiments/page/page.h"
 #include "../src/experiments/places.h"
 #include "../src/experiments/protocol.h"
 #include "../src/experiments/runner.h"
@@ -76,7 +77,9 @@ static const char *const USAGE[] = {
     "                        missing); --quick never writes over a full grid's page\n"
     "  --cells DIR           the cells' files (default build/cells, or\n"
     "                        build/cells-quick with --quick); a folder holds one\n"
-    "                        grid's cells (DIR/grid.settings) and refuses another's\n"
+    "                        grid's cells (DIR/grid.settings) and refuses another's;\n"
+    "                        the benchmark's committed folders (docs/benchmark/\n"
+    "                        cells) take no cells of --all-schemes or other seeds\n"
     "  --jobs N              cells at once, 1..256 (default: the CPUs this process may\n"
     "                        use); each runs on the threads left free\n"
     "  --quick               tiny models and few steps: checks the pipeline, not\n"
@@ -85,15 +88,16 @@ static const char *const USAGE[] = {
     "  --bench               the benchmark's grid and page (above)\n"
     "  --all-schemes         with --bench: the registry's other schemes too, each\n"
     "                        with our columns' seeds (--list names their cells);\n"
-    "                        the page in build/benchmark-all by default, the cells\n"
-    "                        beside the standard run's\n"
+    "                        the page in build/benchmark-all and the cells in\n"
+    "                        build/cells-bench-all by default\n"
     "  --seeds N             seeds per configuration, 2..20 (default 10; with\n"
     "                        --bench 3; 2 with --quick; with --bench, the columns\n"
     "                        that are not Ruoss et al.'s get at most 5); each seed\n"
     "                        draws the weights, the batch order and the data; cells\n"
     "                        of the first seeds are kept; a page of other seeds than\n"
     "                        the default goes to a folder of its own, e.g.\n"
-    "                        build/benchmark-seeds-5\n"
+    "                        build/benchmark-seeds-5 (the benchmark's cells to\n"
+    "                        build/cells-bench-seeds)\n"
     "  --set K=V[,K=V...]    with --bench: the protocol changed, each K once (lists\n"
     "                        of rates or tasks separated by /); its cells go to\n"
     "                        build/cells-bench-set and its page to\n"
@@ -116,7 +120,8 @@ static const char *const USAGE[] = {
     "                        rebuilds the benchmark's page from its committed\n"
     "                        cells so)\n"
     "  --list                print the cells' names, one per line, and stop\n"
-    "  --missing             with --list: only the cells not done yet\n"
+    "  --missing             with --list: only the cells not done yet (the work\n"
+    "                        before a page: its templates are checked first)\n"
     "  --cell ID             run that one cell and write CELLS/ID.cell; with\n"
     "                        --cells - print its record on stdout instead\n"
     "  --store               read cell records (what --cell ID --cells - prints) from\n"
@@ -360,6 +365,24 @@ static void parse(Grid *g, int argc, char **argv) {
 
 static bool whole_grid(const Grid *g) { return !g->cell && !g->do_store && !g->list; }
 
+/* A committed cells folder (docs/benchmark/cells, the sparser companion's)
+ * holds a whole grid, the standard one's, which the page and CI's referee
+ * read: another grid (--all-schemes, other seeds) would add cells to it,
+ * and is refused before it writes anything (--list and --from-cells only
+ * read). Its settings are checked as any folder's are (cellsdir.c). */
+static void refuse_committed(const Grid *g) {
+    const char *committed = exp_grid_committed(g->cells_dir);
+    if (!committed || exp_grid_may_commit(&g->set) || g->list || g->from_cells)
+        return;
+    char make[EXP_GRID_TEXT];
+    exp_grid_make(make, sizeof make, &g->set);
+    cli_usage_error(&g->cli, "--cells %s is the benchmark's committed folder %s, the standard "
+                    "grid's cells (a whole grid, which its page and CI's referee read), and "
+                    "this run is another grid, `%s`, whose cells would join them; leave out "
+                    "--cells (this grid's own folder is %s), or give another folder",
+                    g->cells_dir, committed, make, exp_grid_cells(&g->set));
+}
+
 /* The options together, the defaults, the grid's cells, and the cells
  * folder: it holds this grid's cells, or is claimed for them. */
 static void check(Grid *g) {
@@ -418,7 +441,14 @@ static void check(Grid *g) {
     }
     if (whole_grid(g))
         refuse_other_page(g);
+    /* the page's words, read and checked before the first cell trains: a
+     * missing or broken template folder is named now, not after the
+     * grid's hours (the page is filled from what is read here); --list
+     * --missing too, the plan of a run on other hosts (grid_hosts.sh) */
+    if ((whole_grid(g) || (g->list && g->missing)) && exp_page_templates(&e))
+        cli_fail(&g->cli, &e);
     if (strcmp(g->cells_dir, "-") != 0) {
+        refuse_committed(g);
         /* a folder holds one grid's cells (--list only reads) */
         if (!g->list)
             make_dirs(&g->cli, g->cells_dir);
@@ -487,18 +517,17 @@ static int run_here(Grid *g, const size_t *todo, size_t n_todo, size_t stale) {
     int rc = exp_run_cells(&r, todo, n_todo, g->n - n_todo, &stop_signal, &e);
     if (stop_signal) /* the cells that ran were stopped too: what is done stays done */
         die_of_signal();
-    if (rc == ERR_RUNTIME && e.msg[0])
-        cli_fail(&g->cli, &e);
-    if (!rc) {
-        /* a signal now ends the run once the set is in place (main) */
-        if (exp_publish_page(&r, &e))
-            cli_fail(&g->cli, &e);
+    bool failed = rc == ERR_RUNTIME && e.msg[0];
+    /* a signal now ends the run once the set is in place (main) */
+    if (!rc && !(failed = exp_publish_page(&r, &e) != 0))
         fprintf(stderr, "experiments: wrote %s/%s.md from %zu cells (%zu run now, in %.1f "
                 "minutes)\n", g->out, g->page, g->n, n_todo, (clock_seconds() - t0) / 60.0);
-    }
+    /* the locks go whatever happened: a failed run leaves no file behind */
     if (cells_lock.fd >= 0)
         output_unlock(&cells_lock);
     output_unlock(&page_lock);
+    if (failed)
+        cli_fail(&g->cli, &e);
     return rc;
 }
 

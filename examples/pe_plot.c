@@ -323,8 +323,10 @@ static void settle(Cli *cli, Args *a) {
     }
     if (!cfg->d_model)
         cfg->d_model = DEF_C[a->kind] ? DEF_C[a->kind] : a->model_C;
-    if (!a->model && a->kind != K_NAIVE && a->kind != K_CURVES)
+    if (!a->model && a->kind != K_NAIVE && a->kind != K_CURVES) {
         cli_refuse_unused(cli, cfg);
+        cli_refuse_layer_draws(cli, &cfg->pe);
+    }
     if (!a->ref_set && a->kind == K_DOTS && a->ref >= a->T)
         a->ref = a->T / 2;
 }

@@ -236,6 +236,7 @@ static int shift_scores(const Cli *cli, const Config *cfg, const char *text) {
         if (pe_shift_takes(pe_at(i)))
             names[n++] = pe_at(i)->name;
     cli_refuse_unread(cli, &cfg->pe, names, n);
+    cli_refuse_layer_draws(cli, &cfg->pe);
     char (*cell)[CELL] = cli_alloc(cli, (n * (HS / 2 + 1) + 1) * 8, sizeof *cell, "the table");
     const char *head[8] = {"scheme", "pair (channels)", "q", "k", "score", "q shifted",
                            "k shifted", "score shifted"};
@@ -428,6 +429,7 @@ static void properties(Cli *cli, const Args *a) {
     const char **names;
     size_t n = cli_scheme_list(cli, "--pe", a->list, &names);
     cli_refuse_unread(cli, &cfg->pe, names, n);
+    cli_refuse_layer_draws(cli, &cfg->pe);
     if (N >= ESTIMATE_FROM && !a->quiet)
         print_estimate(a, names, n);
     PeProps *props = cli_alloc(cli, n, sizeof *props, "the properties");

@@ -28,6 +28,12 @@ class Usage(Exception):
     pass
 
 
+def six(x):
+    """x as the CSV files give it, as the page's last section says: to the sixth decimal, on
+    its exact binary value, a half rounded up (Python's % rounds a half to even)."""
+    return str(decimal.Decimal(x).quantize(decimal.Decimal("0.000001"), decimal.ROUND_HALF_UP))
+
+
 # ---- the cells ----
 
 def checksum(data):
@@ -309,7 +315,7 @@ class Reading:
         for task, level, answer, length, n, share, count in rows:
             c = self.chance.setdefault(task, {"answer": answer, "at": {}})
             self.ref.same("chance.csv", f"{task} at {length}, its share as count/blanks",
-                          share, "%.6f" % (count / n))
+                          share, six(count / n))
             self.ref.same("chance.csv", f"{task} at {length}, one answer a task", answer, c["answer"])
             c["at"][length] = (count, n)
             long = {v: k for k, v in SHORT.items()}.get(level, level)
@@ -365,13 +371,13 @@ class Reading:
                 key = [c["task"], SHORT.get(self.level.get(c["task"]), "?"), c["name"], lr, str(c["seed"])]
                 if name == "scores.csv":
                     train = sum(c["acc"][:self.N]) / self.N
-                    want[tuple(key)] = ",".join(key + ["%.6f" % v for v in
+                    want[tuple(key)] = ",".join(key + [six(v) for v in
                                                        (train, c["value"], c["exact"])])
                 else:
                     for n in range(1, self.M + 1):
                         k = key + [str(n)]
-                        want[tuple(k)] = ",".join(k + ["%.6f" % c["acc"][n - 1],
-                                                       "%.6f" % c["ex"][n - 1]])
+                        want[tuple(k)] = ",".join(k + [six(c["acc"][n - 1]),
+                                                       six(c["ex"][n - 1])])
             self.ref.same(name, "its rows (one a cell" + (" and length)" if name == "lengths.csv"
                                                             else ")"), len(shown), len(want))
             for k, line in want.items():

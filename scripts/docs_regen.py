@@ -81,7 +81,12 @@ def number(tok):
 
 
 def close(a, b):
-    # both are rounded: the true value lies within half a unit of each
+    """Does the prose's number a quote the block's b (each (value, unit))? As
+    docs_quotes in tests/test_docs_read.c: at the same digits only b itself
+    (a unit off is another number); at other digits, within half a unit of
+    each, both being rounded."""
+    if abs(a[1] - b[1]) <= 1e-9 * a[1]:
+        return abs(a[0] - b[0]) < 0.5 * a[1]
     return abs(a[0] - b[0]) <= 0.5 * (a[1] + b[1]) * (1 + 1e-9)
 
 

@@ -22,6 +22,11 @@ size_t docs_split_lines(char *text, char ***lines);
  * must then match, copied to tail, 16 bytes); sets *unit to one unit in
  * its last printed digit. */
 int docs_as_number(const char *tok, double *v, double *unit, char *tail);
+/* Does the prose's number a (one unit in its last digit: ua) quote the
+ * block's b (ub)? At the same digits, only b itself does (a unit off is
+ * another number, not a rounding); at fewer, a number within half a unit
+ * of each, both being rounded (test_docs_read.c). */
+bool docs_quotes(double a, double ua, double b, double ub);
 
 /* A picture a page shows from docs/img: its file, where it is shown, and
  * the work file its marker names as drawn by a command ("" if none). */

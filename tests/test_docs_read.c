@@ -23,13 +23,14 @@
  * that has the word WORD when "@WORD" is given (words split at spaces,
  * commas and table bars: @sinusoidal, @12; @rope@pre-norm asks for both),
  * rounded to the digits the prose shows (3.6e-7 stands for 3.58e-07;
- * 0.99 for 0.9945). Markers indented up to three spaces (under a list
- * item) count; four make a code block, as in docs/index.md. Only ```console
- * blocks can be named, so the output the prose is checked against is
- * itself checked against the program. The numbers are read from the
- * pages, not rerun: the check is instant, and a block that docs_regen.py
- * rewrote makes the stale prose fail here (docs_regen.py updates the
- * numbers it can map, and lists the rest). */
+ * 0.99 for 0.9945), or at the same digits the same number (0.357 does
+ * not stand for 0.356: docs_quotes). Markers indented up to three spaces
+ * (under a list item) count; four make a code block, as in docs/index.md.
+ * Only ```console blocks can be named, so the output the prose is checked
+ * against is itself checked against the program. The numbers are read
+ * from the pages, not rerun: the check is instant, and a block that
+ * docs_regen.py rewrote makes the stale prose fail here (docs_regen.py
+ * updates the numbers it can map, and lists the rest). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdbool.h>
@@ -113,6 +114,13 @@ static bool has_words(const char *line, const char *words) {
     return true;
 }
 
+bool docs_quotes(double a, double ua, double b, double ub) {
+    if (fabs(ua - ub) <= 1e-9 * ua)
+        return fabs(a - b) < 0.5 * ua; /* the same digits: equal, not a unit apart */
+    /* both are rounded: the true value lies within half a unit of each */
+    return fabs(a - b) <= 0.5 * (ua + ub) * (1 + 1e-9);
+}
+
 /* Does a line of out[start, end) with the word `word` (any line if NULL)
  * show a number that rounds to num at num's digits? Commands do not
  * count. */
@@ -128,9 +136,7 @@ static bool block_has(char **out, size_t start, size_t end, const char *num, con
         snprintf(buf, sizeof buf, "%s", out[i]);
         for (char *t = strtok_r(buf, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
             t += strspn(t, "([|");
-            /* both sides are rounded: the true value lies within half a
-             * unit of each */
-            if (docs_as_number(t, &b, &ub, tail) && fabs(a - b) <= 0.5 * (ua + ub) * (1 + 1e-9))
+            if (docs_as_number(t, &b, &ub, tail) && docs_quotes(a, ua, b, ub))
                 return true;
         }
     }
@@ -229,6 +235,43 @@ START_TEST(prose_numbers_match_their_blocks) {
     ck_assert_msg(bad == 0, "%zu prose numbers or markers are wrong (listed above); after "
                   "scripts/docs_regen.py, fix the prose the diff changed", bad);
     ck_assert_msg(checked > 0, "no page has a <!-- from ... --> marker");
+}
+END_TEST
+
+/* A prose number at the block's digits must be the block's number: the
+ * old rule, within half a unit of each, let one unit through (0.356
+ * quoted as 0.357 passed). At fewer digits it rounds from the block's. */
+START_TEST(a_number_at_the_blocks_digits_is_the_blocks_number) {
+    static const struct {
+        const char *prose, *block;
+        bool quotes;
+    } cases[] = {
+        {"0.356", "0.356", true},   {"0.357", "0.356", false}, {"0.355", "0.356", false},
+        {"0.36", "0.356", true},    {"0.35", "0.356", false},  {"0.99", "0.9945", true},
+        {"3.6e-7", "3.58e-07", true}, {"3.7e-7", "3.58e-07", false},
+        {"3.58e-7", "3.58e-07", true}, {"3.59e-7", "3.58e-07", false},
+        {"12", "12", true},         {"13", "12", false},       {"0.0012", "1.2e-3", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double a, ua, b, ub;
+        char tail[16];
+        ck_assert(docs_as_number(cases[i].prose, &a, &ua, tail));
+        ck_assert(docs_as_number(cases[i].block, &b, &ub, tail));
+        ck_assert_msg(docs_quotes(a, ua, b, ub) == cases[i].quotes, "%s quoting %s: %s",
+                      cases[i].prose, cases[i].block, cases[i].quotes ? "refused" : "passed");
+    }
+    /* scripts/docs_regen.py --check holds the same rule: a copy of the
+     * pages passes, and fails once 0.356 is quoted as 0.357 */
+    char *dir = scratch();
+    expect_sh(dir, "mkdir scripts docs && cp $TOP/scripts/docs_regen.py scripts/ && cp "
+              "$TOP/README.md . && cp $TOP/docs/*.md docs/ && python3 scripts/docs_regen.py "
+              "--check > out", 0, NULL);
+    expect_sh(dir, "sed -i 's/\\[0\\.620, 0\\.356, 1\\.125\\], and out of/[0.620, 0.357, "
+              "1.125], and out of/; s/0\\.356@Rohan/0.357@Rohan/' docs/01-order-blind.md && "
+              "grep -c '0\\.357' docs/01-order-blind.md | grep -qx 2", 0, NULL);
+    expect_sh(dir, "python3 scripts/docs_regen.py --check > out; test $? -eq 1 && grep -q "
+              "'01-order-blind.md:[0-9]*: 0.357 on a line with Rohan is not in' out", 0, NULL);
+    remove_dir(dir);
 }
 END_TEST
 
@@ -430,6 +473,7 @@ TCase *tcase_docs_read(void) {
     TCase *prose = tcase_create("prose");
     tcase_add_test(prose, commands_keep_messages_and_files_to_the_reader);
     tcase_add_test(prose, prose_numbers_match_their_blocks);
+    tcase_add_test(prose, a_number_at_the_blocks_digits_is_the_blocks_number);
     tcase_add_test(prose, pasted_output_is_marked_as_an_illustration);
     tcase_add_test(prose, trainings_are_counted_from_their_commands);
     tcase_add_test(prose, prose_counts_of_trainings_match_the_commands);

@@ -247,6 +247,85 @@ START_TEST(bench_recheck_says_what_it_checks) {
 }
 END_TEST
 
+/* Issue 61, item 6: `make benchmark ALL=1`, which the page suggests, and
+ * `experiments --bench --all-schemes --cell ID` wrote into the committed
+ * docs/benchmark/cells (the all-schemes grid has the standard grid's
+ * settings key, so the folder's grid.settings let it in), and the
+ * referee then found no whole grid. Every grid but the standard one has
+ * folders of its own under build/, in the program and in make alike; an
+ * explicit --cells naming a committed folder (from any checkout) is
+ * refused for another grid, exit 2, naming the folder and the grid, before
+ * anything is written; reading it, and the grid writing docs/benchmark/next
+ * with its own --cells, go on. Works on a copy of the cells laid out as a
+ * checkout's. */
+START_TEST(other_grids_never_write_into_the_committed_cells) {
+    char top[1024], cmd[4096];
+    repo_top(top, sizeof top);
+    char *dir = scratch();
+    snprintf(cmd, sizeof cmd, "mkdir -p docs/benchmark/range2048 docs/benchmark/next && cp -r "
+             "%s/docs/benchmark/cells docs/benchmark/ && cp docs/benchmark/cells/grid.settings "
+             "docs/benchmark/range2048/ && ls docs/benchmark/cells > before", top);
+    expect_sh(dir, cmd, 0, NULL);
+    /* --store first: a cell of the full grid, let in, trains for minutes */
+    expect_sh(dir, "$B/experiments --bench --all-schemes --store --cells ./docs/benchmark/cells/ "
+              "< /dev/null", 2, "`make benchmark ALL=1`");
+    expect_sh(dir, "$B/experiments --bench --seeds 4 --store --cells \"$PWD/docs/benchmark/"
+              "range2048\" < /dev/null", 2, "range2048 is the benchmark's committed folder "
+              "docs/benchmark/range2048, the standard grid's cells (a whole grid, which its "
+              "page and CI's referee read), and this run is another grid, `make benchmark "
+              "SEEDS=4`");
+    expect_sh(dir, "$B/experiments --bench --all-schemes --cell bench-even_pairs-t5-s1 --cells "
+              "docs/benchmark/cells", 2, "--cells docs/benchmark/cells is the benchmark's "
+              "committed folder docs/benchmark/cells, the standard grid's cells (a whole grid, "
+              "which its page and CI's referee read), and this run is another grid, `make "
+              "benchmark ALL=1`, whose cells would join them; leave out --cells (this grid's "
+              "own folder is build/cells-bench-all)");
+    expect_sh(dir, "ls docs/benchmark/cells | cmp - before && ls docs/benchmark/range2048 | "
+              "grep -qx grid.settings", 0, NULL);
+    /* read, it is every grid's; written, the standard grid's and the
+     * next run's, each with its own --cells */
+    expect_sh(dir, "$B/experiments --bench --all-schemes --list --missing --cells "
+              "docs/benchmark/cells | grep -c . | grep -qx 495", 0, NULL);
+    expect_sh(dir, "$B/experiments --bench --store --cells docs/benchmark/cells < /dev/null && "
+              "$B/experiments --bench --seeds 7 --set range=512 --store --cells "
+              "docs/benchmark/next < /dev/null && test -e docs/benchmark/next/grid.settings", 0,
+              NULL);
+    /* left out, the folders are the grids' own */
+    expect_sh(dir, "$B/experiments --bench --all-schemes --store < /dev/null && $B/experiments "
+              "--bench --seeds 5 --store < /dev/null && test -e build/cells-bench-all/grid."
+              "settings && test -e build/cells-bench-seeds/grid.settings && ls "
+              "docs/benchmark/cells | cmp - before", 0, NULL);
+    remove_dir(dir);
+    ck_assert_str_eq(exp_grid_committed("docs/benchmark/cells"), "docs/benchmark/cells");
+    ck_assert_str_eq(exp_grid_committed("/elsewhere/docs/benchmark/range2048/"),
+                     "docs/benchmark/range2048");
+    ck_assert_ptr_null(exp_grid_committed("docs/benchmark/next"));
+    ck_assert_ptr_null(exp_grid_committed("/elsewhere/mydocs/benchmark/cells"));
+    /* make's folders are the program's: ALL=1, SEEDS=N (the default
+     * seeds being the standard grid), QUICK=1 */
+    const struct {
+        bool quick, all;
+        size_t seeds;
+    } grids[] = {{false, false, 0}, {false, true, 0}, {false, false, 5}, {false, false, 3},
+                 {false, true, 5}, {true, true, 0}, {true, false, 4}};
+    for (size_t i = 0; i < sizeof grids / sizeof *grids; i++) {
+        ExpSettings s;
+        exp_settings_bench(&s, grids[i].quick, grids[i].seeds);
+        if (grids[i].all)
+            s.bench_columns = exp_bench_all(&s);
+        char seeds[32] = "";
+        if (grids[i].seeds)
+            snprintf(seeds, sizeof seeds, " SEEDS=%zu", grids[i].seeds);
+        snprintf(cmd, sizeof cmd, "make -n -s -C \"$TOP\" benchmark BUILD=build%s%s%s | grep "
+                 "-q -- '--cells %s '", grids[i].quick ? " QUICK=1" : "",
+                 grids[i].all ? " ALL=1" : "", seeds, exp_grid_cells(&s));
+        expect_sh(top, cmd, 0, NULL);
+        ck_assert_int_eq(exp_grid_may_commit(&s), !grids[i].all && (!grids[i].seeds ||
+                         grids[i].seeds == (grids[i].quick ? 2u : 3u)));
+    }
+}
+END_TEST
+
 TCase *tcase_guard_cells(void) {
     TCase *tc = tcase_create("cells_as_data");
     tcase_set_timeout(tc, 120);
@@ -256,5 +335,6 @@ TCase *tcase_guard_cells(void) {
     tcase_add_test(tc, a_crlf_checkout_of_the_cells_is_read);
     tcase_add_test(tc, the_cells_folders_say_what_is_wrong);
     tcase_add_test(tc, bench_recheck_says_what_it_checks);
+    tcase_add_test(tc, other_grids_never_write_into_the_committed_cells);
     return tc;
 }

@@ -32,20 +32,30 @@ START_TEST(resume_checks_its_data_by_content_not_name) {
 }
 END_TEST
 
-/* A tiny session of task (not trained), with the causal flag as given. */
-static void tiny(Session *s, const char *task, bool causal) {
+/* A tiny session of task (not trained) of scheme pe, with an option of it
+ * (flag NULL: none), --random-positions N (0: none) drawn as draw. */
+static void tiny_of(Session *s, const char *task, const char *pe, const char *flag,
+                    const char *value, size_t N, RandomDraw draw) {
     TrainMeta mt;
     train_meta_default(&mt);
     mt.batch = 4, mt.steps = 20, mt.eval_every = 10;
+    mt.random_positions = N, mt.random_draw = draw;
     snprintf(mt.task, sizeof mt.task, "%s", task);
     mt.task_opt.n_train = 100;
     OptConfig opt;
     opt_default(&opt);
     Config cfg;
-    config_default(&cfg, 0, "sinusoidal");
-    cfg.d_model = 8, cfg.n_heads = 2, cfg.d_ff = 16, cfg.n_layers = 1, cfg.causal = causal;
+    config_default(&cfg, 0, pe);
+    cfg.d_model = 8, cfg.n_heads = 2, cfg.d_ff = 16, cfg.n_layers = 1;
+    if (flag)
+        set_opt(&cfg.pe, flag, value);
     Err e;
     ck_assert_msg(session_create(s, &mt, &cfg, &opt, &e) == 0, "%s", e.msg);
+}
+
+/* A tiny session of task (not trained). */
+static void tiny(Session *s, const char *task) {
+    tiny_of(s, task, "sinusoidal", NULL, NULL, 0, RANDOM_DRAW_POSITIONS);
 }
 
 /* What the command line refuses, a checkpoint cannot bring in: a causal
@@ -57,7 +67,7 @@ START_TEST(resume_refuses_flags_the_command_line_refuses) {
     snprintf(args, sizeof args, "--resume %s --steps 30", path);
     Session s;
     Err e;
-    tiny(&s, "reverse", false);
+    tiny(&s, "reverse");
     s.model.cfg.causal = true; /* forged: --causal --task reverse is refused */
     ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
     expect_exit("train", args, 2, "a causal model trained on reverse");
@@ -67,12 +77,84 @@ START_TEST(resume_refuses_flags_the_command_line_refuses) {
     expect_exit("train", args, 2, "says its model labels the sentence, and its training data "
                 "labels every word");
     session_free(&s);
-    tiny(&s, "agent", false);
+    tiny(&s, "agent");
     s.model.cfg.per_token = true;
     ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
     expect_exit("train", args, 2, "says its model labels every word");
     session_free(&s);
     remove_dir(dir);
+}
+END_TEST
+
+/* A checkpoint whose run options contradict its model (issue 61: xl's
+ * --xl-rows clamped without the layer draws that alone read it; cope,
+ * which has no positions, with --random-positions) says so, on --resume
+ * and for evaluate: it printed "the run has positions for 94171421964160",
+ * a number never set, in place of the real error. */
+START_TEST(resume_names_options_that_contradict_the_model) {
+    char *dir = scratch(), path[256], args[512];
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    snprintf(args, sizeof args, "--resume %s --steps 30", path);
+    const struct {
+        size_t N;
+        RandomDraw draw;
+    } forged[] = {{64, RANDOM_DRAW_POSITIONS}, {0, RANDOM_DRAW_POSITIONS}};
+    for (size_t k = 0; k < 2; k++) {
+        Session s;
+        Err e;
+        tiny_of(&s, "reverse_string", "xl", "--xl-rows", "clamped", 64, RANDOM_DRAW_RUOSS);
+        s.meta.random_positions = forged[k].N, s.meta.random_draw = forged[k].draw;
+        ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
+        session_free(&s);
+        expect_exit("train", args, 2, "its model reads --xl-rows clamped, which only the "
+                    "distances --random-draw ruoss draws in every layer reach, and its run "
+                    "drew none");
+        Run r = run("train", args);
+        ck_assert_msg(!strstr(r.err, "positions for"), "%s", r.err);
+        run_free(&r);
+        char eval[512];
+        snprintf(eval, sizeof eval, "--model %s --task reverse_string", path);
+        /* evaluate, which has no --xl-rows, names it without the dashes */
+        expect_exit("evaluate", eval, 2, "bad checkpoint: its model reads xl-rows clamped");
+    }
+    /* cope counts its positions from the content: a run of it with
+     * --random-positions train refuses */
+    Session s;
+    Err e;
+    tiny_of(&s, "agent", "cope", NULL, NULL, 0, RANDOM_DRAW_POSITIONS);
+    s.meta.random_positions = 64;
+    ck_assert_msg(session_save(&s, path, &e) == 0, "%s", e.msg);
+    session_free(&s);
+    expect_exit("train", args, 2, "holds run options that do not go with its model, which "
+                "train would not have saved (--random-positions does nothing for cope");
+    remove_dir(dir);
+}
+END_TEST
+
+/* Issue 61, item 4: a model trained with --xl-rows clamped (at the
+ * distances --random-draw ruoss draws) is evaluated, with the draws its
+ * checkpoint records or without: evaluate refused every one with advice to
+ * drop an option it does not have. Fine-tuning it without the draws says
+ * what this run lacks, in the terms of the command line given: it said
+ * "drop --xl-rows", which the user never gave. */
+START_TEST(a_model_of_clamped_rows_is_evaluated_and_fine_tuned) {
+    char *dir = scratch(), top[256];
+    snprintf(top, sizeof top, "%s", dir);
+    expect_sh(top, "$B/train --task reverse_string --pe xl --xl-rows clamped --random-positions "
+              "64 --random-draw ruoss --steps 2 --eval-every 2 " TINY " --out m.bin", 0, NULL);
+    expect_sh(top, "$B/evaluate --model m.bin --task reverse_string --random-positions 64 "
+              "--draws 1 --examples 20 | grep -q '^accuracy: '", 0, NULL);
+    expect_sh(top, "$B/evaluate --model m.bin --task reverse_string --examples 20 | grep -q "
+              "'^accuracy: '", 0, NULL);
+    const char *init = "$B/train --init m.bin --task reverse_string --steps 2 --eval-every 2";
+    expect_sh(top, init, 2, "the model to start from was trained with --xl-rows clamped, which "
+              "only the distances --random-draw ruoss draws in every layer reach, and this run "
+              "draws none: give --random-positions N --random-draw ruoss");
+    refute_sh(top, init, "drop --xl-rows");
+    expect_sh(top, "$B/train --init m.bin --task reverse_string --steps 2 --eval-every 2 "
+              "--random-positions 64 --random-draw ruoss --out f.bin && $B/evaluate --model "
+              "f.bin --task reverse_string --examples 20 | grep -q '^accuracy: '", 0, NULL);
+    remove_dir(top);
 }
 END_TEST
 
@@ -125,5 +207,7 @@ TCase *tcase_guard_train(void) {
     tcase_add_test(tc, resume_refuses_flags_the_command_line_refuses);
     tcase_add_test(tc, log_names_a_kept_model_only_after_it_is_saved);
     tcase_add_test(tc, init_advice_names_the_option_that_asks);
+    tcase_add_test(tc, resume_names_options_that_contradict_the_model);
+    tcase_add_test(tc, a_model_of_clamped_rows_is_evaluated_and_fine_tuned);
     return tc;
 }

@@ -252,6 +252,36 @@ START_TEST(docs_scripts_refuse_bad_arguments_and_read_pages_where_named) {
 }
 END_TEST
 
+/* Issue 61, item 4: xl's --xl-rows clamped is read only at the distances
+ * train --random-draw ruoss draws in every layer. train refuses it without
+ * them; the programs that train nothing, and so draw nothing, ignored it
+ * in silence. They refuse it as train does; the default given passes. */
+START_TEST(programs_that_draw_nothing_refuse_the_clamped_rows) {
+    char *dir = scratch(), args[512];
+    const char *progs[][2] = {
+        {"pe_report", "--pe xl --xl-rows clamped"},
+        {"pe_report", "--pe xl,rope --xl-rows clamped --positions 4"},
+        {"demo_order", "--pe xl --xl-rows clamped"},
+        {"encode", "--pe xl --xl-rows clamped 'a b c'"},
+        {"pe_plot", "--kind attention --pe xl --xl-rows clamped --out %s/a.png"},
+    };
+    for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+        char want[256];
+        snprintf(args, sizeof args, progs[i][1], dir);
+        snprintf(want, sizeof want, "--xl-rows clamped is read only at the distances train "
+                 "--random-draw ruoss draws in every layer, and %s draws none", progs[i][0]);
+        expect_exit(progs[i][0], args, 2, want);
+        /* the default, given, changes nothing and is taken */
+        char *at = strstr(args, "clamped");
+        memcpy(at, "offset ", 7);
+        Run r = run(progs[i][0], args);
+        ck_assert_msg(r.status == 0, "%s %s: exit %d: %s", progs[i][0], args, r.status, r.err);
+        run_free(&r);
+    }
+    remove_dir(dir);
+}
+END_TEST
+
 TCase *tcase_guard_usage(void) {
     TCase *tc = tcase_create("usage");
     tcase_add_test(tc, a_value_option_given_last_names_its_value);
@@ -259,5 +289,6 @@ TCase *tcase_guard_usage(void) {
     tcase_add_test(tc, a_label_the_training_split_lacks_names_the_cause);
     tcase_add_test(tc, a_split_past_the_limit_names_its_task_and_options);
     tcase_add_test(tc, docs_scripts_refuse_bad_arguments_and_read_pages_where_named);
+    tcase_add_test(tc, programs_that_draw_nothing_refuse_the_clamped_rows);
     return tc;
 }

@@ -109,34 +109,35 @@ START_TEST(what_the_filler_cannot_place_is_refused_with_its_line) {
 }
 END_TEST
 
-/* Every template file of the sources is well formed, and a page made
- * from the sources' templates by the program is the committed page; a
- * word edited in a copy of a template reaches the page, with nothing
- * rebuilt, and a template broken in the copy stops the page, named. */
+/* A grid of one task, two seeds, two steps: the benchmark's page from 24
+ * quick cells in a second (run from a scratch folder: --cells and --out
+ * there). */
+#define TINY_GRID "$B/experiments --bench --quick --seeds 2 --set 'tasks=even_pairs,steps=2'"
+
+/* Every template file of the sources is well formed; a copy of the
+ * templates makes the page the sources' make, a word edited in the copy
+ * reaches the page with nothing rebuilt, and a template broken in the
+ * copy stops the page, named. On a tiny grid, so that it takes seconds
+ * on a busy machine: that the committed cells make the committed page is
+ * the cells_as_data case's (test_guard_cells.c). */
 START_TEST(a_writers_edit_reaches_the_page_without_a_rebuild) {
-    char top[1024], cmd[4096];
-    ck_assert_ptr_nonnull(getcwd(top, sizeof top));
     char *dir = scratch();
-    snprintf(cmd, sizeof cmd, "cp -r %s/src/experiments/page/templates T && mkdir -p O/benchmark "
-             "&& cp %s/docs/benchmark/pilots.csv O/benchmark/ && cp %s/docs/benchmark.md docs.md "
-             "&& stat -c %%Y $B/experiments > built", top, top, top);
-    expect_sh(dir, cmd, 0, NULL);
-    snprintf(cmd, sizeof cmd, "POSENC_TEMPLATES=T $B/experiments --bench --from-cells --cells "
-             "%s/docs/benchmark/cells --out O && cmp O/benchmark.md docs.md", top);
-    expect_sh(dir, cmd, 0, NULL);
-    snprintf(cmd, sizeof cmd, "sed -i 's/of the algorithmic tasks of/of the algorithmic puzzles "
-             "of/' T/bench-0-head.md && POSENC_TEMPLATES=T $B/experiments --bench --from-cells "
-             "--cells %s/docs/benchmark/cells --out P && grep -q 'algorithmic puzzles of "
-             "Delétang' P/benchmark.md && stat -c %%Y $B/experiments | cmp - built", top);
-    expect_sh(dir, cmd, 0, NULL);
-    snprintf(cmd, sizeof cmd, "sed -i 's/{{tasks}} of the/{{tasks}} of the {{nobody}}/' "
-             "T/bench-0-head.md && POSENC_TEMPLATES=T $B/experiments --bench --from-cells "
-             "--cells %s/docs/benchmark/cells --out Q", top);
-    expect_sh(dir, cmd, 2, "{{nobody}}: template bench.intro is given no value of that name");
+    expect_sh(dir, "cp -r $TOP/src/experiments/page/templates T && stat -c %Y $B/experiments > "
+              "built && " TINY_GRID " --cells C --out O", 0, NULL);
+    expect_sh(dir, "POSENC_TEMPLATES=T " TINY_GRID " --from-cells --cells C --out P && cmp "
+              "O/benchmark.md P/benchmark.md", 0, NULL);
+    expect_sh(dir, "sed -i 's/of the algorithmic tasks of/of the algorithmic puzzles of/' "
+              "T/bench-0-head.md && POSENC_TEMPLATES=T " TINY_GRID " --from-cells --cells C "
+              "--out P && grep -q 'algorithmic puzzles of Delétang' P/benchmark.md && ! grep -q "
+              "'algorithmic puzzles' O/benchmark.md && stat -c %Y $B/experiments | cmp - built",
+              0, NULL);
+    expect_sh(dir, "sed -i 's/{{tasks}} of the/{{tasks}} of the {{nobody}}/' T/bench-0-head.md "
+              "&& POSENC_TEMPLATES=T " TINY_GRID " --from-cells --cells C --out Q", 2,
+              "{{nobody}}: template bench.intro is given no value of that name");
     /* the file and the line the placeholder is on */
-    expect_sh(dir, "POSENC_TEMPLATES=T $B/experiments --bench --from-cells --cells "
-              "$TOP/docs/benchmark/cells --out Q 2> err; grep -q \"T/bench-0-head.md:$(grep -n "
-              "nobody T/bench-0-head.md | cut -d: -f1): {{nobody}}\" err", 0, NULL);
+    expect_sh(dir, "POSENC_TEMPLATES=T " TINY_GRID " --from-cells --cells C --out Q 2> err; "
+              "grep -q \"T/bench-0-head.md:$(grep -n nobody T/bench-0-head.md | cut -d: -f1): "
+              "{{nobody}}\" err", 0, NULL);
     expect_sh(dir, "test ! -e Q/benchmark.md", 0, NULL);
     remove_dir(dir);
     /* the sources' files, each read as the filler reads it */
@@ -151,6 +152,153 @@ START_TEST(a_writers_edit_reaches_the_page_without_a_rebuild) {
     }
     pclose(ls);
     ck_assert_uint_ge(files, 3);
+}
+END_TEST
+
+/* A grid reads its page's templates before its first cell trains: a
+ * missing folder, or a broken template, is named at once, on either grid,
+ * and no cell is run (before, both were found after the whole grid had
+ * trained: 360 quick cells, or 10 CPU-hours of the standard grid). The
+ * timeout only ends a grid that does train, so that a failure of this
+ * test leaves no cells training behind it. */
+START_TEST(a_broken_template_folder_is_refused_before_the_first_cell) {
+    char *dir = scratch();
+    expect_sh(dir, "POSENC_TEMPLATES=/nonexistent timeout 30 $B/experiments --bench --quick "
+              "--cells C --out O", 2, "POSENC_TEMPLATES is /nonexistent, which is no folder");
+    expect_sh(dir, "test -z \"$(ls -A C 2>/dev/null | grep '\\.cell$')\" && test ! -e "
+              "O/benchmark.md", 0, NULL);
+    /* the plan of a run on other hosts (scripts/grid_hosts.sh) */
+    expect_sh(dir, "POSENC_TEMPLATES=/nonexistent $B/experiments --bench --quick --list "
+              "--missing --cells C", 2, "POSENC_TEMPLATES is /nonexistent, which is no folder");
+    /* the file and the line: its last, where the printf put the '{{' */
+    expect_sh(dir, "cp -r $TOP/src/experiments/page/templates T && printf '@@ broken\\nan "
+              "{{open\\n' >> T/results-1-order.md && POSENC_TEMPLATES=T timeout 30 "
+              "$B/experiments --quick --cells C2 --out O2 2> err; test $? -eq 2 && grep -q "
+              "\"T/results-1-order.md:$(grep -c '' T/results-1-order.md): a '{{' not closed by "
+              "'}}' on its line\" err", 0, NULL);
+    expect_sh(dir, "test -z \"$(ls -A C2 2>/dev/null | grep '\\.cell$')\" && test ! -e "
+              "O2/results.md", 0, NULL);
+    remove_dir(dir);
+}
+END_TEST
+
+/* The bytes of a file, written as they are (NULs too). */
+static void write_bytes(const char *path, const char *bytes, size_t n) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bytes, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A template file that cannot be read, or is not UTF-8 text, is refused
+ * with its name and the real reason: a symbolic link to nothing said so
+ * (it printed garbage: read_regular set no message for a missing file), a
+ * NUL or a Latin-1 byte named with its line (they reached the page). */
+START_TEST(a_template_file_that_is_no_text_is_refused_with_its_reason) {
+    char dir[256], path[512];
+    templates_of(dir, sizeof dir, "@@ one\nfine\n");
+    snprintf(path, sizeof path, "%s/gone.md", dir);
+    ck_assert_int_eq(symlink("nowhere.md", path), 0);
+    prose_reload();
+    Buf b = {0};
+    PROSE_TEXT(&b, "one");
+    const char *why = error_now();
+    ck_assert_msg(strstr(why, "gone.md: it is a symbolic link to a file that is not there"),
+                  "%s", why);
+    ck_assert_uint_eq(b.n, 0);
+    done_with(dir);
+    static const struct {
+        const char *bytes;
+        size_t n;
+        const char *want; /* NULL: read as it is */
+    } cases[] = {
+        {"@@ one\nfirst\nan\0b\n", 18, "t.md:3: a NUL byte (byte 16 of the file)"},
+        {"@@ one\ncaf\xe9\n", 12, "t.md:2: the byte 0xE9 (byte 11 of the file) is not UTF-8"},
+        {"@@ one\nx \xc3\n", 11, "t.md:2: the byte 0xC3 (byte 10 of the file) is not UTF-8"},
+        {"@@ one\n\xc0\xaf\n", 10, "t.md:2: the byte 0xC0"}, /* an overlong '/' */
+        {"@@ one\n\xed\xa0\x80\n", 11, "t.md:2: the byte 0xED"}, /* a surrogate */
+        {"@@ one\ncaf\xc3\xa9 \xe2\x89\x88 \xf0\x9f\x99\x82\n", 22, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        templates_of(dir, sizeof dir, "");
+        snprintf(path, sizeof path, "%s/t.md", dir);
+        write_bytes(path, cases[i].bytes, cases[i].n);
+        Err e;
+        int checked = prose_check_file(path, &e);
+        PROSE_TEXT(&b, "one");
+        why = error_now();
+        if (!cases[i].want) {
+            ck_assert_msg(checked == 0 && !why[0], "case %zu: %s", i, why);
+            ck_assert_uint_eq(b.n, cases[i].n - 8);
+        } else {
+            ck_assert_msg(strstr(why, cases[i].want), "case %zu: '%s' lacks '%s'", i, why,
+                          cases[i].want);
+            ck_assert_msg(checked == ERR_INPUT && strstr(e.msg, cases[i].want + 4), "case "
+                          "%zu: prose_check_file: %s", i, e.msg);
+            ck_assert_uint_eq(b.n, 0);
+        }
+        b.n = 0;
+        done_with(dir);
+    }
+    buf_free(&b);
+}
+END_TEST
+
+/* A template file of 1 MiB is read whole, and one a byte longer refused,
+ * named (it was cut off at 1 MiB, its last sentence ending mid-way). */
+START_TEST(a_template_file_over_the_limit_is_refused_named) {
+    const size_t most = (size_t)1 << 20;
+    char *text = malloc(most + 2);
+    ck_assert_ptr_nonnull(text);
+    for (size_t extra = 0; extra < 2; extra++) {
+        char dir[256], path[512];
+        templates_of(dir, sizeof dir, "");
+        /* "@@ one\n", x's, "end.\n": most + extra bytes in all */
+        size_t n = most + extra;
+        memcpy(text, "@@ one\n", 7);
+        memset(text + 7, 'x', n - 12);
+        memcpy(text + n - 5, "end.\n", 5);
+        snprintf(path, sizeof path, "%s/t.md", dir);
+        write_bytes(path, text, n);
+        Buf b = {0};
+        PROSE_TEXT(&b, "one");
+        const char *why = error_now();
+        if (!extra) {
+            ck_assert_msg(!why[0], "%s", why);
+            ck_assert_uint_eq(b.n, n - 8);
+            ck_assert_int_eq(memcmp(b.p + b.n - 4, "end.", 4), 0);
+        } else {
+            ck_assert_msg(strstr(why, "t.md is longer than 1048576 bytes (1 MiB), the most a "
+                                      "template file may hold"), "%s", why);
+            ck_assert_uint_eq(b.n, 0);
+            Err e;
+            ck_assert_int_eq(prose_check_file(path, &e), ERR_INPUT);
+            ck_assert_msg(strstr(e.msg, "t.md is longer than"), "%s", e.msg);
+        }
+        buf_free(&b);
+        done_with(dir);
+    }
+    free(text);
+}
+END_TEST
+
+/* A page whose publishing fails (a full disk; here a file-size limit,
+ * which fails a write as a full disk does) leaves no staging folder and
+ * no lock behind, and says what failed: the file and errno's words. */
+START_TEST(a_failed_publish_leaves_nothing_behind) {
+    char *dir = scratch();
+    expect_sh(dir, TINY_GRID " --cells C --out O && cp O/benchmark.md before.md", 0, NULL);
+    /* sh counts ulimit -f in 512-byte blocks: 4 KB; SIGXFSZ ignored, so a
+     * write past it fails with EFBIG as a full disk's does with ENOSPC */
+    expect_sh(dir, "trap '' XFSZ; ulimit -f 8; " TINY_GRID " --from-cells --cells C --out O", 1,
+              "O/benchmark.md was not published: writing O/.benchmark.new/benchmark/"
+              "lengths.csv failed: File too large");
+    expect_sh(dir, "trap '' XFSZ; ulimit -f 8; " TINY_GRID " --from-cells --cells C --out O", 1,
+              "what was written of it is removed (O/.benchmark.new), and every file in O is as "
+              "it was");
+    expect_sh(dir, "test ! -e O/.benchmark.new && test ! -e O/benchmark.md.lock && test ! -e "
+              "C/cells.lock && cmp before.md O/benchmark.md", 0, NULL);
+    remove_dir(dir);
 }
 END_TEST
 
@@ -198,11 +346,44 @@ START_TEST(the_rules_name_the_u_test_as_it_runs) {
 }
 END_TEST
 
+/* The CSV files' values (exp_csv_value) round on the exact binary value,
+ * a half away from zero, as the benchmark page's last section says:
+ * printf's "%.6f" gives 0.414062 for 53/128, a half it rounds to even. */
+START_TEST(a_csv_value_rounds_a_half_up) {
+    static const struct {
+        double v;
+        const char *want;
+    } cases[] = {
+        {53.0 / 128.0, "0.414063"},    /* 0.4140625, an exact half */
+        {1.0 / 128.0, "0.007813"},     /* 0.0078125 */
+        {3.0 / 64.0, "0.046875"},      /* six decimals exactly: no rounding */
+        {-53.0 / 128.0, "-0.414063"},  /* away from zero */
+        {0.6703125, "0.670312"},       /* no half: the double is below it */
+        {1.0 / 3.0, "0.333333"},       {2.0 / 3.0, "0.666667"},
+        {1.0, "1.000000"},             {0.0, "0.000000"},
+        {0.9999995, "1.000000"},       /* the double nearest is above the half */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        Buf b = {0};
+        exp_csv_value(&b, cases[i].v);
+        buf_put(&b, "", 1);
+        ck_assert_msg(strcmp((const char *)b.p, cases[i].want) == 0, "%.17g: %s, not %s",
+                      cases[i].v, (const char *)b.p, cases[i].want);
+        buf_free(&b);
+    }
+}
+END_TEST
+
 TCase *tcase_prose(void) {
     TCase *tc = tcase_create("templates");
     tcase_add_test(tc, a_template_is_filled_as_written);
     tcase_add_test(tc, what_the_filler_cannot_place_is_refused_with_its_line);
     tcase_add_test(tc, a_writers_edit_reaches_the_page_without_a_rebuild);
     tcase_add_test(tc, the_rules_name_the_u_test_as_it_runs);
+    tcase_add_test(tc, a_csv_value_rounds_a_half_up);
+    tcase_add_test(tc, a_broken_template_folder_is_refused_before_the_first_cell);
+    tcase_add_test(tc, a_template_file_that_is_no_text_is_refused_with_its_reason);
+    tcase_add_test(tc, a_failed_publish_leaves_nothing_behind);
+    tcase_add_test(tc, a_template_file_over_the_limit_is_refused_named);
     return tc;
 }

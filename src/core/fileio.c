@@ -248,7 +248,14 @@ int read_regular(const char *path, size_t limit, char **text, size_t *n, Err *e)
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int err = errno;
-        if (err != ENOENT)
+        struct stat ln;
+        /* ENOENT is said too: a caller that prints e learns why, and a
+         * symbolic link to nothing is not called missing */
+        if (err == ENOENT && lstat(path, &ln) == 0 && S_ISLNK(ln.st_mode))
+            err_set(e, ERR_INPUT, "it is a symbolic link to a file that is not there");
+        else if (err == ENOENT)
+            err_set(e, ERR_INPUT, "it is not there");
+        else
             err_set(e, ERR_INPUT, "cannot open it: %s", strerror(err));
         return err;
     }

@@ -30,8 +30,9 @@ int write_file_atomic(const char *path, const void *data, size_t n, Err *e);
  * ERR_RUNTIME when memory runs out. */
 int read_stream(FILE *f, const char *path, size_t limit, char **buf, size_t *n, Err *e);
 /* path's bytes, up to limit, into *text (malloc'ed) if it is a regular
- * file: 0, ENOENT when it is missing, else an errno with e set (a FIFO is
- * opened without waiting for a writer, and refused: never waited on). */
+ * file: 0, ENOENT when it is missing (or a symbolic link to nothing), else
+ * an errno; e says why whenever it is not 0 (a FIFO is opened without
+ * waiting for a writer, and refused: never waited on). */
 int read_regular(const char *path, size_t limit, char **text, size_t *n, Err *e);
 
 /* Takes the carriage return out of every CRLF line end of text (n bytes,

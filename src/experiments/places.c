@@ -1,8 +1,11 @@
 /* A grid's places and its command (places.h): its folders and the make
  * command of its page, from its settings and its protocol's changes. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "places.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol.h"
@@ -29,14 +32,44 @@ static bool protocol_set(const ExpSettings *s) {
 
 const char *exp_grid_cells(const ExpSettings *s) {
     /* the benchmark's cells are committed: results as data (its page is
-     * rebuilt from them without training); every scheme's cells, and
-     * other seeds', beside the standard run's (a cell's file does not
-     * depend on how many seeds run) */
+     * rebuilt from them without training, and CI's referee checks that
+     * they are the standard grid's, whole); every scheme's cells, and
+     * other seeds', in folders of their own (a cell's file does not
+     * depend on how many seeds run: `make benchmark ALL=1` starts its
+     * folder with a copy of the committed cells) */
     if (!s->bench)
         return s->quick ? "build/cells-quick" : "build/cells";
     if (protocol_set(s))
         return s->quick ? "build/cells-bench-quick-set" : "build/cells-bench-set";
-    return s->quick ? "build/cells-bench-quick" : "docs/benchmark/cells";
+    if (s->quick)
+        return "build/cells-bench-quick";
+    if (all_schemes(s))
+        return "build/cells-bench-all";
+    return exp_grid_default_seeds(s) ? "docs/benchmark/cells" : "build/cells-bench-seeds";
+}
+
+bool exp_grid_may_commit(const ExpSettings *s) {
+    return !all_schemes(s) && exp_grid_default_seeds(s);
+}
+
+/* Whether the folder path, or its text, ends with name (whole components). */
+static bool ends_with_folder(const char *path, const char *name) {
+    size_t n = strlen(path), k = strlen(name);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    return n >= k && memcmp(path + n - k, name, k) == 0 && (n == k || path[n - k - 1] == '/');
+}
+
+const char *exp_grid_committed(const char *dir) {
+    ExpSettings std;
+    exp_settings_bench(&std, false, 0);
+    const char *committed[] = {exp_grid_cells(&std), exp_grid_sparser(&std)};
+    char real[PATH_MAX];
+    const char *path = realpath(dir, real) ? real : dir;
+    for (size_t i = 0; i < 2; i++)
+        if (committed[i] && ends_with_folder(path, committed[i]))
+            return committed[i];
+    return NULL;
 }
 
 const char *exp_grid_sparser(const ExpSettings *s) {

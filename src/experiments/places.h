@@ -34,6 +34,15 @@ const char *exp_grid_cells(const ExpSettings *s);
  * has none. */
 const char *exp_grid_sparser(const ExpSettings *s);
 void exp_grid_out(char *buf, size_t cap, const ExpSettings *s);
+/* The committed cells folders are the standard benchmark's data (its
+ * exp_grid_cells and exp_grid_sparser): dir's name for one of them (dir
+ * ends with it, as it is or resolved, from any working directory or
+ * checkout), or NULL. Such a folder holds a whole grid: only a grid of
+ * the standard columns and seeds may write into it (exp_grid_may_commit),
+ * its settings checked against the folder's as any folder's are (the
+ * sparser companion's are --set range=2048's). */
+const char *exp_grid_committed(const char *dir);
+bool exp_grid_may_commit(const ExpSettings *s);
 void exp_grid_make(char *buf, size_t cap, const ExpSettings *s);
 void exp_grid_run(char *buf, size_t cap, const ExpSettings *s);
 /* Whether s is the grid with s->bench's default seeds. */

@@ -399,6 +399,22 @@ static int stage_folders(const char *staging, const char *page, Err *e) {
     return 0;
 }
 
+/* A page whose writing failed (a full disk): what was staged is removed,
+ * so that it holds no space, and the message says what failed and what
+ * is left (e holds the writer's error, its file and errno's words). */
+static void dropped(const ExpRunner *r, const char *staging, Err *e) {
+    Err why;
+    char was[sizeof e->msg];
+    memcpy(was, e->msg, sizeof was);
+    if (publish_drop(r->out, staging, &why))
+        err_set(e, e->code, "%s/%s.md was not published: %s; and %s", r->out, r->page, was,
+                why.msg);
+    else
+        err_set(e, e->code, "%s/%s.md was not published: %s; what was written of it is "
+                "removed (%s), and every file in %s is as it was", r->out, r->page, was,
+                staging, r->out);
+}
+
 int exp_publish_page(const ExpRunner *r, Err *e) {
     ExpResults res, sparser = {0};
     ExpCellFile *f = xcalloc(r->n, sizeof *f, "the cells' results", e);
@@ -416,10 +432,14 @@ int exp_publish_page(const ExpRunner *r, Err *e) {
         res.sparser = &sparser, res.sparser_dir = r->sparser_dir;
     char staging[4096];
     res.out = r->out;
-    if (!(rc = publish_stage(r->out, r->page, staging, sizeof staging, e)) &&
-        !(rc = stage_folders(staging, r->page, e)) &&
-        !(rc = r->set.bench ? exp_bench_write(&res, staging, e) : exp_write(&res, staging, e)))
-        rc = publish_commit(r->out, staging, e);
+    if (!(rc = publish_stage(r->out, r->page, staging, sizeof staging, e))) {
+        if (!(rc = stage_folders(staging, r->page, e)) &&
+            !(rc = r->set.bench ? exp_bench_write(&res, staging, e)
+                                : exp_write(&res, staging, e)))
+            rc = publish_commit(r->out, staging, e);
+        else
+            dropped(r, staging, e);
+    }
     /* a grid of the paper's columns draws no figure of the others: a
      * fuller grid's, left in out, would stand beside a page without it */
     if (!rc && r->set.bench && r->set.bench_columns <= exp_bench_paper(&r->set)) {

@@ -291,6 +291,19 @@ static void get_train(Rd *r, Checkpoint *ck) {
      * for evaluate as for train --resume. */
     if (!r->rc && train_meta_check(mt, ck->step, &e))
         ck_bad(r, e.msg);
+    /* the model's own options and the run's: xl's --xl-rows clamped is
+     * read only at the distances --random-draw ruoss draws, which train
+     * refuses without them */
+    char text[64];
+    const PeOption *unread = r->rc ? NULL : train_layer_draws_unread(mt, &ck->model.cfg.pe,
+                                                                     text, sizeof text);
+    if (unread) {
+        snprintf(msg, sizeof msg, "its model reads %s %s, which only the distances "
+                 "--random-draw ruoss draws in every layer reach, and its run drew none "
+                 "(%s)", unread->flag, text, mt->random_positions ? "its --random-draw is "
+                 "positions" : "no --random-positions");
+        ck_bad(r, msg);
+    }
     if (r->rc)
         return;
     size_t n = ck->model.n_params;

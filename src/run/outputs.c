@@ -400,6 +400,10 @@ int publish_stage(const char *dir, const char *name, char *staging, size_t cap, 
     return 0;
 }
 
+int publish_drop(const char *dir, const char *staging, Err *e) {
+    return finish(dir, staging, false, e);
+}
+
 int publish_commit(const char *dir, const char *staging, Err *e) {
     /* checked before the set is marked complete: a set that cannot go
      * into place is dropped (it is written again from its sources), never
@@ -413,5 +417,10 @@ int publish_commit(const char *dir, const char *staging, Err *e) {
     char mark[4096 + 16];
     snprintf(mark, sizeof mark, "%s/" COMPLETE, staging);
     rc = write_file_atomic(mark, "", 0, e);
-    return rc ? rc : finish(dir, staging, true, e);
+    if (rc) { /* unmarked: nothing moved, so the set is dropped as above */
+        Err ignored;
+        finish(dir, staging, false, &ignored);
+        return rc;
+    }
+    return finish(dir, staging, true, e);
 }

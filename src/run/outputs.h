@@ -78,5 +78,10 @@ int publish_stage(const char *dir, const char *name, char *staging, size_t cap, 
 int publish_commit(const char *dir, const char *staging, Err *e);
 /* Finishes or removes what a killed run left of DIR/.NAME.new. */
 int publish_recover(const char *dir, const char *name, Err *e);
+/* Removes a staging folder not yet marked complete, with what was written
+ * into it: a writer that failed (a full disk) leaves neither its files
+ * nor the space they hold. 0, or ERR_RUNTIME naming what could not be
+ * removed. */
+int publish_drop(const char *dir, const char *staging, Err *e);
 
 #endif

@@ -33,12 +33,16 @@ void session_free(Session *s) {
 /* Random positions need a scheme that reads positions one by one, and
  * room for the longest training sentence and the [CLS] before it. */
 int session_check_options(const TrainMeta *mt, const Config *c, size_t longest, Err *e) {
-    size_t N = mt->random_positions, need = longest + config_lead_tokens(c);
-    const PeScheme *s = pe_find(c->pe.name);
     if (train_draw_check(mt, e))
         return ERR_INPUT;
     if (train_layer_draws_check(mt, &c->pe, e))
         return ERR_INPUT;
+    return session_check_positions(mt, c, longest, e);
+}
+
+int session_check_positions(const TrainMeta *mt, const Config *c, size_t longest, Err *e) {
+    size_t N = mt->random_positions, need = longest + config_lead_tokens(c);
+    const PeScheme *s = pe_find(c->pe.name);
     if (!N || !s)
         return 0;
     if ((!pe_in_input(s) && !pe_in_attention(s)) || s->ignores_positions)
@@ -137,24 +141,33 @@ static int alloc_batches(Session *s, const OptConfig *opt, Err *e) {
  * the memory. */
 static int check_run(Session *s, const Config *c, const char *resumed, Err *e) {
     size_t lead = config_lead_tokens(c); /* s->train's lengths count the [CLS] */
+    /* A checkpoint's options were checked when it was started (and again
+     * as it loaded): what can fail on resuming is the data, and the advice
+     * is about the data. The options alone (no sentence) failing are the
+     * file's fault, said as they are. */
+    Err own;
+    if (resumed && session_check_options(&s->meta, c, 0, &own))
+        return err_set(e, ERR_INPUT, "%s holds run options that do not go with its model, "
+                       "which train would not have saved (%s): the file was damaged or "
+                       "forged; train from scratch", resumed, own.msg);
     int rc = session_check_options(&s->meta, c, s->train.max_len - lead, e);
     PePlan plan;
     size_t need = s->meta.random_positions ? s->meta.random_positions : s->train.max_len;
-    if (!rc && !(rc = pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, e)) &&
-        need > plan.max_positions)
-        rc = err_set(e, ERR_INPUT, "training needs positions 0..%zu but the %s table has rows "
-                     "for 0..%zu only", need - 1, c->pe.name, plan.max_positions - 1);
+    size_t rows = 0; /* the positions the run has, once known */
+    if (!rc && !(rc = pe_plan(&plan, &c->pe, c->d_model, c->n_heads, c->max_len, e))) {
+        rows = plan.max_positions;
+        if (need > rows)
+            rc = err_set(e, ERR_INPUT, "training needs positions 0..%zu but the %s table has "
+                         "rows for 0..%zu only", need - 1, c->pe.name, rows - 1);
+    }
     char words[96];
-    if (rc && resumed)
-        /* the options are the checkpoint's, checked when it was started:
-         * what changed is the data, and the advice is about the data */
+    if (rc && resumed && (s->meta.random_positions || rows))
         rc = err_set(e, ERR_INPUT, "%s cannot go on with this data: its longest training "
                      "sentence has %s, and the run has positions for %zu (%s); restore "
                      "the data it was started with, or train from scratch", resumed,
                      config_words(c, s->train.max_len, words, sizeof words),
-                     s->meta.random_positions ? s->meta.random_positions
-                     : plan.max_positions, s->meta.random_positions ? "--random-positions" :
-                     "its learned table");
+                     s->meta.random_positions ? s->meta.random_positions : rows,
+                     s->meta.random_positions ? "--random-positions" : "its learned table");
     /* after the advice above, which is about a table's rows: a factor of
      * the positions says what to change itself */
     size_t longest[3] = {s->train.max_len, s->valid.max_len, s->test.max_len};
@@ -315,6 +328,16 @@ int session_create_from(Session *s, const TrainMeta *meta, const Model *from,
         return err_set(e, ERR_INPUT, "--embed-std sets the first draw of a new model's "
                        "embeddings, and --init starts from the weights of a trained one: drop "
                        "--embed-std");
+    /* the model's options are its own, not the command line's: the
+     * advice is about this run's draws (a model fine-tuned without them
+     * would be saved with an option nothing read) */
+    char text[64];
+    const PeOption *unread = train_layer_draws_unread(meta, &cfg->pe, text, sizeof text);
+    if (unread)
+        return err_set(e, ERR_INPUT, "the model to start from was trained with %s %s, which "
+                       "only the distances --random-draw ruoss draws in every layer reach, and "
+                       "this run draws none: give --random-positions N --random-draw ruoss, "
+                       "as it was trained, or train a new model", unread->flag, text);
     int rc = create(s, meta, cfg, opt, from, e);
     if (!rc && (rc = copy_weights(s, from, words, classes, e)))
         session_free(s);

@@ -63,6 +63,10 @@ int session_tune(Config *c, const PeConfig *given, Err *e);
  * longest words, and the [CLS] before it when c pools by [CLS]); compare_pe
  * checks every scheme this way before its first run. */
 int session_check_options(const TrainMeta *meta, const Config *c, size_t longest, Err *e);
+/* Its part about --random-positions N and the scheme alone (without the
+ * rules of the draws, which are a training's): what evaluate checks of a
+ * trained model at N, whose own options it takes as they are. */
+int session_check_positions(const TrainMeta *meta, const Config *c, size_t longest, Err *e);
 
 /* Continues a checkpoint saved with its training state; steps, if not 0,
  * replaces the number of steps the run was asked for (it must be past the

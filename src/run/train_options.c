@@ -249,21 +249,29 @@ int train_draw_check(const TrainMeta *mt, Err *e) {
     return 0;
 }
 
-int train_layer_draws_check(const TrainMeta *mt, const PeConfig *pc, Err *e) {
+const PeOption *train_layer_draws_unread(const TrainMeta *mt, const PeConfig *pc, char *text,
+                                        size_t cap) {
     const PeScheme *s = pe_find(pc->name);
     bool drawn = mt->random_positions && mt->random_draw == RANDOM_DRAW_RUOSS;
     for (size_t i = 0; s && s->options && s->options[i] && !drawn; i++) {
         const PeOption *o = s->options[i];
         double v = pe_get(pc, o);
         if (o->layer_draws && pe_given(pc, o) && v != o->def) {
-            char text[64];
-            pe_option_format(o, v, text, sizeof text);
-            return err_set(e, ERR_INPUT, "%s %s is read only at the distances --random-draw "
-                           "ruoss draws in every layer, and this training draws none: give "
-                           "--random-positions N --random-draw ruoss, or drop %s", o->flag,
-                           text, o->flag);
+            pe_option_format(o, v, text, cap);
+            return o;
         }
     }
+    return NULL;
+}
+
+int train_layer_draws_check(const TrainMeta *mt, const PeConfig *pc, Err *e) {
+    char text[64];
+    const PeOption *o = train_layer_draws_unread(mt, pc, text, sizeof text);
+    if (o)
+        return err_set(e, ERR_INPUT, "%s %s is read only at the distances --random-draw "
+                       "ruoss draws in every layer, and this training draws none: give "
+                       "--random-positions N --random-draw ruoss, or drop %s", o->flag,
+                       text, o->flag);
     return 0;
 }
 

@@ -140,6 +140,11 @@ bool train_option_given(const TrainMeta *mt, const OptConfig *o, size_t opt);
  * default where mt draws none: ERR_INPUT naming it (nothing would read
  * it). */
 int train_layer_draws_check(const TrainMeta *mt, const PeConfig *pc, Err *e);
+/* The option train_layer_draws_check refuses, with its value's text in
+ * text (cap bytes), or NULL: for a message in the terms of a checkpoint
+ * or of a model to start from rather than of a command line. */
+const PeOption *train_layer_draws_unread(const TrainMeta *mt, const PeConfig *pc, char *text,
+                                        size_t cap);
 /* The rules of --random-draw and --train-draw: the first needs
  * --random-positions, the second a task. ERR_INPUT naming what to give. */
 int train_draw_check(const TrainMeta *mt, Err *e);

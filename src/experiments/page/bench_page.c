@@ -31,14 +31,17 @@ static int write_chance(const BenchPage *p, const char *dir, Err *e) {
     for (size_t t = 0; t < r->set.bench_n_tasks; t++)
         for (size_t n = r->set.bench_N + 1; n <= r->set.bench_M; n++) {
             size_t at = t * (r->set.bench_M + 1) + n;
-            buf_printf(&b, "%s,%s,%s,%zu,%zu,%.6f\n", r->set.bench_task[t],
+            buf_printf(&b, "%s,%s,%s,%zu,%zu,", r->set.bench_task[t],
                        task_level_name(task_find(r->set.bench_task[t])->level),
-                       p->chance.answer[t], n, p->chance.blanks[at], p->chance.share[at]);
+                       p->chance.answer[t], n, p->chance.blanks[at]);
+            exp_csv_value(&b, p->chance.share[at]);
+            buf_printf(&b, "\n");
         }
     return exp_bench_csv(dir, "chance.csv", &b, e);
 }
 
-/* The CSV files: every run per length, and every run's scores. */
+/* The CSV files: every run per length, and every run's scores (each
+ * value rounded as the page says, exp_csv_value). */
 static int write_csv(const ExpResults *r, const char *dir, Err *e) {
     Band in = exp_bench_trained(r);
     Buf runs = {0}, scores = {0};
@@ -51,11 +54,21 @@ static int write_csv(const ExpResults *r, const char *dir, Err *e) {
             continue;
         const char *level = task_level_name(task_find(run->task)->level);
         double lr = run->variant < r->set.bench_n_lr ? r->set.bench_lr[run->variant] : NAN;
-        for (size_t len = 1; len <= run->max_len; len++)
-            buf_printf(&runs, "%s,%s,%s,%g,%zu,%zu,%.6f,%.6f\n", run->task, level, run->name,
-                       lr, run->seed + 1, len, run->per_len[len], run->exact_len[len]);
-        buf_printf(&scores, "%s,%s,%s,%g,%zu,%.6f,%.6f,%.6f\n", run->task, level, run->name,
-                   lr, run->seed + 1, exp_band_value(run, &in), run->value, run->exact);
+        for (size_t len = 1; len <= run->max_len; len++) {
+            buf_printf(&runs, "%s,%s,%s,%g,%zu,%zu,", run->task, level, run->name, lr,
+                       run->seed + 1, len);
+            exp_csv_value(&runs, run->per_len[len]);
+            buf_printf(&runs, ",");
+            exp_csv_value(&runs, run->exact_len[len]);
+            buf_printf(&runs, "\n");
+        }
+        buf_printf(&scores, "%s,%s,%s,%g,%zu", run->task, level, run->name, lr, run->seed + 1);
+        double score[3] = {exp_band_value(run, &in), run->value, run->exact};
+        for (int k = 0; k < 3; k++) {
+            buf_printf(&scores, ",");
+            exp_csv_value(&scores, score[k]);
+        }
+        buf_printf(&scores, "\n");
     }
     int rc = exp_bench_csv(dir, "lengths.csv", &runs, e);
     if (!rc)

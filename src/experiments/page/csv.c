@@ -8,6 +8,19 @@
 #include "../../core/buf.h"
 #include "../../core/fileio.h"
 #include "sections.h"
+#include "tables.h"
+
+void exp_csv_value(Buf *b, double v) {
+    /* v is a tie when v * 2e6 is an odd integer exactly: fma gives the
+     * product's rounding error (0: the product is exact). Only ties differ
+     * from printf's rounding, which is exact otherwise; a tie is printed
+     * as the next double away from zero, which printf rounds away. */
+    const double twice = 2e6;
+    double p = v * twice;
+    if (isfinite(p) && fma(v, twice, -p) == 0.0 && p == floor(p) && fmod(p, 2.0) != 0.0)
+        v = nextafter(v, v > 0 ? INFINITY : -INFINITY);
+    buf_printf(b, "%.6f", v);
+}
 
 static const char *const kind_file[EXP_BENCH] = {"order",   "tasks",       "lengths",
                                                  "random",  "variants",    "random_test",
@@ -16,7 +29,7 @@ static const char *const kind_file[EXP_BENCH] = {"order",   "tasks",       "leng
 /* A value, then end: an undefined one (NaN) as an empty field. */
 static void number(Buf *b, double v, const char *end) {
     if (!isnan(v))
-        buf_printf(b, "%.6f", v);
+        exp_csv_value(b, v);
     buf_printf(b, "%s", end);
 }
 
@@ -41,8 +54,9 @@ int exp_write_csv(const ExpResults *r, const char *dir, Err *e) {
             if (k == EXP_ORDER) {
                 buf_printf(&b, "%s,%zu,%.6e\n", run->name, run->seed + 1, run->value);
             } else if (!per_len) {
-                buf_printf(&b, "%s,\"%s\",%zu,%.6f,", run->task, run->name, run->seed + 1,
-                           run->value);
+                buf_printf(&b, "%s,\"%s\",%zu,", run->task, run->name, run->seed + 1);
+                exp_csv_value(&b, run->value);
+                buf_printf(&b, ",");
                 number(&b, run->exact, "\n");
             } else {
                 /* a probe's rows are layers, from 0 (the input) */

@@ -16,6 +16,8 @@
 #include "sections.h"
 #include "tables.h"
 
+int exp_page_templates(Err *e) { return prose_load(e); }
+
 void exp_rules(Buf *b, size_t seeds, const char *floor, size_t at_N) {
     Buf learned = {0}, method = {0};
     if (at_N)

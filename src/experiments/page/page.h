@@ -17,4 +17,10 @@ int exp_write(const ExpResults *r, const char *dir, Err *e);
  * (bench_page.c). */
 int exp_bench_write(const ExpResults *r, const char *dir, Err *e);
 
+/* Reads and checks the pages' templates (prose_load): a grid calls it
+ * before its first cell, so that a missing or broken template folder is
+ * named before the training, not after it. ERR_INPUT naming the folder,
+ * or the file and line. */
+int exp_page_templates(Err *e);
+
 #endif

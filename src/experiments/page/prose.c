@@ -266,6 +266,51 @@ static int split(char *text, size_t n, const char *file, Err *e) {
     return 0;
 }
 
+/* A template file's bytes are UTF-8 text: a NUL (which ends a C string
+ * early) or a byte of another encoding (Latin-1's é, the one byte 0xE9)
+ * would reach the page as it is, so it is refused with its line. */
+static int check_bytes(const char *text, size_t n, const char *file, Err *e) {
+    const unsigned char *p = (const unsigned char *)text;
+    size_t line = 1;
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        if (c == '\n' || (c && c < 0x80)) {
+            line += c == '\n', i++;
+            continue;
+        }
+        if (!c)
+            return err_set(e, ERR_INPUT, "%s:%zu: a NUL byte (byte %zu of the file): a "
+                           "template is text; take it out", file, line, i + 1);
+        /* the sequence's length from its first byte; C0, C1 and F5..FF
+         * begin none (overlong, or past U+10FFFF) */
+        size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                     : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        bool ok = len && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = (p[i + k] & 0xC0) == 0x80;
+        /* the overlong forms, the surrogates and past U+10FFFF */
+        if (ok && ((c == 0xE0 && p[i + 1] < 0xA0) || (c == 0xED && p[i + 1] >= 0xA0) ||
+                   (c == 0xF0 && p[i + 1] < 0x90) || (c == 0xF4 && p[i + 1] >= 0x90)))
+            ok = false;
+        if (!ok)
+            return err_set(e, ERR_INPUT, "%s:%zu: the byte 0x%02X (byte %zu of the file) is "
+                           "not UTF-8: save the file as UTF-8 (Latin-1's é, for one, is the "
+                           "byte 0xE9)", file, line, c, i + 1);
+        i += len;
+    }
+    return 0;
+}
+
+/* A template file holds at most FILE_MAX bytes: one longer was cut off
+ * there, mid-sentence, without a word; it is refused, named. */
+static int too_long(const char *path, size_t n, Err *e) {
+    if (n <= FILE_MAX)
+        return 0;
+    return err_set(e, ERR_INPUT, "the template file %s is longer than %zu bytes (1 MiB), the "
+                   "most a template file may hold: split it into files of their own", path,
+                   FILE_MAX);
+}
+
 static void unload(void) {
     for (size_t i = 0; i < P.n_files; i++)
         free(P.files[i]), free(P.paths[i]);
@@ -306,17 +351,27 @@ static int load(Err *e) {
         if (!path)
             return err_set(e, ERR_RUNTIME, "out of memory reading the templates");
         sprintf(path, "%s/%s", P.folder, P.names[i]);
-        int rc = read_regular(path, FILE_MAX, &text, &n, &why);
+        /* a byte past the most tells a file at the limit from a longer one */
+        int rc = read_regular(path, FILE_MAX + 1, &text, &n, &why);
         P.files[P.n_files] = text, P.paths[P.n_files++] = path;
         if (rc)
             return err_set(e, ERR_INPUT, "cannot read the template file %s: %s", path,
                            why.msg);
+        if (too_long(path, n, e) || check_bytes(text, n, path, e))
+            return ERR_INPUT;
         n = text_lf(text, n);
         if (split(text, n, path, e))
             return ERR_INPUT;
     }
     P.loaded = true;
     return 0;
+}
+
+int prose_load(Err *e) {
+    int rc = load(e);
+    if (rc)
+        unload(); /* the files read before the one that failed */
+    return rc;
 }
 
 const char *prose_folder(void) { return P.loaded ? P.folder : ""; }
@@ -393,9 +448,8 @@ void prose_fill(Buf *b, const char *name, const ProseVal *v, size_t n) {
     Err e;
     if (P.failed)
         return;
-    if (load(&e)) {
+    if (prose_load(&e)) {
         fail("%s", e.msg);
-        unload();
         return;
     }
     const Template *t = find(name);
@@ -430,10 +484,12 @@ int prose_check_file(const char *path, Err *e) {
     char *text = NULL;
     size_t n = 0;
     Err why;
-    if (read_regular(path, FILE_MAX, &text, &n, &why) != 0)
+    if (read_regular(path, FILE_MAX + 1, &text, &n, &why) != 0)
         return err_set(e, ERR_INPUT, "cannot read %s: %s", path, why.msg);
+    int rc = too_long(path, n, e) || check_bytes(text, n, path, e) ? ERR_INPUT : 0;
     n = text_lf(text, n);
-    int rc = walk(text, n, path, 1, NULL, NULL, e);
+    if (!rc)
+        rc = walk(text, n, path, 1, NULL, NULL, e);
     free(text);
     return rc;
 }

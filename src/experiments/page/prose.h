@@ -24,7 +24,8 @@
  * $POSENC_TEMPLATES if set, else src/experiments/page/templates in the
  * source tree of the program (the program's folder or one of the three
  * above it: build/experiments finds it in build/..), else under the
- * current folder. */
+ * current folder. A template file holds at most 1 MiB, UTF-8 text without
+ * NULs; one longer, or of other bytes, is refused, named. */
 #ifndef POSENC_PROSE_H
 #define POSENC_PROSE_H
 
@@ -69,6 +70,13 @@ void prose_fill(Buf *b, const char *name, const ProseVal *v, size_t n);
  * error (ERR_INPUT, with the template's file and line) or 0. */
 void prose_begin(void);
 int prose_end(Err *e);
+
+/* Reads and checks every template file now, as the first fill would:
+ * ERR_INPUT naming the folder, or the file and line, when one cannot be
+ * read or is malformed. A grid calls it before its first cell, so that a
+ * missing or broken folder is named before hours of training, not after
+ * them; the page is then filled from what was read here. */
+int prose_load(Err *e);
 
 /* The folder the templates are read from (after prose_fill's first
  * load; "" before), and the templates read again from it at the next
