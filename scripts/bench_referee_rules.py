@@ -39,7 +39,7 @@ PAPER_RANGE, TAPE_PER_WORD = 2048, 3
 REFERENCE_CODE = {
     "training sentences": [], "randomized sin/cos, learned": ["0"], "randomized RoPE": [],
     "randomized ALiBi and relative": ["1"], "ALiBi without a causal mask": ["0.5"],
-    "optimizer": ["0.999", "1e-8", "1"], "first draws": ["0.02", "1"], "dropout": ["0.1"],
+    "optimizer": ["0.999", "1e-8", "1"], "first draws": ["1", "0.02", "1"], "dropout": ["0.1"],
     "training lengths N, test lengths to M": [str(PAPER_N), str(PAPER_M), str(PAPER_EXAMPLE_M)],
     "random positions from": ["0", str(PAPER_RANGE - 1), "%.2f" % (PAPER_RANGE / (TAPE_PER_WORD * PAPER_M)),
                               str(TAPE_PER_WORD), str(PAPER_M), "{:,}".format(TAPE_PER_WORD * PAPER_M)],
@@ -50,8 +50,8 @@ REFERENCE_CODE = {
 }
 
 # A number of the page: digits, with a decimal point, thousands' commas, an exponent or a sign,
-# not part of a word (xoshiro256, d_ff) nor of a file's name.
-NUM = re.compile(r"(?<![\w\-/^])(?<!\d\.)[-+]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_0-9/]|\.\w)")
+# not part of a word (xoshiro256, d_ff, L-1).
+NUM = re.compile(r"(?<![\w\-])(?<!\d\.)[-+]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_0-9]|\.\w)")
 ANY = "*"  # in an expected list: a number another check of this reader recomputes
 
 
@@ -123,7 +123,8 @@ def check(b):
             longest = int(got[3]) if len(got) > 3 and got[3].isdigit() else 0
             r.same(part, "the protocol's row 'random positions from', at the paper's density", got,
                    ["0", str(rng - 1), "%.2f" % (rng / longest) if longest else "?",
-                    str(TAPE_PER_WORD * M if "duplicate_string" in b.tasks else longest), str(PAPER_RANGE), str(rng)])
+                    str(TAPE_PER_WORD * M if "duplicate_string" in b.tasks else longest), str(PAPER_RANGE), str(M),
+                    str(PAPER_M), str(rng)])
             scaled = re.search(r"(\d+) x (\d+)/(\d+) = (\d+)", row[2])
             r.same(part, "the paper's range scaled as its lengths are", scaled.groups() if scaled else None,
                    (str(PAPER_RANGE), str(M), str(PAPER_M), str(rng)))
@@ -153,7 +154,7 @@ def check(b):
     # the rules
     k, cover = hl_k(S, S)
     two = 2 / math.comb(2 * S, S)
-    few = [S, S, "%.3f" % two, 2 * S, S, f2(ALPHA)] if two >= ALPHA else []
+    few = [S, S, "%.3f" % two, 2, 2 * S, S, f2(ALPHA)] if two >= ALPHA else []
     # past U_EXACT_ALL seeds in all the U test's method names its limit, seeds a side
     limit = [U_EXACT_ALL // 2] if 2 * S > U_EXACT_ALL else []
     numbers(r, p, part, r"\*\*How a verdict is reached\.\*\*[^\n]*",
@@ -164,7 +165,7 @@ def check(b):
             [CLAIMS["The randomized forms raise the test accuracy on average"], PAPER_GAIN, PAPER_TASKS, N + 1, M,
              E, E, N, f2(CEILING), N + 1, M, f2(FLOOR_ABOVE), SIGNS, tiny(TIE), tiny(ZERO), EXACT_MAX, CI,
              BOOT_DRAWS, "%g" % ((100 - CI) / 2), "%g" % (100 - (100 - CI) / 2), f2(ALPHA), 0, f2(ALPHA), 0,
-             MIN_UNITS, "%g" % (2 / 2 ** (MIN_UNITS - 1)), f2(ALPHA), *GATES, f2(LEARNED), 1, PREVIOUS_GATE])
+             MIN_UNITS, 2, 2, MIN_UNITS - 1, "%g" % (2 / 2 ** (MIN_UNITS - 1)), f2(ALPHA), *GATES, f2(LEARNED), 1, PREVIOUS_GATE])
     for name, n in CLAIMS.items():
         numbers(r, p, part, r"\*\*\d+\. " + re.escape(name), [n])
     numbers(r, p, part, r"\*\*The \d+ pairs, a secondary reading\.\*\*[^\n]*", [P, P, E])
@@ -198,7 +199,7 @@ def check(b):
     numbers(r, p, part, r"\*\*The bootstrap\*\* \(claim \d+'s", [1])
     numbers(r, p, part, r"Claim \d+ is then decided again", [1])
     numbers(r, p, part, r"- \*\*The bootstrap\*\*[^\n]*",
-            [1, 64, BOOT_SEED, BOOT_DRAWS, 64, 2, 1, 2, 1, "0.025", 1, "0.975", 1, 0,
+            [1, 64, BOOT_SEED, BOOT_DRAWS, 64, 2, 64, 1, 2, 64, 1, "0.025", 1, "0.975", 1, 0,
              math.floor(0.025 * (BOOT_DRAWS - 1)), math.ceil(0.975 * (BOOT_DRAWS - 1))])
     numbers(r, p, part, r"- \*\*The stability's resamples\*\*[^\n]*",
             [1, 1, STABILITY_RESAMPLES, STABILITY_BASE, STABILITY_BASE + 1, STABILITY_BASE + STABILITY_RESAMPLES, 1])

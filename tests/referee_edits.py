@@ -29,8 +29,8 @@ import bench_referee  # noqa: E402
 from bench_referee_read import Usage  # noqa: E402
 
 # A number: digits, with a decimal point, thousands' commas, an exponent or a sign, not part of
-# a word (xoshiro256, d_ff, s1) nor of a file's name.
-NUMBER = re.compile(r"(?<![\w\-/^])(?<!\d\.)[-+]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_0-9/]|\.\w)")
+# a word (xoshiro256, d_ff, s1) nor after a hyphen (L-1).
+NUMBER = re.compile(r"(?<![\w\-])(?<!\d\.)[-+]?\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_0-9]|\.\w)")
 # A table is large when it has more rows than this: its numbers are sampled (every LARGE_STEP-th).
 LARGE_ROWS, LARGE_STEP = 20, 7
 
