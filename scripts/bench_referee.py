@@ -26,12 +26,21 @@ difference; exits 0 when all agree, 1 on any difference, 2 on bad usage
 (a missing folder, an unreadable or damaged cell, a grid that is not
 every task x column x the same seeds at one learning rate).
 
-Not recomputed: the figures; the longest test tape and the random range
-as a multiple of it (the tasks' tape formats are not in the cells); the
-chance floors' counts themselves (chance.csv is counted on the test
-tapes, which the cells do not hold); the reference code's settings and
-the rules' constants, which the page states rather than computes (those
-this reader uses are checked to be the ones the page states).
+Not recomputed: the figures; the longest test tape (the tasks' tape
+formats are not in the cells; with duplicate_string among them it must be
+its 3 x M, and the ratios to it are recomputed); the chance floors' counts
+themselves (chance.csv is counted on the test tapes, which the cells do
+not hold). The rules' constants, the paper's figures and the reference
+code's settings, which the page states rather than computes, are this
+reader's own, each named (bench_referee_rules.py): every paragraph that
+states one has its list of numbers checked against them, so an edited
+rule is a difference, as an edited number is; and every table's rows are
+checked by name, a missing one named ("missing row: ..."). The bootstrap
+draws with this reader's seed and resamples, not the page's.
+tests/referee_edits.py makes its edits from the page (every number of
+its prose and small tables one unit off, every row deleted) and checks
+that the referee catches each (judge(), below, judges a page in memory
+with the cells read once).
 
 A printed number is compared at its printed digits: the value is printed
 with the page's format (Python's % rounds as C's printf). A value within
@@ -83,10 +92,12 @@ import sys
 
 sys.dont_write_bytecode = True  # its two modules beside it leave no __pycache__ in scripts/
 from bench_referee_read import (ALPHA, CEILING, EARLIER_M, FLOOR_ABOVE, LEARNED, LEVEL_ORDER, MIN_UNITS,
-                                ROOT, SOLVED, Grid, Page, Reading, Referee, Usage, cell, rows_of, say, sd)
+                                ROOT, SOLVED, Grid, Page, Reading, Referee, Usage, cell, rows_named, rows_of, say,
+                                sd)
 from bench_referee_stats import (CLIFF, MARGIN, TIE, U_EXACT_ALL, ZERO, bootstrap, cliff_words, holm,
                                   pair_stats, signed_rank)
 from bench_referee_claim1 import Claim1
+import bench_referee_rules
 import bench_referee_sparser
 
 
@@ -103,7 +114,7 @@ class Bench(Claim1, Reading):
 
     # -- the tables of every task and column --
     def scores(self, part, table, lo, hi, exact=False, best=False, with_sd=True):
-        body, average = rows_of(self.ref, part, table, self.tasks)
+        body, average = rows_of(self.ref, part, table, self.tasks, average=True)
         if table is None:
             return
         cols, prev = table[1][2:], None
@@ -157,7 +168,7 @@ class Bench(Claim1, Reading):
         shown = M > EARLIER_M and N < EARLIER_M
         self.ref.same(part, "the ranges shown", bands,
                       [(N + 1, M)] + ([(N + 1, EARLIER_M)] if shown else []))
-        self.ref.same(part, "its columns", [r[0] for r in t[2]], self.cols)
+        rows_named(self.ref, part, [r[0] for r in t[2]], self.cols)
         for row in t[2]:
             for (lo, hi), text in zip(bands, row[1:]):
                 v = sum(self.g.mean(task, row[0], lo, hi) for task in self.tasks) / len(self.tasks)
@@ -200,7 +211,7 @@ class Bench(Claim1, Reading):
         the bootstrap's generator, draws and order statistics (bench_referee_stats.bootstrap draws as
         it says). Before claim 1, whose intervals it reads."""
         r, p, part = self.ref, self.p, "how each number is computed"
-        self.seed, self.draws = 1, 10000  # until the page says
+        self.seed, self.draws = bench_referee_rules.BOOT_SEED, bench_referee_rules.BOOT_DRAWS
         say(r, p, part, r"values within (\S+) × the larger of 1 and their size tie, each with the first of "
             r"its group in sorted order\)\. Up to (\d+) seeds in all \((\d+) a side\), exact: .*? past that, "
             r"the normal approximation with the tie correction of its variance and no continuity correction\. "
@@ -223,14 +234,16 @@ class Bench(Claim1, Reading):
                 r"n\. The units a test keeps are in the tables' order: the tasks as the rows run, a task's pairs "
                 r"in the order ([^.]+)\. The interval is the sorted means' entries floor\(0\.025 \(B − 1\)\) "
                 r"and ceil\(0\.975 \(B − 1\)\), counted from 0: (\d+) and (\d+)\.")
-        self.seed, self.draws = (int(m.group(1)), int(m.group(2))) if m else (1, 10000)
+        # the constants this reader draws with, whatever the page says (bench_referee_rules checks it)
+        self.seed, self.draws = bench_referee_rules.BOOT_SEED, bench_referee_rules.BOOT_DRAWS
         m2 = say(r, p, part, r"\*\*The stability's resamples\*\* \(claim 1's\): resample i, for i = 1\.\.(\d+), "
                  r"draws from the same generator started at the seed (\d+) \+ i \((\d+)\.\.(\d+)\): for each task "
                  r"as the rows run, each pair in the order ([^,]+(?:, [^,]+)*? and \w+), the randomized form and "
                  r"then the plain one, n indices of the form's n seeds \(in seed order\), each as the bootstrap "
                  r"draws one; the form's mean over seeds, past N and at N alike, is the sum of the drawn seeds' "
                  r"values in the order drawn, divided by n\.")
-        self.resamples, self.resample_base = (int(m2.group(1)), int(m2.group(2))) if m2 else (0, 0)
+        self.resamples = bench_referee_rules.STABILITY_RESAMPLES
+        self.resample_base = bench_referee_rules.STABILITY_BASE
         if m2:
             r.same(part, "the resamples' seeds", [int(m2.group(3)), int(m2.group(4))],
                    [self.resample_base + 1, self.resample_base + self.resamples])
@@ -248,7 +261,7 @@ class Bench(Claim1, Reading):
         if t is None:
             return rows_of(r, part, t, [])
         want = [(task, f"{rn} − {pl}") for task in self.tasks for pl, rn in self.pairs]
-        r.same(part, "its rows", [(row[0], row[1]) for row in t[2]], want)
+        rows_named(r, part, [f"{row[0]}, {row[1]}" for row in t[2]], [f"{a}, {b}" for a, b in want])
         found, tested = [], []
         gains = [0.0, 0.0]
         for task in self.tasks:
@@ -376,7 +389,7 @@ class Bench(Claim1, Reading):
             return rows_of(r, part, t, [])
         levels = [lv for lv in LEVEL_ORDER if any(self.level.get(x) == lv for x in self.tasks)]
         levels += sorted({self.level.get(x) for x in self.tasks} - set(levels))
-        r.same(part, "its levels", [row[0] for row in t[2]], levels)
+        rows_named(r, part, [row[0] for row in t[2]], levels)
         r.same(part, "its columns", t[1][3:], self.cols)
         say(r, p, part, r"in bold the best of each row and any within ([\d.]+) of it\.", "0.0005")
         for row in t[2]:
@@ -392,6 +405,61 @@ class Bench(Claim1, Reading):
                 r.num(part, f"{row[0]}, {c}", num, v, "%.3f")
                 r.same(part, f"{row[0]}, {c}, bold", bold, abs(v - max(means)) < 5e-4)
 
+
+
+class Loaded:
+    """What judge() reads besides the page, read once: the cells, the CSV files' folder, the
+    companion folder of the sparser section (or None); and the outcome of the checks that do
+    not read the page (the cells and the CSV files against them), kept after the first."""
+
+    def __init__(self, cells, csv, sparser=None):
+        self.cells_dir, self.csv = cells, csv
+        self.grid = Grid(cells)
+        self.sparser = Grid(sparser) if sparser else None
+        self.sparser_dir = sparser
+        self.kept = {}
+
+
+def judge(page_text, loaded, resamples=Bench.subset, resample_seed=Bench.subset_seed):
+    """Every check of page_text against loaded (a Loaded): the Referee, whose diffs list every
+    difference (empty: all agree) and counts what each part checked. Raises Usage on a folder
+    or file that cannot be read."""
+    Bench.subset, Bench.subset_seed = resamples, resample_seed
+    ref, grid = Referee(), loaded.grid
+    b = Bench(grid, Page(page_text), loaded.csv, ref)
+
+    def once(name, step):
+        """A check that reads no page: its outcome kept from the first judge."""
+        if name not in loaded.kept:
+            mine = Referee()
+            b.ref = mine
+            try:
+                step()
+            finally:
+                b.ref = ref
+            loaded.kept[name] = mine
+        for part, n in loaded.kept[name].counts.items():
+            ref.tally(part, n)
+        ref.diffs += loaded.kept[name].diffs
+
+    for name, step in (("cells", lambda: once("cells", lambda: b.cells(loaded.cells_dir))),
+                       ("CSV files", lambda: once("CSV files", b.csvs)),
+                       ("pilots.csv", b.pilots), ("text", lambda: b.prose(len(grid.cells))),
+                       ("tables", b.tables), ("how each number is computed", b.how),
+                       ("claim 1", b.claim1), ("cost", b.cost), ("pair by pair", b.pairs_one_by_one),
+                       ("claim 2", b.claim2), ("claim 3", b.claim3),
+                       ("the rules and quoted figures", lambda: bench_referee_rules.check(b)),
+                       ("sparser positions", lambda: bench_referee_sparser.check(b, loaded.sparser,
+                                                                                loaded.sparser_dir))):
+        try:
+            step()
+        except (IndexError, ValueError, AttributeError, KeyError, TypeError, ZeroDivisionError) as e:
+            # a table or sentence of another shape than the page's words promise
+            ref.tally(name)
+            ref.diffs.append(f"{name}: the page is not of the shape this reader reads "
+                             f"({type(e).__name__}: {e}); its checks stopped there")
+    ref.b = b
+    return ref
 
 
 def main():
@@ -416,34 +484,19 @@ def main():
     ap.add_argument("--resample-seed", type=int, default=Bench.subset_seed, metavar="S",
                     help=f"which ones: a sample drawn by Python's random.Random(S) (default {Bench.subset_seed})")
     args = ap.parse_args()
-    Bench.subset, Bench.subset_seed = args.resamples, args.resample_seed
     sparser = args.sparser
     if sparser is None:
         default_cells = os.path.realpath(args.cells) == os.path.realpath(os.path.join(ROOT, "docs/benchmark/cells"))
         sparser = default_sparser if default_cells and os.path.isdir(default_sparser) else None
     elif sparser == "none":
         sparser = None
-    ref = Referee()
     try:
-        grid = Grid(args.cells)
-        page = Page(args.page)
-        b = Bench(grid, page, args.csv, ref)
-        for name, step in (("cells", lambda: b.cells(args.cells)), ("CSV files", b.csvs),
-                           ("pilots.csv", b.pilots), ("text", lambda: b.prose(len(grid.cells))),
-                           ("tables", b.tables), ("how each number is computed", b.how),
-                           ("claim 1", b.claim1), ("cost", b.cost), ("pair by pair", b.pairs_one_by_one),
-                           ("claim 2", b.claim2), ("claim 3", b.claim3),
-                           ("sparser positions", lambda: bench_referee_sparser.check(b, sparser))):
-            try:
-                step()
-            except (IndexError, ValueError, AttributeError, KeyError, TypeError, ZeroDivisionError) as e:
-                # a table or sentence of another shape than the page's words promise
-                ref.tally(name)
-                ref.diffs.append(f"{name}: the page is not of the shape this reader reads "
-                                 f"({type(e).__name__}: {e}); its checks stopped there")
+        loaded = Loaded(args.cells, args.csv, sparser)
+        ref = judge(Page.read(args.page), loaded, args.resamples, args.resample_seed)
     except Usage as e:
         print(f"bench_referee: {e}", file=sys.stderr)
         return 2
+    grid, b = loaded.grid, ref.b
     rel = lambda path: path if os.path.relpath(path).startswith("..") else os.path.relpath(path)
     print(f"bench_referee: {rel(args.page)} and {rel(args.csv)} against {len(grid.cells)} cells in "
           f"{rel(args.cells)} "

@@ -18,7 +18,7 @@ import os
 import random
 import re
 
-from bench_referee_read import ALPHA, CEILING, FLOOR_ABOVE, LEARNED, MIN_UNITS, say
+from bench_referee_read import ALPHA, CEILING, FLOOR_ABOVE, LEARNED, MIN_UNITS, rows_named, say
 from bench_referee_stats import Xoshiro256, bootstrap, signed_rank
 
 UNLEARNED, AT_CEILING, AT_FLOOR = "did not learn", "ceiling", "floor"
@@ -125,7 +125,7 @@ class Claim1:
                 r.same(part, "the table is on the page", False, True)
                 continue
             r.same(part, "header", t[1][0], f"gate at length {N}")
-            r.same(part, "its gates (none, then those the text names)", [row[0] for row in t[2]], stated)
+            rows_named(r, part, [row[0] for row in t[2]], stated)
             for row, gate in zip(t[2], gates):
                 d, per_task, out = self.units_at(means, gate)
                 units, where = (per_task if nth == 0 else d), f"gate {row[0]}"
@@ -162,7 +162,7 @@ class Claim1:
         if t is None:
             return r.same(part, "the table is on the page", False, True)
         r.same(part, "header", t[1], ["task"] + stated)
-        r.same(part, "its tasks", [row[0] for row in t[2]], self.tasks)
+        rows_named(r, part, [row[0] for row in t[2]], self.tasks)
         for gate, col in zip(gates, range(1, len(stated) + 1)):
             _, _, out = self.units_at(means, gate)
             for i, (task, row) in enumerate(zip(self.tasks, t[2])):
@@ -271,7 +271,7 @@ class Claim1:
         if t is None:
             return r.same(part, "the table is on the page", False, True)
         r.same(part, "header", [t[1][2], t[1][5]], [f"tasks lower, of {T}", f"pairs lower, of {P}"])
-        r.same(part, "its rows", [row[0] for row in t[2]], [label(*b) for b in bands])
+        rows_named(r, part, [row[0] for row in t[2]], [label(*b) for b in bands])
         words = []
         for row, (lo, hi) in zip(t[2], bands):
             d, per_task = diffs(lo, hi, lambda *_: True)
@@ -297,6 +297,11 @@ class Claim1:
             return r.same(part, "the split's table is on the page", False, True)
         want = [(name if k == 0 else "", label(*b)) for name, _ in groups for k, b in enumerate(bands)]
         r.same(part, "the split's rows", [(row[0], row[1]) for row in t[2]], want)
+        group, keys = "", []
+        for row in t[2]:  # a group's name on its first row only
+            group = row[0] or group
+            keys.append(f"{group}, {row[1]}")
+        rows_named(r, part + ", the split", keys, [f"{name}, {label(*b)}" for name, _ in groups for b in bands])
         both = []
         for row, (name, keep), (lo, hi) in zip(t[2], [x for x in groups for _ in bands], bands * len(groups)):
             d, per_task = diffs(lo, hi, keep)
@@ -333,6 +338,8 @@ class Claim1:
         for phrase, (v, points, (pv, exact)), where in zip(phrases, words, ("at N", "over 1..N")):
             if v == "cannot be tested here":
                 r.num(part, where, re.sub(r"^cannot be tested \((\S+) points.*", r"\1", phrase), points, "%+.1f")
+                few = re.search(r"; fewer than (\d+) tasks\)", phrase)
+                r.same(part, where + ", the fewest tasks tested", few.group(1) if few else phrase, str(MIN_UNITS))
                 continue
             w = re.fullmatch(r"(score lower than|score higher than|are not told apart from) their plain "
                              r"forms \((\S+) points, (exact|normal-approximation) p = (\S+)\)", phrase)

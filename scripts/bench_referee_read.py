@@ -109,17 +109,56 @@ class Grid:
             v.sort(key=lambda c: c["seed"])
         seeds = {tuple(c["seed"] for c in v) for v in self.runs.values()}
         if len(self.runs) != len(self.tasks) * len(self.columns) or len(seeds) != 1:
-            raise Usage(f"{folder}: not a whole grid (every task x column x the same seeds)")
+            raise Usage(f"{folder}: not a whole grid (every task x column x the same seeds): "
+                        + not_whole(self.cells))
         self.S = len(seeds.pop())
+        self.memo = {}
 
     def seeds(self, task, col, lo, hi, exact=False):
-        """Each seed's mean over the lengths lo..hi."""
-        key = "ex" if exact else "acc"
-        return [sum(c[key][lo - 1:hi]) / (hi - lo + 1) for c in self.runs[(task, col)]]
+        """Each seed's mean over the lengths lo..hi (kept: a judge of many pages asks again)."""
+        at = (task, col, lo, hi, exact)
+        if at not in self.memo:
+            key = "ex" if exact else "acc"
+            self.memo[at] = [sum(c[key][lo - 1:hi]) / (hi - lo + 1) for c in self.runs[(task, col)]]
+        return list(self.memo[at])
 
     def mean(self, task, col, lo, hi, exact=False):
         v = self.seeds(task, col, lo, hi, exact)
         return sum(v) / len(v)
+
+
+def not_whole(cells, first=5):
+    """What keeps cells from a whole grid, by id: the grid is the tasks, columns and seeds that
+    most of the others have (a task in half the columns or more, a column in half the tasks or
+    more, a seed in half the task-columns or more); a cell outside it is extra, a cell of it not
+    there is missing (its id as its siblings' are made). Of many, the count and the first few."""
+    tasks = sorted({c["task"] for c in cells})
+    cols = sorted({c["name"] for c in cells})
+    have = {(c["task"], c["name"], c["seed"]): c["id"] for c in cells}
+    pairs = {(t, n) for t, n, _ in have}
+    tasks_in = [t for t in tasks if 2 * sum((t, n) in pairs for n in cols) >= len(cols)]
+    cols_in = [n for n in cols if 2 * sum((t, n) in pairs for t in tasks) >= len(tasks)]
+    runs = [(t, n) for t in tasks_in for n in cols_in if (t, n) in pairs]
+    seeds_in = sorted({s for *_, s in have if 2 * sum((t, n, s) in have for t, n in runs) >= len(runs)})
+    extra = sorted(i for (t, n, s), i in have.items() if t not in tasks_in or n not in cols_in
+                   or s not in seeds_in)
+    # a missing cell's id: its task's and seed's place in a sibling's id of the same column
+    slug = {}
+    for (t, n, s), i in sorted(have.items()):
+        head, tail = "bench-" + t + "-", "-s%d" % s
+        if i.startswith(head) and i.endswith(tail):
+            slug.setdefault(n, i[len(head):len(i) - len(tail)])
+    missing = [f"bench-{t}-{slug[n]}-s{s}" if n in slug else f"{t}, {n}, seed {s}"
+               for t in tasks_in for n in cols_in for s in seeds_in if (t, n, s) not in have]
+
+    def listed(what, ids):
+        if not ids:
+            return f"no cell {what}"
+        few = ", ".join(ids[:first])
+        return (f"{len(ids)} cell{'' if len(ids) == 1 else 's'} {what}: {few}"
+                + (f" and {len(ids) - first} more" if len(ids) > first else ""))
+    return (f"{listed('missing', missing)}; {listed('extra', extra)} (the grid: {len(tasks_in)} tasks x "
+            f"{len(cols_in)} columns x seeds {', '.join(map(str, seeds_in))})")
 
 
 def sd(v):
@@ -130,11 +169,8 @@ def sd(v):
 class Page:
     """The page's text, and its tables by section: (section, header, rows)."""
 
-    def __init__(self, path):
-        try:
-            self.text = open(path, encoding="utf-8").read()
-        except (OSError, UnicodeError) as e:
-            raise Usage(f"{path}: cannot read the page ({e})")
+    def __init__(self, text):
+        self.text = text
         lines, section, i, self.tables = self.text.split("\n"), "", 0, []
         while i < len(lines):
             if lines[i].startswith("## "):
@@ -147,6 +183,13 @@ class Page:
                 rows = [r for r in rows if not all(re.fullmatch(r":?-{3,}:?", c) for c in r)]
                 self.tables.append((section, rows[0], rows[1:]))
             i = max(j, i + 1)
+
+    @staticmethod
+    def read(path):
+        try:
+            return open(path, encoding="utf-8").read()
+        except (OSError, UnicodeError) as e:
+            raise Usage(f"{path}: cannot read the page ({e})")
 
     def table(self, section, nth=0, head=None):
         found = [t for t in self.tables if t[0].startswith(section) and
@@ -180,7 +223,12 @@ class Referee:
         else:
             e = 1e-9 * abs(value)
             expected = f(value)
-            ok = shown in (expected, f(value + e), f(value - e))
+            # a value exactly on a rounding boundary (a half of its last digit, exact in binary: a
+            # sum of shares over a power of two) prints one way alone, as printf's exact rounding
+            digits = re.fullmatch(r"%[+#]?\.(\d)f", fmt) if not callable(fmt) else None
+            exact = digits and decimal.Decimal(value).as_tuple().exponent == -int(digits.group(1)) - 1 \
+                and decimal.Decimal(value).as_tuple().digits[-1] == 5
+            ok = shown == expected if exact else shown in (expected, f(value + e), f(value - e))
         if not ok:
             self.differs(part, where, shown, expected)
 
@@ -204,16 +252,32 @@ def cell(text):
     return (bool(m.group(1)), m.group(2), m.group(3)) if m else (False, text, None)
 
 
-def rows_of(ref, part, table, tasks):
-    """The task rows of a table (the average row apart), checking the tasks."""
+def rows_named(ref, part, shown, want):
+    """A table's rows (their keys) against the rows expected: each one missing, extra or out of
+    place named."""
+    ref.tally(part)
+    missing = [k for k in want if k not in shown]
+    extra = [k for k in shown if k not in want]
+    for k in missing:
+        ref.diffs.append(f"{part}: missing row: {k}")
+    for k in extra:
+        ref.diffs.append(f"{part}: extra row: {k}")
+    if not missing and not extra and list(shown) != list(want):
+        ref.diffs.append(f"{part}: the rows out of order: shown {list(shown)}, expected {list(want)}")
+
+
+def rows_of(ref, part, table, tasks, average=False):
+    """The task rows of a table (the average row apart, which it must have when average),
+    checking its rows are the tasks in order."""
     if table is None:
         ref.tally(part)
         ref.diffs.append(f"{part}: the table is not on the page")
         return [], None
     body = [r for r in table[2] if "**average**" not in r]
-    average = next((r for r in table[2] if "**average**" in r), None)
-    ref.same(part, "its tasks", sorted(r[1] for r in body), sorted(tasks))
-    return body, average
+    average_row = next((r for r in table[2] if "**average**" in r), None)
+    rows_named(ref, part, [r[1] if "**average**" not in r else "average" for r in table[2]],
+               list(tasks) + (["average"] if average else []))
+    return body, average_row
 
 
 class Reading:
@@ -226,8 +290,13 @@ class Reading:
         self.cols = head[1][2:] if head else grid.columns
         self.ref.same("columns", "the columns", sorted(self.cols), grid.columns)
         self.cols = [c for c in self.cols if c in grid.columns]
-        body = head[2] if head else []
-        self.tasks = [r[1] for r in body if r[1] in grid.tasks] or grid.tasks
+        # the tasks in the page's order: Delétang et al.'s levels as LEVELS lists them, then any
+        # other in Table 1's order (or by name); a row missing from Table 1 is named, not followed
+        shown = [r[1] for r in (head[2] if head else []) if r[1] in grid.tasks]
+        known = [t for t in LEVELS if t in grid.tasks]
+        other = [t for t in shown if t not in LEVELS] + sorted(t for t in grid.tasks
+                                                               if t not in LEVELS and t not in shown)
+        self.tasks = known + other
         self.pairs = [(c, "random " + c) for c in self.cols if "random " + c in self.cols]
         self.read_chance()
 
@@ -320,6 +389,8 @@ class Reading:
             return say(self.ref, self.p, "pilots.csv", r"(No recipe pilots are kept)", "No recipe pilots are kept")
         rows = [ln.split(",") for ln in open(path, encoding="utf-8").read().split("\n") if ln]
         self.ref.same("pilots.csv", "the recipe's table", [t[1]] + t[2] if t else None, rows)
+        if t:
+            rows_named(self.ref, "the recipe's table", [" | ".join(x) for x in t[2]], [" | ".join(x) for x in rows[1:]])
         # what the page says the pilots show: on reverse_string, the standard recipe is the cheapest
         # tried (fewest steps of a model no larger) under which the three columns learn at N;
         # random learned learns under none; random alibi was not tried at it

@@ -10,19 +10,19 @@ of its sentences and tables, on the seeds both grids ran.
 """
 import re
 
-from bench_referee_read import LEARNED, Grid, say
+from bench_referee_read import LEARNED, rows_named, say
 
 
 def settings_less_range(line):
     return re.sub(r" random_range=\d+", "", line, count=1)
 
 
-def check(bench, folder):
+def check(bench, w, folder):
+    """w: the companion folder's Grid (read once by the caller), or None."""
     r, p, part = bench.ref, bench.p, "sparser positions"
     shown = "\n## Sparser positions" in p.text
-    if folder is None:
+    if w is None:
         return r.same(part, "no companion folder, no section", shown, False)
-    w = Grid(folder)
     g, N, M = bench.g, bench.N, bench.M
     ours_range, wide_range = int(g.set["random_range"]), int(w.set["random_range"])
     r.same(part, "the folder's grid is ours at another range",
@@ -49,14 +49,15 @@ def check(bench, folder):
         r"\(`([^`]+)`, (\d+) seeds\)", ours, wide, "%g" % ratio, "%g" % ratio, None, w.S)
     say(r, p, part, r"Side by side on the seeds both ran \(1\.\.(\d+)\): per column, the tasks whose training "
         r"lengths it learned \(a mean over those seeds of ([\d.]+) or more at length (\d+)\), its mean on "
-        r"(\d+)\.\.(\d+) averaged over the (\d+) tasks", k, "%.2f" % LEARNED, N, N + 1, M, T)
+        r"(\d+)\.\.(\d+) averaged over the (\d+) tasks, and the tasks on which it scores higher at (\S+):", k,
+        "%.2f" % LEARNED, N, N + 1, M, T, ours)
     t = p.table("Sparser positions", 0, "column")
     if t is None:
         return r.same(part, "its table by column", None, "on the page")
     r.same(part, "by column: the header", t[1],
            ["column", f"learned at N, {wide}", f"learned at N, {ours}", f"{N + 1}..{M}, {wide} (%)",
             f"{N + 1}..{M}, {ours} (%)", f"tasks higher at {ours}"])
-    r.same(part, "by column: its columns", [row[0] for row in t[2]], cols)
+    rows_named(r, part + ", by column", [row[0] for row in t[2]], cols)
     total = {"lw": 0, "lo": 0, "pw": 0.0, "po": 0.0, "h": 0}
     for row, col in zip(t[2], cols):
         s = [(seen(w, task, col), seen(g, task, col)) for task in bench.tasks]
@@ -85,7 +86,7 @@ def check(bench, folder):
     r.same(part, "by task: the header", t[1],
            ["task", f"learned at N, of {C}, {wide}", f"learned at N, of {C}, {ours}", f"{N + 1}..{M}, {wide} (%)",
             f"{N + 1}..{M}, {ours} (%)"])
-    r.same(part, "by task: its tasks", [row[0] for row in t[2]], bench.tasks)
+    rows_named(r, part + ", by task", [row[0] for row in t[2]], bench.tasks)
     for row, task in zip(t[2], bench.tasks):
         s = [(seen(w, task, c), seen(g, task, c)) for c in cols]
         r.same(part, f"{task}: learned at N", [row[1], row[2]],

@@ -60,6 +60,8 @@ TCase *tcase_bench_program(void);
 /* part of suite_cells: scripts/bench_referee.py on the benchmark's page
  * (test_referee.c) */
 TCase *tcase_referee(void);
+/* every edit tests/referee_edits.py makes of the page, caught (slow) */
+TCase *tcase_referee_edits(void);
 /* part of suite_cells: the benchmark's protocol, its reference forms and
  * committed cells (test_protocol.c) */
 TCase *tcase_protocol(void);

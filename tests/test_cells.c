@@ -572,5 +572,6 @@ Suite *suite_cells(void) {
     suite_add_tcase(s, tcase_bench_program());
     suite_add_tcase(s, tcase_protocol());
     suite_add_tcase(s, tcase_referee());
+    suite_add_tcase(s, tcase_referee_edits());
     return s;
 }
