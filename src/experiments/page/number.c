@@ -45,8 +45,10 @@ static int rounding_place(double v, char conv, int prec) {
         return prec;
     if (v == 0.0 || !isfinite(v))
         return 0;
-    /* the exponent before rounding; a half is never near a power of ten,
-     * where log10 could land on the wrong side */
+    /* the exponent before rounding: a half to at most 15 significant
+     * digits is too far from a power of ten for log10 to land on the
+     * wrong side of it (and a nudge at a place printf does not round at
+     * changes nothing it prints) */
     int x = (int)floor(log10(fabs(v)));
     return conv == 'e' ? prec - x : (prec ? prec : 1) - 1 - x;
 }
