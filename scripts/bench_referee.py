@@ -92,8 +92,8 @@ import sys
 
 sys.dont_write_bytecode = True  # its two modules beside it leave no __pycache__ in scripts/
 from bench_referee_read import (ALPHA, CEILING, EARLIER_M, FLOOR_ABOVE, LEARNED, LEVEL_ORDER, MIN_UNITS,
-                                ROOT, SOLVED, Grid, Page, Reading, Referee, Usage, cell, rows_named, rows_of, say,
-                                sd)
+                                ROOT, SOLVED, Grid, Page, Reading, Referee, Usage, cell, printed, rows_named, rows_of,
+                                say, sd)
 from bench_referee_stats import (CLIFF, MARGIN, TIE, U_EXACT_ALL, ZERO, bootstrap, cliff_words, holm,
                                   pair_stats, signed_rank)
 from bench_referee_claim1 import Claim1
@@ -217,15 +217,15 @@ class Bench(Claim1, Reading):
             r"the normal approximation with the tie correction of its variance and no continuity correction\. "
             r"The equivalence test's p is the larger of the one-sided p's of the random form's seeds above the "
             r"plain form's less ([\d.]+), and below them plus ([\d.]+)\.", tiny(TIE), U_EXACT_ALL,
-            U_EXACT_ALL // 2, "%.2f" % MARGIN, "%.2f" % MARGIN)
+            U_EXACT_ALL // 2, printed("%.2f", MARGIN), printed("%.2f", MARGIN))
         say(r, p, part, r"k the largest whose coverage without ties \(1 − 2 P\(U ≤ k − 1\), U's exact null\) "
             r"is above 95%, or k = 1, the widest, when none is; past (\d+) seeds in all, k from the normal "
             r"approximation with a continuity correction", U_EXACT_ALL)
         say(r, p, part, r"it is negligible below ([\d.]+) in size, small below ([\d.]+), medium below "
-            r"([\d.]+), and large from there", *("%g" % c for c in CLIFF))
+            r"([\d.]+), and large from there", *(printed("%g", c) for c in CLIFF))
         say(r, p, part, r"\*\*Ahead or behind\*\*: by the sign of the Hodges-Lehmann estimate, where the "
             r"equivalence test has not decided first and the corrected U test's p is below ([\d.]+); an "
-            r"estimate of exactly 0 is not told apart", "%.2f" % ALPHA)
+            r"estimate of exactly 0 is not told apart", printed("%.2f", ALPHA))
         m = say(r, p, part, r"the generator is `xoshiro256\*\*` \(Blackman and Vigna\), its four 64-bit words "
                 r"of state the first four outputs of `splitmix64` started at the seed (\d+), seeded afresh for "
                 r"each interval\. Each of its B = (\d+) resamples draws n indices in turn, each by rejection: a "
@@ -287,7 +287,7 @@ class Bench(Claim1, Reading):
             x["gate"] = ("equivalent" if x["tost_adj"] < ALPHA else
                          ("ahead" if x["shift"] > 0 else "behind") if x["p_adj"] < ALPHA and x["shift"]
                          else "not told apart")
-        p_text = lambda v: "%.1e" % v if v < 0.001 else "%.3f" % v
+        p_text = lambda v: printed("%.1e", v) if v < 0.001 else printed("%.3f", v)
         for row, (task, pair), x in zip(t[2], want, found):
             where = f"{task}, {pair}"
             r.num(part, where + ", difference", row[2], x["ma"] - x["mb"], "%+.3f")
@@ -317,7 +317,7 @@ class Bench(Claim1, Reading):
             r"one of these is counted under the first, in that order\. p is (the exact two-sided U test's|the "
             r"two-sided U test's by the normal approximation) .*? and the (\d+) pairs compared are one family",
             N + 1, M,
-            "%.2f" % LEARNED, N, "%.2f" % CEILING, N + 1, M, "%.2f" % FLOOR_ABOVE,
+            printed("%.2f", LEARNED), N, printed("%.2f", CEILING), N + 1, M, printed("%.2f", FLOOR_ABOVE),
             "the exact two-sided U test's" if exact else "the two-sided U test's by the normal approximation",
             len(tested))
         m = say(r, p, part, r"Of the (\d+) pairs, the randomized form is ahead in (\d+), behind in (\d+), "
@@ -348,7 +348,7 @@ class Bench(Claim1, Reading):
             r"more at length (\d+), the longest trained \(as in claim 1\), and solves the task with a mean "
             r"over seeds of ([\d.]+) or more on (\d+)\.\.(\d+), whether or not it learned them .*? A row "
             r"names the scheme with the highest mean, of equal means the first in the tables' order\.",
-            "%.2f" % LEARNED, N, "%.2f" % SOLVED, N + 1, M)
+            printed("%.2f", LEARNED), N, printed("%.2f", SOLVED), N + 1, M)
         t = p.table("Ruoss et al.'s claims", 0, "level | task | best at")
         body, _ = rows_of(r, part, t, self.tasks)
         unlearned, solved = [], 0

@@ -18,7 +18,7 @@ import os
 import random
 import re
 
-from bench_referee_read import ALPHA, CEILING, FLOOR_ABOVE, LEARNED, MIN_UNITS, rows_named, say
+from bench_referee_read import ALPHA, CEILING, FLOOR_ABOVE, LEARNED, MIN_UNITS, printed, rows_named, say
 from bench_referee_stats import Xoshiro256, bootstrap, signed_rank
 
 UNLEARNED, AT_CEILING, AT_FLOOR = "did not learn", "ceiling", "floor"
@@ -109,10 +109,10 @@ class Claim1:
         say(r, p, "claim 1", r"both forms' means over seeds at length (\d+) at the gate or above; ungated, no "
             r"such condition\), where both forms are at the ceiling \(([\d.]+) or more on (\d+)\.\.(\d+)\), or "
             r"where both are at the floor \(at or below the task's chance floor plus ([\d.]+)\), asked in that "
-            r"order", N, "%.2f" % CEILING, N + 1, M, "%.2f" % FLOOR_ABOVE)
+            r"order", N, printed("%.2f", CEILING), N + 1, M, printed("%.2f", FLOOR_ABOVE))
         say(r, p, "claim 1", r"A gate that leaves fewer than (\d+) tasks is not tested", MIN_UNITS)
         m = say(r, p, "claim 1", r"then with each gate of ([\d., and]+) in place of the pair table's ([\d.]+);",
-                None, "%.2f" % LEARNED)
+                None, printed("%.2f", LEARNED))
         stated = ["none"] + (re.split(r", | and ", m.group(1)) if m else [])
         gates = [None] + [float(x) for x in stated[1:]]
         r.same("claim 1", "the gates in ascending order", gates[1:], sorted(gates[1:]))
@@ -291,7 +291,7 @@ class Claim1:
                   ("only the randomized form", lambda t, pl, rn: learned(t, rn) and not learned(t, pl)),
                   ("neither", lambda t, pl, rn: not learned(t, rn) and not learned(t, pl)))
         say(r, p, part, r"split by what learned them \(a mean over seeds of ([\d.]+) or more at N\)",
-            "%.2f" % LEARNED)
+            printed("%.2f", LEARNED))
         t = p.table("Ruoss et al.'s claims", 0, "learned at N")
         if t is None:
             return r.same(part, "the split's table is on the page", False, True)

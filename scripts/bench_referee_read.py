@@ -2,6 +2,7 @@
 records a difference, and its checks of the cells, the CSV files and the numbers in the page's
 text. Standard library only."""
 import decimal
+import fractions
 import math
 import os
 import re
@@ -28,10 +29,34 @@ class Usage(Exception):
     pass
 
 
+def half_at(fmt, x):
+    """Whether x, exactly as its binary value, is half a unit of the last digit fmt prints
+    ("%.3f", "%+.1f", "%#.2g", "%.1e": a % format of one conversion)."""
+    m = re.fullmatch(r"%[+#]*(?:\.(\d+))?([efg])", fmt)
+    if m is None:
+        raise ValueError(f"not a number's format: {fmt!r}")
+    if not math.isfinite(x) or x == 0:
+        return False
+    prec = int(m.group(1)) if m.group(1) else 6
+    top = decimal.Decimal(x).adjusted()  # the exponent of x's first digit, before rounding
+    place = {"f": prec, "e": prec - top, "g": max(prec, 1) - 1 - top}[m.group(2)]
+    twice = 2 * fractions.Fraction(x) * fractions.Fraction(10) ** place
+    return twice.denominator == 1 and twice.numerator % 2 == 1
+
+
+def printed(fmt, x):
+    """x as the page and its CSV files print every number, as the page's last section says: with
+    the % format fmt, on x's exact binary value, a half of the last digit printed rounded away
+    from zero (up, for the shares) where Python's % and C's printf round it to even: the next
+    double away from zero is past the half and short of anything else, so % rounds it away."""
+    if half_at(fmt, x):
+        x = math.nextafter(x, math.copysign(math.inf, x))
+    return fmt % x
+
+
 def six(x):
-    """x as the CSV files give it, as the page's last section says: to the sixth decimal, on
-    its exact binary value, a half rounded up (Python's % rounds a half to even)."""
-    return str(decimal.Decimal(x).quantize(decimal.Decimal("0.000001"), decimal.ROUND_HALF_UP))
+    """x as the CSV files give it: to the sixth decimal (printed)."""
+    return printed("%.6f", x)
 
 
 # ---- the cells ----
@@ -217,17 +242,15 @@ class Referee:
     def num(self, part, where, shown, value, fmt):
         """shown against value printed with fmt (a % format or a function)."""
         self.tally(part)
-        f = fmt if callable(fmt) else (lambda x: fmt % x)
+        f = fmt if callable(fmt) else (lambda x: printed(fmt, x))
         if value is None or math.isnan(value):
             ok, expected = shown == "n/a", "n/a"
         else:
             e = 1e-9 * abs(value)
             expected = f(value)
             # a value exactly on a rounding boundary (a half of its last digit, exact in binary: a
-            # sum of shares over a power of two) prints one way alone, as printf's exact rounding
-            digits = re.fullmatch(r"%[+#]?\.(\d)f", fmt) if not callable(fmt) else None
-            exact = digits and decimal.Decimal(value).as_tuple().exponent == -int(digits.group(1)) - 1 \
-                and decimal.Decimal(value).as_tuple().digits[-1] == 5
+            # sum of shares over a power of two) prints one way alone, rounded away from zero
+            exact = not callable(fmt) and half_at(fmt, value)
             ok = shown == expected if exact else shown in (expected, f(value + e), f(value - e))
         if not ok:
             self.differs(part, where, shown, expected)
@@ -419,7 +442,7 @@ class Reading:
         say(self.ref, self.p, part, r"The standard run's recipe, the paper's model at (\d+) steps, the rate (\S+) and "
             r"dropout (\S+) \(.*? Under it, (\d+) of this run's (\d+) task-columns learn the training lengths \(a "
             r"mean over seeds of ([\d.]+) or more at length (\d+)\)\.", s["steps"], s["lr"], s["dropout"], learned,
-            len(self.tasks) * len(self.cols), "%.2f" % LEARNED, self.N)
+            len(self.tasks) * len(self.cols), printed("%.2f", LEARNED), self.N)
 
     # -- the numbers in the text --
     def prose(self, n_cells):
@@ -428,13 +451,13 @@ class Reading:
         s = g.set
         say(r, p, "text: head", r"(\d+) of the algorithmic tasks", T)
         say(r, p, "text: head", r", (\d+) seeds\. Each model trains on inputs of 1\.\.(\d+) words and is "
-            r"tested at every length to (\d+): M/N = ([\d.]+),", S, N, M, "%.1f" % (M / N))
+            r"tested at every length to (\d+): M/N = ([\d.]+),", S, N, M, printed("%.1f", M / N))
         say(r, p, "text: protocol", r"It trains on inputs of 1\.\.(\d+) words, .*? tested at every input "
             r"length 1\.\.(\d+), (\d+) fresh tapes a length; .*? averaged over the lengths (\d+)\.\.(\d+),",
             N, M, s["per_len"], lo, M)
-        say(r, p, "text: protocol", r"\| dropout \|[^|]*\| (\S+) in training", "%.2g" % float(s["dropout"]))
+        say(r, p, "text: protocol", r"\| dropout \|[^|]*\| (\S+) in training", printed("%.2g", float(s["dropout"])))
         say(r, p, "text: protocol", r"\| training lengths N, test lengths to M \|[^|]*\| (\d+) and (\d+) "
-            r"\(M/N = ([\d.]+),", N, M, "%.1f" % (M / N))
+            r"\(M/N = ([\d.]+),", N, M, printed("%.1f", M / N))
         say(r, p, "text: protocol", r"\| random positions from \|[^|]*\| 0\.\.(\d+) ",
             int(s["random_range"]) - 1)
         say(r, p, "text: protocol", r"\| model \|[^|]*\| encoder, (\d+) layers?, width (\d+), (\d+) heads, "
@@ -480,15 +503,15 @@ class Reading:
             "exact" if 2 * S <= U_EXACT_ALL else "the normal approximation with the tie correction: the test is "
             f"exact only up to {U_EXACT_ALL // 2} seeds a side")
         say(r, p, "text: rules", r"when either did not learn those \(a mean over seeds of ([\d.]+) or more at "
-            r"length (\d+), the longest trained\)\.", "%.2f" % LEARNED, N)
+            r"length (\d+), the longest trained\)\.", printed("%.2f", LEARNED), N)
         say(r, p, "text: rules", r"distribution-free interval \(([\d.]+)% with (\d+) seeds against (\d+)\)",
-            "%.1f" % (100 * cover), S, S)
+            printed("%.1f", 100 * cover), S, S)
         two = 2 / math.comb(2 * S, S)
         m = re.search(r"With (\d+) seeds against (\d+), the smallest p the U test can give is ([\d.]+) "
                       r"\(2/C\((\d+), (\d+)\)\)( and the equivalence test's is half of it)?", p.text)
         r.same("text: rules", "the sentence on too few seeds is there", bool(m), two >= ALPHA)
         if m and two >= ALPHA:
-            for k, e in enumerate((S, S, "%.3f" % two, 2 * S, S), 1):
+            for k, e in enumerate((S, S, printed("%.3f", two), 2 * S, S), 1):
                 r.same("text: rules", f"too few seeds, value {k}", m.group(k), str(e))
             r.same("text: rules", "the equivalence test's smallest p is named", bool(m.group(6)),
                    two / 2 >= ALPHA)

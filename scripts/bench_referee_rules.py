@@ -11,7 +11,7 @@ import os
 import re
 
 from bench_referee_read import (ALPHA, CEILING, EARLIER_M, FLOOR_ABOVE, LEARNED, MIN_UNITS, ROOT, SOLVED,
-                                rows_named)
+                                printed, rows_named)
 from bench_referee_stats import CLIFF, EXACT_MAX, MARGIN, TIE, U_EXACT_ALL, ZERO, hl_k
 
 # -- the page's rules this reader applies, beside those of bench_referee_read/_stats --
@@ -41,7 +41,7 @@ REFERENCE_CODE = {
     "randomized ALiBi and relative": ["1"], "ALiBi without a causal mask": ["0.5"],
     "optimizer": ["0.999", "1e-8", "1"], "first draws": ["1", "0.02", "1"], "dropout": ["0.1"],
     "training lengths N, test lengths to M": [str(PAPER_N), str(PAPER_M), str(PAPER_EXAMPLE_M)],
-    "random positions from": ["0", str(PAPER_RANGE - 1), "%.2f" % (PAPER_RANGE / (TAPE_PER_WORD * PAPER_M)),
+    "random positions from": ["0", str(PAPER_RANGE - 1), printed("%.2f", PAPER_RANGE / (TAPE_PER_WORD * PAPER_M)),
                               str(TAPE_PER_WORD), str(PAPER_M), "{:,}".format(TAPE_PER_WORD * PAPER_M)],
     "model": ["5", "64", "8", "256"], "the loss": ["0"], "training": ["128", "1e-3", "10,000"],
     "inputs": [], "randomized relative, the code's indexing": ["0", "1", "0"],
@@ -77,13 +77,13 @@ def check(b):
     r, p, s = b.ref, b.p, b.g.set
     N, M, S, T, C = b.N, b.M, b.S, len(b.tasks), len(b.cols)
     E, P = len(b.pairs), len(b.pairs) * len(b.tasks)
-    f2 = lambda x: "%.2f" % x
+    f2 = lambda x: printed("%.2f", x)
     tiny = lambda x: re.sub(r"e([-+])0*(\d)", r"e\1\2", "%.0e" % x)
     part = "the rules and quoted figures"
     # the head
     m = numbers(r, p, part, r"`\): \d+ of the algorithmic tasks of Delétang[^\n]*",
                 [T, CITATIONS["Delétang et al. (ICLR"], CITATIONS["Ruoss et al. (ACL"], ALL_COLUMNS, S, 1, N, M,
-                 "%.1f" % (M / N), PAPER_N, PAPER_M, "%.1f" % (PAPER_M / PAPER_N), ANY, ANY])
+                 printed("%.1f", M / N), PAPER_N, PAPER_M, printed("%.1f", PAPER_M / PAPER_N), ANY, ANY])
     link = re.search(r"\[Page (\d+)\]\((\d+)-([\w-]+)\.md\)", m.group(0)) if m else None
     r.same(part, "the page's link to the page that takes one task through",
            bool(link and int(link.group(1)) == int(link.group(2)) and
@@ -99,8 +99,8 @@ def check(b):
     rng = int(s["random_range"])
     here = {
         "first draws": ["0", "0.02", "0", "1"] if s.get("reference", "0") == "1" else None,
-        "dropout": ["%.2g" % float(s["dropout"])],
-        "training lengths N, test lengths to M": [N, M, "%.1f" % (M / N), "%.1f" % (PAPER_EXAMPLE_M / PAPER_N)],
+        "dropout": [printed("%.2g", float(s["dropout"]))],
+        "training lengths N, test lengths to M": [N, M, printed("%.1f", M / N), printed("%.1f", PAPER_EXAMPLE_M / PAPER_N)],
         "random positions from": ["0", rng - 1, ANY, ANY, ANY],
         "model": [s["layers"], s["d_model"], s["heads"], s["d_ff"]],
         "training": [s["batch"], "%g" % float(s["lr"]), s["steps"]],
@@ -122,7 +122,7 @@ def check(b):
             # tape's ratio within 5% of the paper's (the rule that names it so)
             longest = int(got[3]) if len(got) > 3 and got[3].isdigit() else 0
             r.same(part, "the protocol's row 'random positions from', at the paper's density", got,
-                   ["0", str(rng - 1), "%.2f" % (rng / longest) if longest else "?",
+                   ["0", str(rng - 1), printed("%.2f", rng / longest) if longest else "?",
                     str(TAPE_PER_WORD * M if "duplicate_string" in b.tasks else longest), str(PAPER_RANGE), str(M),
                     str(PAPER_M), str(rng)])
             scaled = re.search(r"(\d+) x (\d+)/(\d+) = (\d+)", row[2])
@@ -138,8 +138,8 @@ def check(b):
             # ratios are recomputed from it
             longest = int(got[3])
             r.same(part, "the longest test tape and the ratios to it", got[2:],
-                   ["%.2f" % (rng / longest), str(TAPE_PER_WORD * M if "duplicate_string" in b.tasks else longest),
-                    "%.1f" % ((rng / longest) / (PAPER_RANGE / (TAPE_PER_WORD * PAPER_M)))])
+                   [printed("%.2f", rng / longest), str(TAPE_PER_WORD * M if "duplicate_string" in b.tasks else longest),
+                    printed("%.1f", (rng / longest) / (PAPER_RANGE / (TAPE_PER_WORD * PAPER_M)))])
     # the recipe (only with the pilots kept)
     if p.table("The recipe"):
         numbers(r, p, part, r"The standard run's recipe, [^\n]*",
@@ -154,18 +154,18 @@ def check(b):
     # the rules
     k, cover = hl_k(S, S)
     two = 2 / math.comb(2 * S, S)
-    few = [S, S, "%.3f" % two, 2, 2 * S, S, f2(ALPHA)] if two >= ALPHA else []
+    few = [S, S, printed("%.3f", two), 2, 2 * S, S, f2(ALPHA)] if two >= ALPHA else []
     # past U_EXACT_ALL seeds in all the U test's method names its limit, seeds a side
     limit = [U_EXACT_ALL // 2] if 2 * S > U_EXACT_ALL else []
     numbers(r, p, part, r"\*\*How a verdict is reached\.\*\*[^\n]*",
-            [S, *limit, f2(MARGIN), CITATIONS["Hauschke et al."], f2(MARGIN), "%.1f" % (100 * cover), S, S, f2(ALPHA),
+            [S, *limit, f2(MARGIN), CITATIONS["Hauschke et al."], f2(MARGIN), printed("%.1f", 100 * cover), S, S, f2(ALPHA),
              f2(CEILING), f2(FLOOR_ABOVE), f2(LEARNED), N] + few, whole=bool(few))
     # claim 1
     numbers(r, p, part, r"\*\*1\. The randomized forms raise[^\n]*",
             [CLAIMS["The randomized forms raise the test accuracy on average"], PAPER_GAIN, PAPER_TASKS, N + 1, M,
              E, E, N, f2(CEILING), N + 1, M, f2(FLOOR_ABOVE), SIGNS, tiny(TIE), tiny(ZERO), EXACT_MAX, CI,
-             BOOT_DRAWS, "%g" % ((100 - CI) / 2), "%g" % (100 - (100 - CI) / 2), f2(ALPHA), 0, f2(ALPHA), 0,
-             MIN_UNITS, 2, 2, MIN_UNITS - 1, "%g" % (2 / 2 ** (MIN_UNITS - 1)), f2(ALPHA), *GATES, f2(LEARNED), 1, PREVIOUS_GATE])
+             BOOT_DRAWS, printed("%g", (100 - CI) / 2), printed("%g", 100 - (100 - CI) / 2), f2(ALPHA), 0, f2(ALPHA), 0,
+             MIN_UNITS, 2, 2, MIN_UNITS - 1, printed("%g", 2 / 2 ** (MIN_UNITS - 1)), f2(ALPHA), *GATES, f2(LEARNED), 1, PREVIOUS_GATE])
     for name, n in CLAIMS.items():
         numbers(r, p, part, r"\*\*\d+\. " + re.escape(name), [n])
     numbers(r, p, part, r"\*\*The \d+ pairs, a secondary reading\.\*\*[^\n]*", [P, P, E])
@@ -206,5 +206,5 @@ def check(b):
     numbers(r, p, part, r"- \*\*The U test\*\*[^\n]*", [tiny(TIE), 1, U_EXACT_ALL, U_EXACT_ALL // 2,
                                                           f2(MARGIN), f2(MARGIN)])
     numbers(r, p, part, r"- \*\*The Hodges-Lehmann estimate\*\*[^\n]*", [1, 2, 1, CI, 1, U_EXACT_ALL])
-    numbers(r, p, part, r"- \*\*Cliff's delta\*\*[^\n]*", [*("%g" % c for c in CLIFF), CITATIONS["Romano et al."]])
+    numbers(r, p, part, r"- \*\*Cliff's delta\*\*[^\n]*", [*(printed("%g", c) for c in CLIFF), CITATIONS["Romano et al."]])
     numbers(r, p, part, r"- \*\*Ahead or behind\*\*[^\n]*", [f2(ALPHA), 0])

@@ -10,7 +10,7 @@ of its sentences and tables, on the seeds both grids ran.
 """
 import re
 
-from bench_referee_read import LEARNED, rows_named, say
+from bench_referee_read import LEARNED, printed, rows_named, say
 
 
 def settings_less_range(line):
@@ -46,11 +46,11 @@ def check(bench, w, folder):
     ratio = wide_range / ours_range
     say(r, p, part, r"This grid draws its random positions from (\S+); the same grid with them from (\S+), "
         r"(\S+) times as wide \(a training tape's positions (\S+) times further apart\), is kept as data "
-        r"\(`([^`]+)`, (\d+) seeds\)", ours, wide, "%g" % ratio, "%g" % ratio, None, w.S)
+        r"\(`([^`]+)`, (\d+) seeds\)", ours, wide, printed("%g", ratio), printed("%g", ratio), None, w.S)
     say(r, p, part, r"Side by side on the seeds both ran \(1\.\.(\d+)\): per column, the tasks whose training "
         r"lengths it learned \(a mean over those seeds of ([\d.]+) or more at length (\d+)\), its mean on "
         r"(\d+)\.\.(\d+) averaged over the (\d+) tasks, and the tasks on which it scores higher at (\S+):", k,
-        "%.2f" % LEARNED, N, N + 1, M, T, ours)
+        printed("%.2f", LEARNED), N, N + 1, M, T, ours)
     t = p.table("Sparser positions", 0, "column")
     if t is None:
         return r.same(part, "its table by column", None, "on the page")

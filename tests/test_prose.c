@@ -3,6 +3,8 @@
  * file and line, whatever it cannot place; a writer's edit of a template
  * reaches the page with nothing rebuilt. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,6 +376,73 @@ START_TEST(a_csv_value_rounds_a_half_up) {
 }
 END_TEST
 
+/* Every number the pages print from data rounds as the CSV files do, one
+ * rule (number.c): a half of the last digit printed, exact in binary, away
+ * from zero, where printf rounds it to even (56.25 to 56.2); the tables'
+ * numbers (exp_num, exp_fixed), the templates' (prose_fill's formats) and
+ * the p-values' (%#.2g, exp_half_away) alike. Without the rule each tie
+ * below prints printf's digit. */
+START_TEST(a_page_number_rounds_a_half_up) {
+    static const struct {
+        double v;
+        int decimals;
+        bool sign;
+        const char *want;
+    } cases[] = {
+        {0.0625, 3, false, "0.063"},    /* printf: 0.062 */
+        {-0.0625, 3, true, "-0.063"},   /* away from zero, signed */
+        {0.0625, 3, true, "+0.063"},    {100.0 * 0.5625, 1, false, "56.3"}, /* printf: 56.2 */
+        {-56.25, 1, true, "-56.3"},     {0.125, 2, true, "+0.13"},          /* printf: +0.12 */
+        {2.5, 0, false, "3"},           /* printf: 2 */
+        {0.0645, 3, false, "0.065"},    /* no half: the double is above 0.0645 */
+        {2.675, 2, false, "2.67"},      /* nor here: below 2.675, so down */
+        {56.35, 1, false, "56.4"},      {1.0 / 3.0, 3, true, "+0.333"},
+        {0.0, 3, true, "+0.000"},       {-0.0001, 3, true, "-0.000"},
+        {1e-300, 3, false, "0.000"},    {1e300 / 1e300, 1, false, "1.0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        Buf b = {0};
+        exp_fixed(&b, cases[i].v, cases[i].decimals, cases[i].sign);
+        buf_put(&b, "", 1);
+        ck_assert_msg(strcmp((const char *)b.p, cases[i].want) == 0, "%.17g at %d: %s, not %s",
+                      cases[i].v, cases[i].decimals, (const char *)b.p, cases[i].want);
+        ck_assert_str_eq(exp_num(cases[i].v, cases[i].decimals, cases[i].sign).s, cases[i].want);
+        buf_free(&b);
+    }
+    /* NaN as printf prints it, as before: a table's writer puts n/a before */
+    char want[32];
+    snprintf(want, sizeof want, "%.1f", (double)NAN);
+    ck_assert_str_eq(exp_num(NAN, 1, false).s, want);
+    ck_assert(isnan(exp_half_away(NAN, 'f', 1)));
+    ck_assert(exp_half_away(INFINITY, 'g', 2) == INFINITY);
+    /* significant digits: the p-values' %#.2g, and %.1e */
+    char s[64];
+    snprintf(s, sizeof s, "%#.2g", exp_half_away(0.0625, 'g', 2));
+    ck_assert_str_eq(s, "0.063"); /* printf: 0.062 */
+    snprintf(s, sizeof s, "%#.2g", exp_half_away(0.125, 'g', 2));
+    ck_assert_str_eq(s, "0.13");
+    snprintf(s, sizeof s, "%#.2g", exp_half_away(0.5, 'g', 2));
+    ck_assert_str_eq(s, "0.50"); /* no half: nothing moves */
+    snprintf(s, sizeof s, "%.1e", exp_half_away(0.000125, 'e', 1));
+    ck_assert_str_eq(s, "1.3e-04"); /* 0.000125 is no double: above it, as printf */
+    snprintf(s, sizeof s, "%.1e", exp_half_away(1250.0, 'e', 1));
+    ck_assert_str_eq(s, "1.3e+03"); /* a half left of the point (fmod) */
+    snprintf(s, sizeof s, "%g", exp_half_away(1234565.0, 'g', 6));
+    ck_assert_str_eq(s, "1.23457e+06");
+    /* a template's number rounds so too */
+    char dir[256];
+    templates_of(dir, sizeof dir, "@@ one\n{{a:.1f}} {{b:+.3f}} {{c:.2g}} {{d:.2f}}\n");
+    Buf b = {0};
+    PROSE(&b, "one", pv_real("a", 100.0 * 0.5625), pv_real("b", -0.0625), pv_real("c", 0.0625),
+          pv_real("d", 0.335));
+    ck_assert_str_eq(error_now(), "");
+    buf_put(&b, "", 1);
+    ck_assert_str_eq((const char *)b.p, "56.3 -0.063 0.063 0.34");
+    buf_free(&b);
+    done_with(dir);
+}
+END_TEST
+
 TCase *tcase_prose(void) {
     TCase *tc = tcase_create("templates");
     tcase_add_test(tc, a_template_is_filled_as_written);
@@ -381,6 +450,7 @@ TCase *tcase_prose(void) {
     tcase_add_test(tc, a_writers_edit_reaches_the_page_without_a_rebuild);
     tcase_add_test(tc, the_rules_name_the_u_test_as_it_runs);
     tcase_add_test(tc, a_csv_value_rounds_a_half_up);
+    tcase_add_test(tc, a_page_number_rounds_a_half_up);
     tcase_add_test(tc, a_broken_template_folder_is_refused_before_the_first_cell);
     tcase_add_test(tc, a_template_file_that_is_no_text_is_refused_with_its_reason);
     tcase_add_test(tc, a_failed_publish_leaves_nothing_behind);

@@ -215,12 +215,48 @@ START_TEST(referee_checks_the_sparser_section) {
 }
 END_TEST
 
+/* Issue 61 item 9: the referee rounds as the page and its CSV files say
+ * they round, one rule in one function (bench_referee_read.printed): a
+ * half of the last digit, exact in binary, away from zero, where Python's
+ * % rounds it to even (56.25 to 56.2); anything else as %. The same cases
+ * as the C formatter's (test_prose.c, a_page_number_rounds_a_half_up). */
+START_TEST(referee_rounds_a_half_as_the_page_says) {
+    static const char *const check =
+        "import sys; sys.path.insert(0, 'scripts'); from bench_referee_read import printed, six\n"
+        "cases = [('%.3f', 0.0625, '0.063'), ('%+.3f', -0.0625, '-0.063'), "
+        "('%+.3f', 0.0625, '+0.063'), ('%.1f', 100 * 0.5625, '56.3'), ('%+.1f', -56.25, '-56.3'), "
+        "('%.0f', 2.5, '3'), ('%.3f', 0.0645, '0.065'), ('%.2f', 2.675, '2.67'), "
+        "('%+.3f', 0.0, '+0.000'), ('%+.3f', -0.0001, '-0.000'), ('%.3f', 1e-300, '0.000'), "
+        "('%.1f', float('nan'), 'nan'), ('%#.2g', 0.0625, '0.063'), ('%#.2g', 0.5, '0.50'), "
+        "('%.1e', 0.000125, '1.3e-04'), ('%.1e', 1250.0, '1.3e+03'), "
+        "('%g', 1234565.0, '1.23457e+06'), ('%.6f', 53 / 128, '0.414063')]\n"
+        "bad = [(f, x, printed(f, x), w) for f, x, w in cases if printed(f, x) != w]\n"
+        "bad += [('six', 53 / 128, six(53 / 128), '0.414063')] if six(53 / 128) != '0.414063' "
+        "else []\n"
+        "print(bad or 'all agree')\n";
+    char path[512], cmd[4096];
+    char *dir = scratch();
+    snprintf(path, sizeof path, "%s/check.py", dir);
+    write_text(path, check);
+    snprintf(cmd, sizeof cmd, "%s '%s' 2>&1", python(), path);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    char *out = slurp_stream(p);
+    int st = pclose(p);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0 && strcmp(out, "all agree\n") == 0,
+                  "the referee's printed() (format, value, printed, wanted):\n%s", tail(out));
+    free(out);
+    remove_dir(dir);
+}
+END_TEST
+
 TCase *tcase_referee(void) {
     TCase *tc = tcase_create("referee");
     /* about a second each on a quiet machine; room for busy cores */
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, referee_agrees_with_the_committed_page);
     tcase_add_test(tc, referee_names_a_changed_number);
+    tcase_add_test(tc, referee_rounds_a_half_as_the_page_says);
     tcase_add_test(tc, referee_checks_the_sparser_section);
     tcase_add_test(tc, referee_names_the_missing_and_the_extra_cells);
     tcase_add_test(tc, referee_catches_a_sample_of_edits);

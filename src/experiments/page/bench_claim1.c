@@ -133,14 +133,22 @@ static void gate_row(Buf *rows, const BenchPairGrid *g, size_t k, const Paired *
                    out[V_FLOOR]);
     }
     if (x->n == 0 || x->v == CLAIM_UNTESTABLE) { /* the words in the last column */
-        if (x->n)
-            buf_printf(rows, " %+.3f", x->mean);
+        if (x->n) {
+            buf_printf(rows, " ");
+            exp_fixed(rows, x->mean, 3, true);
+        }
         buf_printf(rows, by_task ? " | | | " : " | | ");
         PROSE_TEXT(rows, x->n ? "bench.claim1.too_few" : "bench.claim1.no_pair");
         buf_printf(rows, " |");
         return;
     }
-    buf_printf(rows, " %+.3f | [%+.3f, %+.3f] | ", x->mean, x->lo, x->hi);
+    buf_printf(rows, " ");
+    exp_fixed(rows, x->mean, 3, true);
+    buf_printf(rows, " | [");
+    exp_fixed(rows, x->lo, 3, true);
+    buf_printf(rows, ", ");
+    exp_fixed(rows, x->hi, 3, true);
+    buf_printf(rows, "] | ");
     exp_bench_p_text(rows, x);
     buf_printf(rows, " |");
     if (by_task)

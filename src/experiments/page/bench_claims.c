@@ -39,9 +39,10 @@ void exp_bench_chance_table(Buf *b, const BenchPage *p) {
         bool first = t == 0 || strcmp(exp_bench_level(r, t), exp_bench_level(r, t - 1)) != 0;
         double chance = exp_bench_chance_at(&p->chance, t, out);
         double none = exp_bench_stat(r, r->set.bench_task[t], NONE, out, false).mean;
-        buf_printf(&rows, "%s| %s | %s | %s | %.3f | %.3f | %+.3f |", t ? "\n" : "",
+        buf_printf(&rows, "%s| %s | %s | %s | %s | %s | %s |", t ? "\n" : "",
                    first ? exp_bench_level(r, t) : "", r->set.bench_task[t], p->chance.answer[t],
-                   chance, none, none - chance);
+                   exp_num(chance, 3, false).s, exp_num(none, 3, false).s,
+                   exp_num(none - chance, 3, true).s);
     }
     PROSE(b, "bench.chance", pv_count("lo", out.lo), pv_count("hi", out.hi),
           pv_count("seeds", r->set.seeds), pv_count("per_len", r->set.bench_per_len),
@@ -123,9 +124,10 @@ static void randomized_pairs(Buf *b, const BenchPage *bp) {
     for (size_t t = 0, k = 0; t < r->set.bench_n_tasks; t++)
         for (size_t p = 0; p < bp->pairs.n; p++, k++) {
             count[c[k].v]++;
-            buf_printf(&rows, "%s| %s | %s − %s | %+.3f | ", k ? "\n" : "", r->set.bench_task[t],
+            buf_printf(&rows, "%s| %s | %s − %s | %s | ", k ? "\n" : "", r->set.bench_task[t],
                        exp_bench_column(&r->set, bp->pairs.rnd[p]),
-                       exp_bench_column(&r->set, bp->pairs.plain[p]), c[k].a.mean - c[k].b.mean);
+                       exp_bench_column(&r->set, bp->pairs.plain[p]),
+                       exp_num(c[k].a.mean - c[k].b.mean, 3, true).s);
             exp_cmp_text(&rows, &c[k], &f);
             buf_printf(&rows, " |");
         }
@@ -164,10 +166,12 @@ static void solved_claim(Buf *b, const BenchPage *p) {
         Stat bi, bo;
         size_t ci = best_column(r, t, in, &bi), co = best_column(r, t, out, &bo);
         Stat none = exp_bench_stat(r, r->set.bench_task[t], NONE, out, false);
-        buf_printf(&rows, "%s| %s | %s | %s %.3f | %s %.3f (%.3f) | %.3f | %.3f |", t ? "\n" : "",
+        buf_printf(&rows, "%s| %s | %s | %s %s | %s %s (%s) | %s | %s |", t ? "\n" : "",
                    exp_bench_level(r, t), r->set.bench_task[t], exp_bench_column(&r->set, ci),
-                   bi.mean, exp_bench_column(&r->set, co), bo.mean, bo.hi, none.mean,
-                   exp_bench_chance_at(&p->chance, t, out));
+                   exp_num(bi.mean, 3, false).s, exp_bench_column(&r->set, co),
+                   exp_num(bo.mean, 3, false).s, exp_num(bo.hi, 3, false).s,
+                   exp_num(none.mean, 3, false).s,
+                   exp_num(exp_bench_chance_at(&p->chance, t, out), 3, false).s);
         if (!(bi.mean >= EXP_LEARNED))
             buf_printf(&not_learned, "%s%s", unlearned++ ? ", " : ": ", r->set.bench_task[t]);
         solved += bo.mean >= EXP_SOLVED;
@@ -214,10 +218,11 @@ static Buf level_table(const BenchPage *p, Band out) {
             continue;
         for (size_t c = 0; c < C; c++)
             top = fmax(top, mean[c] / (double)n);
-        buf_printf(&b, "\n| %s | %zu | %.3f |", exp_bench_level_name(lv), n, chance / (double)n);
+        buf_printf(&b, "\n| %s | %zu | %s |", exp_bench_level_name(lv), n,
+                   exp_num(chance / (double)n, 3, false).s);
         for (size_t c = 0; c < C; c++) {
             const char *bold = fabs(mean[c] / (double)n - top) < BENCH_BOLD_FRACTION ? "**" : "";
-            buf_printf(&b, " %s%.3f%s |", bold, mean[c] / (double)n, bold);
+            buf_printf(&b, " %s%s%s |", bold, exp_num(mean[c] / (double)n, 3, false).s, bold);
         }
     }
     return b;

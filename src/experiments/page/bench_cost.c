@@ -25,13 +25,22 @@ static void cost_words(Buf *b, const Paired *x) {
         return;
     }
     Buf p = {0};
-    buf_printf(&p, "%#.2g", x->p);
+    buf_printf(&p, "%#.2g", exp_half_away(x->p, 'g', 2));
     PROSE(b, x->v == CLAIM_DISAGREES ? "bench.cost.lower"
              : x->v == CLAIM_AGREES  ? "bench.cost.higher"
                                      : "bench.cost.untold",
           pv_real("points", 100.0 * x->mean), pv_buf("p", &p),
           pv_tmpl("method", x->exact ? "bench.cost.exact" : "bench.cost.normal"));
     exp_bench_part_done(b, &p);
+}
+
+/* "[-1.2, +3.4]": the interval in points. */
+static void interval(Buf *rows, const Paired *x) {
+    buf_printf(rows, "[");
+    exp_fixed(rows, 100.0 * x->lo, 1, true);
+    buf_printf(rows, ", ");
+    exp_fixed(rows, 100.0 * x->hi, 1, true);
+    buf_printf(rows, "]");
 }
 
 /* A row of the cost's table: the lengths, the task-level test in points,
@@ -42,12 +51,15 @@ static void cost_row(Buf *rows, Band band, const Paired x[2]) {
         buf_printf(rows, "%zu", band.lo);
     else
         buf_printf(rows, "%zu..%zu", band.lo, band.hi);
-    buf_printf(rows, " | %+.1f | %zu | ", 100.0 * x[0].mean, x[0].lower);
+    buf_printf(rows, " | ");
+    exp_fixed(rows, 100.0 * x[0].mean, 1, true);
+    buf_printf(rows, " | %zu | ", x[0].lower);
     if (x[0].v == CLAIM_UNTESTABLE) {
         buf_printf(rows, "| ");
         PROSE_TEXT(rows, "bench.claim1.too_few");
     } else {
-        buf_printf(rows, "[%+.1f, %+.1f] | ", 100.0 * x[0].lo, 100.0 * x[0].hi);
+        interval(rows, &x[0]);
+        buf_printf(rows, " | ");
         exp_bench_p_text(rows, &x[0]);
     }
     buf_printf(rows, " | %zu |", x[1].lower);
@@ -103,15 +115,19 @@ static void split_rows(Buf *rows, BenchPairGrid grids[3], Paired both[2]) {
             else
                 buf_printf(rows, " | %zu..%zu", band.lo, band.hi);
             buf_printf(rows, " | %zu | %zu |", x[1].n, x[0].n);
-            if (x[1].n)
-                buf_printf(rows, " %+.1f | %zu | ", 100.0 * x[1].mean, x[1].lower);
-            else
+            if (x[1].n) {
+                buf_printf(rows, " ");
+                exp_fixed(rows, 100.0 * x[1].mean, 1, true);
+                buf_printf(rows, " | %zu | ", x[1].lower);
+            } else
                 buf_printf(rows, " | | ");
             if (x[0].v == CLAIM_UNTESTABLE)
                 PROSE_TEXT(rows, x[0].n ? "bench.claim1.too_few" : "bench.claim1.no_pair");
             else {
-                buf_printf(rows, "%+.1f [%+.1f, %+.1f], p = ", 100.0 * x[0].mean,
-                           100.0 * x[0].lo, 100.0 * x[0].hi);
+                exp_fixed(rows, 100.0 * x[0].mean, 1, true);
+                buf_printf(rows, " ");
+                interval(rows, &x[0]);
+                buf_printf(rows, ", p = ");
                 exp_bench_p_text(rows, &x[0]);
             }
             buf_printf(rows, " |");

@@ -188,7 +188,8 @@ static Buf ranges_table(const ExpResults *r, Band out, Band earlier, bool shown)
             for (size_t t = 0; t < r->set.bench_n_tasks; t++)
                 sum += exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, c),
                                       k ? earlier : out, false).mean;
-            buf_printf(&b, " %.1f |", 100.0 * sum / (double)r->set.bench_n_tasks);
+            buf_printf(&b, " %s |",
+                       exp_num(100.0 * sum / (double)r->set.bench_n_tasks, 1, false).s);
         }
     }
     return b;

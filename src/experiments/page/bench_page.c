@@ -114,9 +114,10 @@ static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
             if (isnan(v))
                 buf_printf(&b, " n/a |");
             else if (best)
-                buf_printf(&b, " %s%.1f%s |", bold, 100.0 * v, bold);
+                buf_printf(&b, " %s%s%s |", bold, exp_num(100.0 * v, 1, false).s, bold);
             else
-                buf_printf(&b, " %s%.1f%s ± %.1f |", bold, 100.0 * v, bold, 100.0 * st[s].sd);
+                buf_printf(&b, " %s%s%s ± %s |", bold, exp_num(100.0 * v, 1, false).s, bold,
+                           exp_num(100.0 * st[s].sd, 1, false).s);
         }
     }
     /* the average over tasks, the row Ruoss et al.'s claim is about */
@@ -128,7 +129,7 @@ static Buf scores_table(const ExpResults *r, Band band, bool exact, bool best) {
                 exp_bench_stat(r, r->set.bench_task[t], exp_bench_column(&r->set, s), band, exact);
             sum += best ? st.hi : st.mean;
         }
-        buf_printf(&b, " %.1f |", 100.0 * sum / r->set.bench_n_tasks);
+        buf_printf(&b, " %s |", exp_num(100.0 * sum / r->set.bench_n_tasks, 1, false).s);
     }
     return b;
 }

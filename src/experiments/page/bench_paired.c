@@ -135,7 +135,7 @@ ClaimVerdict exp_bench_claim1(const BenchPairGrid *g, Paired x[BENCH_GATES][2],
 }
 
 void exp_bench_p_text(Buf *b, const Paired *x) {
-    buf_printf(b, "%#.2g ", x->p);
+    buf_printf(b, "%#.2g ", exp_half_away(x->p, 'g', 2));
     PROSE_TEXT(b, x->exact ? "bench.method.exact" : "bench.method.normal");
 }
 

@@ -79,8 +79,9 @@ void exp_bench_sparser(Buf *b, const BenchPage *p) {
                 l[g] += s[g].learned, m[g] += s[g].past;
             h += s[1].past > s[0].past;
         }
-        buf_printf(&cols, "\n| %s | %zu | %zu | %.1f | %.1f | %zu |", col, l[0], l[1],
-                   100.0 * m[0] / (double)T, 100.0 * m[1] / (double)T, h);
+        buf_printf(&cols, "\n| %s | %zu | %zu | %s | %s | %zu |", col, l[0], l[1],
+                   exp_num(100.0 * m[0] / (double)T, 1, false).s,
+                   exp_num(100.0 * m[1] / (double)T, 1, false).s, h);
         for (int g = 0; g < 2; g++)
             learned[g] += l[g], past[g] += m[g];
         higher += h, cells += T, C++;
@@ -101,8 +102,9 @@ void exp_bench_sparser(Buf *b, const BenchPage *p) {
             for (int g = 0; g < 2; g++)
                 l[g] += s[g].learned, m[g] += s[g].past;
         }
-        buf_printf(&tasks, "\n| %s | %zu | %zu | %.1f | %.1f |", r->set.bench_task[t], l[0], l[1],
-                   C ? 100.0 * m[0] / (double)C : NAN, C ? 100.0 * m[1] / (double)C : NAN);
+        buf_printf(&tasks, "\n| %s | %zu | %zu | %s | %s |", r->set.bench_task[t], l[0], l[1],
+                   exp_num(C ? 100.0 * m[0] / (double)C : NAN, 1, false).s,
+                   exp_num(C ? 100.0 * m[1] / (double)C : NAN, 1, false).s);
     }
     double n = cells ? (double)cells : NAN;
     PROSE(b, "bench.sparser", pv_text("wide", wide), pv_text("ours", ours),

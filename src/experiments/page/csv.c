@@ -10,18 +10,6 @@
 #include "sections.h"
 #include "tables.h"
 
-void exp_csv_value(Buf *b, double v) {
-    /* v is a tie when v * 2e6 is an odd integer exactly: fma gives the
-     * product's rounding error (0: the product is exact). Only ties differ
-     * from printf's rounding, which is exact otherwise; a tie is printed
-     * as the next double away from zero, which printf rounds away. */
-    const double twice = 2e6;
-    double p = v * twice;
-    if (isfinite(p) && fma(v, twice, -p) == 0.0 && p == floor(p) && fmod(p, 2.0) != 0.0)
-        v = nextafter(v, v > 0 ? INFINITY : -INFINITY);
-    buf_printf(b, "%.6f", v);
-}
-
 static const char *const kind_file[EXP_BENCH] = {"order",   "tasks",       "lengths",
                                                  "random",  "variants",    "random_test",
                                                  "scaling", "causal",      "probe"};

@@ -439,8 +439,13 @@ static int put_slot(void *ctx, const Slot *s, const char *before, size_t before_
         buf_put(f->out, v->text, v->n);
     else if (v->kind == PV_COUNT)
         buf_printf(f->out, "%zu", v->count);
-    else if (format_of(s->fmt, s->fmt_n, fmt))
-        buf_printf(f->out, fmt, v->real);
+    else if (format_of(s->fmt, s->fmt_n, fmt)) {
+        /* a half of the last digit away from zero, as every number the
+         * pages print from data (number.c) */
+        const char *dot = strchr(fmt, '.');
+        buf_printf(f->out, fmt,
+                   exp_half_away(v->real, fmt[strlen(fmt) - 1], dot ? atoi(dot + 1) : 6));
+    }
     return P.failed; /* an error of the template it holds */
 }
 

@@ -89,4 +89,27 @@ void prose_reload(void);
  * malformed. For tests. */
 int prose_check_file(const char *path, Err *e);
 
+/* The one rounding of every number the pages print from data and of
+ * every CSV value (number.c): on v's exact binary value, a half of the
+ * last digit printed away from zero (up, for the accuracies and shares,
+ * none below 0), where printf rounds a half to even (0.4140625, 53 right
+ * of 128 blanks, is 0.414063, not printf's 0.414062; 56.25 is 56.3). The
+ * benchmark page says so (templates/bench-6-how.md).
+ *
+ * exp_half_away: v to hand printf for conversion conv ('f', 'e' or 'g')
+ * at precision prec: v itself, or at a half the next double away from
+ * zero, which printf rounds away. NaN and infinities pass unchanged. */
+double exp_half_away(double v, char conv, int prec);
+/* v with decimals digits after the point ("%.*f"), sign: "%+.*f". */
+void exp_fixed(Buf *b, double v, int decimals, bool sign);
+/* The same as a string, for a row of several numbers in one printf:
+ * exp_num(v, 3, true).s lives to the end of the full expression. Room for
+ * any double to 22 decimals. */
+typedef struct {
+    char s[336];
+} ExpNum;
+ExpNum exp_num(double v, int decimals, bool sign);
+/* v to six decimals, as every CSV file beside a page gives its values. */
+void exp_csv_value(Buf *b, double v);
+
 #endif

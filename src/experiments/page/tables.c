@@ -95,7 +95,10 @@ ClaimVerdict exp_claim_decide(Cmp *c, size_t n, TestFamily *f) {
 }
 
 void exp_p_text(Buf *b, double p) {
-    buf_printf(b, p < 0.001 ? "%.1e" : "%.3f", p);
+    if (p < 0.001)
+        buf_printf(b, "%.1e", exp_half_away(p, 'e', 1));
+    else
+        exp_fixed(b, p, 3, false);
 }
 
 void exp_tiny_text(Buf *b, double x) {

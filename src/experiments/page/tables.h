@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../../core/buf.h"
+#include "prose.h"
 #include "results.h"
 #include "verdict.h"
 
@@ -38,12 +39,6 @@ void exp_band_header(Buf *b, const Band *bands, const char *first);
  * which marks b failed as its own allocations do, so that exp_write
  * reports the page as not written. */
 void *exp_table_alloc(Buf *b, size_t n, size_t size);
-/* v to six decimals, as every CSV file beside a page gives its values
- * (csv.c): rounded on v's exact binary value, a half away from zero (up,
- * for the accuracies and shares, none below 0), where printf rounds a
- * half to even (0.4140625, 53 right of 128 blanks, is 0.414063, not
- * printf's 0.414062). The pages say so (templates/bench-6-how.md). */
-void exp_csv_value(Buf *b, double v);
 /* " mean ± SD [lowest, highest] |": a table cell, "n/a" when undefined. */
 void exp_cell_range(Buf *b, Stat s);
 /* ---- a comparison of two sets of seeds, as the page states it ----
