@@ -135,6 +135,12 @@ typedef struct {
 /* Runs "$POSENC_BIN/prog args" through the shell (args are quoted by the
  * caller) and captures what it printed. */
 Run run(const char *prog, const char *args);
+/* Runs "$POSENC_BIN/prog" with args (NULL-ended, at most 14) as they are,
+ * without the shell, for a run that ends in its options' parsing: where
+ * this process runs Haswell's kernels, the program is given them too and
+ * so does not start itself again (src/model/kernels.h); the kernels serve
+ * no product here, and a whole program's start is what such a run costs. */
+Run run_parse(const char *prog, const char *const *args);
 void run_free(Run *r);
 
 /* Runs prog and expects exit code `code`, nothing on stdout, and a
