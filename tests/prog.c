@@ -59,16 +59,17 @@ Run run_parse(const char *prog, const char *const *args) {
     const char *bin = getenv("POSENC_BIN");
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", bin ? bin : "build", prog);
-    char *argv[16];
+    char *argv[64];
     size_t n = 0;
     argv[n++] = path;
-    for (; args[n - 1] && n < 15; n++)
+    for (; args[n - 1] && n < 63; n++)
         argv[n] = (char *)args[n - 1];
     ck_assert_msg(args[n - 1] == NULL, "run_parse: too many arguments");
     argv[n] = NULL;
-    /* the environment, and the kernels the program would start again for
-     * when this one runs Haswell's (kernels.h): a parse ends before any
-     * product, and the second start would double the run's cost */
+    /* the environment, and the kernels the program would start itself
+     * again for when this one runs Haswell's (kernels.h): the same
+     * kernels, without a second start that would double a short run's
+     * cost */
     size_t k = 0;
     while (environ[k])
         k++;
@@ -97,6 +98,20 @@ Run run_parse(const char *prog, const char *const *args) {
              .err = slurp_stream(fe)};
     fclose(fo);
     fclose(fe);
+    return r;
+}
+
+Run run_words(const char *prog, const char *args) {
+    char *text = strdup(args), *words[63], *save = NULL;
+    ck_assert_ptr_nonnull(text);
+    size_t n = 0;
+    for (char *w = strtok_r(text, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        ck_assert_msg(n < 62, "run_words: too many words in '%s'", args);
+        words[n++] = w;
+    }
+    words[n] = NULL;
+    Run r = run_parse(prog, (const char *const *)words);
+    free(text);
     return r;
 }
 

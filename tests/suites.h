@@ -135,12 +135,15 @@ typedef struct {
 /* Runs "$POSENC_BIN/prog args" through the shell (args are quoted by the
  * caller) and captures what it printed. */
 Run run(const char *prog, const char *args);
-/* Runs "$POSENC_BIN/prog" with args (NULL-ended, at most 14) as they are,
- * without the shell, for a run that ends in its options' parsing: where
- * this process runs Haswell's kernels, the program is given them too and
- * so does not start itself again (src/model/kernels.h); the kernels serve
- * no product here, and a whole program's start is what such a run costs. */
+/* Runs "$POSENC_BIN/prog" with args (NULL-ended, at most 62) as they are,
+ * without the shell, as run does otherwise: where this process runs
+ * Haswell's kernels, the program is given them too and so does not start
+ * itself again for them (src/model/kernels.h). For the many short runs of
+ * the option rules, whose cost is a whole program's start. */
 Run run_parse(const char *prog, const char *const *args);
+/* run_parse of args split at its spaces (no quoting: words without
+ * spaces). */
+Run run_words(const char *prog, const char *args);
 void run_free(Run *r);
 
 /* Runs prog and expects exit code `code`, nothing on stdout, and a
