@@ -102,12 +102,24 @@ Run run_parse(const char *prog, const char *const *args) {
 }
 
 Run run_words(const char *prog, const char *args) {
-    char *text = strdup(args), *words[63], *save = NULL;
+    char *text = strdup(args), *words[63];
     ck_assert_ptr_nonnull(text);
     size_t n = 0;
-    for (char *w = strtok_r(text, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+    for (char *p = text, *to; *p;) {
+        if (*p == ' ') {
+            p++;
+            continue;
+        }
         ck_assert_msg(n < 62, "run_words: too many words in '%s'", args);
-        words[n++] = w;
+        words[n++] = to = p;
+        for (bool quoted = false; *p && (quoted || *p != ' '); p++)
+            if (*p == '\'')
+                quoted = !quoted;
+            else
+                *to++ = *p;
+        if (*p)
+            p++;
+        *to = '\0';
     }
     words[n] = NULL;
     Run r = run_parse(prog, (const char *const *)words);

@@ -152,8 +152,8 @@ Run run(const char *prog, const char *args);
  * itself again for them (src/model/kernels.h). For the many short runs of
  * the option rules, whose cost is a whole program's start. */
 Run run_parse(const char *prog, const char *const *args);
-/* run_parse of args split at its spaces (no quoting: words without
- * spaces). */
+/* run_parse of args split into words as the shell splits them at spaces
+ * and single quotes ('a b' one word; nothing else is special). */
 Run run_words(const char *prog, const char *args);
 void run_free(Run *r);
 
