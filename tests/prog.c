@@ -5,10 +5,15 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <spawn.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../src/model/kernels.h"
 #include "suites.h"
+
+extern char **environ;
 
 char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -47,6 +52,78 @@ Run run(const char *prog, const char *args) {
     Run r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp(out), .err = slurp(err)};
     unlink(out);
     unlink(err);
+    return r;
+}
+
+Run run_parse(const char *prog, const char *const *args) {
+    const char *bin = getenv("POSENC_BIN");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", bin ? bin : "build", prog);
+    char *argv[64];
+    size_t n = 0;
+    argv[n++] = path;
+    for (; args[n - 1] && n < 63; n++)
+        argv[n] = (char *)args[n - 1];
+    ck_assert_msg(args[n - 1] == NULL, "run_parse: too many arguments");
+    argv[n] = NULL;
+    /* the environment, and the kernels the program would start itself
+     * again for when this one runs Haswell's (kernels.h): the same
+     * kernels, without a second start that would double a short run's
+     * cost */
+    size_t k = 0;
+    while (environ[k])
+        k++;
+    char **envp = malloc((k + 2) * sizeof *envp);
+    ck_assert_ptr_nonnull(envp);
+    memcpy(envp, environ, k * sizeof *envp);
+    if (!getenv("OPENBLAS_CORETYPE") && strcasecmp(kernels_name(), "Haswell") == 0)
+        envp[k++] = "OPENBLAS_CORETYPE=Haswell";
+    envp[k] = NULL;
+    FILE *fo = tmpfile(), *fe = tmpfile();
+    ck_assert(fo && fe);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fileno(fo), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, fileno(fe), STDERR_FILENO);
+    pid_t pid;
+    int rc = posix_spawn(&pid, path, &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    free(envp);
+    ck_assert_msg(rc == 0, "cannot start %s", path);
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    rewind(fo);
+    rewind(fe);
+    Run r = {.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1, .out = slurp_stream(fo),
+             .err = slurp_stream(fe)};
+    fclose(fo);
+    fclose(fe);
+    return r;
+}
+
+Run run_words(const char *prog, const char *args) {
+    char *text = strdup(args), *words[63];
+    ck_assert_ptr_nonnull(text);
+    size_t n = 0;
+    for (char *p = text, *to; *p;) {
+        if (*p == ' ') {
+            p++;
+            continue;
+        }
+        ck_assert_msg(n < 62, "run_words: too many words in '%s'", args);
+        words[n++] = to = p;
+        for (bool quoted = false; *p && (quoted || *p != ' '); p++)
+            if (*p == '\'')
+                quoted = !quoted;
+            else
+                *to++ = *p;
+        if (*p)
+            p++;
+        *to = '\0';
+    }
+    words[n] = NULL;
+    Run r = run_parse(prog, (const char *const *)words);
+    free(text);
     return r;
 }
 

@@ -127,6 +127,17 @@ float *run_model(const Model *m, const int *ids, const size_t *lens, size_t B, s
 void make_model(Model *m, size_t V, size_t C, size_t NH, size_t L, size_t F, NormPlace norm,
                 Activation act, const char *pe, Combine combine, uint64_t seed);
 
+/* ck_assert_msg without Check's mark of a passing check: forking, Check
+ * writes the file and line of every ck_assert that passes to the runner,
+ * a system call each, which in a loop over a million tokens is the test's
+ * whole cost. This one fails as ck_assert_msg does (the message is the
+ * arguments after expr) and costs nothing when it passes. */
+#define ck_check(expr, ...)                                                                      \
+    do {                                                                                         \
+        if (!(expr))                                                                             \
+            ck_abort_msg(__VA_ARGS__);                                                           \
+    } while (0)
+
 /* A program's exit code (-1 if it did not exit normally), stdout and
  * stderr. */
 typedef struct {
@@ -137,6 +148,15 @@ typedef struct {
 /* Runs "$POSENC_BIN/prog args" through the shell (args are quoted by the
  * caller) and captures what it printed. */
 Run run(const char *prog, const char *args);
+/* Runs "$POSENC_BIN/prog" with args (NULL-ended, at most 62) as they are,
+ * without the shell, as run does otherwise: where this process runs
+ * Haswell's kernels, the program is given them too and so does not start
+ * itself again for them (src/model/kernels.h). For the many short runs of
+ * the option rules, whose cost is a whole program's start. */
+Run run_parse(const char *prog, const char *const *args);
+/* run_parse of args split into words as the shell splits them at spaces
+ * and single quotes ('a b' one word; nothing else is special). */
+Run run_words(const char *prog, const char *args);
 void run_free(Run *r);
 
 /* Runs prog and expects exit code `code`, nothing on stdout, and a

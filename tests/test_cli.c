@@ -313,21 +313,24 @@ static size_t range_of(const char *prog, const char *opt) {
 /* prog OPT=VALUE, stopped by an unknown option right after it: the value
  * was accepted when the refusal names that option and no other. */
 static Run parse_only(const char *prog, const char *opt, const char *value) {
-    char args[256];
-    snprintf(args, sizeof args, "'%s=%s' --zz-end", opt, value);
-    return run(prog, args);
+    char arg[256];
+    snprintf(arg, sizeof arg, "%s=%s", opt, value);
+    const char *args[] = {arg, "--zz-end", NULL};
+    return run_parse(prog, args);
 }
 
 static bool accepted(const Run *r) {
     return r->status == 2 && strstr(r->err, "unknown option '--zz-end'") != NULL;
 }
 
-/* The value-taking options of prog's --help, in names (at most cap). A
- * flag given "=" is refused as taking no value (an unknown option, were
- * it no option of prog); a value-taking option takes "" (and meets
- * --zz-end) or refuses it as a value. Nothing runs: every command line
- * ends in an unknown option. */
-static size_t value_options(const char *prog, char names[][32], size_t cap) {
+/* The value-taking options of prog's --help, in names (at most cap), and
+ * whether each refuses a word for a number, in numeric. A flag given
+ * "=abc" is refused as taking no value (an unknown option, were it no
+ * option of prog); a value-taking option takes "abc" (and meets --zz-end)
+ * or refuses it as a value, naming a number when it takes one: one run
+ * of prog for each. Nothing runs: every command line ends in an unknown
+ * option. */
+static size_t value_options(const char *prog, char names[][32], bool *numeric, size_t cap) {
     Run help = run(prog, "--help");
     ck_assert_int_eq(help.status, 0);
     size_t n = 0;
@@ -342,16 +345,38 @@ static size_t value_options(const char *prog, char names[][32], size_t cap) {
         bool seen = false;
         for (size_t i = 0; i < n && !seen; i++)
             seen = strcmp(names[i], opt) == 0;
+        if (seen)
+            continue;
         snprintf(unknown, sizeof unknown, "unknown option '%s", opt);
-        Run r = seen ? (Run){0} : parse_only(prog, opt, "");
-        if (!seen && r.status == 2 && !strstr(r.err, unknown) &&
-            !strstr(r.err, " takes no value; "))
+        Run r = parse_only(prog, opt, "abc");
+        if (r.status == 2 && !strstr(r.err, unknown) && !strstr(r.err, " takes no value; ")) {
+            numeric[n] = strstr(r.err, "number") != NULL;
             snprintf(names[n++], 32, "%s", opt);
-        if (!seen)
-            run_free(&r);
+        }
+        run_free(&r);
     }
     run_free(&help);
     return n;
+}
+
+/* Every program's value-taking options (value_options), found once in
+ * the runner before the options' tests (an unchecked fixture, whose
+ * memory the tests' forks inherit): each of its runs is a program's start,
+ * and both tests read them. */
+static struct {
+    char name[32], opts[128][32];
+    bool numeric[128];
+    size_t n;
+} PROGS[32];
+static size_t N_PROGS;
+
+static void find_value_options(void) {
+    char progs[32][32];
+    N_PROGS = example_programs(progs, 32);
+    for (size_t p = 0; p < N_PROGS; p++) {
+        snprintf(PROGS[p].name, sizeof PROGS[p].name, "%s", progs[p]);
+        PROGS[p].n = value_options(progs[p], PROGS[p].opts, PROGS[p].numeric, 128);
+    }
 }
 
 /* Issue 25 item 16: --dropout 0.95 was refused as "from 0 to 0.95" (a
@@ -362,20 +387,18 @@ static size_t value_options(const char *prog, char names[][32], size_t cap) {
  * number has its row here. */
 START_TEST(every_numeric_option_states_its_bounds_and_takes_its_edges) {
     ranges();
+    ck_assert_uint_ge(N_PROGS, 10);
     char progs[32][32];
-    size_t n_progs = example_programs(progs, 32);
+    size_t n_progs = N_PROGS;
     for (size_t p = 0; p < n_progs; p++) {
-        char names[128][32];
-        size_t n = value_options(progs[p], names, 128);
+        memcpy(progs[p], PROGS[p].name, sizeof progs[p]);
+        size_t n = PROGS[p].n;
         ck_assert_uint_gt(n, 0);
         for (size_t i = 0; i < n; i++) {
-            Run r = parse_only(progs[p], names[i], "abc");
-            bool numeric = strstr(r.err, "number") != NULL;
-            run_free(&r);
-            if (numeric)
-                ck_assert_msg(range_of(progs[p], names[i]) < N_RANGES,
+            if (PROGS[p].numeric[i])
+                ck_assert_msg(range_of(progs[p], PROGS[p].opts[i]) < N_RANGES,
                               "%s %s takes a number but has no row in RANGES", progs[p],
-                              names[i]);
+                              PROGS[p].opts[i]);
         }
     }
     for (size_t i = 0; i < N_RANGES; i++)
@@ -434,19 +457,19 @@ static const char *valid_value(const char *prog, const char *opt) {
  * while a repeated --task was refused. One rule: every option of every
  * program that takes a value refuses a second, naming it. */
 START_TEST(every_option_given_twice_is_refused_naming_it) {
-    char progs[32][32];
-    size_t n_progs = example_programs(progs, 32);
-    for (size_t p = 0; p < n_progs; p++) {
-        char names[128][32];
-        size_t n = value_options(progs[p], names, 128);
-        for (size_t i = 0; i < n; i++) {
-            const char *v = valid_value(progs[p], names[i]);
-            char args[256], want[64];
-            snprintf(args, sizeof args, "'%s=%s' '%s=%s' --zz-end", names[i], v, names[i], v);
+    ck_assert_uint_ge(N_PROGS, 10);
+    for (size_t p = 0; p < N_PROGS; p++) {
+        const char *prog = PROGS[p].name;
+        char (*names)[32] = PROGS[p].opts;
+        for (size_t i = 0; i < PROGS[p].n; i++) {
+            const char *v = valid_value(prog, names[i]);
+            char arg[256], want[64];
+            snprintf(arg, sizeof arg, "%s=%s", names[i], v);
             snprintf(want, sizeof want, "%s is given twice", names[i]);
-            Run r = run(progs[p], args);
-            ck_assert_msg(r.status == 2 && strstr(r.err, want), "%s %s: %s", progs[p], args,
-                          r.err);
+            const char *args[] = {arg, arg, "--zz-end", NULL};
+            Run r = run_parse(prog, args);
+            ck_assert_msg(r.status == 2 && strstr(r.err, want), "%s '%s' '%s' --zz-end: %s",
+                          prog, arg, arg, r.err);
             run_free(&r);
         }
     }
@@ -538,6 +561,7 @@ Suite *suite_cli(void) {
     suite_add_tcase(s, tc);
     tc = tcase_create("options");
     tcase_set_timeout(tc, 300);
+    tcase_add_unchecked_fixture(tc, find_value_options, NULL);
     tcase_add_test(tc, every_numeric_option_states_its_bounds_and_takes_its_edges);
     tcase_add_test(tc, every_option_given_twice_is_refused_naming_it);
     suite_add_tcase(s, tc);

@@ -353,10 +353,12 @@ END_TEST
  * leaves one, without it (overlayfs before Linux 6.6) a kill during the
  * write does; hence the count is checked after the next save, not before.
  * Each kill waits for the first save (a busy machine starts a run late),
- * so a loadable checkpoint exists whatever the load. */
+ * so a loadable checkpoint exists whatever the load; then tens of ms,
+ * several saves of this model (a few ms each), each time another, so that
+ * the kills land at other points of a save. */
 START_TEST(kill_during_saves_leaves_no_temporaries) {
     char *dir = scratch(), cmd[1024], *err;
-    snprintf(cmd, sizeof cmd, "for t in 0.3 0.5 0.4 0.6 0.35 0.45 0.55 0.25 0.65 0.5; do "
+    snprintf(cmd, sizeof cmd, "for t in 0.03 0.05 0.04 0.06 0.035 0.045 0.055 0.025 0.065 0.05; do "
              "$B/train " TINY " --steps 100000000 --eval-every 1 --out %s/m.bin >/dev/null "
              "2>&1 & p=$!; until [ -e %s/m.bin ] || ! kill -0 $p; do sleep 0.01; done; "
              "sleep $t; kill -9 $p; wait $p; done 2>/dev/null; true", dir, dir);

@@ -153,7 +153,8 @@ END_TEST
 START_TEST(a_crlf_checkout_of_the_cells_is_read) {
     char dir[256];
     copy_of_the_cells(dir, sizeof dir);
-    expect_sh(dir, "for f in C/* O/benchmark/pilots.csv; do sed -i 's/$/\\r/' \"$f\"; done && "
+    /* one sed for the 541 files (-i takes each file alone) */
+    expect_sh(dir, "sed -i 's/$/\\r/' C/* O/benchmark/pilots.csv && "
               "grep -q \"$(printf '\\r')\" C/grid.settings && " FROM_CELLS " && cmp O/benchmark.md "
               "docs.md", 0, NULL);
     expect_sh(dir, "$B/experiments --bench --list --missing --cells C | grep -c . | grep -qx 0",

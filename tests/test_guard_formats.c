@@ -104,7 +104,7 @@ START_TEST(files_verify_with_a_reader_written_from_the_docs) {
                                " --random-positions 64 --random-draw ruoss");
             snprintf(path, sizeof path, "%s/%s%s.bin", dir, s->name, examples ? "-examples" : "");
             snprintf(args + at, sizeof args - (size_t)at, " --out %s", path);
-            Run r = run("train", args);
+            Run r = run_words("train", args); /* a start each, no shell */
             ck_assert_msg(r.status == 0, "train %s: exit %d: %s", args, r.status, r.err);
             run_free(&r);
             len += (size_t)snprintf(files + len, sizeof files - len, " '%s'", path);
@@ -119,7 +119,7 @@ START_TEST(files_verify_with_a_reader_written_from_the_docs) {
         snprintf(path, sizeof path, "%s/model-options-%zu.bin", dir, k);
         snprintf(args, sizeof args, "--task agent --steps 1 --d-model 16 --heads 2 --layers 2 "
                  "--d-ff 8 %s --out %s", model_opts[k], path);
-        Run r = run("train", args);
+        Run r = run_words("train", args);
         ck_assert_msg(r.status == 0, "train %s: exit %d: %s", args, r.status, r.err);
         run_free(&r);
         len += (size_t)snprintf(files + len, sizeof files - len, " '%s'", path);

@@ -522,7 +522,7 @@ START_TEST(hints_name_only_options_of_their_program) {
         for (const char *a = cases[i][1]; *a && len + 80 < sizeof args; a++)
             len += (size_t)(*a == '@' ? snprintf(args + len, sizeof args - len, "%s", dir)
                                       : snprintf(args + len, sizeof args - len, "%c", *a));
-        Run r = run(prog, args);
+        Run r = run_words(prog, args); /* a start each, no shell */
         ck_assert_msg(r.status != 0, "%s %s ran: no hint drawn", prog, args);
         options_named(r.err, programs, prog, err_opts, sizeof err_opts);
         for (char *o = strtok(err_opts, " "); o; o = strtok(NULL, " ")) {

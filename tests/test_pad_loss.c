@@ -54,29 +54,37 @@ START_TEST(tapes_change_at_the_padding_alone) {
         TextData a[3], b[3];
         make(a, PADDED[t], &o);
         make(b, PADDED[t], &p);
+        /* ck_check: a check for each of the tapes' million tokens */
         for (int k = 0; k < 3; k++) {
             ck_assert_msg(text_hash(&a[k]) == BEFORE[t][k], "%s split %d is not as before",
                           PADDED[t], k);
             ck_assert_uint_eq(a[k].n, b[k].n);
             for (size_t i = 0; i < a[k].n; i++) {
                 size_t lo = a[k].start[i], hi = a[k].start[i + 1];
-                ck_assert_uint_eq(hi, b[k].start[i + 1]);
+                ck_check(hi == b[k].start[i + 1], "%s split %d example %zu: ends at %zu and %zu",
+                         PADDED[t], k, i, hi, b[k].start[i + 1]);
                 bool after_end = false; /* past the blank of '$' */
                 for (size_t j = lo; j < hi; j++) {
                     const char *la = a[k].label[j], *lb = b[k].label[j];
-                    ck_assert_str_eq(a[k].word[j], b[k].word[j]);
+                    ck_check(strcmp(a[k].word[j], b[k].word[j]) == 0, "%s token %zu: '%s', '%s'",
+                             PADDED[t], j, a[k].word[j], b[k].word[j]);
                     bool blank = strcmp(a[k].word[j], TAPE_BLANK) == 0;
                     if (blank && after_end) { /* the padding: '_', then "_=0" */
-                        ck_assert_str_eq(la, DATA_NO_LABEL);
-                        ck_assert_str_eq(lb, "_=0");
+                        ck_check(strcmp(la, DATA_NO_LABEL) == 0 && strcmp(lb, "_=0") == 0,
+                                 "%s token %zu, the padding: labels '%s', '%s'", PADDED[t], j,
+                                 la, lb);
                         padded++;
                     } else {
-                        ck_assert_str_eq(la, lb);
-                        ck_assert(!blank || strcmp(la, DATA_NO_LABEL) != 0);
+                        ck_check(strcmp(la, lb) == 0, "%s token %zu: labels '%s', '%s'",
+                                 PADDED[t], j, la, lb);
+                        ck_check(!blank || strcmp(la, DATA_NO_LABEL) != 0,
+                                 "%s token %zu: a blank before '$' without a label", PADDED[t],
+                                 j);
                     }
                     after_end |= blank && strcmp(la, TAPE_END) == 0;
                 }
-                ck_assert(after_end); /* every output ends with '$' */
+                /* every output ends with '$' */
+                ck_check(after_end, "%s split %d example %zu: no '$'", PADDED[t], k, i);
             }
         }
         for (int k = 0; k < 3; k++)

@@ -193,47 +193,62 @@ END_TEST
  * the "yes" labels and records the longest example. */
 static void check_sequences(const TextData *d, const char *task, size_t lo, size_t hi,
                             size_t *longest, size_t *yes) {
+    /* ck_check: checks for each of some hundred thousand tokens */
     for (size_t i = 0; i < d->n; i++) {
         size_t a = d->start[i], n = d->start[i + 1] - a;
-        ck_assert_msg(n >= lo && n <= hi, "%s: length %zu", task, n);
+        ck_check(n >= lo && n <= hi, "%s: length %zu", task, n);
         if (n > *longest)
             *longest = n;
         int x[TASK_MAX_LEN], count[10] = {0};
         for (size_t k = 0; k < n; k++) {
             const char *w = d->word[a + k];
-            ck_assert(w[0] >= '0' && w[0] <= '9' && w[1] == '\0');
+            ck_check(w[0] >= '0' && w[0] <= '9' && w[1] == '\0', "%s example %zu: word '%s'",
+                     task, i, w);
             x[k] = w[0] - '0';
             count[x[k]]++;
         }
+        const char *want = NULL; /* a sentence's label */
         if (strcmp(task, "direction") == 0) {
-            ck_assert_int_ne(x[0], x[n - 1]);
-            ck_assert_str_eq(d->label[i], x[0] > x[n - 1] ? "yes" : "no");
+            ck_check(x[0] != x[n - 1], "direction example %zu: ends as it begins", i);
+            want = x[0] > x[n - 1] ? "yes" : "no";
         } else if (strcmp(task, "contains") == 0) {
-            ck_assert_str_eq(d->label[i], count[7] ? "yes" : "no");
+            want = count[7] ? "yes" : "no";
         } else if (strcmp(task, "reverse") == 0) {
             for (size_t k = 0; k < n; k++)
-                ck_assert_str_eq(d->label[a + k], d->word[a + n - 1 - k]);
+                ck_check(strcmp(d->label[a + k], d->word[a + n - 1 - k]) == 0,
+                         "reverse example %zu, word %zu: label '%s'", i, k, d->label[a + k]);
         } else if (strcmp(task, "previous") == 0) {
             /* the first word has no word before it: no label, not scored */
-            ck_assert_str_eq(d->label[a], DATA_NO_LABEL);
+            ck_check(strcmp(d->label[a], DATA_NO_LABEL) == 0,
+                     "previous example %zu: the first word's label '%s'", i, d->label[a]);
             for (size_t k = 1; k < n; k++)
-                ck_assert_str_eq(d->label[a + k], d->word[a + k - 1]);
+                ck_check(strcmp(d->label[a + k], d->word[a + k - 1]) == 0,
+                         "previous example %zu, word %zu: label '%s'", i, k, d->label[a + k]);
         } else if (strcmp(task, "first") == 0) {
             /* the first word's label would be itself: none, not scored */
-            ck_assert_str_eq(d->label[a], DATA_NO_LABEL);
+            ck_check(strcmp(d->label[a], DATA_NO_LABEL) == 0,
+                     "first example %zu: the first word's label '%s'", i, d->label[a]);
             for (size_t k = 1; k < n; k++)
-                ck_assert_str_eq(d->label[a + k], d->word[a]);
+                ck_check(strcmp(d->label[a + k], d->word[a]) == 0,
+                         "first example %zu, word %zu: label '%s'", i, k, d->label[a + k]);
         } else {
             for (size_t k = 0; k < n; k++) {
                 const char *l = d->label[a + k];
-                ck_assert(l[0] >= '0' && l[0] <= '9' && l[1] == '\0');
+                ck_check(l[0] >= '0' && l[0] <= '9' && l[1] == '\0',
+                         "%s example %zu, word %zu: label '%s'", task, i, k, l);
                 if (k)
-                    ck_assert_int_le(d->label[a + k - 1][0], l[0]);
+                    ck_check(d->label[a + k - 1][0] <= l[0],
+                             "%s example %zu, word %zu: '%s' after '%s'", task, i, k, l,
+                             d->label[a + k - 1]);
                 count[l[0] - '0']--;
             }
-            for (int v = 0; v < 10; v++)
-                ck_assert_int_eq(count[v], 0); /* the same digits */
+            for (int v = 0; v < 10; v++) /* the same digits */
+                ck_check(count[v] == 0, "%s example %zu: the words hold %d more %ds than the "
+                         "labels", task, i, count[v], v);
         }
+        if (want)
+            ck_check(strcmp(d->label[i], want) == 0, "%s example %zu: label '%s', want '%s'",
+                     task, i, d->label[i], want);
         if (d->kind == LABELS_SENTENCE && strcmp(d->label[i], "yes") == 0)
             ++*yes;
     }
