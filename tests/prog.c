@@ -132,14 +132,17 @@ void run_free(Run *r) {
     free(r->err);
 }
 
-void expect_exit(const char *prog, const char *args, int code, const char *want) {
-    Run r = run(prog, args);
+void expect_run(Run r, const char *prog, const char *args, int code, const char *want) {
     ck_assert_msg(r.status == code, "%s %s: exit %d, want %d; stderr: %s", prog, args, r.status,
                   code, r.err);
     ck_assert_msg(strstr(r.err, want) != NULL, "%s %s: stderr lacks '%s': %s", prog, args, want,
                   r.err);
     ck_assert_msg(r.out[0] == '\0', "%s %s printed on stdout: %s", prog, args, r.out);
     run_free(&r);
+}
+
+void expect_exit(const char *prog, const char *args, int code, const char *want) {
+    expect_run(run(prog, args), prog, args, code, want);
 }
 
 size_t for_each_fuzz_input(const char *target,

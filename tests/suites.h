@@ -159,8 +159,10 @@ Run run_parse(const char *prog, const char *const *args);
 Run run_words(const char *prog, const char *args);
 void run_free(Run *r);
 
-/* Runs prog and expects exit code `code`, nothing on stdout, and a
- * message on stderr containing want. */
+/* r (a run of prog with args) ended with exit code `code`, nothing on
+ * stdout, and a message on stderr containing want; frees r. */
+void expect_run(Run r, const char *prog, const char *args, int code, const char *want);
+/* expect_run of prog run with args. */
 void expect_exit(const char *prog, const char *args, int code, const char *want);
 
 /* Runs cmd through sh in dir, with $B the programs' folder (absolute), $TOP

@@ -77,13 +77,7 @@ END_TEST
 
 /* expect_exit of args without quoting, run as run_words runs them. */
 static void expect_words(const char *prog, const char *args, int code, const char *want) {
-    Run r = run_words(prog, args);
-    ck_assert_msg(r.status == code, "%s %s: exit %d, want %d; stderr: %s", prog, args, r.status,
-                  code, r.err);
-    ck_assert_msg(strstr(r.err, want) != NULL, "%s %s: stderr lacks '%s': %s", prog, args, want,
-                  r.err);
-    ck_assert_msg(r.out[0] == '\0', "%s %s printed on stdout: %s", prog, args, r.out);
-    run_free(&r);
+    expect_run(run_words(prog, args), prog, args, code, want);
 }
 
 /* The reproductions of the issue: each refused, naming the option. */
