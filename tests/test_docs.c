@@ -518,6 +518,21 @@ END_TEST
  * file. The page draws 19 pictures, each locked while it is written. */
 #define TWO_READERS_PAGE "docs/pictures.md"
 START_TEST(two_readers_run_a_page_at_once) {
+    /* once, whatever the runners: two runners running it at once would
+     * share its readers' folders, and one would find the other's lock */
+    const char *claims = getenv("POSENC_CLAIMS");
+    if (claims && *claims) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/two-readers", claims);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd < 0)
+            return;
+        close(fd);
+    } else {
+        size_t k, n;
+        if (shard_of(&k, &n) && k != 0)
+            return;
+    }
     const char *work = work_folder();
     leave_the_runner();
     pid_t kid[2];
