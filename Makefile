@@ -346,7 +346,7 @@ TEST_RUN = $(BLAS_ENV) POSENC_BIN=$(BUILD) CK_DEFAULT_TIMEOUT=$(TEST_TIMEOUT) $(
 # in build/test-K.log; one summary at the end. Several runners run a
 # thread each, as make check's do.
 TEST_RUNNERS ?= $(NPROC)
-test: FORCE ## build and run the Check suites but the slow checks (a minute)
+test: FORCE ## build and run the Check suites but the slow checks (about two minutes)
 	$(call built,$(TEST_BIN) $(TEST_PROGS))
 	$(Q)rm -rf $(BUILD)/test-claims $(BUILD)/test-*.result && mkdir -p $(BUILD)/test-claims
 	$(Q)n=$(TEST_RUNNERS); pids=; k=0; t0=$$(date +%s); while [ $$k -lt $$n ]; do \
